@@ -1,0 +1,108 @@
+import { catalog as builtIn } from "../models/catalog.js";
+import { type Catalog, findModel } from "../models/modelSpec.js";
+import { messages } from "../messages.js";
+import { distinctReferences, validateForModel } from "../request/validateForModel.js";
+import type { GenerationRequest, Issue, Quality, Resolution } from "../types.js";
+import { parseMultiplier } from "./decimal.js";
+import { InvalidRequestError } from "./errors.js";
+import type { AccountPricing } from "./quote.js";
+import { type PriceBreakdown, priceOutput } from "./priceOutput.js";
+
+/** One output image of a charge. */
+export type ChargeLine = { index: number; credits: number };
+
+/** The exact charge of a generation request. */
+export type Charge = {
+  modelId: string;
+  resolution: Resolution;
+  quality: Quality;
+  imageCount: number;
+  /** Credits of one output image, rounded (P4). */
+  perOutputCredits: number;
+  /** The sum of the lines (P5). */
+  totalCreditCost: number;
+  /** One line per output image, each rounded on its own. */
+  lines: ChargeLine[];
+  /** How one output image's price is made. */
+  breakdown: PriceBreakdown;
+  catalogVersion: string;
+};
+
+/** Options of {@link computeCharge}. */
+export type ChargeOptions = {
+  /** The account's multiplier (default 1). */
+  account?: AccountPricing;
+  /**
+   * References the caller is authorized to use (P6); default: the distinct `inputAssetIds`.
+   * At most that number: a charge never counts references the request does not list.
+   */
+  referenceCount?: number;
+  /** The catalog to price from (default: the built-in one). */
+  catalog?: Catalog;
+};
+
+/**
+ * Computes the exact charge of a generation request (P4-P6): each output image is priced and rounded
+ * on its own, and the total is the sum of those lines. No number from the client is read.
+ *
+ * @param request - A normalized request (see {@link normalizeRequest}).
+ * @param options - The account, the authorized reference count and the catalog.
+ * @returns The per-output amount, one line per output image, the total and the breakdown.
+ * @throws {@link InvalidRequestError} when {@link validateForModel} rejects the request, or the
+ *   multiplier or reference count is invalid; it carries every issue.
+ * @example
+ * ```ts
+ * const charge = computeCharge(request, { account: { multiplier: "1.15" }, referenceCount: 2 });
+ * charge.totalCreditCost; // = charge.lines.reduce((sum, line) => sum + line.credits, 0)
+ * ```
+ */
+export function computeCharge(request: GenerationRequest, options: ChargeOptions = {}): Charge {
+  const catalog = options.catalog ?? builtIn;
+  const checked = validateForModel(request, catalog);
+  if (!checked.success) throw new InvalidRequestError(checked.issues);
+  const valid = checked.output;
+  const model = findModel(catalog, valid.modelId);
+
+  const listed = distinctReferences(valid.inputAssetIds);
+  const referenceCount: unknown = options.referenceCount ?? listed;
+  const multiplier = parseMultiplier(options.account?.multiplier);
+  const problems: Issue[] = [];
+  if (typeof referenceCount !== "number" || !Number.isInteger(referenceCount) || referenceCount < 0 || referenceCount > listed) {
+    problems.push({
+      path: "referenceCount",
+      code: "invalid_reference_count",
+      message: messages.invalidReferenceCount("referenceCount", listed, options.referenceCount),
+    });
+  }
+  if (!multiplier) {
+    problems.push({
+      path: "account.multiplier",
+      code: "invalid_multiplier",
+      message: messages.invalidMultiplier(options.account?.multiplier),
+    });
+  }
+  if (problems.length > 0 || !model || !multiplier) throw new InvalidRequestError(problems);
+  const price = priceOutput(model, valid.resolution, valid.quality, referenceCount as number, multiplier);
+  if (!price) {
+    const message = messages.notPriceable(valid.modelId, valid.resolution, valid.quality);
+    throw new InvalidRequestError([{ path: "", code: "not_priceable", message }]);
+  }
+
+  const lines: ChargeLine[] = [];
+  let totalCreditCost = 0;
+  for (let index = 0; index < valid.imageCount; index++) {
+    lines.push({ index, credits: price.credits });
+    totalCreditCost += price.credits;
+  }
+  return {
+    modelId: valid.modelId,
+    resolution: valid.resolution,
+    quality: valid.quality,
+    imageCount: valid.imageCount,
+    perOutputCredits: price.credits,
+    totalCreditCost,
+    lines,
+    breakdown: price,
+    catalogVersion: catalog.version,
+  };
+}

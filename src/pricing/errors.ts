@@ -1,0 +1,18 @@
+import type { Issue } from "../types.js";
+
+/**
+ * Thrown by {@link computeCharge} for a request that cannot be charged: one that
+ * {@link validateForModel} rejects, an invalid multiplier or reference count. Carries every issue.
+ */
+export class InvalidRequestError extends Error {
+  override readonly name = "InvalidRequestError";
+  /** Always `"invalid_request"`. */
+  readonly code = "invalid_request";
+  /** Every problem found, as `validateForModel` reports them. */
+  readonly issues: Issue[];
+
+  constructor(issues: Issue[]) {
+    super(`The request cannot be charged: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ")}`);
+    this.issues = issues;
+  }
+}

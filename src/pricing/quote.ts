@@ -1,0 +1,99 @@
+import { catalog as builtIn } from "../models/catalog.js";
+import { LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
+import { type Catalog, findModel } from "../models/modelSpec.js";
+import { messages, type QuoteReason } from "../messages.js";
+import type { Quality, Resolution } from "../types.js";
+import { parseMultiplier } from "./decimal.js";
+import { type PriceBreakdown, priceOutput } from "./priceOutput.js";
+
+/** What to price: one output image of a model (the service's image specification). */
+export type QuoteSpec = {
+  kind: "image";
+  modelId: string;
+  /** Default: the model's default resolution (N8). */
+  resolution?: string;
+  /** Default: `"low"` (N9). */
+  quality?: string;
+  /** Distinct reference images; default 0. */
+  referenceImageCount?: number;
+};
+
+/** An account's price adjustment. */
+export type AccountPricing = {
+  /** Non-negative decimal up to 1000, default 1: a plain decimal string (`"1.15"`) or a finite number. */
+  multiplier?: string | number;
+};
+
+/** A priced spec: the per-image credits and how they were made. */
+export type PricedQuote = {
+  credits: number;
+  breakdown: PriceBreakdown & { modelId: string; resolution: Resolution; quality: Quality };
+  catalogVersion: string;
+};
+
+/** A spec that cannot be priced: no credits, and why. Never a fallback price (P2). */
+export type UnpricedQuote = { credits: null; reason: QuoteReason; message: string; catalogVersion: string };
+
+/** The answer of {@link quote}. */
+export type Quote = PricedQuote | UnpricedQuote;
+
+const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : value);
+
+/**
+ * Prices one output image for an account (P1-P4), the way a generation would be charged (P7).
+ * Never throws on a plain object: what cannot be priced is `{ credits: null, reason, message }`.
+ * Strings are trimmed; fields other than the spec's are ignored.
+ *
+ * @param spec - Model, resolution, quality and reference count.
+ * @param account - The account's multiplier (default 1).
+ * @param catalog - The catalog to price from (default: the built-in one).
+ * @returns The credits per output image with a breakdown, or `credits: null` with a reason code.
+ * @example
+ * ```ts
+ * quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { multiplier: "1.15" }).credits; // 138
+ * quote({ kind: "image", modelId: "alpha-img2", resolution: "2K" }); // { credits: null, reason: "unsupported_resolution", ... }
+ * ```
+ */
+export function quote(spec: QuoteSpec, account?: AccountPricing, catalog: Catalog = builtIn): Quote {
+  const catalogVersion = catalog.version;
+  const unpriced = (reason: QuoteReason, message: string): UnpricedQuote => ({ credits: null, reason, message, catalogVersion });
+
+  if (typeof spec !== "object" || spec === null) return unpriced("invalid_spec", messages.invalidSpec(spec));
+  const kind = trimmed(spec.kind);
+  if (kind !== "image") return unpriced("invalid_kind", messages.invalidKind(spec.kind));
+  const modelId = trimmed(spec.modelId);
+  const model = findModel(catalog, modelId);
+  if (!model) return unpriced("unknown_model", messages.unknownModel(modelId, Object.keys(catalog.models)));
+
+  const resolution = spec.resolution === undefined ? model.defaultResolution : trimmed(spec.resolution);
+  if (resolution === null) {
+    return unpriced("resolution_required", messages.resolutionRequired(model.id, model.resolutions));
+  }
+  if (!RESOLUTIONS.includes(resolution as Resolution) || !model.resolutions.includes(resolution as Resolution)) {
+    return unpriced("unsupported_resolution", messages.unsupported("resolution", resolution, model.id, model.resolutions));
+  }
+  const quality = spec.quality === undefined ? "low" : trimmed(spec.quality);
+  if (!QUALITIES.includes(quality as Quality) || !model.qualities.includes(quality as Quality)) {
+    return unpriced("unsupported_quality", messages.unsupported("quality", quality, model.id, model.qualities));
+  }
+  const references: unknown = spec.referenceImageCount ?? 0;
+  if (typeof references !== "number" || !Number.isInteger(references) || references < 0 || references > LIMITS.maxReferences) {
+    return unpriced(
+      "invalid_reference_count",
+      messages.invalidReferenceCount("referenceImageCount", LIMITS.maxReferences, spec.referenceImageCount),
+    );
+  }
+  if (references > model.maxReferenceImages) {
+    return unpriced("too_many_references", messages.tooManyReferences(model.maxReferenceImages, references, model.id));
+  }
+  const multiplier = parseMultiplier(account?.multiplier);
+  if (!multiplier) return unpriced("invalid_multiplier", messages.invalidMultiplier(account?.multiplier));
+
+  const price = priceOutput(model, resolution as Resolution, quality as Quality, references, multiplier);
+  if (!price) return unpriced("not_priceable", messages.notPriceable(model.id, String(resolution), String(quality)));
+  return {
+    credits: price.credits,
+    breakdown: { modelId: model.id, resolution: resolution as Resolution, quality: quality as Quality, ...price },
+    catalogVersion,
+  };
+}
