@@ -1,0 +1,111 @@
+/**
+ * `createReferenceServer`: the whole service interface in memory, as a web-standard fetch handler
+ * plus the operator's admin methods.
+ */
+import { catalog as builtIn } from "../models/catalog.js";
+import type { Catalog } from "../models/modelSpec.js";
+import { type Admin, createAdmin } from "./admin.js";
+import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
+import type { LogEntry, ServerContext } from "./context.js";
+import { handle } from "./handle.js";
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./idempotency.js";
+import { newId } from "./ids.js";
+import { createMemoryStore } from "./memoryStore.js";
+import { serverMessages as m } from "./messages.js";
+import { createOpenApiDocument } from "./openapi.js";
+import { failure } from "./responses.js";
+import type { Store } from "./store.js";
+
+/** Options of {@link createReferenceServer}; every one has a default. */
+export type ReferenceServerOptions = {
+  /** Largest request body in bytes (default 1 MiB); a larger one is 413. */
+  maxBodyBytes?: number;
+  /** How long an idempotency record lives, in milliseconds (default 24 hours). */
+  idempotencyTtlMs?: number;
+  /** The clock, in epoch milliseconds (default `Date.now`); tests pass their own. */
+  now?: () => number;
+  /** The models and prices (default: the built-in catalog). */
+  catalog?: Catalog;
+  /** Where the state lives (default: a new in-memory store). */
+  store?: Store;
+  /** The `service` of `GET /api/ping` (default `"imagegen-pricing-reference"`). */
+  serviceName?: string;
+  /** Where an unexpected error is reported (default: one JSON line on `console.error`). Never sees a key or a body. */
+  log?: (entry: LogEntry) => void;
+};
+
+/** A reference server: the fetch handler of the four endpoints and the admin methods. */
+export type ReferenceServer = {
+  /** Answers a request; never rejects, never answers without a `Request-Id` header. */
+  fetch: (request: Request) => Promise<Response>;
+  /** The operator's methods (not reachable over HTTP). */
+  admin: Admin;
+};
+
+const defaultLog = (entry: LogEntry) => console.error(JSON.stringify(entry));
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive whole number.`);
+  return value;
+}
+
+/**
+ * Creates a reference server: all of the service interface (RULES.md S1-S13) with its state in a
+ * store (in memory by default).
+ *
+ * @param options - Limits, clock, catalog, store and logger; all optional.
+ * @returns `{ fetch, admin }`.
+ * @example
+ * ```ts
+ * const server = createReferenceServer();
+ * const { userId } = server.admin.createUser({ credits: 1000 });
+ * const { key } = server.admin.createApiKey(userId);
+ * const res = await server.fetch(
+ *   new Request("http://local/api/ping", { headers: { authorization: `Bearer ${key}` } }),
+ * );
+ * await res.json(); // { ok: true, service, authProvider: "api_key", userId, apiKeyId }
+ * ```
+ */
+export function createReferenceServer(options: ReferenceServerOptions = {}): ReferenceServer {
+  const catalog = options.catalog ?? builtIn;
+  const ctx: ServerContext = {
+    store: options.store ?? createMemoryStore(),
+    catalog,
+    now: options.now ?? Date.now,
+    maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    idempotencyTtlMs: positive("idempotencyTtlMs", options.idempotencyTtlMs, DEFAULT_IDEMPOTENCY_TTL_MS),
+    serviceName: options.serviceName ?? "imagegen-pricing-reference",
+    log: options.log ?? defaultLog,
+  };
+  const { admin, keysSettled } = createAdmin(ctx);
+  let openApiText: string | undefined;
+  const openApi = () => {
+    openApiText ??= JSON.stringify(createOpenApiDocument(catalog));
+    return openApiText;
+  };
+
+  const fetch = async (request: Request): Promise<Response> => {
+    const requestId = newId.request();
+    try {
+      const settling = keysSettled();
+      if (settling) await settling;
+      return await handle(request, ctx, requestId, openApi);
+    } catch (error) {
+      // A bug, not an input: log what went wrong (never the request's headers or body) and answer JSON.
+      try {
+        const e = error instanceof Error ? error : new Error(String(error));
+        ctx.log({
+          level: "error",
+          message: "unexpected error while handling a request",
+          requestId,
+          error: { name: e.name, message: e.message, ...(e.stack === undefined ? {} : { stack: e.stack }) },
+        });
+      } catch {
+        // a failing logger must not turn a 500 into a rejected promise
+      }
+      return failure(requestId, { code: "internal_error", message: m.internalError() });
+    }
+  };
+  return { fetch, admin };
+}

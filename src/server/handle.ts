@@ -1,0 +1,49 @@
+/**
+ * The request pipeline in the order S12 fixes: route (404, 405), then key (401), then the
+ * endpoint's handler (media type, size, JSON, request rules, idempotency, assets, balance).
+ */
+import { hashApiKey, readCredential } from "./auth.js";
+import type { ServerContext } from "./context.js";
+import { serverMessages as m } from "./messages.js";
+import { failure, jsonText } from "./responses.js";
+import { pathOf, ROUTES } from "./router.js";
+
+const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
+
+/**
+ * Answers one request.
+ *
+ * @param request - The request.
+ * @param ctx - The server.
+ * @param requestId - This request's id (for the header and error bodies).
+ * @param openApiText - The serialized OpenAPI document, made on first use.
+ * @internal
+ */
+export async function handle(
+  request: Request,
+  ctx: ServerContext,
+  requestId: string,
+  openApiText: () => string,
+): Promise<Response> {
+  const path = pathOf(request.url);
+  const route = ROUTES.get(path);
+  if (!route) return failure(requestId, { code: "not_found", message: m.notFound(path) });
+  if (request.method !== route.method) {
+    return failure(requestId, {
+      code: "method_not_allowed",
+      message: m.methodNotAllowed(request.method, [route.method]),
+      headers: { allow: route.method },
+    });
+  }
+  if (route.handler === "openapi") return jsonText(200, openApiText(), requestId);
+
+  const credential = readCredential(request.headers.get("authorization"));
+  if (credential.kind === "missing") {
+    return failure(requestId, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
+  }
+  const key = credential.kind === "key" ? ctx.store.findApiKeyByHash(await hashApiKey(credential.key)) : undefined;
+  if (!key || key.revoked) {
+    return failure(requestId, { code: "invalid_api_key", message: m.invalidApiKey(), headers: BEARER_CHALLENGE });
+  }
+  return route.handler(request, ctx, { userId: key.userId, apiKeyId: key.id }, requestId);
+}

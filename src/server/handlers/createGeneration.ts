@@ -1,0 +1,140 @@
+/**
+ * `POST /api/generations` (S2-S5, S8, S12): normalize and validate with the core, then, in one
+ * synchronous step, replay or reject a reused idempotency key, authorize every reference, price
+ * the task from the authorized count, and debit it together with storing the task.
+ */
+import { normalizeRequest } from "../../request/normalizeRequest.js";
+import { validateForModel } from "../../request/validateForModel.js";
+import { computeCharge } from "../../pricing/computeCharge.js";
+import { InvalidRequestError } from "../../pricing/errors.js";
+import type { GenerationRequest } from "../../types.js";
+import { renderAccepted } from "../acceptedBody.js";
+import { readJsonBody } from "../body.js";
+import type { Caller, Handler, ServerContext } from "../context.js";
+import { fingerprint } from "../idempotency.js";
+import { newId } from "../ids.js";
+import { serverMessages as m } from "../messages.js";
+import { failure, jsonText } from "../responses.js";
+import type { TaskRecord } from "../store.js";
+
+/** @internal */
+export const createGeneration: Handler = async (request, ctx, caller, requestId) => {
+  // Every await of this request is here, before anything is checked against the state.
+  const body = await readJsonBody(request, ctx.maxBodyBytes);
+  if (!body.ok) return failure(requestId, body.failure);
+
+  const normalized = normalizeRequest(body.value, { catalog: ctx.catalog });
+  const checked = normalized.success ? validateForModel(normalized.output, ctx.catalog) : normalized;
+  if (!checked.success) {
+    return failure(requestId, {
+      code: "invalid_request",
+      message: m.invalidRequest(checked.issues.length),
+      param: checked.issues[0]?.path ?? "",
+      issues: checked.issues,
+    });
+  }
+  return accept(ctx, caller, requestId, checked.output, body.value as Record<string, unknown>);
+};
+
+/**
+ * The synchronous step: nothing in here awaits, so two requests with one key cannot interleave
+ * between the claim check and the debit (S5), and a rejection leaves the key unused.
+ */
+function accept(
+  ctx: ServerContext,
+  caller: Caller,
+  requestId: string,
+  request: GenerationRequest,
+  raw: Record<string, unknown>,
+): Response {
+  const { store } = ctx;
+  const now = ctx.now();
+  const clientKey = request.idempotencyKey;
+
+  if (clientKey !== undefined) {
+    const record = store.findIdempotency(caller.userId, clientKey, now);
+    if (record) {
+      const original = store.getTask(record.taskId);
+      if (original && fingerprint(original.request) === fingerprint(request)) {
+        return jsonText(202, record.body, requestId, { "idempotent-replayed": "true" });
+      }
+      return failure(requestId, { code: "idempotency_key_reused", message: m.idempotencyKeyReused(), param: "idempotencyKey" });
+    }
+  }
+
+  // A foreign asset answers exactly like an unknown one (S2).
+  const ids = request.inputAssetIds;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] as string;
+    if (store.assetOwner(id) !== caller.userId) {
+      const param = `inputAssetIds[${rawIndex(raw.inputAssetIds, id, i)}]`;
+      return failure(requestId, { code: "asset_not_found", message: m.assetNotFound(param, id), param });
+    }
+  }
+
+  const user = store.getUser(caller.userId);
+  if (!user) return failure(requestId, { code: "invalid_api_key", message: m.invalidApiKey() });
+  let jobCredits: number[];
+  try {
+    const charge = computeCharge(request, {
+      account: { multiplier: user.multiplier },
+      referenceCount: ids.length, // every listed reference was authorized above (P6)
+      catalog: ctx.catalog,
+    });
+    jobCredits = charge.lines.map((line) => line.credits);
+  } catch (error) {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    return failure(requestId, {
+      code: "invalid_request",
+      message: m.invalidRequest(error.issues.length),
+      param: error.issues[0]?.path ?? "",
+      issues: error.issues,
+    });
+  }
+
+  const task: TaskRecord = {
+    id: newId.task(),
+    userId: caller.userId,
+    createdAt: now,
+    request: clientKey === undefined ? { ...request, idempotencyKey: newId.idempotencyKey() } : request,
+    clientKey: clientKey !== undefined,
+    referenceCount: ids.length,
+    multiplier: user.multiplier,
+    catalogVersion: ctx.catalog.version,
+    jobCredits,
+    jobStatus: jobCredits.map(() => "queued" as const),
+    balanceAfter: 0,
+  };
+  const result = store.commitTask(
+    {
+      task,
+      render: renderAccepted,
+      ...(clientKey === undefined ? {} : { claim: { key: clientKey, expiresAt: now + ctx.idempotencyTtlMs } }),
+    },
+    now,
+  );
+  if (result.ok) return jsonText(202, result.body, requestId);
+  if (result.reason === "insufficient_credits") {
+    let total = 0;
+    for (const credits of jobCredits) total += credits;
+    return failure(requestId, { code: "insufficient_credits", message: m.insufficientCredits(total, result.balance) });
+  }
+  if (result.reason === "idempotency_key_taken") {
+    // Only a store shared by several processes gets here; the claim above saw no record.
+    return failure(requestId, { code: "idempotency_key_reused", message: m.idempotencyKeyReused(), param: "idempotencyKey" });
+  }
+  return failure(requestId, { code: "invalid_api_key", message: m.invalidApiKey() });
+}
+
+/**
+ * Where a (de-duplicated, trimmed) reference sat in the body the client sent, so that `param`
+ * points into what the client wrote: `[" a", "a", "b"]` reports `b` at `inputAssetIds[2]`.
+ */
+function rawIndex(raw: unknown, id: string, fallback: number): number {
+  if (!Array.isArray(raw)) return fallback;
+  for (let i = 0; i < raw.length; i++) {
+    const value: unknown = raw[i];
+    if (typeof value === "string" && value.trim() === id) return i;
+  }
+  return fallback;
+}

@@ -1,0 +1,68 @@
+/**
+ * Random identifiers and secrets, from `crypto.getRandomValues` (Web Crypto: Node, Deno, Bun and
+ * workers alike).
+ */
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/**
+ * Random bytes as lowercase hex.
+ *
+ * @param bytes - How many random bytes (the result has twice as many characters).
+ * @returns The hex string.
+ * @internal
+ */
+export function randomHex(bytes: number): string {
+  const buffer = crypto.getRandomValues(new Uint8Array(bytes));
+  let out = "";
+  for (const byte of buffer) out += HEX[byte];
+  return out;
+}
+
+/**
+ * Random bytes as unpadded base64url (`A-Z a-z 0-9 - _`).
+ *
+ * @param bytes - How many random bytes.
+ * @returns The encoded string.
+ * @internal
+ */
+export function randomBase64Url(bytes: number): string {
+  const buffer = crypto.getRandomValues(new Uint8Array(bytes));
+  let binary = "";
+  for (const byte of buffer) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Identifier makers; 64 random bits each, so collisions are not a practical concern in memory. @internal */
+export const newId = {
+  user: () => `usr_${randomHex(8)}`,
+  apiKey: () => `apk_${randomHex(8)}`,
+  asset: () => `ast_${randomHex(8)}`,
+  task: () => `task_${randomHex(8)}`,
+  request: () => `req_${randomHex(8)}`,
+  /** A server-made idempotency key for a request that sent none (N13): 128 random bits. */
+  idempotencyKey: () => `srv_${randomHex(16)}`,
+};
+
+/**
+ * The id of a task's job: `job_<task suffix>_<index>`. Deriving it from the task keeps a task's
+ * memory small (no per-job map entry) and still makes the lookup O(1) (see {@link parseJobId}).
+ *
+ * @internal
+ */
+export function jobId(taskId: string, index: number): string {
+  return `job_${taskId.slice(5)}_${index}`;
+}
+
+/**
+ * Splits a job id made by {@link jobId} back into its task id and index.
+ *
+ * @returns `undefined` for a string that is not shaped like a job id.
+ * @internal
+ */
+export function parseJobId(id: unknown): { taskId: string; index: number } | undefined {
+  if (typeof id !== "string") return undefined;
+  const match = /^job_([0-9a-f]+)_(\d{1,4})$/.exec(id);
+  if (!match) return undefined;
+  return { taskId: `task_${match[1]}`, index: Number(match[2]) };
+}

@@ -1,0 +1,58 @@
+/**
+ * Building responses: every one is JSON and carries a `Request-Id` header; every failure has the
+ * shape `{ error: { message, code, param?, issues?, requestId } }` (S12).
+ */
+import type { Issue } from "../types.js";
+import { SERVER_ERRORS, type ServerErrorCode } from "./errors.js";
+
+/** The body of every failed request. */
+export type ErrorBody = {
+  error: { message: string; code: ServerErrorCode; param?: string; issues?: Issue[]; requestId: string };
+};
+
+/** What a handler reports when it rejects a request. */
+export type Failure = {
+  /** The status follows from the code ({@link SERVER_ERRORS}). */
+  code: ServerErrorCode;
+  message: string;
+  param?: string;
+  issues?: Issue[];
+  /** Extra headers (`Allow`, `WWW-Authenticate`). */
+  headers?: Record<string, string>;
+};
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * A JSON response from text that is already serialized (used for replays, byte for byte).
+ *
+ * @internal
+ */
+export function jsonText(status: number, text: string, requestId: string, extra?: Record<string, string>): Response {
+  const headers: Record<string, string> = { "content-type": JSON_TYPE, "cache-control": "no-store", "request-id": requestId };
+  if (extra) Object.assign(headers, extra);
+  return new Response(text, { status, headers });
+}
+
+/**
+ * A JSON response.
+ *
+ * @internal
+ */
+export function json(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Response {
+  return jsonText(status, JSON.stringify(body), requestId, extra);
+}
+
+/**
+ * The response of a rejected request.
+ *
+ * @internal
+ */
+export function failure(requestId: string, f: Failure): Response {
+  // Built field by field so that the JSON keeps this order: message, code, param, issues, requestId.
+  const error = { message: f.message, code: f.code } as ErrorBody["error"];
+  if (f.param !== undefined) error.param = f.param;
+  if (f.issues !== undefined) error.issues = f.issues;
+  error.requestId = requestId;
+  return json(SERVER_ERRORS[f.code], { error }, requestId, f.headers);
+}
