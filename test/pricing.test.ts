@@ -1,3 +1,5 @@
+import { Decimal } from "decimal.js";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   computeCharge,
@@ -9,7 +11,7 @@ import {
   quote,
   ROUNDING,
 } from "../src/index.js";
-import { multiplyAndRound, multiplyAndRoundDecimal, parseMultiplier } from "../src/pricing/decimal.js";
+import { type Multiplier, multiplyAndRound, multiplyAndRoundExact, parseMultiplier } from "../src/pricing/decimal.js";
 import {
   bigIntHalfUp,
   HUNDREDTHS,
@@ -223,16 +225,47 @@ describe("prices", () => {
       if (!multiplier) throw new Error(m);
       for (let credits = 0; credits <= 890; credits++) {
         const fast = multiplyAndRound(credits, multiplier);
-        if (fast !== multiplyAndRoundDecimal(credits, multiplier))
-          expect(fast, `${credits} x ${m}`).toBe(multiplyAndRoundDecimal(credits, multiplier));
+        if (fast !== byDecimalJs(credits, multiplier)) expect(fast, `${credits} x ${m}`).toBe(byDecimalJs(credits, multiplier));
+        if (multiplyAndRoundExact(credits, multiplier) !== fast) expect(multiplyAndRoundExact(credits, multiplier)).toBe(fast);
       }
     }
     const six = parseMultiplier("999.999999");
     if (!six) throw new Error("six");
-    expect(multiplyAndRound(890, six)).toBe(multiplyAndRoundDecimal(890, six));
-    expect(multiplyAndRound(Number.MAX_SAFE_INTEGER, six)).toBe(multiplyAndRoundDecimal(Number.MAX_SAFE_INTEGER, six));
+    expect(multiplyAndRound(890, six)).toBe(byDecimalJs(890, six));
+    expect(multiplyAndRound(Number.MAX_SAFE_INTEGER, six)).toBe(byDecimalJs(Number.MAX_SAFE_INTEGER, six));
+  });
+
+  it("P4: reading and multiplying equal decimal.js for any multiplier, any digits, any credits", () => {
+    // decimal.js, configured to never round before the last step, is the authority the exact
+    // fraction arithmetic of src/pricing/decimal.ts is proven against (docs/decisions.md, P4).
+    const digits = (max: number) => fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 1, maxLength: max });
+    const asString = fc
+      .tuple(digits(4), fc.option(digits(40), { nil: undefined }))
+      .map(([w, f]) => (f === undefined ? w : `${w}.${f}`));
+    const asNumber = fc.oneof(fc.double({ min: 0, max: 1000, noNaN: true }), fc.integer({ min: 0, max: 1000 }));
+    const credits = fc.oneof(fc.integer({ min: 0, max: 2000 }), fc.maxSafeNat());
+    fc.assert(
+      fc.property(fc.oneof(asString, asNumber), credits, (input, c) => {
+        const text = typeof input === "number" ? String(input) : input;
+        const exact = new Exact(text);
+        const parsed = parseMultiplier(input);
+        if (exact.greaterThan(1000)) return parsed === undefined;
+        if (!parsed) return false;
+        expect(parsed.text).toBe(exact.abs().toFixed());
+        expect(multiplyAndRound(c, parsed)).toBe(byDecimalJs(c, parsed));
+        expect(multiplyAndRoundExact(c, parsed)).toBe(byDecimalJs(c, parsed));
+        return true;
+      }),
+    );
   });
 });
+
+/** decimal.js with enough precision that no product is rounded before the final whole-credit step. */
+const Exact = Decimal.clone({ precision: 1_000_000_000, rounding: Decimal.ROUND_HALF_UP });
+
+function byDecimalJs(credits: number, multiplier: Multiplier): number {
+  return new Exact(multiplier.text).times(credits).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
+}
 
 describe("computeCharge", () => {
   it("P5: the total is the sum of the rounded per-output lines, never the rounding of a product", () => {

@@ -1,30 +1,53 @@
 /**
- * The one door to decimal arithmetic: the only module that imports decimal.js. Everything else asks
- * it to read a multiplier or to multiply-and-round.
+ * The one door to decimal arithmetic: the only module that reads a multiplier or multiplies and
+ * rounds. Everything else asks it.
+ *
+ * A multiplier is kept as an exact fraction `num / 10^scale` of integers, so a product is exact and
+ * the only rounding is the final half-up step. Integers are doubles while they are provably safe and
+ * `bigint` beyond. (decimal.js did this job in the first release; it weighed 12.5 KiB gzipped in a
+ * browser bundle, two thirds of the core. The test suite proves this module equal to decimal.js,
+ * which stays as the tests' authority; see docs/decisions.md, P4.)
  */
-import { Decimal } from "decimal.js";
 
 /** The one rounding mode of every charge: half-up to a whole credit (P4). */
 export const ROUNDING = "half-up" as const;
 
-/** Enough significant digits that no product is ever rounded before the final whole-credit step. */
-const Exact = Decimal.clone({ precision: 1_000_000_000, rounding: Decimal.ROUND_HALF_UP });
+/** A multiplier string as RULES.md P4 allows it (after trimming): digits, optionally a point and digits. */
+const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+/** What `String(n)` prints for a finite non-negative number: plain, or with an exponent (`1e-7`, `1.5e+21`). */
+const NUMBER_TEXT = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
 
-const PLAIN_DECIMAL = /^\d+(?:\.\d+)?$/;
-const MAX_MULTIPLIER = new Exact(1000);
-
-/** A price multiplier read and checked once: its exact decimal text and, when small, a fraction. */
+/** A price multiplier read and checked once: its exact decimal text and its exact fraction. */
 export type Multiplier = {
-  /** The exact value as a plain decimal string (`"1.15"`). */
+  /** The exact value as a plain decimal string, no redundant zeros (`"1.15"`, `"1000"`, `"0"`). */
   readonly text: string;
-  /** @internal exact value */
-  readonly value: Decimal;
-  /** @internal `value = num / den` when both are small enough for exact integer arithmetic */
+  /** @internal the value is exactly `num / den` */
+  readonly num: bigint;
+  /** @internal a power of ten */
+  readonly den: bigint;
+  /** @internal the same fraction as doubles, when both are small enough for exact integer arithmetic */
   readonly fraction: { num: number; den: number } | undefined;
 };
 
 /** The default multiplier, 1. */
-export const ONE: Multiplier = { text: "1", value: new Exact(1), fraction: { num: 1, den: 1 } };
+export const ONE: Multiplier = { text: "1", num: 1n, den: 1n, fraction: { num: 1, den: 1 } };
+
+/** `digits x 10^-scale` (digits only, scale >= 0) as a Multiplier with redundant zeros removed. */
+function fromDigits(digits: string, scale: number): Multiplier {
+  let end = digits.length;
+  while (scale > 0 && end > 1 && digits[end - 1] === "0") {
+    end--;
+    scale--;
+  }
+  const significant = digits.slice(0, end).replace(/^0+(?=\d)/, "");
+  const num = BigInt(significant);
+  if (num === 0n) return { text: "0", num: 0n, den: 1n, fraction: { num: 0, den: 1 } };
+  const padded = significant.padStart(scale + 1, "0");
+  const text = scale === 0 ? padded : `${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
+  // At most 1000 with at most six places: num <= 10^9, den <= 10^6, exact as doubles.
+  const fraction = scale <= 6 ? { num: Number(num), den: 10 ** scale } : undefined;
+  return { text, num, den: 10n ** BigInt(scale), fraction };
+}
 
 /**
  * Reads a price multiplier (P4): a plain decimal string (trimmed; no sign, no exponent) or a finite
@@ -35,28 +58,29 @@ export const ONE: Multiplier = { text: "1", value: new Exact(1), fraction: { num
  */
 export function parseMultiplier(input: unknown): Multiplier | undefined {
   if (input === undefined) return ONE;
-  let text: string;
+  let parsed: Multiplier;
   if (typeof input === "string") {
-    text = input.trim();
-    if (!PLAIN_DECIMAL.test(text)) return undefined;
+    const match = PLAIN_DECIMAL.exec(input.trim());
+    if (!match) return undefined;
+    const [, whole = "", part = ""] = match;
+    parsed = fromDigits(whole + part, part.length);
   } else if (typeof input === "number" && Number.isFinite(input)) {
-    text = String(input); // the shortest decimal form that reads back as this number
+    // The shortest decimal form that reads back as this number; -0 prints as "0", a negative fails.
+    const match = NUMBER_TEXT.exec(String(input));
+    if (!match) return undefined;
+    const [, whole = "", part = "", exponent = "0"] = match;
+    const scale = part.length - Number(exponent);
+    parsed = scale >= 0 ? fromDigits(whole + part, scale) : fromDigits(whole + part + "0".repeat(-scale), 0);
   } else {
     return undefined;
   }
-  const value = new Exact(text);
-  if (value.isNegative() && !value.isZero()) return undefined;
-  if (value.greaterThan(MAX_MULTIPLIER)) return undefined;
-  const abs = value.abs(); // -0 reads as 0
-  const places = abs.decimalPlaces();
-  const fraction = places <= 6 ? { num: abs.times(10 ** places).toNumber(), den: 10 ** places } : undefined;
-  return { text: abs.toFixed(), value: abs, fraction };
+  return parsed.num <= 1000n * parsed.den ? parsed : undefined;
 }
 
 /**
- * Multiplies whole credits by a multiplier and rounds half-up to a whole credit, exactly.
- * Small fractions take an integer path (`floor((2 * credits * num + den) / (2 * den))`), which the
- * test suite proves equal to decimal.js over the full price grid; anything else goes through decimal.js.
+ * Multiplies whole credits by a multiplier and rounds half-up to a whole credit, exactly:
+ * `floor((2 x credits x num + den) / (2 x den))`. Small fractions use doubles while every
+ * intermediate stays below 2^53; anything else uses `bigint`.
  *
  * @param credits - A non-negative safe integer.
  * @param multiplier - A multiplier from {@link parseMultiplier}.
@@ -71,10 +95,11 @@ export function multiplyAndRound(credits: number, multiplier: Multiplier): numbe
       return (top - (top % bottom)) / bottom;
     }
   }
-  return multiplyAndRoundDecimal(credits, multiplier);
+  return multiplyAndRoundExact(credits, multiplier);
 }
 
-/** The decimal.js path of {@link multiplyAndRound}, the authority the integer path is proven against. @internal */
-export function multiplyAndRoundDecimal(credits: number, multiplier: Multiplier): number {
-  return multiplier.value.times(credits).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
+/** The `bigint` path of {@link multiplyAndRound}, exact for every input. @internal */
+export function multiplyAndRoundExact(credits: number, multiplier: Multiplier): number {
+  const den = multiplier.den;
+  return Number((2n * BigInt(credits) * multiplier.num + den) / (2n * den));
 }
