@@ -1,11 +1,34 @@
 import { defineConfig } from "tsup";
 
-export default defineConfig({
-  entry: { index: "src/index.ts" },
-  format: ["esm", "cjs"],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: "es2022",
-  treeshake: true,
-});
+/**
+ * One entry per subpath export of package.json (`.`, `./server`, `./json-schema`; `./node` and
+ * `./testing` are added here as their sources land). Each is built to ESM (`.js`) and
+ * CJS (`.cjs`) with its own `.d.ts` / `.d.cts`, so both module systems get matching types.
+ */
+const library = {
+  index: "src/index.ts",
+  "server/index": "src/server/index.ts",
+  "json-schema/index": "src/jsonSchema.ts",
+};
+
+export default defineConfig([
+  {
+    entry: library,
+    format: ["esm", "cjs"],
+    dts: true,
+    sourcemap: true,
+    clean: false, // the build script empties dist/ first: the two builds run at once
+    target: "es2022",
+    treeshake: true,
+  },
+  {
+    // The command-line tool: ESM only, no types; tsup keeps the shebang and marks the file executable.
+    entry: { cli: "src/cli/bin.ts" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    target: "node20",
+    platform: "node",
+  },
+]);

@@ -1,0 +1,116 @@
+import { parseArgs } from "node:util";
+import {
+  type Charge,
+  capabilities,
+  computeCharge,
+  type Issue,
+  InvalidRequestError,
+  normalizeRequest,
+  validateForModel,
+} from "../index.js";
+import { parseMultiplier } from "../pricing/decimal.js";
+import { wholeNumber } from "./args.js";
+import { breakdownLines, credits, issueLines } from "./format.js";
+import { type CliIo, EXIT, UsageError } from "./io.js";
+
+/** `--help` text of `check`. */
+export const CHECK_HELP = `Usage: imagegen-pricing check <request.json | -> [options]
+
+Normalizes, validates and prices a generation request body (the JSON of POST /api/generations),
+read from a file or, with "-", from standard input. Prints every issue, or the exact charge.
+
+Options:
+      --multiplier <m>   the account's price multiplier, a plain decimal such as 1.15 (default: 1)
+      --refs <n>         authorized reference images to charge (default: the distinct inputAssetIds)
+      --json             print the result as JSON: { valid, request, charge } or { valid, issues }
+  -h, --help             show this help
+
+Exit status: 0 valid (the charge is printed), 1 invalid (the issues are printed), 2 bad arguments
+or an unreadable file.
+
+Example:
+  echo '{"prompt":"a red fox","modelId":"beta2","imageCount":2}' | imagegen-pricing check -
+`;
+
+/**
+ * Runs `check`: reads a request body, then normalizes, validates and charges it.
+ *
+ * @param args - The arguments after `check`.
+ * @param io - Where to read and write.
+ * @returns The exit code.
+ */
+export async function runCheck(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      multiplier: { type: "string" },
+      refs: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.out(CHECK_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1) throw new UsageError("check needs exactly one file name, or - for standard input.");
+  if (values.multiplier !== undefined && !parseMultiplier(values.multiplier)) {
+    throw new UsageError(`--multiplier must be a plain decimal from 0 to 1000, such as 1.15; received "${values.multiplier}".`);
+  }
+  const refs = values.refs === undefined ? undefined : wholeNumber("--refs", values.refs, 0);
+  const source = positionals[0] as string;
+
+  let text: string;
+  try {
+    text = source === "-" ? await io.readStdin() : await io.readFile(source);
+  } catch (error) {
+    throw new UsageError(`Cannot read ${source}: ${(error as Error).message}`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return report(io, values.json, [
+      { path: "", code: "invalid_json", message: `The body is not valid JSON: ${(error as Error).message}` },
+    ]);
+  }
+
+  const normalized = normalizeRequest(body);
+  const checked = normalized.success ? validateForModel(normalized.output) : normalized;
+  if (!checked.success) return report(io, values.json, checked.issues);
+  let charge: Charge;
+  try {
+    charge = computeCharge(checked.output, {
+      ...(values.multiplier !== undefined && { account: { multiplier: values.multiplier } }),
+      ...(refs !== undefined && { referenceCount: refs }),
+    });
+  } catch (error) {
+    // Only a --refs above the listed references gets here: the request itself passed.
+    if (error instanceof InvalidRequestError) return report(io, values.json, error.issues);
+    throw error;
+  }
+
+  const request = checked.output;
+  if (values.json) {
+    io.out(`${JSON.stringify({ valid: true, request, charge }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  const surcharge = capabilities(charge.modelId)?.referenceSurchargeCredits ?? 0;
+  io.out(
+    `${[
+      `Valid. ${request.modelId}, ${request.generationType}, ${request.aspectRatio}, ${request.resolution}, quality ${request.quality}, background ${request.background}`,
+      `${credits(charge.perOutputCredits)} per image x ${charge.imageCount} = ${credits(charge.totalCreditCost)}`,
+      breakdownLines(charge.breakdown, surcharge),
+      `prices of ${charge.catalogVersion}`,
+    ].join("\n")}\n`,
+  );
+  return EXIT.ok;
+}
+
+function report(io: CliIo, json: boolean | undefined, issues: Issue[]): number {
+  if (json) io.out(`${JSON.stringify({ valid: false, issues }, null, 2)}\n`);
+  else io.out(`Invalid: ${issues.length} issue${issues.length === 1 ? "" : "s"}\n${issueLines(issues)}\n`);
+  return EXIT.invalid;
+}

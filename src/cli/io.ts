@@ -1,0 +1,19 @@
+/** What a command may touch, so that tests run it in-process with fake streams and files. */
+export type CliIo = {
+  /** Writes text to standard output (the caller adds no newline). */
+  out: (text: string) => void;
+  /** Writes text to standard error. */
+  err: (text: string) => void;
+  /** Reads a whole file as UTF-8. */
+  readFile: (path: string) => Promise<string>;
+  /** Reads all of standard input as UTF-8. */
+  readStdin: () => Promise<string>;
+};
+
+/** Exit codes: 0 done, 1 the request or spec is invalid or cannot be priced, 2 bad arguments. */
+export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
+
+/** A mistake in the command line itself: printed with a pointer to `--help`, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}

@@ -1,0 +1,86 @@
+import { parseArgs } from "node:util";
+import { capabilities, quote } from "../index.js";
+import { breakdownLines, credits } from "./format.js";
+import { type CliIo, EXIT, UsageError } from "./io.js";
+import { wholeNumber } from "./args.js";
+
+/** `--help` text of `quote`. */
+export const QUOTE_HELP = `Usage: imagegen-pricing quote --model <id> [options]
+
+Prices one output image (and, with --images, a whole request) the way the service charges it.
+
+Options:
+  -m, --model <id>          model id (required; see "imagegen-pricing models")
+  -r, --resolution <tier>   1K, 2K or 4K (default: the model's default)
+  -q, --quality <level>     low, medium or high (default: low)
+      --refs <n>            distinct reference images (default: 0)
+      --multiplier <m>      the account's price multiplier, a plain decimal such as 1.15 (default: 1)
+  -n, --images <n>          output images, for the total (default: 1)
+      --json                print the quote as JSON
+  -h, --help                show this help
+
+Exit status: 0 priced, 1 not priceable (the reason is printed), 2 bad arguments.
+
+Example:
+  imagegen-pricing quote --model beta2 --resolution 4K --quality low --refs 0 --multiplier 1.15
+`;
+
+/**
+ * Runs `quote`: prints the price of one output image with its breakdown, or why it has none.
+ *
+ * @param args - The arguments after `quote`.
+ * @param io - Where to write.
+ * @returns The exit code.
+ */
+export async function runQuote(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      model: { type: "string", short: "m" },
+      resolution: { type: "string", short: "r" },
+      quality: { type: "string", short: "q" },
+      refs: { type: "string" },
+      multiplier: { type: "string" },
+      images: { type: "string", short: "n" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.out(QUOTE_HELP);
+    return EXIT.ok;
+  }
+  if (values.model === undefined) throw new UsageError("quote needs --model <id>.");
+  const images = values.images === undefined ? 1 : wholeNumber("--images", values.images, 1);
+  const spec = {
+    kind: "image" as const,
+    modelId: values.model,
+    ...(values.resolution !== undefined && { resolution: values.resolution }),
+    ...(values.quality !== undefined && { quality: values.quality }),
+    ...(values.refs !== undefined && { referenceImageCount: wholeNumber("--refs", values.refs, 0) }),
+  };
+  const result = quote(spec, values.multiplier === undefined ? undefined : { multiplier: values.multiplier });
+
+  if (result.credits === null) {
+    if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+    else io.err(`Not priceable: ${result.message} [${result.reason}]\n`);
+    return EXIT.invalid;
+  }
+  const total = result.credits * images; // the sum of `images` equal rounded lines (P5)
+  if (values.json) {
+    io.out(`${JSON.stringify({ ...result, imageCount: images, totalCredits: total }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  const b = result.breakdown;
+  const surcharge = capabilities(b.modelId)?.referenceSurchargeCredits ?? 0;
+  const lines = [
+    `${b.modelId}, ${b.resolution}, quality ${b.quality}: ${credits(result.credits)} per image`,
+    breakdownLines(b, surcharge),
+  ];
+  if (images !== 1) lines.push(`total for ${images} images: ${credits(total)} (${images} x ${result.credits})`);
+  lines.push(`prices of ${result.catalogVersion}`);
+  io.out(`${lines.join("\n")}\n`);
+  return EXIT.ok;
+}

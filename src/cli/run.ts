@@ -1,0 +1,70 @@
+import { runCheck } from "./check.js";
+import { type CliIo, EXIT, UsageError } from "./io.js";
+import { runModels } from "./models.js";
+import { runQuote } from "./quote.js";
+import { runSchema } from "./schema.js";
+
+/** `--help` text of the whole tool. */
+export const HELP = `Usage: imagegen-pricing <command> [options]
+
+Validates and prices image-generation requests exactly, as the service charges them.
+
+Commands:
+  quote    price one output image and show the breakdown
+           imagegen-pricing quote --model beta2 --resolution 4K --quality low --refs 0 --multiplier 1.15
+  check    normalize, validate and price a request body from a file or - (standard input)
+           imagegen-pricing check request.json
+  models   list what each model accepts, as a table
+  schema   print the JSON Schema of a request (of one model with --model)
+
+Run "imagegen-pricing <command> --help" for a command's options. Add --json to quote, check and
+models for output meant for programs.
+
+Exit status: 0 done, 1 invalid or not priceable, 2 bad arguments.
+`;
+
+const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
+  quote: runQuote,
+  check: runCheck,
+  models: runModels,
+  schema: runSchema,
+};
+
+/** parseArgs' own errors are about the command line, so they are usage errors too. */
+function isParseArgsError(error: unknown): error is Error {
+  const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
+}
+
+/**
+ * Runs the command line; never throws for a user's mistake, and prints where the output belongs.
+ *
+ * @param argv - The arguments after the program name (`process.argv.slice(2)`).
+ * @param io - Where to read and write.
+ * @returns The exit code: 0 done, 1 invalid or not priceable, 2 bad arguments.
+ */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    const topic = command === "help" ? rest[0] : undefined;
+    if (topic !== undefined && Object.hasOwn(COMMANDS, topic)) return run([topic, "--help"], io);
+    (command === undefined ? io.err : io.out)(HELP);
+    return command === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!handler) {
+    io.err(
+      `Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(", ")}.\nRun "imagegen-pricing --help" for usage.\n`,
+    );
+    return EXIT.usage;
+  }
+  try {
+    return await handler(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      io.err(`${error.message}\nRun "imagegen-pricing ${command} --help" for usage.\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}
