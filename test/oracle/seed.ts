@@ -114,3 +114,40 @@ export const HUNDREDTHS: string[] = Array.from({ length: 300 }, (_, i) => {
   const n = i + 1;
   return `${Math.floor(n / 100)}.${String(n % 100).padStart(2, "0")}`;
 });
+
+// ---- Added for the property suite (issue 3): more of the seed and RULES.md, typed in by hand. ----
+
+/** N5: the model used when a request names none. */
+export const ORACLE_DEFAULT_MODEL: OracleModel = "alpha-img2-official";
+/** N7: every current model's default ratio. */
+export const ORACLE_DEFAULT_RATIO = "9:16";
+/** The public lists of N6, N8, N9, N10. */
+export const ORACLE_GENERATION_TYPES = ["text-to-image", "image-to-image"];
+export const ORACLE_RESOLUTIONS = ["1K", "2K", "4K"];
+export const ORACLE_QUALITIES = ["low", "medium", "high"];
+export const ORACLE_BACKGROUNDS = ["auto", "opaque", "transparent"];
+/** The ten fields of a generation request (N2). */
+export const ORACLE_FIELDS = [
+  "prompt",
+  "modelId",
+  "generationType",
+  "aspectRatio",
+  "resolution",
+  "quality",
+  "background",
+  "imageCount",
+  "inputAssetIds",
+  "idempotencyKey",
+];
+/** N4, N13, N12: limits in code points / distinct ids. */
+export const ORACLE_PROMPT_MAX = 12000;
+export const ORACLE_KEY_MAX = 128;
+export const ORACLE_PUBLIC_MAX_REFS = 14;
+/** V8: the seed fixes PNG for the 2.5 models only. */
+export const oracleOutputFormat = (m: OracleModel) => (is25Model(m) ? "png" : null);
+/** P1 + P3 at multiplier 1: the per-output price, or `null` where the seed gives none. */
+export function oraclePrice(m: OracleModel, resolution: string, quality: string, refs: number): number | null {
+  const base = ORACLE_PRICES[m][resolution]?.[quality];
+  if (base === undefined || !Number.isInteger(refs) || refs < 0 || refs > ORACLE_MAX_REFS[m]) return null;
+  return base + ORACLE_SURCHARGE[m] * refs;
+}

@@ -1,0 +1,32 @@
+/** Small helpers shared by the property files. */
+import { expect } from "vitest";
+import { type GenerationRequest, type Issue, normalizeRequest, type Result, validateForModel } from "../../src/index.js";
+
+/** The whole verdict on a body: shape rules, then the model's own limits. */
+export function verdict(body: unknown): Result<GenerationRequest> {
+  const normalized = normalizeRequest(body);
+  return normalized.success ? validateForModel(normalized.output) : normalized;
+}
+
+/** The issues of a verdict (empty when accepted). */
+export const issuesOf = (r: Result<unknown>): Issue[] => (r.success ? [] : r.issues);
+
+/** Asserts that a body is rejected, only at `path`, only with one of `codes`. */
+export function expectOnly(body: unknown, path: string, codes: readonly string[]): void {
+  const found = issuesOf(verdict(body));
+  expect(found.length, "rejected").toBeGreaterThan(0);
+  for (const issue of found) {
+    expect(issue.path).toBe(path);
+    expect(codes).toContain(issue.code);
+  }
+}
+
+/** Asserts that every issue is `{ path, code, message }` with an actionable sentence. */
+export function expectWellFormed(issues: readonly Issue[]): void {
+  for (const issue of issues) {
+    expect(Object.keys(issue).sort()).toEqual(["code", "message", "path"]);
+    expect(issue.code).toMatch(/^[a-z]+(_[a-z]+)*$/);
+    expect(typeof issue.path).toBe("string");
+    expect(issue.message).toMatch(/^[A-Za-z].*\.$/s);
+  }
+}
