@@ -58,7 +58,7 @@ const list = (values: readonly string[]) => values.join(", ");
 export const messages = {
   notAnObject: (got: unknown) => `The request body must be a JSON object; received ${show(got)}.`,
   unknownField: (field: string) =>
-    `${field} is not a field of a generation request; remove it (prices are computed by the service, never taken from the request).`,
+    `Field ${show(field)} is not part of a generation request; remove it (prices are computed by the service, never taken from the request).`,
   wrongType: (field: string, expected: string, got: unknown) => `${field} must be ${expected}; received ${show(got)}.`,
   required: (field: string) => `${field} is required.`,
   blank: (field: string) => `${field} must not be empty or only whitespace.`,
