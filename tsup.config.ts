@@ -1,13 +1,14 @@
 import { defineConfig } from "tsup";
 
 /**
- * One entry per subpath export of package.json (`.`, `./server`, `./json-schema`; `./node` and
- * `./testing` are added here as their sources land). Each is built to ESM (`.js`) and
+ * One entry per subpath export of package.json (`.`, `./server`, `./node`, `./json-schema`;
+ * `./testing` is added here when its source lands). Each is built to ESM (`.js`) and
  * CJS (`.cjs`) with its own `.d.ts` / `.d.cts`, so both module systems get matching types.
  */
 const library = {
   index: "src/index.ts",
   "server/index": "src/server/index.ts",
+  "node/index": "src/node/index.ts",
   "json-schema/index": "src/jsonSchema.ts",
 };
 
