@@ -30,7 +30,10 @@ async function child(mode: Mode): Promise<void> {
   if (mode === "bridge") {
     const running = await serve({
       port: 0,
-      server: { fetch: () => new Response(JSON.stringify({ ok: true }), { headers: { "content-type": "application/json; charset=utf-8" } }) },
+      server: {
+        fetch: () =>
+          new Response(JSON.stringify({ ok: true }), { headers: { "content-type": "application/json; charset=utf-8" } }),
+      },
     });
     send({ port: running.port, headers: {}, path: "/" });
     return;

@@ -17,7 +17,7 @@ export const QUOTE_SPEC_FIELDS = ["kind", "modelId", "resolution", "quality", "r
 
 const text = (field: string) =>
   v.pipe(
-    v.string((i) => (i.input === undefined ? m.specRequired(field) : m.specWrongType(field, "a string", i.input))),
+    v.string((i) => m.specWrongType(field, "a string", i.input)),
     v.trim(),
   );
 const option = <const T extends string>(field: string, allowed: readonly T[]) =>
@@ -48,7 +48,8 @@ export const QuoteSpecSchema = v.strictObject(
       ),
     ),
   },
-  (i) => m.specNotObject(i.input),
+  // valibot reports a missing key with the object's message, at the key's path.
+  (i) => (i.path ? m.specRequired(String(i.path[0]?.key)) : m.specNotObject(i.input)),
 );
 
 const CODES: Record<string, string> = {
@@ -81,7 +82,7 @@ export function parseQuoteSpec(input: unknown): { success: true; output: QuoteSp
   if (!result.success) {
     for (const issue of result.issues) {
       const path = formatPath(issue.path);
-      const missing = issue.input === undefined && issue.type === "string";
+      const missing = issue.type === "strict_object" && issue.path?.at(-1)?.origin === "key";
       const code = missing ? "required" : (CODES[issue.type] ?? "invalid_type");
       issues.push({ path, code, message: issue.message });
     }
