@@ -19,6 +19,7 @@ const assets = [1, 2, 3].map(() => server.admin.createAsset(userId).assetId);
 const { key, apiKeyId } = server.admin.createApiKey(userId);
 
 const running = await serve({ port, host, server });
+running.httpServer.on("close", () => console.log("Server closed; bye."));
 const url = running.url.replace("//0.0.0.0:", "//127.0.0.1:").replace("//[::]:", "//[::1]:");
 const generation = JSON.stringify({
   prompt: "a red fox in the snow",

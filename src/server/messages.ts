@@ -6,6 +6,13 @@ import { show } from "../messages.js";
 
 const list = (values: readonly string[]) => values.join(", ");
 
+/** Shows a value like `show`, but never a secret: something shaped like an API key shows only its prefix. */
+function showId(value: unknown): string {
+  return typeof value === "string" && /^\s*ck_(?:live|test)_/.test(value)
+    ? `"${value.trim().slice(0, 8)}..." (an API key?)`
+    : show(value);
+}
+
 /** @internal */
 export const serverMessages = {
   notFound: (path: string) => `There is no endpoint at ${show(path)}.`,
@@ -21,7 +28,7 @@ export const serverMessages = {
   unreadableBody: () => "The request body could not be read.",
   invalidRequest: (count: number) =>
     count === 1 ? "The request has 1 problem; see issues." : `The request has ${count} problems; see issues.`,
-  assetNotFound: (param: string, id: string) => `${param}: there is no asset ${show(id)} in this account.`,
+  assetNotFound: (param: string, id: string) => `${param}: there is no asset ${showId(id)} in this account.`,
   insufficientCredits: (cost: number, balance: number) =>
     `This task costs ${cost} credits and the balance is ${balance}; nothing was charged.`,
   idempotencyKeyReused: () => "This idempotencyKey was already used with a different request; use a new key for a new request.",
@@ -43,5 +50,5 @@ export const serverMessages = {
   invalidMultiplier: (got: unknown) =>
     `multiplier must be a plain decimal from 0 to 1000 (such as "1.15") or a finite number in that range; received ${show(got)}.`,
   invalidMode: (got: unknown) => `mode must be "live" or "test"; received ${show(got)}.`,
-  unknown: (what: string, id: unknown) => `There is no ${what} ${show(id)}.`,
+  unknown: (what: string, id: unknown) => `There is no ${what} ${showId(id)}.`,
 } as const;

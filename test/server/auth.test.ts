@@ -135,3 +135,14 @@ describe("API keys", () => {
     s.admin.revokeApiKey(apiKeyId); // again: nothing happens
   });
 });
+
+describe("keys in the wrong place", () => {
+  it("S1: a key pasted as an asset id is not echoed in the 400", async () => {
+    const s = setup();
+    const res = await s.generate({ prompt: "p", generationType: "image-to-image", inputAssetIds: [s.key] });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(text).not.toContain(s.key.slice(8, 20));
+    expect(JSON.parse(text).error.code).toBe("asset_not_found");
+  });
+});
