@@ -1,0 +1,20 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * The vitest run Stryker uses (npm run test:mutation): only the tests of the core (catalog, request,
+ * pricing, messages), not the server, CLI or packaging tests, which do not judge the core's mutants
+ * and would only slow every run down.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      "test/catalog.test.ts",
+      "test/normalizeRequest.test.ts",
+      "test/validateForModel.test.ts",
+      "test/pricing.test.ts",
+      "test/golden.test.ts",
+      "test/properties/**/*.test.ts",
+    ],
+    setupFiles: ["test/setup.ts"],
+  },
+});
