@@ -11,6 +11,11 @@ export class InvalidRequestError extends Error {
   /** Every problem found, as `validateForModel` reports them. */
   readonly issues: Issue[];
 
+  /**
+   * Makes the error from the issues found; its message lists them all.
+   *
+   * @param issues - Every problem found, at least one.
+   */
   constructor(issues: Issue[]) {
     super(`The request cannot be charged: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ")}`);
     this.issues = issues;
