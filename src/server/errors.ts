@@ -43,6 +43,12 @@ export class AdminError extends Error {
   /** What was wrong, as a stable code. */
   readonly code: AdminErrorCode;
 
+  /**
+   * Makes an admin error.
+   *
+   * @param code - What was wrong.
+   * @param message - A sentence for a person; it never holds a key.
+   */
   constructor(code: AdminErrorCode, message: string) {
     super(message);
     this.code = code;

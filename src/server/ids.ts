@@ -14,9 +14,10 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
  */
 export function randomHex(bytes: number): string {
   const buffer = crypto.getRandomValues(new Uint8Array(bytes));
-  let out = "";
-  for (const byte of buffer) out += HEX[byte];
-  return out;
+  const parts: string[] = new Array(bytes);
+  for (let i = 0; i < bytes; i++) parts[i] = HEX[buffer[i] as number] as string;
+  // join() makes one flat string; `+=` would keep a rope of small pieces alive in every stored id.
+  return parts.join("");
 }
 
 /**
