@@ -1,14 +1,15 @@
 import { defineConfig } from "tsup";
 
 /**
- * One entry per subpath export of package.json (`.`, `./server`, `./node`, `./json-schema`;
- * `./testing` is added here when its source lands). Each is built to ESM (`.js`) and
+ * One entry per subpath export of package.json (`.`, `./server`, `./node`, `./testing`,
+ * `./json-schema`). Each is built to ESM (`.js`) and
  * CJS (`.cjs`) with its own `.d.ts` / `.d.cts`, so both module systems get matching types.
  */
 const library = {
   index: "src/index.ts",
   "server/index": "src/server/index.ts",
   "node/index": "src/node/index.ts",
+  "testing/index": "src/testing/index.ts",
   "json-schema/index": "src/jsonSchema.ts",
 };
 

@@ -8,6 +8,7 @@ const ENTRIES: Record<string, string> = {
   "./json-schema": "src/jsonSchema.ts",
   "./server": "src/server/index.ts",
   "./node": "src/node/index.ts",
+  "./testing": "src/testing/index.ts",
 };
 const MAIN_FUNCTIONS = ["normalizeRequest", "validateForModel", "quote", "computeCharge"];
 
