@@ -1,0 +1,134 @@
+/**
+ * Shared pieces of the reliability suite: a world of users, keys and assets on one reference
+ * server, request builders, an independent price oracle and the ledger invariants (S4, S6, S13)
+ * checked after every step.
+ */
+import { Decimal } from "decimal.js";
+import { expect } from "vitest";
+import {
+  createReferenceServer,
+  type LogEntry,
+  type ReferenceServer,
+  type ReferenceServerOptions,
+} from "../../src/server/index.js";
+import { ORACLE_PRICES, ORACLE_SURCHARGE, type OracleModel } from "../oracle/seed.js";
+
+export const BASE = "http://reliability.test";
+
+export type UserHandle = {
+  userId: string;
+  key: string;
+  apiKeyId: string;
+  assets: string[];
+};
+
+/** A server with `users` users, each with one key and two assets, and a log that is captured. */
+export function world(count: number, credits: number, options: ReferenceServerOptions = {}) {
+  const logs: LogEntry[] = [];
+  const server = createReferenceServer({ log: (e) => logs.push(e), ...options });
+  const users: UserHandle[] = [];
+  for (let i = 0; i < count; i++) {
+    const { userId } = server.admin.createUser({ credits });
+    const { key, apiKeyId } = server.admin.createApiKey(userId);
+    users.push({
+      userId,
+      key,
+      apiKeyId,
+      assets: [server.admin.createAsset(userId).assetId, server.admin.createAsset(userId).assetId],
+    });
+  }
+  return { server, admin: server.admin, users, logs };
+}
+
+/** A JSON POST with a Bearer key. */
+export function post(server: ReferenceServer, path: string, key: string, body: unknown, headers: Record<string, string> = {}) {
+  return server.fetch(
+    new Request(BASE + path, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
+}
+
+/** A GET with a Bearer key. */
+export function get(server: ReferenceServer, path: string, key: string) {
+  return server.fetch(new Request(BASE + path, { headers: { authorization: `Bearer ${key}` } }));
+}
+
+/** The expected per-output charge (P3, P4): half-up of (base + 10 x refs) x multiplier, in decimal.js. */
+export function oracleCredits(model: OracleModel, resolution: string, quality: string, refs: number, multiplier: string): number {
+  const base = ORACLE_PRICES[model][resolution]?.[quality];
+  if (base === undefined) throw new Error(`oracle: ${model} ${resolution} ${quality} is not priceable`);
+  return new Decimal(base + ORACLE_SURCHARGE[model] * refs)
+    .times(new Decimal(multiplier))
+    .toDecimalPlaces(0, Decimal.ROUND_HALF_UP)
+    .toNumber();
+}
+
+/** A state snapshot of one user: balance and ledger length. */
+export function snapshot(server: ReferenceServer, userId: string) {
+  return { balance: server.admin.balance(userId), entries: server.admin.ledger(userId).length };
+}
+
+/**
+ * The ledger invariants of one user (S4, S6, S13): the balance equals granted - debits + refunds and
+ * is never negative; every refund names a job, no job is refunded twice, and each refund equals the
+ * job's stored charge; every debit equals its task's stored total.
+ */
+export function checkLedger(server: ReferenceServer, userId: string): { granted: number; debited: number; refunded: number } {
+  const balance = server.admin.balance(userId);
+  const ledger = server.admin.ledger(userId);
+  let granted = 0;
+  let debited = 0;
+  let refunded = 0;
+  const refundedJobs = new Set<string>();
+  const debitedTasks = new Set<string>();
+  for (const entry of ledger) {
+    expect(Number.isSafeInteger(entry.credits) && entry.credits > 0).toBe(true);
+    if (entry.kind === "grant") granted += entry.credits;
+    else if (entry.kind === "debit") {
+      debited += entry.credits;
+      expect(entry.taskId).toBeDefined();
+      const taskId = entry.taskId as string;
+      expect(debitedTasks.has(taskId)).toBe(false);
+      debitedTasks.add(taskId);
+      expect(server.admin.task(taskId).totalCreditCost).toBe(entry.credits);
+    } else {
+      refunded += entry.credits;
+      expect(entry.jobId).toBeDefined();
+      const jobId = entry.jobId as string;
+      expect(refundedJobs.has(jobId)).toBe(false);
+      refundedJobs.add(jobId);
+      const job = server.admin.job(jobId);
+      expect(job.status).toBe("failed");
+      expect(entry.credits).toBe(job.credits);
+    }
+  }
+  expect(balance).toBe(granted - debited + refunded);
+  expect(balance).toBeGreaterThanOrEqual(0);
+  return { granted, debited, refunded };
+}
+
+/**
+ * Checks the envelope of an answer (S12): never 5xx, always JSON with a `Request-Id`, and a failure
+ * carries `error.message` (a non-empty string), `error.code` and the same `requestId`.
+ *
+ * @returns The parsed body.
+ */
+export async function checkAnswer(res: Response): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
+  expect(res.status).toBeLessThan(500);
+  const requestId = res.headers.get("request-id");
+  expect(requestId).toMatch(/^req_[0-9a-f]+$/);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  const text = await res.text();
+  const body = JSON.parse(text) as Record<string, unknown>;
+  if (res.status >= 400) {
+    const error = body.error as { message?: unknown; code?: unknown; requestId?: unknown } | undefined;
+    expect(typeof error?.message).toBe("string");
+    expect((error?.message as string).length).toBeGreaterThan(0);
+    expect(typeof error?.code).toBe("string");
+    expect(error?.requestId).toBe(requestId);
+  }
+  return { status: res.status, body, text };
+}
