@@ -34,13 +34,28 @@ export function jsonText(status: number, text: string, requestId: string, extra?
   return new Response(text, { status, headers });
 }
 
+/** Anything shaped like (the start of) an API key: `ck_live_` or `ck_test_` and what follows it. */
+const KEY_LIKE = /ck_(live|test)_[A-Za-z0-9_-]+/g;
+
 /**
- * A JSON response.
+ * Masks every API-key-shaped run in a JSON text down to its prefix (`ck_test_...`), so that a key
+ * pasted into any field (a model id, a field name, a quote's kind) is never echoed back in an
+ * error or a quote message (S1, S2). The mask keeps the JSON valid: a key holds no quote or backslash.
+ *
+ * @internal
+ */
+export function redactKeys(text: string): string {
+  return text.includes("ck_") ? text.replace(KEY_LIKE, "ck_$1_...") : text;
+}
+
+/**
+ * A JSON response. Every such body (errors, quotes, ping, credits) has key-shaped text masked; the
+ * 202 body of a generation is written by {@link jsonText} and echoes the accepted prompt as sent.
  *
  * @internal
  */
 export function json(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Response {
-  return jsonText(status, JSON.stringify(body), requestId, extra);
+  return jsonText(status, redactKeys(JSON.stringify(body)), requestId, extra);
 }
 
 /**

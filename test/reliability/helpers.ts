@@ -126,7 +126,7 @@ export async function checkAnswer(res: Response): Promise<{ status: number; body
   if (res.status >= 400) {
     const error = body.error as { message?: unknown; code?: unknown; requestId?: unknown } | undefined;
     expect(typeof error?.message).toBe("string");
-    expect((error?.message as string).length).toBeGreaterThan(0);
+    expect(String(error?.message).length).toBeGreaterThan(0);
     expect(typeof error?.code).toBe("string");
     expect(error?.requestId).toBe(requestId);
   }
