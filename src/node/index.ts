@@ -5,10 +5,26 @@
  *
  * @packageDocumentation
  */
+import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Readable } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
+import { BODY_READER, type BodyBytes } from "../server/body.js";
 import { createReferenceServer } from "../server/index.js";
+
+/**
+ * The SHA-256 of an API key as lowercase hex, synchronously with `node:crypto`: the same value as
+ * the reference server's default Web Crypto hasher, without a trip through the event loop on every
+ * request. Pass it as `createReferenceServer({ hashApiKey: sha256Hex })`; {@link serve} uses it for
+ * the server it makes when none is given.
+ *
+ * @param key - The whole API key.
+ * @returns 64 lowercase hex characters.
+ */
+export function sha256Hex(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
 
 /** Anything with a web-standard fetch handler, such as a reference server. */
 export type FetchServer = { fetch: (request: Request) => Response | Promise<Response> };
@@ -19,7 +35,7 @@ export type ServeOptions = {
   port?: number;
   /** Address to bind (default `127.0.0.1`). */
   host?: string;
-  /** What answers requests (default: a new `createReferenceServer()`). */
+  /** What answers requests (default: a new `createReferenceServer({ hashApiKey: sha256Hex })`). */
   server?: FetchServer;
   /** Close cleanly on SIGINT and SIGTERM (default true). */
   handleSignals?: boolean;
@@ -58,11 +74,21 @@ export type RunningServer = {
  * ```
  */
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
-  const server = options.server ?? createReferenceServer();
+  const server = options.server ?? createReferenceServer({ hashApiKey: sha256Hex });
   const host = options.host ?? "127.0.0.1";
-  const listener = getRequestListener((request) => server.fetch(request), {
-    overrideGlobalObjects: options.overrideGlobalObjects ?? true,
-  });
+  const listener = getRequestListener(
+    (request, env: { incoming: Readable }) => {
+      // Lets the handler read the body straight from node:http (see BODY_READER); only when it asks.
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        (request as { [BODY_READER]?: (max: number) => Promise<BodyBytes> })[BODY_READER] = (max) =>
+          readIncoming(env.incoming, max);
+      }
+      return server.fetch(request);
+    },
+    {
+      overrideGlobalObjects: options.overrideGlobalObjects ?? true,
+    },
+  );
   const httpServer = createServer(listener);
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
@@ -95,4 +121,40 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
 
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return { url: `http://${shownHost}:${port}`, port, host, server, httpServer, close };
+}
+
+/**
+ * Reads a node:http request body, never more than `maxBytes` of it: the same answers as reading
+ * the web stream of the body, without making one. Past the limit it stops reading and leaves the
+ * rest to the listener, which drains or closes the connection once the response is sent.
+ */
+function readIncoming(incoming: Readable, maxBytes: number): Promise<BodyBytes> {
+  return new Promise((resolve) => {
+    if (incoming.readableEnded) return resolve(new Uint8Array(0));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const settle = (result: BodyBytes) => {
+      if (settled) return;
+      settled = true;
+      incoming.off("data", onData);
+      incoming.off("end", onEnd);
+      incoming.off("error", onFail);
+      incoming.off("close", onFail);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > maxBytes) {
+        incoming.pause();
+        settle("too_large");
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => settle(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
+    const onFail = () => settle("unreadable"); // an error, or a close before the end: the client went away
+    incoming.on("data", onData);
+    incoming.on("end", onEnd);
+    incoming.on("error", onFail);
+    incoming.on("close", onFail);
+  });
 }

@@ -4,7 +4,7 @@
  */
 import { parseMultiplier } from "../pricing/decimal.js";
 import type { GenerationRequest } from "../types.js";
-import { type ApiKeyMode, generateApiKey, hashApiKey } from "./auth.js";
+import { type ApiKeyMode, generateApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { AdminError } from "./errors.js";
 import { jobId, newId, parseJobId } from "./ids.js";
@@ -113,8 +113,14 @@ export function createAdmin(ctx: ServerContext): { admin: Admin; keysSettled: ()
       if (mode !== "live" && mode !== "test") throw new AdminError("invalid_mode", m.invalidMode(mode));
       const key = generateApiKey(mode);
       const apiKeyId = newId.apiKey();
+      const hashed = ctx.hashApiKey(key);
+      if (typeof hashed === "string") {
+        // A synchronous hasher: the key is stored before this returns, nothing is pending.
+        store.putApiKey({ id: apiKeyId, userId, mode, hash: hashed, revoked: false });
+        return { apiKeyId, key };
+      }
       const entry = { revoked: false, done: Promise.resolve() };
-      entry.done = hashApiKey(key).then(
+      entry.done = hashed.then(
         (hash) => {
           store.putApiKey({ id: apiKeyId, userId, mode, hash, revoked: entry.revoked });
           pending.delete(apiKeyId);

@@ -8,6 +8,19 @@ import { serverMessages as m } from "./messages.js";
 /** The default body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Where a runtime binding may put a faster reader of the request's body on the `Request` it hands
+ * the fetch handler: a function of the byte limit with the same answers as reading `request.body`.
+ * `<package>/node` sets it so that a body is read straight from node:http, without building a web
+ * stream for it; any other `Request` is read through `request.body`.
+ *
+ * @internal
+ */
+export const BODY_READER: unique symbol = Symbol.for("imagegen-pricing.bodyReader");
+
+/** What a {@link BODY_READER} answers: every byte of the body, or why there are none. @internal */
+export type BodyBytes = Uint8Array | "too_large" | "unreadable";
+
 /** A parsed body or why there is none. @internal */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; failure: Failure };
 
@@ -54,7 +67,11 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) return tooLarge();
 
-  const bytes = await readBytes(request, maxBytes);
+  const reader = (request as { [BODY_READER]?: unknown })[BODY_READER];
+  const bytes =
+    typeof reader === "function"
+      ? await (reader as (max: number) => Promise<BodyBytes>)(maxBytes)
+      : await readBytes(request, maxBytes);
   if (bytes === "too_large") return tooLarge();
   if (bytes === "unreadable") return fail({ code: "invalid_json", message: m.unreadableBody() });
 
@@ -73,7 +90,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 }
 
 /** Reads the body stream, stopping (and cancelling it) as soon as it passes the limit. */
-async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array | "too_large" | "unreadable"> {
+async function readBytes(request: Request, maxBytes: number): Promise<BodyBytes> {
   const stream = request.body;
   if (stream === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];

@@ -21,7 +21,15 @@ export type ServerContext = {
   readonly idempotencyTtlMs: number;
   readonly serviceName: string;
   readonly log: (entry: LogEntry) => void;
+  /** SHA-256 of a key as lowercase hex; Web Crypto unless the runtime binding gives a synchronous one. */
+  readonly hashApiKey: ApiKeyHasher;
 };
+
+/**
+ * Hashes a whole API key to its SHA-256 as lowercase hex. A synchronous one (a string, not a
+ * promise) saves the request a trip through the event loop; see `<package>/node`'s `sha256Hex`.
+ */
+export type ApiKeyHasher = (key: string) => string | Promise<string>;
 
 /** The authenticated caller. @internal */
 export type Caller = { readonly userId: string; readonly apiKeyId: string };

@@ -5,8 +5,9 @@
 import { catalog as builtIn } from "../models/catalog.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { type Admin, createAdmin } from "./admin.js";
+import { hashApiKey } from "./auth.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
-import type { LogEntry, ServerContext } from "./context.js";
+import type { ApiKeyHasher, LogEntry, ServerContext } from "./context.js";
 import { handle } from "./handle.js";
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./idempotency.js";
 import { newId } from "./ids.js";
@@ -32,6 +33,13 @@ export type ReferenceServerOptions = {
   serviceName?: string;
   /** Where an unexpected error is reported (default: one JSON line on `console.error`). Never sees a key or a body. */
   log?: (entry: LogEntry) => void;
+  /**
+   * How an API key is hashed to the SHA-256 lowercase hex under which it is stored (default: Web
+   * Crypto's `crypto.subtle.digest`, asynchronous, on every runtime). `<package>/node` passes
+   * `sha256Hex`, a synchronous `node:crypto` hash, which makes key checks several times cheaper.
+   * It must return exactly the SHA-256 hex of the key; keys are never kept in any other form.
+   */
+  hashApiKey?: ApiKeyHasher;
 };
 
 /** A reference server: the fetch handler of the four endpoints and the admin methods. */
@@ -77,6 +85,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     idempotencyTtlMs: positive("idempotencyTtlMs", options.idempotencyTtlMs, DEFAULT_IDEMPOTENCY_TTL_MS),
     serviceName: options.serviceName ?? "imagegen-pricing-reference",
     log: options.log ?? defaultLog,
+    hashApiKey: options.hashApiKey ?? hashApiKey,
   };
   const { admin, keysSettled } = createAdmin(ctx);
   let openApiText: string | undefined;

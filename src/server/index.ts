@@ -27,7 +27,7 @@ export {
 export type { ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
 export type { Admin, JobView, TaskView } from "./admin.js";
 export type { ApiKeyMode } from "./auth.js";
-export type { LogEntry } from "./context.js";
+export type { ApiKeyHasher, LogEntry } from "./context.js";
 export type { AdminErrorCode, ServerErrorCode } from "./errors.js";
 export type { LedgerEntry } from "./ledger.js";
 export type { OpenApiDocument } from "./openapi.js";
