@@ -1,0 +1,180 @@
+/**
+ * HTTP on loopback: each endpoint of the reference server (through `<package>/node`'s serve())
+ * against a bare node:http server that reads and parses a JSON body and answers a small JSON body.
+ * The servers run in child processes; autocannon runs in this one. Endpoints and servers alternate,
+ * one load at a time, so the two cores are shared the same way for every measurement.
+ *
+ * Child mode: `tsx bench/http.ts child <bare|reference>`; it reports its port (and a key) over IPC.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { median } from "./stats.js";
+
+type Kind = "bare" | "reference";
+type Ready = { port: number; key: string };
+
+async function child(kind: Kind): Promise<void> {
+  if (kind === "bare") {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        let parsed: unknown = null;
+        if (chunks.length > 0) parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        const body = JSON.stringify({ ok: true, fields: parsed === null ? 0 : Object.keys(parsed as object).length });
+        res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      });
+    });
+    server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.address() as AddressInfo).port, key: "" }));
+    return;
+  }
+  const { serve, sha256Hex } = await import("../src/node/index.js");
+  const { createReferenceServer } = await import("../src/server/index.js");
+  const server = createReferenceServer({ hashApiKey: sha256Hex });
+  const { userId } = server.admin.createUser({ credits: 1e15, multiplier: "1.15" });
+  const { key } = server.admin.createApiKey(userId);
+  const running = await serve({ port: 0, server, handleSignals: false });
+  process.send?.({ port: running.port, key } satisfies Ready);
+}
+
+/** The measured endpoints: what autocannon sends. */
+const ENDPOINTS = [
+  {
+    name: "POST /api/pricing/quote",
+    method: "POST",
+    path: "/api/pricing/quote",
+    body: JSON.stringify({
+      kind: "image",
+      modelId: "alpha-img2-official",
+      resolution: "2K",
+      quality: "medium",
+      referenceImageCount: 1,
+    }),
+  },
+  {
+    name: "POST /api/generations",
+    method: "POST",
+    path: "/api/generations",
+    // autocannon puts a fresh id at [<id>]: every request has its own idempotency key.
+    body: JSON.stringify({
+      prompt: "a watercolor fox in the snow",
+      modelId: "beta2",
+      imageCount: 1,
+      idempotencyKey: "bench-[<id>]",
+    }),
+  },
+  { name: "GET /api/ping", method: "GET", path: "/api/ping", body: undefined },
+] as const;
+
+/** One endpoint's numbers: the reference server and the bare server, medians over rounds. */
+export type HttpResult = {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  bareRps: number;
+  bareP50: number;
+  bareP99: number;
+  /** Median over rounds of the reference / bare req/s of the same round. */
+  ratio: number;
+  rounds: number;
+};
+
+type Run = { rps: number; p50: number; p99: number };
+
+async function load(
+  port: number,
+  key: string,
+  e: (typeof ENDPOINTS)[number],
+  seconds: number,
+  connections: number,
+): Promise<Run> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key || "ck_test_bare"}` };
+  if (e.body !== undefined) headers["content-type"] = "application/json";
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}${e.path}`,
+    method: e.method,
+    headers,
+    ...(e.body === undefined ? {} : { body: e.body, idReplacement: true }),
+    connections,
+    duration: seconds,
+  });
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(`${e.name} on port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+  }
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function start(kind: Kind, execArgv: string[]): Promise<{ proc: ChildProcess; ready: Ready }> {
+  const proc = fork(fileURLToPath(import.meta.url), ["child", kind], { execArgv: [...execArgv, "--import", "tsx"] });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    proc.once("message", (m) => resolve(m as Ready));
+    proc.once("exit", (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+  return { proc, ready };
+}
+
+/**
+ * Runs every endpoint against both servers, `rounds` times, alternating which goes first.
+ *
+ * @param opts.seconds - Measured seconds per run (after `warmup` seconds of the same load).
+ * @param opts.cpuProf - Directory for `node --cpu-prof` profiles of the reference server, if any.
+ */
+export async function runHttp(opts: {
+  seconds: number;
+  warmup: number;
+  connections: number;
+  rounds: number;
+  cpuProf?: string;
+}): Promise<HttpResult[]> {
+  const bare = await start("bare", []);
+  const ref = await start("reference", opts.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProf}`] : []);
+  try {
+    const runs = ENDPOINTS.map(() => ({ ref: [] as Run[], bare: [] as Run[] }));
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const [i, e] of ENDPOINTS.entries()) {
+        const order = round % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
+        for (const kind of order) {
+          const { ready } = kind === "bare" ? bare : ref;
+          await load(ready.port, ready.key, e, opts.warmup, opts.connections);
+          const run = await load(ready.port, ready.key, e, opts.seconds, opts.connections);
+          runs[i]?.[kind === "bare" ? "bare" : "ref"].push(run);
+        }
+      }
+    }
+    return ENDPOINTS.map((e, i) => {
+      const { ref: r = [], bare: b = [] } = runs[i] ?? {};
+      return {
+        name: e.name,
+        rps: median(r.map((x) => x.rps)),
+        p50: median(r.map((x) => x.p50)),
+        p99: median(r.map((x) => x.p99)),
+        bareRps: median(b.map((x) => x.rps)),
+        bareP50: median(b.map((x) => x.p50)),
+        bareP99: median(b.map((x) => x.p99)),
+        ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
+        rounds: opts.rounds,
+      };
+    });
+  } finally {
+    await stop(ref.proc);
+    bare.proc.kill();
+  }
+}
+
+/** Ends a child with SIGINT so that `--cpu-prof` writes its profile. */
+function stop(proc: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    proc.once("exit", () => resolve());
+    proc.kill("SIGINT");
+  });
+}
+
+if (process.argv[2] === "child") {
+  process.on("SIGINT", () => process.exit(0));
+  await child(process.argv[3] as Kind);
+}

@@ -1,0 +1,9 @@
+/** Small statistics helpers of the benchmarks. */
+
+/** The median (the mean of the middle two for an even count); 0 for no values. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
