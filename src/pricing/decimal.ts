@@ -30,7 +30,7 @@ export type Multiplier = {
 };
 
 /** The default multiplier, 1. */
-export const ONE: Multiplier = { text: "1", num: 1n, den: 1n, fraction: { num: 1, den: 1 } };
+export const ONE: Multiplier = Object.freeze({ text: "1", num: 1n, den: 1n, fraction: Object.freeze({ num: 1, den: 1 }) });
 
 /** `digits x 10^-scale` (digits only, scale >= 0) as a Multiplier with redundant zeros removed. */
 function fromDigits(digits: string, scale: number): Multiplier {
@@ -41,22 +41,46 @@ function fromDigits(digits: string, scale: number): Multiplier {
   }
   const significant = digits.slice(0, end).replace(/^0+(?=\d)/, "");
   const num = BigInt(significant);
-  if (num === 0n) return { text: "0", num: 0n, den: 1n, fraction: { num: 0, den: 1 } };
+  if (num === 0n) return Object.freeze({ text: "0", num: 0n, den: 1n, fraction: Object.freeze({ num: 0, den: 1 }) });
   const padded = significant.padStart(scale + 1, "0");
   const text = scale === 0 ? padded : `${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
   // At most 1000 with at most six places: num <= 10^9, den <= 10^6, exact as doubles.
-  const fraction = scale <= 6 ? { num: Number(num), den: 10 ** scale } : undefined;
-  return { text, num, den: 10n ** BigInt(scale), fraction };
+  const fraction = scale <= 6 ? Object.freeze({ num: Number(num), den: 10 ** scale }) : undefined;
+  return Object.freeze({ text, num, den: 10n ** BigInt(scale), fraction });
 }
+
+/**
+ * Multipliers already read, by their input: an account's multiplier is read on every quote and
+ * charge, and reading it (a regex and `bigint`s) costs several times the pricing itself. Results are
+ * frozen, so sharing them is safe; the map is emptied when full, so it stays small whatever it is fed.
+ */
+const known = new Map<string | number, Multiplier | undefined>();
+const KNOWN_LIMIT = 256;
+/** Longer strings are read each time rather than kept as keys. */
+const KNOWN_MAX_LENGTH = 32;
 
 /**
  * Reads a price multiplier (P4): a plain decimal string (trimmed; no sign, no exponent) or a finite
  * number read as its shortest decimal form (`2.3` is exactly 2.3), from 0 to 1000.
  *
  * @param input - The multiplier; `undefined` means 1.
- * @returns The multiplier, or `undefined` when it is not valid.
+ * @returns The multiplier (frozen), or `undefined` when it is not valid.
  */
 export function parseMultiplier(input: unknown): Multiplier | undefined {
+  if (input === undefined) return ONE;
+  if (typeof input === "number" || (typeof input === "string" && input.length <= KNOWN_MAX_LENGTH)) {
+    const found = known.get(input);
+    if (found !== undefined || known.has(input)) return found;
+    const parsed = readMultiplier(input);
+    if (known.size >= KNOWN_LIMIT) known.clear();
+    known.set(input, parsed);
+    return parsed;
+  }
+  return readMultiplier(input);
+}
+
+/** {@link parseMultiplier} without the memo. @internal */
+export function readMultiplier(input: unknown): Multiplier | undefined {
   if (input === undefined) return ONE;
   let parsed: Multiplier;
   if (typeof input === "string") {

@@ -47,3 +47,37 @@ export function priceOutput(
     credits: multiplyAndRound(subtotalCredits, multiplier),
   };
 }
+
+/** A {@link PriceBreakdown} that also names its model, resolution and quality: a quote's. */
+export type QuoteBreakdown = { modelId: string; resolution: Resolution; quality: Quality } & PriceBreakdown;
+
+/**
+ * {@link priceOutput} for a quote: the same amount, with the model, resolution and quality first,
+ * built as one object (a quote is priced on every keystroke of a preview and every quote request).
+ *
+ * @internal
+ */
+export function priceQuote(
+  model: ModelSpec,
+  resolution: Resolution,
+  quality: Quality,
+  referenceCount: number,
+  multiplier: Multiplier,
+): QuoteBreakdown | undefined {
+  const baseCredits = model.prices[resolution]?.[quality];
+  if (baseCredits === undefined) return undefined;
+  const referenceSurchargeCredits = referenceCount * model.referenceSurchargeCredits;
+  const subtotalCredits = baseCredits + referenceSurchargeCredits;
+  return {
+    modelId: model.id,
+    resolution,
+    quality,
+    baseCredits,
+    referenceCount,
+    referenceSurchargeCredits,
+    subtotalCredits,
+    multiplier: multiplier.text,
+    rounding: ROUNDING,
+    credits: multiplyAndRound(subtotalCredits, multiplier),
+  };
+}

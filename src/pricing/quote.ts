@@ -4,7 +4,7 @@ import { type Catalog, findModel } from "../models/modelSpec.js";
 import { messages, type QuoteReason } from "../messages.js";
 import type { Quality, Resolution } from "../types.js";
 import { parseMultiplier } from "./decimal.js";
-import { type PriceBreakdown, priceOutput } from "./priceOutput.js";
+import { type PriceBreakdown, priceQuote } from "./priceOutput.js";
 
 /** What to price: one output image of a model (the service's image specification). */
 export type QuoteSpec = {
@@ -39,6 +39,13 @@ export type Quote = PricedQuote | UnpricedQuote;
 
 const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : value);
 
+const unpriced = (reason: QuoteReason, message: string, catalogVersion: string): UnpricedQuote => ({
+  credits: null,
+  reason,
+  message,
+  catalogVersion,
+});
+
 /**
  * Prices one output image for an account (P1-P4), the way a generation would be charged (P7).
  * Never throws on a plain object: what cannot be priced is `{ credits: null, reason, message }`.
@@ -56,44 +63,48 @@ const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : 
  */
 export function quote(spec: QuoteSpec, account?: AccountPricing, catalog: Catalog = builtIn): Quote {
   const catalogVersion = catalog.version;
-  const unpriced = (reason: QuoteReason, message: string): UnpricedQuote => ({ credits: null, reason, message, catalogVersion });
-
-  if (typeof spec !== "object" || spec === null) return unpriced("invalid_spec", messages.invalidSpec(spec));
+  if (typeof spec !== "object" || spec === null) return unpriced("invalid_spec", messages.invalidSpec(spec), catalogVersion);
   const kind = trimmed(spec.kind);
-  if (kind !== "image") return unpriced("invalid_kind", messages.invalidKind(spec.kind));
+  if (kind !== "image") return unpriced("invalid_kind", messages.invalidKind(spec.kind), catalogVersion);
   const modelId = trimmed(spec.modelId);
   const model = findModel(catalog, modelId);
-  if (!model) return unpriced("unknown_model", messages.unknownModel(modelId, Object.keys(catalog.models)));
+  if (!model) return unpriced("unknown_model", messages.unknownModel(modelId, Object.keys(catalog.models)), catalogVersion);
 
   const resolution = spec.resolution === undefined ? model.defaultResolution : trimmed(spec.resolution);
   if (resolution === null) {
-    return unpriced("resolution_required", messages.resolutionRequired(model.id, model.resolutions));
+    return unpriced("resolution_required", messages.resolutionRequired(model.id, model.resolutions), catalogVersion);
   }
   if (!RESOLUTIONS.includes(resolution as Resolution) || !model.resolutions.includes(resolution as Resolution)) {
-    return unpriced("unsupported_resolution", messages.unsupported("resolution", resolution, model.id, model.resolutions));
+    return unpriced(
+      "unsupported_resolution",
+      messages.unsupported("resolution", resolution, model.id, model.resolutions),
+      catalogVersion,
+    );
   }
   const quality = spec.quality === undefined ? "low" : trimmed(spec.quality);
   if (!QUALITIES.includes(quality as Quality) || !model.qualities.includes(quality as Quality)) {
-    return unpriced("unsupported_quality", messages.unsupported("quality", quality, model.id, model.qualities));
+    return unpriced("unsupported_quality", messages.unsupported("quality", quality, model.id, model.qualities), catalogVersion);
   }
   const references: unknown = spec.referenceImageCount ?? 0;
   if (typeof references !== "number" || !Number.isInteger(references) || references < 0 || references > LIMITS.maxReferences) {
     return unpriced(
       "invalid_reference_count",
       messages.invalidReferenceCount("referenceImageCount", LIMITS.maxReferences, spec.referenceImageCount),
+      catalogVersion,
     );
   }
   if (references > model.maxReferenceImages) {
-    return unpriced("too_many_references", messages.tooManyReferences(model.maxReferenceImages, references, model.id));
+    return unpriced(
+      "too_many_references",
+      messages.tooManyReferences(model.maxReferenceImages, references, model.id),
+      catalogVersion,
+    );
   }
   const multiplier = parseMultiplier(account?.multiplier);
-  if (!multiplier) return unpriced("invalid_multiplier", messages.invalidMultiplier(account?.multiplier));
+  if (!multiplier) return unpriced("invalid_multiplier", messages.invalidMultiplier(account?.multiplier), catalogVersion);
 
-  const price = priceOutput(model, resolution as Resolution, quality as Quality, references, multiplier);
-  if (!price) return unpriced("not_priceable", messages.notPriceable(model.id, String(resolution), String(quality)));
-  return {
-    credits: price.credits,
-    breakdown: { modelId: model.id, resolution: resolution as Resolution, quality: quality as Quality, ...price },
-    catalogVersion,
-  };
+  const breakdown = priceQuote(model, resolution as Resolution, quality as Quality, references, multiplier);
+  if (!breakdown)
+    return unpriced("not_priceable", messages.notPriceable(model.id, String(resolution), String(quality)), catalogVersion);
+  return { credits: breakdown.credits, breakdown, catalogVersion };
 }
