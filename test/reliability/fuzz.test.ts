@@ -243,7 +243,7 @@ function toRequest(i: Input, keys: Keys): Request {
       });
       init.duplex = "half";
     } else {
-      init.body = i.body;
+      init.body = i.body as Uint8Array<ArrayBuffer>;
     }
   }
   return new Request(`${BASE}${i.path}${i.suffix}`, init);

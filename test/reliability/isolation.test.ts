@@ -12,7 +12,9 @@ type Batch = { batch: { taskId: string; results: { job: { id: string } }[] } };
 
 /** An answer with the parts that must differ (request id, the id itself) taken out. */
 async function shape(res: Response, id: string) {
-  const headers = [...res.headers.entries()].filter(([name]) => name !== "request-id" && name !== "content-length");
+  const all: [string, string][] = [];
+  res.headers.forEach((value, name) => void all.push([name, value]));
+  const headers = all.filter(([name]) => name !== "request-id" && name !== "content-length");
   const { status, body } = await checkAnswer(res);
   const error = body.error as Record<string, unknown>;
   delete error.requestId;

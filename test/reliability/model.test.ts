@@ -327,7 +327,8 @@ class BoundaryCmd implements fc.AsyncCommand<Model, Real> {
     count(`boundary ${got.status}`);
     expect(got.status).toBe(this.short && cost > 0 ? 402 : 202);
     expect(got.status).toBe(expected.status);
-    if (expected.status === 202 && "cost" in expected) accept(m, this.user, expected.cost, expected.perOutput, got.body);
+    if (expected.status === 202 && "cost" in expected)
+      accept(m, this.user, expected.cost ?? 0, expected.perOutput ?? 0, got.body);
     checkAll(m, real);
   }
   toString = () => `boundary(u${this.user}, ${JSON.stringify(this.spec)}, short=${this.short})`;
