@@ -1,0 +1,187 @@
+/**
+ * `npm run bench`: every benchmark, each beside its baseline in the same run, then each budget of
+ * issue 6 as met or missed, and docs/benchmarks.md rewritten with the results (full runs only).
+ *
+ * Options (environment): BENCH_QUICK=1 (or `--quick`) for short runs that write no docs;
+ * BENCH_ONLY=core,http,memory to run some parts; BENCH_CPU_PROF=<dir> to profile the reference
+ * server under HTTP load (`node --cpu-prof`).
+ */
+import { execSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+import { type PairResult, runCore } from "./core.js";
+import { type HttpResult, runHttp } from "./http.js";
+import { type MemoryResult, runMemory } from "./memory.js";
+
+const quick = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
+const only = new Set((process.env.BENCH_ONLY ?? "core,http,memory").split(",").map((s) => s.trim()));
+const settings = quick
+  ? { coreRounds: 2, coreMs: 150, seconds: 2, warmup: 1, httpRounds: 1, tasks: 10_000, few: 1_000, many: 20_000 }
+  : { coreRounds: 5, coreMs: 500, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000, few: 1_000, many: 1_000_000 };
+const CONNECTIONS = 10;
+
+type Budget = { name: string; value: string; limit: string; met: boolean };
+const budgets: Budget[] = [];
+const ratio = (x: number) => `${x.toFixed(3)}x`;
+const int = (x: number) => Math.round(x).toLocaleString("en-US");
+const load0 = os.loadavg()[0] ?? 0;
+
+let core: PairResult[] = [];
+let http: HttpResult[] = [];
+let memory: MemoryResult | undefined;
+
+if (only.has("core")) {
+  console.log(`core: ${settings.coreRounds} rounds of ${settings.coreMs} ms per case and per baseline ...`);
+  core = await runCore(settings.coreRounds, settings.coreMs);
+  const at = (name: string) => core.find((r) => r.name.startsWith(name));
+  const check = (name: string, label: string, min: number) => {
+    const r = at(name);
+    if (r) budgets.push({ name: label, value: ratio(r.ratio), limit: `>= ${min}x`, met: r.ratio >= min });
+  };
+  check("normalize + validate, valid", "validation, valid body vs hand-written", 0.12);
+  check("normalize + validate, invalid", "validation, invalid body vs hand-written", 0.06);
+  check('quote, multiplier "1.15"', "quote, non-unit multiplier vs integer formula", 0.25);
+}
+if (only.has("http")) {
+  console.log(
+    `http: ${settings.httpRounds} round(s) of ${settings.seconds} s per endpoint and server after ${settings.warmup} s warm-up, ${CONNECTIONS} connections ...`,
+  );
+  http = await runHttp({
+    seconds: settings.seconds,
+    warmup: settings.warmup,
+    connections: CONNECTIONS,
+    rounds: settings.httpRounds,
+    ...(process.env.BENCH_CPU_PROF ? { cpuProf: process.env.BENCH_CPU_PROF } : {}),
+  });
+  const at = (name: string) => http.find((r) => r.name === name);
+  const q = at("POST /api/pricing/quote");
+  const g = at("POST /api/generations");
+  if (q) budgets.push({ name: "HTTP quote vs bare node:http", value: ratio(q.ratio), limit: ">= 0.6x", met: q.ratio >= 0.6 });
+  if (g)
+    budgets.push({ name: "HTTP generations vs bare node:http", value: ratio(g.ratio), limit: ">= 0.5x", met: g.ratio >= 0.5 });
+  const p99 = Math.max(...http.map((r) => r.p99));
+  budgets.push({
+    name: `HTTP p99, every endpoint, ${CONNECTIONS} connections`,
+    value: `${p99} ms`,
+    limit: "<= 2 ms",
+    met: p99 <= 2,
+  });
+}
+if (only.has("memory")) {
+  console.log(`memory: ${int(settings.tasks)} tasks for the heap, then ${int(settings.few)} vs ${int(settings.many)} stored ...`);
+  memory = await runMemory(settings.tasks, settings.few, settings.many);
+  const worst = Math.max(memory.bytesPerTaskWithKey, memory.bytesPerTaskWithoutKey);
+  budgets.push({ name: "heap per stored task", value: `${int(worst)} B`, limit: "<= 2048 B", met: worst <= 2048 });
+  const growth = memory.usMany / memory.usFew;
+  budgets.push({
+    name: `request cost, ${int(memory.many)} vs ${int(memory.few)} tasks stored`,
+    value: ratio(growth),
+    limit: "<= 1.5x (flat)",
+    met: growth <= 1.5,
+  });
+}
+
+// ---- report ----
+const lines: string[] = [];
+if (core.length > 0) {
+  lines.push("### Core (in process, tinybench)", "");
+  lines.push("| case | ops/s | baseline | baseline ops/s | ratio |", "|---|---:|---|---:|---:|");
+  for (const r of core) lines.push(`| ${r.name} | ${int(r.ops)} | ${r.baseline} | ${int(r.baselineOps)} | ${ratio(r.ratio)} |`);
+  lines.push("");
+}
+if (http.length > 0) {
+  lines.push(`### HTTP on loopback (autocannon, ${CONNECTIONS} connections)`, "");
+  lines.push(
+    "| endpoint | req/s | p50 ms | p99 ms | bare req/s | bare p50 ms | bare p99 ms | ratio |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+  );
+  for (const r of http) {
+    lines.push(
+      `| ${r.name} | ${int(r.rps)} | ${r.p50} | ${r.p99} | ${int(r.bareRps)} | ${r.bareP50} | ${r.bareP99} | ${ratio(r.ratio)} |`,
+    );
+  }
+  lines.push("");
+}
+if (memory) {
+  lines.push("### Memory and history (in process, one reference server)", "");
+  lines.push("| measure | value |", "|---|---:|");
+  lines.push(
+    `| heap per task, client idempotency key (replay body kept), ${int(memory.tasks)} tasks | ${int(memory.bytesPerTaskWithKey)} B |`,
+  );
+  lines.push(`| heap per task, no client key, ${int(memory.tasks)} tasks | ${int(memory.bytesPerTaskWithoutKey)} B |`);
+  lines.push(`| one accepted POST /api/generations, ${int(memory.few)} tasks stored | ${memory.usFew.toFixed(1)} µs |`);
+  lines.push(`| one accepted POST /api/generations, ${int(memory.many)} tasks stored | ${memory.usMany.toFixed(1)} µs |`);
+  lines.push("");
+}
+const budgetLines = ["| budget | measured | limit | |", "|---|---:|---|---|"];
+for (const b of budgets) budgetLines.push(`| ${b.name} | ${b.value} | ${b.limit} | ${b.met ? "met" : "**missed**"} |`);
+
+console.log(`\n${lines.join("\n")}`);
+console.log("Budgets:");
+for (const b of budgets) console.log(`  ${b.met ? "met   " : "MISSED"}  ${b.name}: ${b.value} (limit ${b.limit})`);
+
+if (!quick && only.size === 3) {
+  const pkg = (name: string) => {
+    try {
+      const path = fileURLToPath(new URL(`../node_modules/${name}/package.json`, import.meta.url));
+      return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
+    } catch {
+      return "?";
+    }
+  };
+  const self = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  let commit = "?";
+  try {
+    commit = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();
+  } catch {}
+  const cpus = os.cpus();
+  const doc = `# Benchmarks
+
+Written by \`npm run bench\` (bench/run.ts); do not edit by hand. Each case runs beside a baseline
+that does the same work, in the same run, and the budgets of issue 6 are checked against the ratio.
+Ratios are medians over rounds of the case / baseline of the same round; absolute numbers depend on
+the machine and on its load, the ratios much less.
+
+## Machine and versions
+
+- Date: ${new Date().toISOString().slice(0, 10)}, commit ${commit}
+- CPU: ${cpus.length} x ${cpus[0]?.model ?? "?"}; memory ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${os.type()} ${os.release()}
+- Load average when the run started: ${load0.toFixed(2)} (the machine is shared; other jobs ran during the run)
+- Node ${process.version}; imagegen-pricing ${self.version}, valibot ${pkg("valibot")}, @hono/node-server ${pkg("@hono/node-server")}, tinybench ${pkg("tinybench")}, autocannon ${pkg("autocannon")}, tsx ${pkg("tsx")}
+
+## How it was run
+
+\`\`\`sh
+npm run bench                      # everything, then rewrites this file (about 10 minutes)
+BENCH_QUICK=1 npm run bench        # short runs, writes nothing
+BENCH_ONLY=http npm run bench      # some parts: core, http, memory
+BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server under load
+\`\`\`
+
+- **Core**: tinybench, ${settings.coreRounds} rounds; in each round the case and its baseline run ${settings.coreMs} ms each
+  (the order alternates), each sample a batch of 64 calls. The baselines are in bench/baseline/: a
+  hand-written normalizer of N1-N15 and V1-V6 (checked to give the same issues and output before
+  timing) and the integer formula \`floor((2 x base x num + den) / (2 x den))\` with the price cell read
+  from the catalog and the multiplier already as num/den.
+- **HTTP**: the reference server (\`serve()\` of \`imagegen-pricing/node\`, so \`sha256Hex\` hashes keys) and
+  a bare node:http server that reads and parses the JSON body and answers a small JSON body each run
+  in a child process; autocannon runs in the parent with ${CONNECTIONS} connections. The machine has ${cpus.length} cores:
+  one for the load generator, one for the server under load (the other server idles). Per round, for
+  each endpoint, each server gets ${settings.warmup} s of warm-up then ${settings.seconds} s measured, alternating which goes first;
+  ${settings.httpRounds} rounds, medians. Generations carry a fresh idempotency key each (autocannon's
+  \`[<id>]\`), the bare server gets the same bodies. autocannon reports latency in whole milliseconds.
+- **Memory**: one process with \`--expose-gc\`: heap after ${int(settings.tasks)} accepted generations through
+  \`server.fetch\` (typical short prompt), per task; then the median time of an accepted generation
+  (15 batches of 400) with ${int(settings.few)} and with ${int(settings.many)} tasks stored.
+
+## Budgets
+
+${budgetLines.join("\n")}
+
+## Results
+
+${lines.join("\n")}`;
+  writeFileSync(new URL("../docs/benchmarks.md", import.meta.url), doc);
+  console.log("\nwrote docs/benchmarks.md");
+}
