@@ -102,7 +102,7 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
       expect(debits[0]?.credits).toBe(240);
       expect(admin.balance(me.userId)).toBe(10_000 - 240);
       checkLedger(server, me.userId);
-    });
+    }, 60_000);
 
     it(`S4: ${N_REQUESTS} concurrent distinct requests against a balance covering N accept exactly N and leave the remainder (${name})`, async () => {
       const covered = 377;
@@ -128,7 +128,7 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
       expect(new Set(after).size).toBe(covered);
       expect(Math.min(...after)).toBe(remainder);
       checkLedger(server, me.userId);
-    });
+    }, 60_000);
   }
 
   it("S5: concurrent requests with one key and different bodies: exactly one task, the rest replay it or get 409", async () => {
@@ -147,7 +147,7 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
     expect(admin.ledger(me.userId).filter((e) => e.kind === "debit")).toHaveLength(1);
     expect(admin.balance(me.userId)).toBe(100_000 - BETA_COST);
     checkLedger(server, me.userId);
-  });
+  }, 60_000);
 
   it("S4/S6: concurrent generations interleaved with job failures and grants keep balance = granted - debits + refunds", async () => {
     const { server, admin, users } = world(3, 5_000);
@@ -170,5 +170,5 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
     }
     await Promise.all(work);
     for (const u of users) checkLedger(server, u.userId);
-  });
+  }, 60_000);
 });

@@ -303,7 +303,7 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
     expect(logs).toEqual([]); // nothing reached the 500 path
     // The generator reaches every layer of S12, not just the first one.
     for (const status of [200, 202, 400, 401, 404, 405, 413, 415]) expect(seen.get(status) ?? 0).toBeGreaterThan(0);
-  });
+  }, 60_000);
 
   it("S12: arbitrary JSON on both POST endpoints, valid key and media type: 200/202 or a JSON 400/402/409, never a lost credit", async () => {
     const { server, users, logs } = world(1, 10_000_000);
@@ -337,7 +337,7 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
     );
     checkLedger(server, me.userId);
     expect(logs).toEqual([]);
-  });
+  }, 60_000);
 
   it("S12: strings with lone surrogates and NUL bytes in every string field are answered, never 5xx", async () => {
     const { server, users, logs } = world(1, 10_000_000);
@@ -361,7 +361,7 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
     );
     checkLedger(server, me.userId);
     expect(logs).toEqual([]);
-  });
+  }, 60_000);
 
   it("S12: the default 1 MiB limit: exactly at the limit is read, one byte over is 413, by Content-Length and streamed", async () => {
     const { server, users } = world(1, 1000);
@@ -397,5 +397,5 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
       }
     }
     checkLedger(server, me.userId);
-  });
+  }, 60_000);
 });

@@ -76,7 +76,7 @@ describe("reliability: isolation between users (S2)", () => {
     );
     for (const u of users) checkLedger(server, u.userId);
     expect(admin.ledger(users[0]?.userId as string).filter((e) => e.kind === "debit")).toHaveLength(1);
-  });
+  }, 60_000);
 
   it("S2/S5: idempotency keys are per user: the same key name never replays another user's task or reveals its body", async () => {
     const { server, users } = world(2, 1000);
@@ -97,7 +97,7 @@ describe("reliability: isolation between users (S2)", () => {
     expect(third.text).not.toContain(ta);
     expect(snapshot(server, a.userId).balance).toBe(975);
     expect(snapshot(server, b.userId).balance).toBe(975);
-  });
+  }, 60_000);
 
   it("S2/S9/S10: ping and credits show only the caller, whichever users exist; a revoked key reaches nothing", async () => {
     const { server, admin, users } = world(4, 100);
@@ -119,5 +119,5 @@ describe("reliability: isolation between users (S2)", () => {
     const { status } = await checkAnswer(await post(server, "/api/generations", victim.key, { prompt: "x", modelId: "beta" }));
     expect(status).toBe(401);
     expect(admin.balance(victim.userId)).toBe(100);
-  });
+  }, 60_000);
 });

@@ -513,5 +513,5 @@ describe("reliability: model-based sequences against a model of the ledger (S4-S
     }
     if (process.env.RELIABILITY_STATS) console.log(JSON.stringify({ sequences, steps, ...Object.fromEntries(stats) }));
     expect(steps).toBeGreaterThan(sequences);
-  });
+  }, 120_000);
 });

@@ -91,7 +91,7 @@ describe("reliability: secrets (S1, S2)", () => {
     }
     // Nor do the operator's views hold it.
     expect(JSON.stringify([server.admin.ledger(userId), server.admin.balance(userId)])).not.toContain(made[0]?.key.slice(8));
-  });
+  }, 60_000);
 
   it("S2: a presented key is never compared as text: src/server holds no ===/!== or string comparison on a key or hash", () => {
     // Keys are hashed and the digest is a map lookup (docs/decisions.md, S2), so no comparison can
@@ -127,7 +127,7 @@ describe("reliability: secrets (S1, S2)", () => {
     // The check would catch the comparison it guards against.
     expect(compare.test("if (stored.hash === hash) return key;")).toBe(true);
     expect(compare.test("return key === presented;")).toBe(true);
-  });
+  }, 60_000);
 
   it("S1: a key pasted anywhere (header, path, query, any body field) is never echoed in a response, an error or a log line", async () => {
     const logs: LogEntry[] = [];
@@ -188,7 +188,7 @@ describe("reliability: secrets (S1, S2)", () => {
     }
     expect(logs).toEqual([]);
     for (const line of consoleLines) for (const s of secrets) expect(line).not.toContain(s.slice(8, 24));
-  });
+  }, 60_000);
 
   it("S1: regression: a key pasted into a model id, a field name or a quote's kind came back whole in the error (now masked)", async () => {
     const server = createReferenceServer();
@@ -205,7 +205,7 @@ describe("reliability: secrets (S1, S2)", () => {
       expect(text).not.toContain(key.slice(8));
       expect(text).toContain("ck_test_...");
     }
-  });
+  }, 60_000);
 
   it("S1/S12: when the server does fail, the log line and the 500 carry neither the key nor the body", async () => {
     const logs: LogEntry[] = [];
@@ -242,5 +242,5 @@ describe("reliability: secrets (S1, S2)", () => {
     expect(consoleLines).toHaveLength(1);
     expect(JSON.parse(consoleLines[0] as string).error.message).toBe("store offline");
     expect(consoleLines[0]).not.toContain(other.key.slice(8));
-  });
+  }, 60_000);
 });
