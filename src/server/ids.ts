@@ -6,6 +6,26 @@
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /**
+ * Random bytes for ids are taken from a pool filled 4 KiB at a time: one `getRandomValues` call
+ * costs about as much as a small request's own work, and every request needs an id. Each byte is
+ * handed out once. API keys do not use the pool (see {@link randomBase64Url}).
+ */
+const POOL_BYTES = 4096;
+const pool = new Uint8Array(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function randomBytes(bytes: number): Uint8Array {
+  if (bytes > POOL_BYTES) return crypto.getRandomValues(new Uint8Array(bytes));
+  if (poolOffset + bytes > POOL_BYTES) {
+    crypto.getRandomValues(pool);
+    poolOffset = 0;
+  }
+  const out = pool.subarray(poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return out;
+}
+
+/**
  * Random bytes as lowercase hex.
  *
  * @param bytes - How many random bytes (the result has twice as many characters).
@@ -13,7 +33,7 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
  * @internal
  */
 export function randomHex(bytes: number): string {
-  const buffer = crypto.getRandomValues(new Uint8Array(bytes));
+  const buffer = randomBytes(bytes);
   const parts: string[] = new Array(bytes);
   for (let i = 0; i < bytes; i++) parts[i] = HEX[buffer[i] as number] as string;
   // join() makes one flat string; `+=` would keep a rope of small pieces alive in every stored id.
