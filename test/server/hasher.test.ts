@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/node/index.js";
+import { hashApiKey } from "../../src/server/auth.js";
+import { createMemoryStore, createReferenceServer } from "../../src/server/index.js";
+
+const ping = (key: string) => new Request("http://local/api/ping", { headers: { authorization: `Bearer ${key}` } });
+
+describe("the injected API-key hasher (docs/decisions.md, S2)", () => {
+  it("S2: sha256Hex gives the same hex as the Web Crypto default", async () => {
+    for (const key of ["ck_test_abcdefghijklmnopqrstuvwx", "ck_live_ÄÖÜ-é_0123456789abcdef", "x"]) {
+      expect(sha256Hex(key)).toBe(await hashApiKey(key));
+    }
+  });
+
+  it("S1, S2: with a synchronous hasher a new key works at once, is stored only as its hash, and revokes", async () => {
+    const store = createMemoryStore();
+    const server = createReferenceServer({ store, hashApiKey: sha256Hex });
+    const { userId } = server.admin.createUser({ credits: 10 });
+    const { key, apiKeyId } = server.admin.createApiKey(userId);
+    const record = store.findApiKeyByHash(sha256Hex(key));
+    expect(record).toMatchObject({ id: apiKeyId, userId, hash: sha256Hex(key), revoked: false });
+    expect(JSON.stringify(record)).not.toContain(key);
+    expect((await server.fetch(ping(key))).status).toBe(200);
+    server.admin.revokeApiKey(apiKeyId);
+    expect((await server.fetch(ping(key))).status).toBe(401);
+  });
+
+  it("S2: a key from a server with the default hasher authenticates on a store shared with a sha256Hex server", async () => {
+    const store = createMemoryStore();
+    const web = createReferenceServer({ store });
+    const { userId } = web.admin.createUser({ credits: 10 });
+    const { key } = web.admin.createApiKey(userId);
+    expect((await web.fetch(ping(key))).status).toBe(200);
+    const node = createReferenceServer({ store, hashApiKey: sha256Hex });
+    expect((await node.fetch(ping(key))).status).toBe(200);
+  });
+});
