@@ -375,33 +375,29 @@ export const BREAKERS: Record<Breakable, { applies: (m: OracleModel) => boolean;
     arb: (c) =>
       fc.oneof(
         // image-to-image with no references
-        fc
-          .tuple(padded("image-to-image"), fc.boolean())
-          .map(
-            ([type, omit]): Break =>
-              omit
-                ? {
-                    set: { generationType: type },
-                    drop: ["inputAssetIds"],
-                    path: "inputAssetIds",
-                    codes: ["references_required"],
-                  }
-                : { set: { generationType: type, inputAssetIds: [] }, path: "inputAssetIds", codes: ["references_required"] },
-          ),
+        fc.tuple(padded("image-to-image"), fc.boolean()).map(
+          ([type, omit]): Break =>
+            omit
+              ? {
+                  set: { generationType: type },
+                  drop: ["inputAssetIds"],
+                  path: "inputAssetIds",
+                  codes: ["references_required"],
+                }
+              : { set: { generationType: type, inputAssetIds: [] }, path: "inputAssetIds", codes: ["references_required"] },
+        ),
         // text-to-image with references (named or defaulted)
-        fc
-          .tuple(distinctIds(1, 14), fc.boolean())
-          .map(
-            ([ids, named]): Break =>
-              named
-                ? { set: t2i(ids), path: "inputAssetIds", codes: ["references_not_allowed"] }
-                : {
-                    set: { inputAssetIds: ids },
-                    drop: ["generationType"],
-                    path: "inputAssetIds",
-                    codes: ["references_not_allowed"],
-                  },
-          ),
+        fc.tuple(distinctIds(1, 14), fc.boolean()).map(
+          ([ids, named]): Break =>
+            named
+              ? { set: t2i(ids), path: "inputAssetIds", codes: ["references_not_allowed"] }
+              : {
+                  set: { inputAssetIds: ids },
+                  drop: ["generationType"],
+                  path: "inputAssetIds",
+                  codes: ["references_not_allowed"],
+                },
+        ),
         // an id that is empty after trimming
         fc.tuple(distinctIds(0, Math.min(13, ORACLE_MAX_REFS[c.model])), blank, fc.nat()).map(([ids, empty, where]): Break => {
           const at = where % (ids.length + 1);
