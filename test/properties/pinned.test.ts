@@ -158,6 +158,25 @@ describe("N12/V2: the cross-field checks run whenever their own fields are valid
     ]);
   });
 
+  it("N12: the references rules run even when another field has the wrong type (they look only at their own fields)", () => {
+    const found = (body: Record<string, unknown>) => issues(body).map((i) => [i.path, i.code]);
+    expect(found({ prompt: 1, inputAssetIds: ["a"] })).toEqual([
+      ["prompt", "invalid_type"],
+      ["inputAssetIds", "references_not_allowed"],
+    ]);
+    expect(found({ prompt: 1, generationType: "image-to-image" })).toEqual([
+      ["prompt", "invalid_type"],
+      ["inputAssetIds", "references_required"],
+    ]);
+  });
+
+  it("V2: alpha-img2 without a resolution is reported even when another field has the wrong type", () => {
+    expect(issues({ prompt: 1, modelId: "alpha-img2" }).map((i) => [i.path, i.code])).toEqual([
+      ["prompt", "invalid_type"],
+      ["resolution", "resolution_required"],
+    ]);
+  });
+
   it("V2: alpha-img2 without a resolution is reported together with an issue of another field", () => {
     expect(issues({ prompt: "", modelId: "alpha-img2" }).map((i) => [i.path, i.code])).toEqual([
       ["prompt", "too_short"],
