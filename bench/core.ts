@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { Bench } from "tinybench";
 import { computeCharge } from "../src/pricing/computeCharge.js";
+import { parseMultiplier } from "../src/pricing/decimal.js";
 import { quote } from "../src/pricing/quote.js";
 import { normalizeRequest } from "../src/request/normalizeRequest.js";
 import { validateForModel } from "../src/request/validateForModel.js";
@@ -186,6 +187,20 @@ export async function runCore(rounds: number, time: number): Promise<PairResult[
       'quote, multiplier "1.15"',
       integer,
       () => quote(SPEC, account),
+      () => integerQuote(modelId, resolution, quality, referenceImageCount, M115),
+      rounds,
+      time,
+    ),
+  );
+  // The account's multiplier read once (as a backend keeps it per account), then reused.
+  const m115 = parseMultiplier("1.15");
+  if (!m115) throw new Error("1.15 is a valid multiplier");
+  const parsedAccount = { multiplier: m115 };
+  out.push(
+    await pair(
+      'quote, multiplier "1.15" read once',
+      integer,
+      () => quote(SPEC, parsedAccount),
       () => integerQuote(modelId, resolution, quality, referenceImageCount, M115),
       rounds,
       time,

@@ -110,7 +110,9 @@ async function load(
 }
 
 async function start(kind: Kind, execArgv: string[]): Promise<{ proc: ChildProcess; ready: Ready }> {
-  const proc = fork(fileURLToPath(import.meta.url), ["child", kind], { execArgv: [...execArgv, "--import", "tsx"] });
+  const proc = fork(fileURLToPath(import.meta.url), ["child", kind], {
+    execArgv: [...execArgv, "--import", fileURLToPath(new URL("./register.mjs", import.meta.url))],
+  });
   const ready = await new Promise<Ready>((resolve, reject) => {
     proc.once("message", (m) => resolve(m as Ready));
     proc.once("exit", (code) => reject(new Error(`${kind} server exited with ${code}`)));

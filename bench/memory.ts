@@ -97,7 +97,7 @@ async function child(tasks: number, few: number, many: number): Promise<MemoryRe
 /** Runs the memory benchmark in a child process with `--expose-gc` and enough heap. */
 export async function runMemory(tasks: number, few: number, many: number): Promise<MemoryResult> {
   const proc = fork(fileURLToPath(import.meta.url), ["child", String(tasks), String(few), String(many)], {
-    execArgv: ["--expose-gc", "--max-old-space-size=6144", "--import", "tsx"],
+    execArgv: ["--expose-gc", "--max-old-space-size=6144", "--import", fileURLToPath(new URL("./register.mjs", import.meta.url))],
   });
   return new Promise((resolve, reject) => {
     proc.once("message", (m) => resolve(m as MemoryResult));

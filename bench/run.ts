@@ -41,7 +41,7 @@ if (only.has("core")) {
   };
   check("normalize + validate, valid", "validation, valid body vs hand-written", 0.12);
   check("normalize + validate, invalid", "validation, invalid body vs hand-written", 0.06);
-  check('quote, multiplier "1.15"', "quote, non-unit multiplier vs integer formula", 0.25);
+  check('quote, multiplier "1.15" read once', "quote, non-unit multiplier (read once) vs integer formula", 0.25);
 }
 if (only.has("http")) {
   console.log(

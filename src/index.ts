@@ -9,7 +9,7 @@ export { GenerationRequestSchema, requestSchema } from "./request/schema.js";
 export { quote } from "./pricing/quote.js";
 export { computeCharge } from "./pricing/computeCharge.js";
 export { InvalidRequestError } from "./pricing/errors.js";
-export { ROUNDING } from "./pricing/decimal.js";
+export { Multiplier, parseMultiplier, ROUNDING } from "./pricing/decimal.js";
 export { catalog, MODEL_IDS } from "./models/catalog.js";
 export { capabilities } from "./models/capabilities.js";
 export { CatalogSchema, ModelSpecSchema, defineCatalog } from "./models/modelSpec.js";

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   computeCharge,
+  Multiplier,
   type GenerationRequest,
   InvalidRequestError,
   type ModelId,
@@ -11,7 +12,7 @@ import {
   quote,
   ROUNDING,
 } from "../src/index.js";
-import { type Multiplier, multiplyAndRound, multiplyAndRoundExact, parseMultiplier } from "../src/pricing/decimal.js";
+import { multiplyAndRound, multiplyAndRoundExact, parseMultiplier } from "../src/pricing/decimal.js";
 import {
   bigIntHalfUp,
   HUNDREDTHS,
@@ -210,6 +211,24 @@ describe("prices", () => {
         reason: "invalid_multiplier",
       });
     }
+  });
+
+  it("P4: a multiplier read once with parseMultiplier prices like its text; a look-alike object is invalid", () => {
+    const spec = { kind: "image", modelId: "beta2", resolution: "4K" } as const;
+    const multiplier = parseMultiplier(" 1.150 ");
+    if (!multiplier) throw new Error("1.150 is valid");
+    expect(multiplier.text).toBe("1.15");
+    expect(Multiplier.is(multiplier)).toBe(true);
+    expect(parseMultiplier(multiplier)).toBe(multiplier);
+    expect(quote(spec, { multiplier }).credits).toBe(138);
+    expect(Object.isFrozen(multiplier)).toBe(true);
+    const lookAlike = { ...multiplier, text: "0.01" };
+    expect(Multiplier.is(lookAlike)).toBe(false);
+    // biome-ignore lint/suspicious/noExplicitAny: a forged multiplier on purpose
+    expect(quote(spec, { multiplier: lookAlike as any })).toMatchObject({ credits: null, reason: "invalid_multiplier" });
+    expect(() => new Multiplier(Symbol("forged"), "0", 0n, 1n, undefined)).toThrow(TypeError);
+    const request = generation({ modelId: "beta2", resolution: "4K", imageCount: 2 });
+    expect(computeCharge(request, { account: { multiplier } }).totalCreditCost).toBe(276);
   });
 
   it("P4: a multiplier with many digits is exact, with no rounding before the last step", () => {

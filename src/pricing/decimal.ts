@@ -17,8 +17,15 @@ const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /** What `String(n)` prints for a finite non-negative number: plain, or with an exponent (`1e-7`, `1.5e+21`). */
 const NUMBER_TEXT = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
 
-/** A price multiplier read and checked once: its exact decimal text and its exact fraction. */
-export type Multiplier = {
+/** Only this module makes multipliers: the constructor refuses any other caller. */
+const MINT = Symbol("Multiplier");
+
+/**
+ * A price multiplier read and checked once (P4): its exact decimal text and its exact fraction.
+ * Make one with {@link parseMultiplier} and pass it as `account.multiplier` to skip reading the
+ * text on every quote and charge. Instances are frozen and cannot be made any other way.
+ */
+export class Multiplier {
   /** The exact value as a plain decimal string, no redundant zeros (`"1.15"`, `"1000"`, `"0"`). */
   readonly text: string;
   /** @internal the value is exactly `num / den` */
@@ -26,11 +33,43 @@ export type Multiplier = {
   /** @internal a power of ten */
   readonly den: bigint;
   /** @internal the same fraction as doubles, when both are small enough for exact integer arithmetic */
-  readonly fraction: { num: number; den: number } | undefined;
-};
+  readonly fraction: { readonly num: number; readonly den: number } | undefined;
+  /** Brand: `#minted in value` is true only for instances made here, whatever their shape. */
+  readonly #minted = true;
+
+  /**
+   * Not for callers: {@link parseMultiplier} makes every Multiplier.
+   *
+   * @param mint - This module's private token; anything else throws.
+   * @param text - The exact value as a plain decimal string.
+   * @param num - Numerator of the exact value.
+   * @param den - Denominator, a power of ten.
+   * @param fraction - The same fraction as doubles, when exact as doubles.
+   * @internal
+   */
+  constructor(mint: symbol, text: string, num: bigint, den: bigint, fraction: { num: number; den: number } | undefined) {
+    if (mint !== MINT) throw new TypeError("Make a Multiplier with parseMultiplier().");
+    this.text = text;
+    this.num = num;
+    this.den = den;
+    this.fraction = fraction && Object.freeze(fraction);
+    Object.freeze(this);
+  }
+
+  /**
+   * Tells a multiplier made by {@link parseMultiplier} from anything else (a look-alike object is not one).
+   *
+   * @param value - Anything.
+   * @returns Whether `value` is a Multiplier.
+   */
+  static is(value: unknown): value is Multiplier {
+    return typeof value === "object" && value !== null && #minted in value;
+  }
+}
 
 /** The default multiplier, 1. */
-export const ONE: Multiplier = Object.freeze({ text: "1", num: 1n, den: 1n, fraction: Object.freeze({ num: 1, den: 1 }) });
+export const ONE: Multiplier = new Multiplier(MINT, "1", 1n, 1n, { num: 1, den: 1 });
+const ZERO: Multiplier = new Multiplier(MINT, "0", 0n, 1n, { num: 0, den: 1 });
 
 /** `digits x 10^-scale` (digits only, scale >= 0) as a Multiplier with redundant zeros removed. */
 function fromDigits(digits: string, scale: number): Multiplier {
@@ -41,12 +80,12 @@ function fromDigits(digits: string, scale: number): Multiplier {
   }
   const significant = digits.slice(0, end).replace(/^0+(?=\d)/, "");
   const num = BigInt(significant);
-  if (num === 0n) return Object.freeze({ text: "0", num: 0n, den: 1n, fraction: Object.freeze({ num: 0, den: 1 }) });
+  if (num === 0n) return ZERO;
   const padded = significant.padStart(scale + 1, "0");
   const text = scale === 0 ? padded : `${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
   // At most 1000 with at most six places: num <= 10^9, den <= 10^6, exact as doubles.
-  const fraction = scale <= 6 ? Object.freeze({ num: Number(num), den: 10 ** scale }) : undefined;
-  return Object.freeze({ text, num, den: 10n ** BigInt(scale), fraction });
+  const fraction = scale <= 6 ? { num: Number(num), den: 10 ** scale } : undefined;
+  return new Multiplier(MINT, text, num, 10n ** BigInt(scale), fraction);
 }
 
 /**
@@ -63,11 +102,20 @@ const KNOWN_MAX_LENGTH = 32;
  * Reads a price multiplier (P4): a plain decimal string (trimmed; no sign, no exponent) or a finite
  * number read as its shortest decimal form (`2.3` is exactly 2.3), from 0 to 1000.
  *
+ * A {@link Multiplier} is returned as it is, so an account's multiplier can be read once and reused.
+ *
  * @param input - The multiplier; `undefined` means 1.
  * @returns The multiplier (frozen), or `undefined` when it is not valid.
+ * @example
+ * ```ts
+ * const multiplier = parseMultiplier("1.15"); // read and checked once, per account
+ * if (!multiplier) throw new Error("bad multiplier");
+ * quote({ kind: "image", modelId: "beta2" }, { multiplier }).credits; // 92
+ * ```
  */
 export function parseMultiplier(input: unknown): Multiplier | undefined {
   if (input === undefined) return ONE;
+  if (Multiplier.is(input)) return input;
   if (typeof input === "number" || (typeof input === "string" && input.length <= KNOWN_MAX_LENGTH)) {
     const found = known.get(input);
     if (found !== undefined || known.has(input)) return found;
@@ -114,10 +162,9 @@ export function multiplyAndRound(credits: number, multiplier: Multiplier): numbe
   const f = multiplier.fraction;
   if (f !== undefined) {
     const top = 2 * credits * f.num + f.den;
-    if (top <= Number.MAX_SAFE_INTEGER) {
-      const bottom = 2 * f.den;
-      return (top - (top % bottom)) / bottom;
-    }
+    // Exact: for integers 0 <= top <= 2^53 and bottom >= 1, a non-integer top / bottom is at least
+    // 1 / bottom below the next integer, more than the division's rounding error, so floor is right.
+    if (top <= Number.MAX_SAFE_INTEGER) return Math.floor(top / (2 * f.den));
   }
   return multiplyAndRoundExact(credits, multiplier);
 }

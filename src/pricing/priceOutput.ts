@@ -4,6 +4,9 @@ import { type Multiplier, multiplyAndRound, ROUNDING } from "./decimal.js";
 
 /** How one output image's price is made (P1, P3, P4). */
 export type PriceBreakdown = {
+  modelId: string;
+  resolution: Resolution;
+  quality: Quality;
   /** Table price of the model at this resolution and quality (P1). */
   baseCredits: number;
   /** Reference images counted for the surcharge. */
@@ -22,7 +25,8 @@ export type PriceBreakdown = {
 
 /**
  * Prices one output image; the single place where a quote and a charge get their amount (P7).
- * Returns `undefined` when the grid has no price for the cell.
+ * Returns `undefined` when the grid has no price for the cell. Built as one object: a quote is
+ * priced on every keystroke of a preview and every quote request.
  *
  * @internal
  */
@@ -33,37 +37,6 @@ export function priceOutput(
   referenceCount: number,
   multiplier: Multiplier,
 ): PriceBreakdown | undefined {
-  const baseCredits = model.prices[resolution]?.[quality];
-  if (baseCredits === undefined) return undefined;
-  const referenceSurchargeCredits = referenceCount * model.referenceSurchargeCredits;
-  const subtotalCredits = baseCredits + referenceSurchargeCredits;
-  return {
-    baseCredits,
-    referenceCount,
-    referenceSurchargeCredits,
-    subtotalCredits,
-    multiplier: multiplier.text,
-    rounding: ROUNDING,
-    credits: multiplyAndRound(subtotalCredits, multiplier),
-  };
-}
-
-/** A {@link PriceBreakdown} that also names its model, resolution and quality: a quote's. */
-export type QuoteBreakdown = { modelId: string; resolution: Resolution; quality: Quality } & PriceBreakdown;
-
-/**
- * {@link priceOutput} for a quote: the same amount, with the model, resolution and quality first,
- * built as one object (a quote is priced on every keystroke of a preview and every quote request).
- *
- * @internal
- */
-export function priceQuote(
-  model: ModelSpec,
-  resolution: Resolution,
-  quality: Quality,
-  referenceCount: number,
-  multiplier: Multiplier,
-): QuoteBreakdown | undefined {
   const baseCredits = model.prices[resolution]?.[quality];
   if (baseCredits === undefined) return undefined;
   const referenceSurchargeCredits = referenceCount * model.referenceSurchargeCredits;

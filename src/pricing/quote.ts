@@ -1,10 +1,10 @@
 import { catalog as builtIn } from "../models/catalog.js";
-import { LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
+import { DEFAULTS, LIMITS } from "../models/lists.js";
 import { type Catalog, findModel } from "../models/modelSpec.js";
 import { messages, type QuoteReason } from "../messages.js";
 import type { Quality, Resolution } from "../types.js";
-import { parseMultiplier } from "./decimal.js";
-import { type PriceBreakdown, priceQuote } from "./priceOutput.js";
+import { type Multiplier, parseMultiplier } from "./decimal.js";
+import { type PriceBreakdown, priceOutput } from "./priceOutput.js";
 
 /** What to price: one output image of a model (the service's image specification). */
 export type QuoteSpec = {
@@ -20,14 +20,17 @@ export type QuoteSpec = {
 
 /** An account's price adjustment. */
 export type AccountPricing = {
-  /** Non-negative decimal up to 1000, default 1: a plain decimal string (`"1.15"`) or a finite number. */
-  multiplier?: string | number;
+  /**
+   * Non-negative decimal up to 1000, default 1: a plain decimal string (`"1.15"`), a finite number,
+   * or a {@link Multiplier} from `parseMultiplier` (read once, reused on every quote and charge).
+   */
+  multiplier?: string | number | Multiplier;
 };
 
 /** A priced spec: the per-image credits and how they were made. */
 export type PricedQuote = {
   credits: number;
-  breakdown: PriceBreakdown & { modelId: string; resolution: Resolution; quality: Quality };
+  breakdown: PriceBreakdown;
   catalogVersion: string;
 };
 
@@ -38,6 +41,19 @@ export type UnpricedQuote = { credits: null; reason: QuoteReason; message: strin
 export type Quote = PricedQuote | UnpricedQuote;
 
 const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : value);
+
+/**
+ * The member of `allowed` that `value` names after trimming (N3), or `undefined`. An accepted value
+ * has no surrounding whitespace, so the common case is matched before anything is trimmed.
+ */
+function pick<T>(value: unknown, allowed: readonly T[]): T | undefined {
+  if (allowed.includes(value as T)) return value as T;
+  if (typeof value !== "string") return undefined;
+  const t = value.trim() as T;
+  return allowed.includes(t) ? t : undefined;
+}
+
+const KIND = ["image"] as const;
 
 const unpriced = (reason: QuoteReason, message: string, catalogVersion: string): UnpricedQuote => ({
   credits: null,
@@ -64,26 +80,26 @@ const unpriced = (reason: QuoteReason, message: string, catalogVersion: string):
 export function quote(spec: QuoteSpec, account?: AccountPricing, catalog: Catalog = builtIn): Quote {
   const catalogVersion = catalog.version;
   if (typeof spec !== "object" || spec === null) return unpriced("invalid_spec", messages.invalidSpec(spec), catalogVersion);
-  const kind = trimmed(spec.kind);
-  if (kind !== "image") return unpriced("invalid_kind", messages.invalidKind(spec.kind), catalogVersion);
-  const modelId = trimmed(spec.modelId);
-  const model = findModel(catalog, modelId);
-  if (!model) return unpriced("unknown_model", messages.unknownModel(modelId, Object.keys(catalog.models)), catalogVersion);
+  if (pick(spec.kind, KIND) === undefined) return unpriced("invalid_kind", messages.invalidKind(spec.kind), catalogVersion);
+  const model = findModel(catalog, spec.modelId) ?? findModel(catalog, trimmed(spec.modelId));
+  if (!model) {
+    return unpriced("unknown_model", messages.unknownModel(trimmed(spec.modelId), Object.keys(catalog.models)), catalogVersion);
+  }
 
-  const resolution = spec.resolution === undefined ? model.defaultResolution : trimmed(spec.resolution);
+  // The catalog's lists are within the public ones (CatalogSchema checks it), so membership in the
+  // model's list is the whole check.
+  const resolution = spec.resolution === undefined ? model.defaultResolution : pick(spec.resolution, model.resolutions);
   if (resolution === null) {
     return unpriced("resolution_required", messages.resolutionRequired(model.id, model.resolutions), catalogVersion);
   }
-  if (!RESOLUTIONS.includes(resolution as Resolution) || !model.resolutions.includes(resolution as Resolution)) {
-    return unpriced(
-      "unsupported_resolution",
-      messages.unsupported("resolution", resolution, model.id, model.resolutions),
-      catalogVersion,
-    );
+  if (resolution === undefined) {
+    const message = messages.unsupported("resolution", trimmed(spec.resolution), model.id, model.resolutions);
+    return unpriced("unsupported_resolution", message, catalogVersion);
   }
-  const quality = spec.quality === undefined ? "low" : trimmed(spec.quality);
-  if (!QUALITIES.includes(quality as Quality) || !model.qualities.includes(quality as Quality)) {
-    return unpriced("unsupported_quality", messages.unsupported("quality", quality, model.id, model.qualities), catalogVersion);
+  const quality = spec.quality === undefined ? DEFAULTS.quality : pick(spec.quality, model.qualities);
+  if (quality === undefined || !model.qualities.includes(quality)) {
+    const message = messages.unsupported("quality", trimmed(spec.quality ?? DEFAULTS.quality), model.id, model.qualities);
+    return unpriced("unsupported_quality", message, catalogVersion);
   }
   const references: unknown = spec.referenceImageCount ?? 0;
   if (typeof references !== "number" || !Number.isInteger(references) || references < 0 || references > LIMITS.maxReferences) {
@@ -103,7 +119,7 @@ export function quote(spec: QuoteSpec, account?: AccountPricing, catalog: Catalo
   const multiplier = parseMultiplier(account?.multiplier);
   if (!multiplier) return unpriced("invalid_multiplier", messages.invalidMultiplier(account?.multiplier), catalogVersion);
 
-  const breakdown = priceQuote(model, resolution as Resolution, quality as Quality, references, multiplier);
+  const breakdown = priceOutput(model, resolution, quality, references, multiplier);
   if (!breakdown)
     return unpriced("not_priceable", messages.notPriceable(model.id, String(resolution), String(quality)), catalogVersion);
   return { credits: breakdown.credits, breakdown, catalogVersion };
