@@ -4,6 +4,7 @@
  */
 import type { Issue } from "../types.js";
 import { SERVER_ERRORS, type ServerErrorCode } from "./errors.js";
+import { serverMessages as m } from "./messages.js";
 
 /** The body of every failed request. */
 export type ErrorBody = {
@@ -70,4 +71,18 @@ export function failure(requestId: string, f: Failure): Response {
   if (f.issues !== undefined) error.issues = f.issues;
   error.requestId = requestId;
   return json(SERVER_ERRORS[f.code], { error }, requestId, f.headers);
+}
+
+/**
+ * The 400 of a request that breaks request rules: every issue, `param` naming the first (S12).
+ *
+ * @internal
+ */
+export function invalidRequest(requestId: string, issues: Issue[]): Response {
+  return failure(requestId, {
+    code: "invalid_request",
+    message: m.invalidRequest(issues.length),
+    param: issues[0]?.path ?? "",
+    issues,
+  });
 }

@@ -14,7 +14,7 @@ import type { Caller, Handler, ServerContext } from "../context.js";
 import { fingerprint } from "../idempotency.js";
 import { newId } from "../ids.js";
 import { serverMessages as m } from "../messages.js";
-import { failure, jsonText } from "../responses.js";
+import { failure, invalidRequest, jsonText } from "../responses.js";
 import type { TaskRecord } from "../store.js";
 
 /** @internal */
@@ -26,12 +26,7 @@ export const createGeneration: Handler = async (request, ctx, caller, requestId)
   const normalized = normalizeRequest(body.value, { catalog: ctx.catalog });
   const checked = normalized.success ? validateForModel(normalized.output, ctx.catalog) : normalized;
   if (!checked.success) {
-    return failure(requestId, {
-      code: "invalid_request",
-      message: m.invalidRequest(checked.issues.length),
-      param: checked.issues[0]?.path ?? "",
-      issues: checked.issues,
-    });
+    return invalidRequest(requestId, checked.issues);
   }
   return accept(ctx, caller, requestId, checked.output, body.value as Record<string, unknown>);
 };
@@ -84,12 +79,7 @@ function accept(
     jobCredits = charge.lines.map((line) => line.credits);
   } catch (error) {
     if (!(error instanceof InvalidRequestError)) throw error;
-    return failure(requestId, {
-      code: "invalid_request",
-      message: m.invalidRequest(error.issues.length),
-      param: error.issues[0]?.path ?? "",
-      issues: error.issues,
-    });
+    return invalidRequest(requestId, error.issues);
   }
 
   const task: TaskRecord = {

@@ -8,7 +8,7 @@ import { readJsonBody } from "../body.js";
 import type { Handler } from "../context.js";
 import { serverMessages as m } from "../messages.js";
 import { parseQuoteSpec } from "../quoteSpecSchema.js";
-import { failure, json } from "../responses.js";
+import { failure, invalidRequest, json } from "../responses.js";
 
 /** @internal */
 export const quotePrice: Handler = async (request, ctx, caller, requestId) => {
@@ -16,12 +16,7 @@ export const quotePrice: Handler = async (request, ctx, caller, requestId) => {
   if (!body.ok) return failure(requestId, body.failure);
   const spec = parseQuoteSpec(body.value);
   if (!spec.success) {
-    return failure(requestId, {
-      code: "invalid_request",
-      message: m.invalidRequest(spec.issues.length),
-      param: spec.issues[0]?.path ?? "",
-      issues: spec.issues,
-    });
+    return invalidRequest(requestId, spec.issues);
   }
   const user = ctx.store.getUser(caller.userId);
   if (!user) return failure(requestId, { code: "invalid_api_key", message: m.invalidApiKey() });
