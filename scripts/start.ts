@@ -3,7 +3,7 @@
  * with a demo user, three demo assets and a ck_test_ key, printed once with curl lines that work
  * as pasted. Ctrl-C stops it cleanly.
  */
-import { serve } from "../src/node/index.js";
+import { serve, sha256Hex } from "../src/node/index.js";
 import { createReferenceServer } from "../src/server/index.js";
 
 const port = process.env.PORT === undefined || process.env.PORT === "" ? 8787 : Number(process.env.PORT);
@@ -13,7 +13,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 const host = process.env.HOST || "127.0.0.1";
 
-const server = createReferenceServer();
+const server = createReferenceServer({ hashApiKey: sha256Hex });
 const { userId } = server.admin.createUser({ credits: 10_000 });
 const assets = [1, 2, 3].map(() => server.admin.createAsset(userId).assetId);
 const { key, apiKeyId } = server.admin.createApiKey(userId);
