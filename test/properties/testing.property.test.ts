@@ -74,7 +74,6 @@ describe("<package>/testing: the exported arbitraries, checked against the oracl
           expect(verdict(body)).toMatchObject({ success: true, output: { modelId } });
           if (oracleDefaultResolution(modelId) === undefined) expect(body.resolution).toBeDefined();
         }),
-        { numRuns: 30 },
       );
     }
     expect(() => generationRequestBody({ modelId: "nope" })).toThrow(RangeError);
@@ -117,7 +116,6 @@ describe("<package>/testing: the exported arbitraries, checked against the oracl
       fc.property(nearlyValidRequestBody("V6"), (n) => {
         expect(n.modelId).toBe("gamma-image-1.5");
       }),
-      { numRuns: 20 },
     );
   });
 
