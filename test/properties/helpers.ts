@@ -1,6 +1,11 @@
 /** Small helpers shared by the property files. */
-import { expect } from "vitest";
+import fc from "fast-check";
+import { expect, vi } from "vitest";
 import { type GenerationRequest, type Issue, normalizeRequest, type Result, validateForModel } from "../../src/index.js";
+
+// FC_RUNS raises the runs per property; give each test time in proportion, so a local run with many
+// runs on a busy machine does not hit vitest's 5 s default (100 runs take well under a second).
+vi.setConfig({ testTimeout: Math.max(5_000, (fc.readConfigureGlobal().numRuns ?? 100) * 60) });
 
 /** The whole verdict on a body: shape rules, then the model's own limits. */
 export function verdict(body: unknown): Result<GenerationRequest> {
