@@ -29,7 +29,14 @@ import { normalizeRequest } from "../request/normalizeRequest.js";
 import { REQUEST_FIELDS } from "../request/schema.js";
 import type { GenerationRequest } from "../types.js";
 
-/** Which catalog to read and, optionally, the one model to generate for (default: any model of the catalog). */
+/**
+ * Which catalog to read and, optionally, the one model to generate for (default: any model of the catalog).
+ *
+ * @example
+ * ```ts
+ * generationRequestBody({ catalog: myCatalog, modelId: "my-model-1" });
+ * ```
+ */
 export type TestingOptions = {
   /** The catalog whose models, limits and defaults apply (default: the built-in one). */
   catalog?: Catalog;
@@ -37,7 +44,16 @@ export type TestingOptions = {
   modelId?: string;
 };
 
-/** The rules a request body can break on its own (ids of RULES.md). */
+/**
+ * The rules a request body can break on its own (ids of RULES.md), for {@link nearlyValidRequestBody}.
+ *
+ * @example
+ * ```ts
+ * for (const rule of BREAKABLE_RULES) {
+ *   fc.assert(fc.property(nearlyValidRequestBody(rule), ({ body }) => !normalizeRequest(body).success || !validate(body)));
+ * }
+ * ```
+ */
 export const BREAKABLE_RULES = [
   "N1",
   "N2",
