@@ -50,7 +50,13 @@ export type TestingOptions = {
  * @example
  * ```ts
  * for (const rule of BREAKABLE_RULES) {
- *   fc.assert(fc.property(nearlyValidRequestBody(rule), ({ body }) => !normalizeRequest(body).success || !validate(body)));
+ *   fc.assert(
+ *     fc.property(nearlyValidRequestBody(rule), ({ body, path }) => {
+ *       const normalized = normalizeRequest(body);
+ *       const result = normalized.success ? validateForModel(normalized.output) : normalized;
+ *       return !result.success && result.issues.every((issue) => issue.path === path);
+ *     }),
+ *   );
  * }
  * ```
  */
