@@ -17,20 +17,10 @@ import {
 } from "../../src/models/lists.js";
 import type { Catalog, ModelSpec } from "../../src/models/modelSpec.js";
 import { messages } from "../../src/messages.js";
+import { REQUEST_FIELDS } from "../../src/request/schema.js";
 import type { GenerationRequest, Issue, Result } from "../../src/types.js";
 
-const FIELDS = new Set([
-  "prompt",
-  "modelId",
-  "generationType",
-  "aspectRatio",
-  "resolution",
-  "quality",
-  "background",
-  "imageCount",
-  "inputAssetIds",
-  "idempotencyKey",
-]);
+const FIELDS = new Set<string>(REQUEST_FIELDS);
 const UNOFFERED_QUALITIES = new Set(["auto", "xhigh", "max"]);
 
 function codePoints(s: string): number {
