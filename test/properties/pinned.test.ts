@@ -12,9 +12,11 @@ import {
   defineCatalog,
   type GenerationRequest,
   InvalidRequestError,
+  Multiplier,
   type ModelSpec,
   ModelSpecSchema,
   normalizeRequest,
+  parseMultiplier,
   quote,
   validateForModel,
 } from "../../src/index.js";
@@ -22,6 +24,7 @@ import { show } from "../../src/messages.js";
 import { formatPath } from "../../src/request/issues.js";
 import { charLength } from "../../src/request/schema.js";
 import * as v from "valibot";
+import { bigIntHalfUp } from "../oracle/seed.js";
 import { issuesOf } from "./helpers.js";
 
 const ok = (body: Record<string, unknown>): GenerationRequest => {
@@ -330,5 +333,89 @@ describe("V7: the catalog schema explains what is wrong", () => {
     }
     expect(v.safeParse(ModelSpecSchema, { ...beta2, id: "zeta-1.5" }).success).toBe(true);
     expect(v.safeParse(CatalogSchema, catalog).success).toBe(true);
+  });
+});
+
+describe("P4: a Multiplier read once and reused", () => {
+  it("P4: parseMultiplier gives a frozen Multiplier that quote and computeCharge accept as the account's multiplier", () => {
+    const m = parseMultiplier("1.15");
+    if (!m) throw new Error("valid");
+    expect(Multiplier.is(m)).toBe(true);
+    expect(Object.isFrozen(m)).toBe(true);
+    expect(Object.isFrozen(m.fraction)).toBe(true);
+    expect(m.text).toBe("1.15");
+    expect(parseMultiplier(m)).toBe(m);
+    expect(quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { multiplier: m }).credits).toBe(138);
+    const request = ok({ modelId: "beta2", resolution: "4K", imageCount: 2 });
+    expect(computeCharge(request, { account: { multiplier: m } }).totalCreditCost).toBe(276);
+    for (const text of ["0", "0.000", "1e-7", "1000", "0.1234567", "999.99999999"]) {
+      const read = parseMultiplier(text === "1e-7" ? 1e-7 : text);
+      expect(read && Object.isFrozen(read) && Multiplier.is(read), text).toBe(true);
+    }
+    expect(parseMultiplier("0")?.text).toBe("0");
+    expect(parseMultiplier(0.5)?.text).toBe("0.5");
+  });
+
+  it("P4: only parseMultiplier makes a Multiplier; a look-alike object is an invalid multiplier", () => {
+    expect(() => new Multiplier(Symbol("Multiplier"), "1", 1n, 1n, undefined)).toThrow(
+      new TypeError("Make a Multiplier with parseMultiplier()."),
+    );
+    const lookAlike = { text: "0.01", num: 1n, den: 100n, fraction: { num: 1, den: 100 } };
+    expect(Multiplier.is(lookAlike)).toBe(false);
+    expect(Multiplier.is(null)).toBe(false);
+    expect(Multiplier.is("1")).toBe(false);
+    expect(quote({ kind: "image", modelId: "beta2" }, { multiplier: lookAlike as never })).toMatchObject({
+      credits: null,
+      reason: "invalid_multiplier",
+    });
+    expect(() => computeCharge(ok({}), { account: { multiplier: lookAlike as never } })).toThrow(InvalidRequestError);
+  });
+
+  it("P4: a price far above the built-in ones is still multiplied exactly (no double rounding past 2^53)", () => {
+    // Prices and multipliers for which floor(double(2 x price x num + den) / (2 x den)) is off by one.
+    const cases: [number, string][] = [
+      [9007199254733072, "0.5"],
+      [9007199254733072, "0.7"],
+      [9007199254590530, "0.333"],
+      [2 ** 52 + 1, "1.5"],
+    ];
+    for (const [price, multiplier] of cases) {
+      const huge: Catalog = defineCatalog({
+        ...catalog,
+        models: {
+          ...catalog.models,
+          beta: { ...catalog.models.beta, prices: { "1K": { low: price }, "2K": { low: price }, "4K": { low: price } } },
+        },
+      });
+      expect(quote({ kind: "image", modelId: "beta" }, { multiplier }, huge).credits, `${price} x ${multiplier}`).toBe(
+        bigIntHalfUp(price, multiplier),
+      );
+    }
+  });
+});
+
+describe("P2: a custom model without the default quality", () => {
+  it("P2: an omitted quality means low, and a model that does not offer low says unsupported_quality", () => {
+    const highOnly: ModelSpec = {
+      id: "zeta-1",
+      aspectRatios: ["1:1"],
+      defaultAspectRatio: "1:1",
+      resolutions: ["2K"],
+      defaultResolution: "2K",
+      qualities: ["high"],
+      backgrounds: ["auto"],
+      maxImageCount: 2,
+      maxReferenceImages: 0,
+      referenceSurchargeCredits: 0,
+      outputFormat: null,
+      prices: { "2K": { high: 40 } },
+    };
+    const custom = defineCatalog({ ...catalog, models: { ...catalog.models, "zeta-1": highOnly } });
+    expect(quote({ kind: "image", modelId: "zeta-1" }, undefined, custom)).toMatchObject({
+      credits: null,
+      reason: "unsupported_quality",
+      message: 'quality "low" is not supported by zeta-1; use one of high.',
+    });
+    expect(quote({ kind: "image", modelId: "zeta-1", quality: " high " }, undefined, custom).credits).toBe(40);
   });
 });
