@@ -1,16 +1,18 @@
 /**
  * Binds a fetch handler (by default a new reference server) to `node:http` (`<package>/node`).
- * The bridge is `@hono/node-server`'s request listener, which builds the `Request` lazily and
- * writes string bodies without a stream; scripts/bench-bridge.ts measures it against bare node:http.
+ * A reference server is answered straight from node:http's request and response, without web
+ * `Request`/`Response` objects; any other fetch handler goes through `@hono/node-server`'s
+ * request listener. `npm run bench` measures both against bare node:http.
  *
  * @packageDocumentation
  */
 import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Readable } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
-import { BODY_READER, type BodyBytes } from "../server/body.js";
+import { type BodyBytes, type Incoming, type Outgoing, RESPOND } from "../server/context.js";
+import { pathOf } from "../server/incoming.js";
 import { createReferenceServer } from "../server/index.js";
 
 /**
@@ -76,19 +78,15 @@ export type RunningServer = {
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const server = options.server ?? createReferenceServer({ hashApiKey: sha256Hex });
   const host = options.host ?? "127.0.0.1";
-  const listener = getRequestListener(
-    (request, env: { incoming: Readable }) => {
-      // Lets the handler read the body straight from node:http (see BODY_READER); only when it asks.
-      if (request.method !== "GET" && request.method !== "HEAD") {
-        (request as { [BODY_READER]?: (max: number) => Promise<BodyBytes> })[BODY_READER] = (max) =>
-          readIncoming(env.incoming, max);
-      }
-      return server.fetch(request);
-    },
-    {
-      overrideGlobalObjects: options.overrideGlobalObjects ?? true,
-    },
-  );
+  // A reference server is answered without web Request/Response objects; any other fetch handler
+  // goes through @hono/node-server's bridge.
+  const respond = (server as { [RESPOND]?: unknown })[RESPOND];
+  const listener =
+    typeof respond === "function"
+      ? directListener(respond as (incoming: Incoming) => Promise<Outgoing>)
+      : getRequestListener((request) => server.fetch(request), {
+          overrideGlobalObjects: options.overrideGlobalObjects ?? true,
+        });
   const httpServer = createServer(listener);
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
@@ -121,6 +119,59 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
 
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return { url: `http://${shownHost}:${port}`, port, host, server, httpServer, close };
+}
+
+/**
+ * A node:http listener straight onto a reference server's handler: the request is read from the
+ * `IncomingMessage` (headers as a `Request` would join them, the body with the server's limit) and
+ * the answer written with one `writeHead` and `end`, with no web objects in between.
+ */
+function directListener(respond: (incoming: Incoming) => Promise<Outgoing>): RequestListener {
+  return (req, res) => {
+    respond(toIncoming(req)).then(
+      (out) => send(req, res, out),
+      () => {
+        // respond() answers every error itself; this only keeps a broken promise from hanging the socket
+        res.writeHead(500, { "content-type": "application/json; charset=utf-8", connection: "close" });
+        res.end('{"error":{"message":"Internal error.","code":"internal_error"}}');
+      },
+    );
+  };
+}
+
+/** The {@link Incoming} of a node:http request. */
+function toIncoming(req: IncomingMessage): Incoming {
+  return {
+    method: req.method ?? "GET",
+    path: targetPath(req.url ?? "/"),
+    header: (name) => req.headersDistinct[name]?.join(", ") ?? null,
+    readBody: (maxBytes) => readIncoming(req, maxBytes),
+  };
+}
+
+/**
+ * The path of a request target, as a `Request` made from it would have it: the query and fragment
+ * cut off, and dot segments and the like resolved by the URL parser when there may be any.
+ */
+function targetPath(target: string): string {
+  if (target.startsWith("/") && !/[.%\\]/.test(target)) {
+    const end = target.search(/[?#]/);
+    return end < 0 ? target : target.slice(0, end);
+  }
+  try {
+    return new URL(target, "http://localhost").pathname;
+  } catch {
+    return pathOf(target);
+  }
+}
+
+/** Writes an answer; a body left unread (a rejected upload) closes the connection rather than being read. */
+function send(req: IncomingMessage, res: ServerResponse, out: Outgoing): void {
+  const headers = out.headers;
+  headers["content-length"] = String(Buffer.byteLength(out.body));
+  if (!req.complete) headers.connection = "close";
+  res.writeHead(out.status, headers);
+  res.end(out.body);
 }
 
 /**

@@ -34,5 +34,32 @@ export type ApiKeyHasher = (key: string) => string | Promise<string>;
 /** The authenticated caller. @internal */
 export type Caller = { readonly userId: string; readonly apiKeyId: string };
 
+/**
+ * What the server reads of a request. Runtime-neutral and small, so that a binding can hand a
+ * request over without building a web `Request` (see `<package>/node`); {@link fromRequest} makes
+ * one from a `Request`. @internal
+ */
+export type Incoming = {
+  readonly method: string;
+  /** The path, without query string or fragment. */
+  readonly path: string;
+  /** A header by its lower-case name, repeated values joined by `", "`; `null` when absent. */
+  header(name: string): string | null;
+  /** Every byte of the body, or why there are none; never reads more than `maxBytes` and one chunk. */
+  readBody(maxBytes: number): Promise<BodyBytes>;
+};
+
+/** What the body reader answers: every byte of the body, or why there are none. @internal */
+export type BodyBytes = Uint8Array | "too_large" | "unreadable";
+
+/** What the server answers: a status, headers (lower-case names) and a JSON text. @internal */
+export type Outgoing = { readonly status: number; readonly headers: Record<string, string>; readonly body: string };
+
+/**
+ * Where a reference server keeps its handler of {@link Incoming} requests, for runtime bindings
+ * that can skip building web `Request` and `Response` objects (`<package>/node`). @internal
+ */
+export const RESPOND: unique symbol = Symbol.for("imagegen-pricing.respond");
+
 /** One endpoint's handler. @internal */
-export type Handler = (request: Request, ctx: ServerContext, caller: Caller, requestId: string) => Response | Promise<Response>;
+export type Handler = (incoming: Incoming, ctx: ServerContext, caller: Caller, requestId: string) => Outgoing | Promise<Outgoing>;

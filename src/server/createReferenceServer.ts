@@ -7,14 +7,15 @@ import type { Catalog } from "../models/modelSpec.js";
 import { type Admin, createAdmin } from "./admin.js";
 import { hashApiKey } from "./auth.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
-import type { ApiKeyHasher, LogEntry, ServerContext } from "./context.js";
+import { type ApiKeyHasher, type Incoming, type LogEntry, type Outgoing, RESPOND, type ServerContext } from "./context.js";
 import { handle } from "./handle.js";
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./idempotency.js";
 import { newId } from "./ids.js";
 import { createMemoryStore } from "./memoryStore.js";
 import { serverMessages as m } from "./messages.js";
 import { createOpenApiDocument } from "./openapi.js";
-import { failure } from "./responses.js";
+import { fromRequest } from "./incoming.js";
+import { failure, toResponse } from "./responses.js";
 import type { Store } from "./store.js";
 
 /** Options of {@link createReferenceServer}; every one has a default. */
@@ -48,6 +49,8 @@ export type ReferenceServer = {
   fetch: (request: Request) => Promise<Response>;
   /** The operator's methods (not reachable over HTTP). */
   admin: Admin;
+  /** @internal The same handler without web `Request`/`Response` objects, for runtime bindings. */
+  readonly [RESPOND]: (incoming: Incoming) => Promise<Outgoing>;
 };
 
 const defaultLog = (entry: LogEntry) => console.error(JSON.stringify(entry));
@@ -94,12 +97,12 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     return openApiText;
   };
 
-  const fetch = async (request: Request): Promise<Response> => {
+  const respond = async (incoming: Incoming): Promise<Outgoing> => {
     const requestId = newId.request();
     try {
       const settling = keysSettled();
       if (settling) await settling;
-      return await handle(request, ctx, requestId, openApi);
+      return await handle(incoming, ctx, requestId, openApi);
     } catch (error) {
       // A bug, not an input: log what went wrong (never the request's headers or body) and answer JSON.
       try {
@@ -116,5 +119,6 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       return failure(requestId, { code: "internal_error", message: m.internalError() });
     }
   };
-  return { fetch, admin };
+  const fetch = async (request: Request): Promise<Response> => toResponse(await respond(fromRequest(request)));
+  return { fetch, admin, [RESPOND]: respond };
 }

@@ -3,10 +3,10 @@
  * endpoint's handler (media type, size, JSON, request rules, idempotency, assets, balance).
  */
 import { readCredential } from "./auth.js";
-import type { ServerContext } from "./context.js";
+import type { Incoming, Outgoing, ServerContext } from "./context.js";
 import { serverMessages as m } from "./messages.js";
 import { failure, jsonText } from "./responses.js";
-import { pathOf, ROUTES } from "./router.js";
+import { ROUTES } from "./router.js";
 import type { ApiKeyRecord } from "./store.js";
 
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
@@ -14,31 +14,31 @@ const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
 /**
  * Answers one request.
  *
- * @param request - The request.
+ * @param incoming - The request.
  * @param ctx - The server.
  * @param requestId - This request's id (for the header and error bodies).
  * @param openApiText - The serialized OpenAPI document, made on first use.
  * @internal
  */
 export async function handle(
-  request: Request,
+  incoming: Incoming,
   ctx: ServerContext,
   requestId: string,
   openApiText: () => string,
-): Promise<Response> {
-  const path = pathOf(request.url);
+): Promise<Outgoing> {
+  const path = incoming.path;
   const route = ROUTES.get(path);
   if (!route) return failure(requestId, { code: "not_found", message: m.notFound(path) });
-  if (request.method !== route.method) {
+  if (incoming.method !== route.method) {
     return failure(requestId, {
       code: "method_not_allowed",
-      message: m.methodNotAllowed(request.method, [route.method]),
+      message: m.methodNotAllowed(incoming.method, [route.method]),
       headers: { allow: route.method },
     });
   }
   if (route.handler === "openapi") return jsonText(200, openApiText(), requestId);
 
-  const credential = readCredential(request.headers.get("authorization"));
+  const credential = readCredential(incoming.header("authorization"));
   if (credential.kind === "missing") {
     return failure(requestId, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
   }
@@ -51,5 +51,5 @@ export async function handle(
   if (!key || key.revoked) {
     return failure(requestId, { code: "invalid_api_key", message: m.invalidApiKey(), headers: BEARER_CHALLENGE });
   }
-  return route.handler(request, ctx, { userId: key.userId, apiKeyId: key.id }, requestId);
+  return route.handler(incoming, ctx, { userId: key.userId, apiKeyId: key.id }, requestId);
 }

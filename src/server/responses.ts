@@ -3,6 +3,7 @@
  * shape `{ error: { message, code, param?, issues?, requestId } }` (S12).
  */
 import type { Issue } from "../types.js";
+import type { Outgoing } from "./context.js";
 import { SERVER_ERRORS, type ServerErrorCode } from "./errors.js";
 import { serverMessages as m } from "./messages.js";
 
@@ -25,14 +26,23 @@ export type Failure = {
 const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
- * A JSON response from text that is already serialized (used for replays, byte for byte).
+ * A JSON answer from text that is already serialized (used for replays, byte for byte).
  *
  * @internal
  */
-export function jsonText(status: number, text: string, requestId: string, extra?: Record<string, string>): Response {
+export function jsonText(status: number, text: string, requestId: string, extra?: Record<string, string>): Outgoing {
   const headers: Record<string, string> = { "content-type": JSON_TYPE, "cache-control": "no-store", "request-id": requestId };
   if (extra) Object.assign(headers, extra);
-  return new Response(text, { status, headers });
+  return { status, headers, body: text };
+}
+
+/**
+ * The web `Response` of an answer.
+ *
+ * @internal
+ */
+export function toResponse(out: Outgoing): Response {
+  return new Response(out.body, { status: out.status, headers: out.headers });
 }
 
 /** Anything shaped like (the start of) an API key: `ck_live_` or `ck_test_` and what follows it. */
@@ -50,21 +60,21 @@ export function redactKeys(text: string): string {
 }
 
 /**
- * A JSON response. Every such body (errors, quotes, ping, credits) has key-shaped text masked; the
+ * A JSON answer. Every such body (errors, quotes, ping, credits) has key-shaped text masked; the
  * 202 body of a generation is written by {@link jsonText} and echoes the accepted prompt as sent.
  *
  * @internal
  */
-export function json(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Response {
+export function json(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Outgoing {
   return jsonText(status, redactKeys(JSON.stringify(body)), requestId, extra);
 }
 
 /**
- * The response of a rejected request.
+ * The answer to a rejected request.
  *
  * @internal
  */
-export function failure(requestId: string, f: Failure): Response {
+export function failure(requestId: string, f: Failure): Outgoing {
   // Built field by field so that the JSON keeps this order: message, code, param, issues, requestId.
   const error = { message: f.message, code: f.code } as ErrorBody["error"];
   if (f.param !== undefined) error.param = f.param;
@@ -78,7 +88,7 @@ export function failure(requestId: string, f: Failure): Response {
  *
  * @internal
  */
-export function invalidRequest(requestId: string, issues: Issue[]): Response {
+export function invalidRequest(requestId: string, issues: Issue[]): Outgoing {
   return failure(requestId, {
     code: "invalid_request",
     message: m.invalidRequest(issues.length),

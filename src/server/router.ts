@@ -20,19 +20,3 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
   ["/api/query/credits", { method: "GET", auth: "api_key", handler: queryCredits }],
   ["/openapi.json", { method: "GET", auth: "none", handler: "openapi" }],
 ]);
-
-/**
- * The path of a request URL, without parsing the whole URL (a `Request`'s URL is always absolute).
- *
- * @internal
- */
-export function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  let end = url.length;
-  const query = url.indexOf("?", start);
-  if (query >= 0) end = query;
-  const hash = url.indexOf("#", start);
-  if (hash >= 0 && hash < end) end = hash;
-  return url.slice(start, end);
-}

@@ -10,7 +10,7 @@ import { InvalidRequestError } from "../../pricing/errors.js";
 import type { GenerationRequest } from "../../types.js";
 import { renderAccepted } from "../acceptedBody.js";
 import { readJsonBody } from "../body.js";
-import type { Caller, Handler, ServerContext } from "../context.js";
+import type { Caller, Handler, Outgoing, ServerContext } from "../context.js";
 import { fingerprint } from "../idempotency.js";
 import { newId } from "../ids.js";
 import { serverMessages as m } from "../messages.js";
@@ -18,9 +18,9 @@ import { failure, invalidRequest, jsonText } from "../responses.js";
 import type { TaskRecord } from "../store.js";
 
 /** @internal */
-export const createGeneration: Handler = async (request, ctx, caller, requestId) => {
+export const createGeneration: Handler = async (incoming, ctx, caller, requestId) => {
   // Every await of this request is here, before anything is checked against the state.
-  const body = await readJsonBody(request, ctx.maxBodyBytes);
+  const body = await readJsonBody(incoming, ctx.maxBodyBytes);
   if (!body.ok) return failure(requestId, body.failure);
 
   const normalized = normalizeRequest(body.value, { catalog: ctx.catalog });
@@ -41,7 +41,7 @@ function accept(
   requestId: string,
   request: GenerationRequest,
   raw: Record<string, unknown>,
-): Response {
+): Outgoing {
   const { store } = ctx;
   const now = ctx.now();
   const clientKey = request.idempotencyKey;

@@ -11,8 +11,8 @@ import { parseQuoteSpec } from "../quoteSpecSchema.js";
 import { failure, invalidRequest, json } from "../responses.js";
 
 /** @internal */
-export const quotePrice: Handler = async (request, ctx, caller, requestId) => {
-  const body = await readJsonBody(request, ctx.maxBodyBytes);
+export const quotePrice: Handler = async (incoming, ctx, caller, requestId) => {
+  const body = await readJsonBody(incoming, ctx.maxBodyBytes);
   if (!body.ok) return failure(requestId, body.failure);
   const spec = parseQuoteSpec(body.value);
   if (!spec.success) {
