@@ -39,6 +39,12 @@ export function fingerprint(request: GenerationRequest): string {
  */
 export class ExpiringMap<V> {
   readonly #entries = new Map<string, { value: V; expiresAt: number }>();
+  /**
+   * When the front entry expires: until then there is nothing to evict, and no iterator is made.
+   * If the front entry is deleted early, this may be stale; an entry then lingers a little longer,
+   * but `get` checks each entry's own expiry, so a dead entry is never answered.
+   */
+  #frontExpiresAt = Number.POSITIVE_INFINITY;
 
   /** Live entries and expired ones not yet evicted. */
   get size(): number {
@@ -63,13 +69,19 @@ export class ExpiringMap<V> {
     this.evict(now);
     this.#entries.delete(key);
     this.#entries.set(key, { value, expiresAt });
+    if (this.#entries.size === 1) this.#frontExpiresAt = expiresAt;
   }
 
   /** Pops expired entries from the front; stops at the first live one. */
   evict(now: number): void {
+    if (now < this.#frontExpiresAt) return;
     for (const [key, entry] of this.#entries) {
-      if (entry.expiresAt > now) return;
+      if (entry.expiresAt > now) {
+        this.#frontExpiresAt = entry.expiresAt;
+        return;
+      }
       this.#entries.delete(key);
     }
+    this.#frontExpiresAt = Number.POSITIVE_INFINITY;
   }
 }
