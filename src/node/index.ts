@@ -29,7 +29,10 @@ export function sha256Hex(key: string): string {
 }
 
 /** Anything with a web-standard fetch handler, such as a reference server. */
-export type FetchServer = { fetch: (request: Request) => Response | Promise<Response> };
+export type FetchServer = {
+  /** Answers a web-standard request. */
+  fetch: (request: Request) => Response | Promise<Response>;
+};
 
 /** Options of {@link serve}. */
 export type ServeOptions = {

@@ -2,7 +2,6 @@ import { catalog as builtIn } from "../models/catalog.js";
 import { DEFAULTS, LIMITS } from "../models/lists.js";
 import { type Catalog, findModel } from "../models/modelSpec.js";
 import { messages, type QuoteReason } from "../messages.js";
-import type { Quality, Resolution } from "../types.js";
 import { type Multiplier, parseMultiplier } from "./decimal.js";
 import { type PriceBreakdown, priceOutput } from "./priceOutput.js";
 

@@ -29,7 +29,7 @@ export type { Admin, JobView, TaskView } from "./admin.js";
 export type { ApiKeyMode } from "./auth.js";
 export type { ApiKeyHasher, LogEntry } from "./context.js";
 export type { AdminErrorCode, ServerErrorCode } from "./errors.js";
-export type { LedgerEntry } from "./ledger.js";
+export type { LedgerEntry, LedgerRecord } from "./ledger.js";
 export type { OpenApiDocument } from "./openapi.js";
 export type { ErrorBody } from "./responses.js";
 export type { CreditsAnswer, GenerationAccepted, PingAnswer } from "./schemas.js";

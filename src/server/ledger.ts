@@ -16,7 +16,7 @@ export type LedgerEntry = {
 
 /**
  * How a store keeps an entry: the time as epoch milliseconds and the job as an index into its task,
- * so that an entry costs a few words, not a few strings. @internal
+ * so that an entry costs a few words, not a few strings. A durable {@link Store} keeps these.
  */
 export type LedgerRecord = {
   readonly kind: LedgerEntry["kind"];

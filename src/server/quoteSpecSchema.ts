@@ -35,10 +35,15 @@ const referenceCount = (i: { input: unknown }) => m.specReferenceCount(LIMITS.ma
  */
 export const QuoteSpecSchema = v.strictObject(
   {
+    /** Required; `"image"` is the only kind priced (another is `credits: null`, P2). */
     kind: text("kind"),
+    /** Required; an unknown model is `credits: null` (P2). */
     modelId: text("modelId"),
+    /** `1K`, `2K` or `4K`; default: the model's. */
     resolution: v.optional(option("resolution", RESOLUTIONS)),
+    /** `low`, `medium` or `high`; default `low`. */
     quality: v.optional(option("quality", QUALITIES)),
+    /** Distinct reference images, 0 to 14; default 0. */
     referenceImageCount: v.optional(
       v.pipe(
         v.number(referenceCount),

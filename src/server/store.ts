@@ -80,16 +80,23 @@ export type CommitInput = {
 export interface Store {
   /** Adds a user with a grant of `credits` (a ledger entry when positive). */
   createUser(user: UserRecord, at: number): void;
+  /** A user, or `undefined` for an unknown id. */
   getUser(userId: string): UserRecord | undefined;
   /** Adds credits to a user's balance (a `grant` entry). */
   grant(userId: string, credits: number, at: number): boolean;
+  /** Sets a user's price multiplier (already checked, P4); `false` for an unknown user. */
   setMultiplier(userId: string, multiplier: string): boolean;
 
+  /** Stores a key record (its hash, never the key). */
   putApiKey(key: ApiKeyRecord): void;
+  /** The key whose SHA-256 is `hash`, revoked or not. */
   findApiKeyByHash(hash: string): ApiKeyRecord | undefined;
+  /** A key record by its id (`apk_...`). */
   getApiKey(apiKeyId: string): ApiKeyRecord | undefined;
+  /** Marks a key revoked; `false` for an unknown id. */
   revokeApiKey(apiKeyId: string): boolean;
 
+  /** Records an asset as its owner's. */
   putAsset(assetId: string, userId: string): void;
   /** The owner of an asset, or `undefined` for an unknown id. */
   assetOwner(assetId: string): string | undefined;
@@ -103,6 +110,7 @@ export interface Store {
    * it succeeds (S4, S5, S13).
    */
   commitTask(input: CommitInput, now: number): CommitResult;
+  /** A task by id, or `undefined`. */
   getTask(taskId: string): TaskRecord | undefined;
   /**
    * Marks a job failed and refunds its stored charge, once (S6, S7).
