@@ -86,6 +86,8 @@ describe("prices", () => {
     expect(reason({ kind: "image", modelId: "beta2", quality: "high" })).toBe("unsupported_quality");
     expect(reason({ kind: "image", modelId: "alpha-img2-official", quality: "xhigh" })).toBe("unsupported_quality");
     expect(reason({ kind: "image", modelId: "alpha-img2-official", quality: "auto" })).toBe("unsupported_quality");
+    expect(reason({ kind: "image", modelId: "beta2", quality: null })).toBe("unsupported_quality"); // null is not absent
+    expect(reason({ kind: "image", modelId: "beta2", resolution: null })).toBe("unsupported_resolution");
     expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: 1.5 })).toBe("invalid_reference_count");
     expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: -1 })).toBe("invalid_reference_count");
     expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: 15 })).toBe("invalid_reference_count");

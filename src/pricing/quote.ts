@@ -95,9 +95,14 @@ export function quote(spec: QuoteSpec, account?: AccountPricing, catalog: Catalo
     const message = messages.unsupported("resolution", trimmed(spec.resolution), model.id, model.resolutions);
     return unpriced("unsupported_resolution", message, catalogVersion);
   }
-  const quality = spec.quality === undefined ? DEFAULTS.quality : pick(spec.quality, model.qualities);
-  if (quality === undefined || !model.qualities.includes(quality)) {
-    const message = messages.unsupported("quality", trimmed(spec.quality ?? DEFAULTS.quality), model.id, model.qualities);
+  const quality = pick(spec.quality === undefined ? DEFAULTS.quality : spec.quality, model.qualities);
+  if (quality === undefined) {
+    const message = messages.unsupported(
+      "quality",
+      trimmed(spec.quality === undefined ? DEFAULTS.quality : spec.quality),
+      model.id,
+      model.qualities,
+    );
     return unpriced("unsupported_quality", message, catalogVersion);
   }
   const references: unknown = spec.referenceImageCount ?? 0;
