@@ -13,6 +13,7 @@ import {
   RESOLUTIONS,
   validateForModel,
 } from "../../src/index.js";
+import { ORACLE_FIELDS } from "../oracle/seed.js";
 
 type Prop = { enum?: string[]; default?: unknown; maximum?: number; maxItems?: number; maxLength?: number; const?: string };
 const props = (schema: unknown) => (schema as { properties: Record<string, Prop> }).properties;
@@ -29,18 +30,7 @@ describe("imagegen-pricing/json-schema", () => {
     expect(schema.$schema).toBe("http://json-schema.org/draft-07/schema#");
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toEqual(["prompt"]);
-    expect(Object.keys(p)).toEqual([
-      "prompt",
-      "modelId",
-      "generationType",
-      "aspectRatio",
-      "resolution",
-      "quality",
-      "background",
-      "imageCount",
-      "inputAssetIds",
-      "idempotencyKey",
-    ]);
+    expect(Object.keys(p)).toEqual(ORACLE_FIELDS);
     expect(p.modelId?.enum).toEqual(Object.keys(catalog.models));
     expect(p.modelId?.default).toBe(catalog.defaultModelId);
     expect(p.aspectRatio?.enum).toEqual([...ASPECT_RATIOS]);

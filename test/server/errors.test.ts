@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { createReferenceServer, ErrorBodySchema, type LogEntry, type Store, createMemoryStore } from "../../src/server/index.js";
 import { BASE, errorOf, setup } from "./helpers.js";
+import { ORACLE_FIELDS } from "../oracle/seed.js";
 
 const raw = (
   s: ReturnType<typeof setup>,
@@ -228,21 +229,7 @@ describe("errors and their order", () => {
       fc.string(),
       fc.array(fc.constantFrom<unknown>(a, " ", "x", 1, null), { maxLength: 4 }),
     );
-    const field = fc.constantFrom(
-      "prompt",
-      "modelId",
-      "generationType",
-      "aspectRatio",
-      "resolution",
-      "quality",
-      "background",
-      "imageCount",
-      "inputAssetIds",
-      "idempotencyKey",
-      "cost",
-      "__proto__",
-      "constructor",
-    );
+    const field = fc.constantFrom(...ORACLE_FIELDS, "cost", "__proto__", "constructor");
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(fc.dictionary(field, value), fc.jsonValue()),
