@@ -1,24 +1,32 @@
 /**
- * The state the handlers need, behind one small interface, so that a durable store can replace the
- * in-memory one without touching a handler. Every method is synchronous: the generation handler
- * does all of its `await`s first and then runs check, claim, debit and insert as one step that
- * nothing can interleave with (S4, S5). A durable store keeps that promise by making
- * {@link Store.commitTask} one transaction (it re-checks the idempotency claim and the balance itself).
+ * The `Store`: every piece of state a reference server keeps (users, keys, assets, tasks, the
+ * ledger), behind one asynchronous interface that the in-memory store and the PostgreSQL store
+ * both implement.
+ *
+ * The charging flow depends on two methods being atomic: {@link Store.commitTask} (claim the
+ * idempotency key, re-check the API key, debit, store the task and its ledger entry) and
+ * {@link Store.failJob} (refund a queued job exactly once). The in-memory store runs each with no
+ * `await` inside; a database store runs each as one transaction. Every other method is a single
+ * read or write.
  */
 import type { GenerationRequest } from "../types.js";
-import type { ApiKeyMode } from "./auth.js";
-import type { LedgerRecord } from "./ledger.js";
+
+/** Whether a key is for production (`ck_live_`) or development (`ck_test_`). */
+export type ApiKeyMode = "live" | "test";
+
+/** The largest balance and the largest single movement: the largest exactly representable integer. */
+export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 
 /** A user: balance and price multiplier. */
 export type UserRecord = {
   readonly id: string;
-  /** Whole credits, never below zero (S4). */
+  /** Whole credits, 0 to {@link MAX_CREDITS}. */
   readonly balance: number;
-  /** The multiplier as an exact plain decimal (`"1.15"`), already checked (P4). */
+  /** The multiplier as an exact plain decimal (`"1.15"`), already checked. */
   readonly multiplier: string;
 };
 
-/** An API key, as stored: never the key itself, only its SHA-256 (S2). */
+/** An API key as stored: never the key itself, only its SHA-256. */
 export type ApiKeyRecord = {
   readonly id: string;
   readonly userId: string;
@@ -28,97 +36,145 @@ export type ApiKeyRecord = {
   readonly revoked: boolean;
 };
 
-/** Status of a job. `queued` on acceptance; `failed` after `admin.failJob`. */
+/** Status of a job: `queued` on acceptance, `failed` once failed (and refunded). */
 export type JobStatus = "queued" | "failed";
 
 /**
- * A task and its jobs, kept compact (a few hundred bytes with a short prompt): one job per output
- * image, each with its own charge (S8); job ids are derived from the task id.
+ * A task as the handler builds it, before the store accepts it: one job per output image, each
+ * with its own charge; job ids are derived from the task id.
  */
-export type TaskRecord = {
+export type TaskDraft = {
   readonly id: string;
   readonly userId: string;
   /** Epoch milliseconds. */
   readonly createdAt: number;
-  /** The complete normalized request, with its (client's or server-made) idempotency key (S8). */
+  /** The complete normalized request, with its (client's or server-made) idempotency key. */
   readonly request: GenerationRequest;
-  /** Whether `request.idempotencyKey` came from the client (then a replay record exists). */
+  /** Whether `request.idempotencyKey` came from the client (then it is claimed with the task). */
   readonly clientKey: boolean;
-  /** Authorized references the charge counted (P6). */
+  /** Authorized references the charge counted. */
   readonly referenceCount: number;
-  /** The account multiplier at acceptance (S7). */
+  /** The account multiplier at acceptance. */
   readonly multiplier: string;
+  /** The catalog version that priced the task. */
   readonly catalogVersion: string;
-  /** Credits charged for each job, by job index (S6, S7, S8). */
+  /** Credits charged for each job, by job index. */
   readonly jobCredits: readonly number[];
-  /** Status of each job, by job index. */
-  readonly jobStatus: JobStatus[];
+  /** The sum of `jobCredits`: what is debited. */
+  readonly totalCredits: number;
+};
+
+/** A stored task: its draft, the balance right after its debit, and the status of each job. */
+export type TaskRecord = TaskDraft & {
   /** The balance right after this task's debit: what the 202 body reported. */
-  balanceAfter: number;
+  readonly balanceAfter: number;
+  /** Status of each job, by job index. */
+  readonly jobStatus: readonly JobStatus[];
 };
 
-/** An idempotency record (S5): which task a user's key made and the exact body it answered. */
-export type IdempotencyRecord = { readonly taskId: string; readonly body: string };
+/**
+ * One movement of credits as a store keeps it: the time as epoch milliseconds and the job as an
+ * index into its task.
+ */
+export type LedgerRecord = {
+  readonly kind: "grant" | "debit" | "refund";
+  /** Positive whole credits; `kind` gives the direction. */
+  readonly credits: number;
+  readonly at: number;
+  readonly taskId?: string;
+  readonly jobIndex?: number;
+};
 
-/** The outcome of {@link Store.commitTask}. */
-export type CommitResult =
-  | { ok: true; task: TaskRecord; body: string }
-  | { ok: false; reason: "insufficient_credits"; balance: number }
-  | { ok: false; reason: "idempotency_key_taken" }
-  | { ok: false; reason: "unknown_user" };
-
-/** What a task commit needs besides the task. */
+/** What {@link Store.commitTask} is asked to do. */
 export type CommitInput = {
-  task: TaskRecord;
-  /** The client's idempotency key to claim with the task, and when the claim expires (epoch ms). */
-  claim?: { key: string; expiresAt: number };
-  /** Renders the 202 body once the debit is known; stored with the claim for replays. */
-  render: (task: TaskRecord) => string;
+  readonly task: TaskDraft;
+  /** The key the request authenticated with: re-checked in the commit, so a key revoked in flight charges nothing. */
+  readonly apiKeyId: string;
+  /**
+   * The client's idempotency key to claim for the task, per user. `expiresAt` (epoch ms) only when
+   * the server runs with an idempotency window; without it the claim lasts as long as the task.
+   */
+  readonly claim?: { readonly key: string; readonly expiresAt?: number };
 };
 
-/** The state of a reference server. */
+/** The outcome of {@link Store.commitTask}. Nothing changed unless `ok`. */
+export type CommitResult =
+  | { readonly ok: true; readonly task: TaskRecord }
+  | { readonly ok: false; readonly reason: "insufficient_credits"; readonly balance: number }
+  /** The claim is held by a live record: `task` is the task it points at, for a replay or a 409. */
+  | { readonly ok: false; readonly reason: "idempotency_key_taken"; readonly task: TaskRecord }
+  | { readonly ok: false; readonly reason: "api_key_revoked" }
+  | { readonly ok: false; readonly reason: "unknown_user" };
+
+/** The outcome of {@link Store.grant}. Nothing changed unless `ok`. */
+export type GrantResult =
+  | { readonly ok: true; readonly balance: number }
+  | { readonly ok: false; readonly reason: "unknown_user" | "balance_too_large" };
+
+/**
+ * The state of a reference server. Every method returns a Promise; a store that cannot reach its
+ * backing service rejects with a {@link StoreUnavailableError}, and then nothing has changed.
+ */
 export interface Store {
-  /** Adds a user with a grant of `credits` (a ledger entry when positive). */
-  createUser(user: UserRecord, at: number): void;
+  /** Adds a user with an opening grant of `credits` (a ledger entry when positive); `false` when the id is taken. */
+  createUser(user: { readonly id: string; readonly credits: number; readonly multiplier: string }, at: number): Promise<boolean>;
   /** A user, or `undefined` for an unknown id. */
-  getUser(userId: string): UserRecord | undefined;
-  /** Adds credits to a user's balance (a `grant` entry). */
-  grant(userId: string, credits: number, at: number): boolean;
-  /** Sets a user's price multiplier (already checked, P4); `false` for an unknown user. */
-  setMultiplier(userId: string, multiplier: string): boolean;
+  getUser(userId: string): Promise<UserRecord | undefined>;
+  /** Adds credits to a user's balance and writes a `grant` entry (when positive). */
+  grant(userId: string, credits: number, at: number): Promise<GrantResult>;
+  /** Sets a user's price multiplier (already checked); `false` for an unknown user. */
+  setMultiplier(userId: string, multiplier: string): Promise<boolean>;
 
-  /** Stores a key record (its hash, never the key). */
-  putApiKey(key: ApiKeyRecord): void;
+  /** Stores a key record (its hash, never the key); `false` when the id or the hash is taken. */
+  putApiKey(key: ApiKeyRecord): Promise<boolean>;
   /** The key whose SHA-256 is `hash`, revoked or not. */
-  findApiKeyByHash(hash: string): ApiKeyRecord | undefined;
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   /** A key record by its id (`apk_...`). */
-  getApiKey(apiKeyId: string): ApiKeyRecord | undefined;
-  /** Marks a key revoked; `false` for an unknown id. */
-  revokeApiKey(apiKeyId: string): boolean;
+  getApiKey(apiKeyId: string): Promise<ApiKeyRecord | undefined>;
+  /** Marks a key revoked (again is fine); `false` for an unknown id. */
+  revokeApiKey(apiKeyId: string): Promise<boolean>;
 
-  /** Records an asset as its owner's. */
-  putAsset(assetId: string, userId: string): void;
-  /** The owner of an asset, or `undefined` for an unknown id. */
-  assetOwner(assetId: string): string | undefined;
+  /** Records an asset as its owner's; `false` when the id is taken. */
+  putAsset(assetId: string, userId: string): Promise<boolean>;
+  /** Which of `assetIds` belong to `userId` (one lookup for the whole list). */
+  ownedAssets(userId: string, assetIds: readonly string[]): Promise<ReadonlySet<string>>;
 
-  /** A live (not expired) idempotency record of a user's key. */
-  findIdempotency(userId: string, key: string, now: number): IdempotencyRecord | undefined;
-
+  /** The task a user's live idempotency claim points at, or `undefined`. */
+  findClaimedTask(userId: string, key: string, now: number): Promise<TaskRecord | undefined>;
   /**
-   * In one step: re-checks the claim, debits the whole charge if the balance covers it, stores the
-   * task, records the debit, renders the body and stores it with the claim. Nothing changes unless
-   * it succeeds (S4, S5, S13).
+   * Atomically: checks the API key is not revoked, claims the idempotency key (or reports the
+   * task holding it), debits `task.totalCredits` when the balance covers it, stores the task
+   * with every job `queued`, and writes the debit entry (when positive).
    */
-  commitTask(input: CommitInput, now: number): CommitResult;
+  commitTask(input: CommitInput, now: number): Promise<CommitResult>;
   /** A task by id, or `undefined`. */
-  getTask(taskId: string): TaskRecord | undefined;
+  getTask(taskId: string): Promise<TaskRecord | undefined>;
   /**
-   * Marks a job failed and refunds its stored charge, once (S6, S7).
+   * Atomically: marks a queued job failed and refunds its stored charge; a job already failed
+   * refunds nothing.
    *
    * @returns The credits refunded (0 when already failed), or `undefined` for an unknown job.
    */
-  failJob(taskId: string, index: number, at: number): number | undefined;
+  failJob(taskId: string, index: number, at: number): Promise<number | undefined>;
 
   /** A user's ledger, oldest first, or `undefined` for an unknown user. */
-  ledger(userId: string): readonly LedgerRecord[] | undefined;
+  ledger(userId: string): Promise<readonly LedgerRecord[] | undefined>;
+
+  /** Releases what the store holds (connections); the in-memory store has nothing to release. */
+  close(): Promise<void>;
+}
+
+/**
+ * Thrown (as a rejection) by a store that cannot reach its backing service. The server answers
+ * 503 `service_unavailable` with `Retry-After`; the operation changed nothing.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+  /** Seconds a client should wait before retrying. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+  }
 }
