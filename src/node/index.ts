@@ -11,8 +11,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from "node:net";
 import type { Readable } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
-import { type BodyBytes, type Incoming, type Outgoing, RESPOND } from "../server/context.js";
-import { pathOf } from "../server/incoming.js";
+import { type BodyBytes, type Incoming, type Outgoing, pathOf, RESPOND } from "../server/http.js";
 import { createReferenceServer } from "../server/index.js";
 
 /**

@@ -1,16 +1,37 @@
 /**
- * The operator's methods (API.md): users, keys, assets, multipliers, failing jobs, balances and the
- * ledger. Bad arguments throw an {@link AdminError}; nothing changes when one is thrown.
+ * The operator's methods: users, keys, assets, multipliers, failing jobs, balances and the ledger
+ * (S13). Bad arguments throw an {@link AdminError}; nothing changes when one is thrown.
  */
 import { parseMultiplier } from "../pricing/decimal.js";
 import type { GenerationRequest } from "../types.js";
-import { type ApiKeyMode, generateApiKey } from "./auth.js";
-import type { ServerContext } from "./context.js";
-import { AdminError } from "./errors.js";
+import { generateApiKey } from "./auth.js";
+import type { ServerContext } from "./createReferenceServer.js";
+import { AdminError, serverMessages as m } from "./errors.js";
 import { jobId, newId, parseJobId } from "./ids.js";
-import type { LedgerEntry } from "./ledger.js";
-import { serverMessages as m } from "./messages.js";
-import type { JobStatus } from "./store.js";
+import type { ApiKeyMode, JobStatus } from "./store.js";
+
+/** One movement of credits, as `admin.ledger(userId)` returns it. */
+export type LedgerEntry = {
+  kind: "grant" | "debit" | "refund";
+  /** Positive whole credits; `kind` gives the direction. */
+  credits: number;
+  /** ISO 8601 time of the movement. */
+  at: string;
+  taskId?: string;
+  jobId?: string;
+};
+
+/**
+ * Sums a ledger: what the balance must be (S13).
+ *
+ * @param entries - A user's entries.
+ * @returns granted - debits + refunds.
+ */
+export function ledgerBalance(entries: readonly Pick<LedgerEntry, "kind" | "credits">[]): number {
+  let balance = 0;
+  for (const entry of entries) balance += entry.kind === "debit" ? -entry.credits : entry.credits;
+  return balance;
+}
 
 /** A job as the operator sees it. */
 export type JobView = { jobId: string; taskId: string; status: JobStatus; credits: number };

@@ -1,16 +1,17 @@
 /**
- * API keys (S1, S2): how a key is made, how it is stored (only its SHA-256) and how the
- * `Authorization` header is read. Web Crypto only, so the handler stays runtime-neutral.
+ * API keys (S1, S2): how a key is made, how it is kept (only its SHA-256), how the `Authorization`
+ * header is read, and how a request is authenticated. Web Crypto by default, so the server stays
+ * runtime-neutral.
  */
+import type { ServerContext } from "./createReferenceServer.js";
+import { type Failure, serverMessages as m } from "./errors.js";
 import { randomBase64Url } from "./ids.js";
-
-/** Whether a key is for production (`ck_live_`) or development (`ck_test_`). */
-export type ApiKeyMode = "live" | "test";
+import type { ApiKeyMode, ApiKeyRecord } from "./store.js";
 
 /** The prefix of each mode's keys. */
 export const API_KEY_PREFIXES = { live: "ck_live_", test: "ck_test_" } as const satisfies Record<ApiKeyMode, string>;
 
-/** Random bytes in a key: 192 bits, above the 128 the issue asks for. */
+/** Random bytes in a key: 192 bits, well above the 128 a secret key needs. */
 const KEY_RANDOM_BYTES = 24;
 
 /**
@@ -30,10 +31,16 @@ export function generateApiKey(mode: ApiKeyMode): string {
   return API_KEY_PREFIXES[mode] + randomBase64Url(KEY_RANDOM_BYTES);
 }
 
+/**
+ * Hashes a whole API key to its SHA-256 as lowercase hex. A synchronous one (a string, not a
+ * promise) saves the request a trip through the event loop; see `<package>/node`'s `sha256Hex`.
+ */
+export type ApiKeyHasher = (key: string) => string | Promise<string>;
+
 const encoder = new TextEncoder();
 
 /**
- * The SHA-256 of a key as lowercase hex: the only form in which a key is kept.
+ * The SHA-256 of a key as lowercase hex (Web Crypto): the only form in which a key is kept.
  *
  * @param key - The whole key.
  * @returns 64 hex characters.
@@ -66,4 +73,39 @@ export function readCredential(header: string | null): Credential {
   if (space < 0 || header.slice(0, space).toLowerCase() !== "bearer") return { kind: "missing" };
   const key = header.slice(space + 1).trim();
   return KEY_SHAPE.test(key) ? { kind: "key", key } : { kind: "malformed" };
+}
+
+/** The authenticated caller. @internal */
+export type Caller = { readonly userId: string; readonly apiKeyId: string };
+
+const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
+
+/** The 401 of a key that is malformed, unknown or revoked. @internal */
+export const INVALID_API_KEY: Failure = { code: "invalid_api_key", message: m.invalidApiKey(), headers: BEARER_CHALLENGE };
+
+/**
+ * Authenticates a request by its `Authorization` header: the key's SHA-256 is looked up, never the
+ * key compared as text.
+ *
+ * @param header - The `Authorization` header, or `null`.
+ * @param ctx - The server (its store and hasher).
+ * @returns The caller, or the 401 to answer with.
+ * @internal
+ */
+export async function authenticate(
+  header: string | null,
+  ctx: ServerContext,
+): Promise<{ ok: true; caller: Caller } | { ok: false; failure: Failure }> {
+  const credential = readCredential(header);
+  if (credential.kind === "missing") {
+    return { ok: false, failure: { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE } };
+  }
+  let key: ApiKeyRecord | undefined;
+  if (credential.kind === "key") {
+    // A synchronous hasher (the Node binding's) answers without a trip through the event loop.
+    const hash = ctx.hashApiKey(credential.key);
+    key = ctx.store.findApiKeyByHash(typeof hash === "string" ? hash : await hash);
+  }
+  if (!key || key.revoked) return { ok: false, failure: INVALID_API_KEY };
+  return { ok: true, caller: { userId: key.userId, apiKeyId: key.id } };
 }

@@ -1,22 +1,51 @@
 /**
- * `createReferenceServer`: the whole service interface in memory, as a web-standard fetch handler
- * plus the operator's admin methods.
+ * `createReferenceServer`: a whole reference server (the fetch handler of the four endpoints and
+ * the operator's admin methods) over a store, with its options and the settings every handler is
+ * given.
  */
 import { catalog as builtIn } from "../models/catalog.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { type Admin, createAdmin } from "./admin.js";
-import { hashApiKey } from "./auth.js";
-import { DEFAULT_MAX_BODY_BYTES } from "./body.js";
-import { type ApiKeyHasher, type Incoming, type LogEntry, type Outgoing, RESPOND, type ServerContext } from "./context.js";
-import { handle } from "./handle.js";
-import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./idempotency.js";
+import { type ApiKeyHasher, hashApiKey } from "./auth.js";
+import { serverMessages as m } from "./errors.js";
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./generations.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  dispatch,
+  failure,
+  fromRequest,
+  type Incoming,
+  type Outgoing,
+  RESPOND,
+  toResponse,
+} from "./http.js";
 import { newId } from "./ids.js";
 import { createMemoryStore } from "./memoryStore.js";
-import { serverMessages as m } from "./messages.js";
 import { createOpenApiDocument } from "./openapi.js";
-import { fromRequest } from "./incoming.js";
-import { failure, toResponse } from "./responses.js";
 import type { Store } from "./store.js";
+
+/** A line the server logs. It never holds a key, a header or a body. */
+export type LogEntry = {
+  level: "error";
+  message: string;
+  requestId: string;
+  error: { name: string; message: string; stack?: string };
+};
+
+/** The settings and state of one server: what every handler is given. @internal */
+export type ServerContext = {
+  readonly store: Store;
+  readonly catalog: Catalog;
+  readonly now: () => number;
+  readonly maxBodyBytes: number;
+  readonly idempotencyTtlMs: number;
+  readonly serviceName: string;
+  readonly log: (entry: LogEntry) => void;
+  /** SHA-256 of a key as lowercase hex; Web Crypto unless the runtime binding gives a synchronous one. */
+  readonly hashApiKey: ApiKeyHasher;
+  /** The serialized OpenAPI document, made on first use. */
+  readonly openApiText: () => string;
+};
 
 /** Options of {@link createReferenceServer}; every one has a default. */
 export type ReferenceServerOptions = {
@@ -62,7 +91,7 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 }
 
 /**
- * Creates a reference server: all of the service interface (RULES.md S1-S13) with its state in a
+ * Creates a reference server: all of the service interface (S1-S13) with its state in a
  * store (in memory by default).
  *
  * @param options - Limits, clock, catalog, store and logger; all optional.
@@ -80,6 +109,7 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  */
 export function createReferenceServer(options: ReferenceServerOptions = {}): ReferenceServer {
   const catalog = options.catalog ?? builtIn;
+  let openApiText: string | undefined;
   const ctx: ServerContext = {
     store: options.store ?? createMemoryStore(),
     catalog,
@@ -89,20 +119,19 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     serviceName: options.serviceName ?? "imagegen-pricing-reference",
     log: options.log ?? defaultLog,
     hashApiKey: options.hashApiKey ?? hashApiKey,
+    openApiText: () => {
+      openApiText ??= JSON.stringify(createOpenApiDocument(catalog));
+      return openApiText;
+    },
   };
   const { admin, keysSettled } = createAdmin(ctx);
-  let openApiText: string | undefined;
-  const openApi = () => {
-    openApiText ??= JSON.stringify(createOpenApiDocument(catalog));
-    return openApiText;
-  };
 
   const respond = async (incoming: Incoming): Promise<Outgoing> => {
     const requestId = newId.request();
     try {
       const settling = keysSettled();
       if (settling) await settling;
-      return await handle(incoming, ctx, requestId, openApi);
+      return await dispatch(incoming, ctx, requestId);
     } catch (error) {
       // A bug, not an input: log what went wrong (never the request's headers or body) and answer JSON.
       try {

@@ -1,6 +1,10 @@
 /**
- * The error codes of the server and the typed error of the admin methods.
+ * Every way the server says no: the HTTP error codes with their statuses, the typed error of the
+ * admin methods, and every sentence the server says (the core's sentences are in `src/messages.ts`).
+ * No message ever contains an API key.
  */
+import { show } from "../messages.js";
+import type { Issue } from "../types.js";
 
 /**
  * Every `error.code` of a failed HTTP request, with its status (S12). Data, so that the OpenAPI
@@ -23,6 +27,22 @@ export const SERVER_ERRORS = {
 
 /** Stable codes of the `error.code` field of a failed HTTP request. */
 export type ServerErrorCode = keyof typeof SERVER_ERRORS;
+
+/** The body of every failed request. */
+export type ErrorBody = {
+  error: { message: string; code: ServerErrorCode; param?: string; issues?: Issue[]; requestId: string };
+};
+
+/** What a handler reports when it rejects a request. @internal */
+export type Failure = {
+  /** The status follows from the code ({@link SERVER_ERRORS}). */
+  code: ServerErrorCode;
+  message: string;
+  param?: string;
+  issues?: Issue[];
+  /** Extra headers (`Allow`, `WWW-Authenticate`). */
+  headers?: Record<string, string>;
+};
 
 /** Codes of {@link AdminError}. */
 export type AdminErrorCode =
@@ -54,3 +74,68 @@ export class AdminError extends Error {
     this.code = code;
   }
 }
+
+/** Anything shaped like (the start of) an API key: `ck_live_` or `ck_test_` and what follows it. */
+const KEY_LIKE = /ck_(live|test)_[A-Za-z0-9_-]+/g;
+
+/**
+ * Masks every API-key-shaped run in a JSON text down to its prefix (`ck_test_...`), so that a key
+ * pasted into any field (a model id, a field name, a quote's kind) is never echoed back in an
+ * error or a quote message (S1, S2). The mask keeps the JSON valid: a key holds no quote or backslash.
+ *
+ * @param text - A JSON text about to be sent.
+ * @returns The text with every key-shaped run masked.
+ * @internal
+ */
+export function redactKeys(text: string): string {
+  return text.includes("ck_") ? text.replace(KEY_LIKE, "ck_$1_...") : text;
+}
+
+const list = (values: readonly string[]) => values.join(", ");
+
+/** Shows a value like `show`, but never a secret: something shaped like an API key shows only its prefix. */
+function showId(value: unknown): string {
+  return typeof value === "string" && /^\s*ck_(?:live|test)_/.test(value)
+    ? `"${value.trim().slice(0, 8)}..." (an API key?)`
+    : show(value);
+}
+
+/** Every sentence the server says. @internal */
+export const serverMessages = {
+  notFound: (path: string) => `There is no endpoint at ${show(path)}.`,
+  methodNotAllowed: (method: string, allowed: readonly string[]) =>
+    `${show(method)} is not allowed on this endpoint; use ${list(allowed)}.`,
+  missingApiKey: () => "Send an API key as Authorization: Bearer <API_KEY>; this endpoint accepts only API-key authentication.",
+  invalidApiKey: () => "The API key is not valid: it is malformed, unknown or revoked.",
+  unsupportedMediaType: () => "The request body must be JSON: send Content-Type: application/json (UTF-8).",
+  payloadTooLarge: (limit: number) => `The request body is larger than the limit of ${limit} bytes.`,
+  emptyBody: () => "The request body is empty; send a JSON object.",
+  invalidUtf8: () => "The request body is not valid UTF-8.",
+  invalidJson: () => "The request body is not valid JSON.",
+  unreadableBody: () => "The request body could not be read.",
+  invalidRequest: (count: number) =>
+    count === 1 ? "The request has 1 problem; see issues." : `The request has ${count} problems; see issues.`,
+  assetNotFound: (param: string, id: string) => `${param}: there is no asset ${showId(id)} in this account.`,
+  insufficientCredits: (cost: number, balance: number) =>
+    `This task costs ${cost} credits and the balance is ${balance}; nothing was charged.`,
+  idempotencyKeyReused: () => "This idempotencyKey was already used with a different request; use a new key for a new request.",
+  internalError: () => "Something went wrong on our side; nothing was charged for this request.",
+
+  // quote spec (S11)
+  specNotObject: (got: unknown) => `A quote spec must be a JSON object; received ${show(got)}.`,
+  specUnknownField: (field: string) =>
+    `${field} is not a field of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.`,
+  specRequired: (field: string) => `${field} is required.`,
+  specWrongType: (field: string, expected: string, got: unknown) => `${field} must be ${expected}; received ${show(got)}.`,
+  specOption: (field: string, got: unknown, allowed: readonly string[]) =>
+    `${field} ${show(got)} is not accepted; use one of ${list(allowed)}.`,
+  specReferenceCount: (max: number, got: unknown) =>
+    `referenceImageCount must be a whole number from 0 to ${max}; received ${show(got)}.`,
+
+  // admin
+  invalidCredits: (got: unknown) => `credits must be a non-negative whole number; received ${show(got)}.`,
+  invalidMultiplier: (got: unknown) =>
+    `multiplier must be a plain decimal from 0 to 1000 (such as "1.15") or a finite number in that range; received ${show(got)}.`,
+  invalidMode: (got: unknown) => `mode must be "live" or "test"; received ${show(got)}.`,
+  unknown: (what: string, id: unknown) => `There is no ${what} ${showId(id)}.`,
+} as const;

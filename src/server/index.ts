@@ -1,7 +1,7 @@
 /**
- * The reference server of the service interface: a web-standard fetch handler with its state in
- * memory (`<package>/server`). Runs on Node, Deno, Bun and workers; `<package>/node` binds it to
- * `node:http`.
+ * The reference server of the service interface (`<package>/server`): a web-standard fetch handler
+ * over a store (in memory by default). Runs on Node, Deno, Bun and workers; `<package>/node` binds
+ * it to `node:http`.
  *
  * @packageDocumentation
  */
@@ -10,9 +10,10 @@ export { createMemoryStore } from "./memoryStore.js";
 export { createOpenApiDocument } from "./openapi.js";
 export { AdminError, SERVER_ERRORS } from "./errors.js";
 export { API_KEY_PREFIXES } from "./auth.js";
-export { DEFAULT_MAX_BODY_BYTES } from "./body.js";
-export { DEFAULT_IDEMPOTENCY_TTL_MS } from "./idempotency.js";
-export { ledgerBalance } from "./ledger.js";
+export { DEFAULT_MAX_BODY_BYTES } from "./http.js";
+export { DEFAULT_IDEMPOTENCY_TTL_MS } from "./generations.js";
+export { ledgerBalance } from "./admin.js";
+export { MAX_CREDITS, StoreUnavailableError } from "./store.js";
 export { QuoteSpecSchema } from "./quoteSpecSchema.js";
 export {
   CreditsAnswerSchema,
@@ -22,24 +23,23 @@ export {
   PricedQuoteSchema,
   QuoteAnswerSchema,
   UnpricedQuoteSchema,
-} from "./schemas.js";
+} from "./openapi.js";
 
-export type { ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
-export type { Admin, JobView, TaskView } from "./admin.js";
-export type { ApiKeyMode } from "./auth.js";
-export type { ApiKeyHasher, LogEntry } from "./context.js";
-export type { AdminErrorCode, ServerErrorCode } from "./errors.js";
-export type { LedgerEntry, LedgerRecord } from "./ledger.js";
-export type { OpenApiDocument } from "./openapi.js";
-export type { ErrorBody } from "./responses.js";
-export type { CreditsAnswer, GenerationAccepted, PingAnswer } from "./schemas.js";
+export type { LogEntry, ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
+export type { Admin, JobView, LedgerEntry, TaskView } from "./admin.js";
+export type { ApiKeyHasher } from "./auth.js";
+export type { AdminErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";
+export type { CreditsAnswer, GenerationAccepted, OpenApiDocument, PingAnswer } from "./openapi.js";
 export type {
+  ApiKeyMode,
   ApiKeyRecord,
   CommitInput,
   CommitResult,
-  IdempotencyRecord,
+  GrantResult,
   JobStatus,
+  LedgerRecord,
   Store,
+  TaskDraft,
   TaskRecord,
   UserRecord,
 } from "./store.js";

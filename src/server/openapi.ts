@@ -1,23 +1,110 @@
 /**
- * The OpenAPI 3.1 document of the four endpoints, generated from the same valibot schemas the
- * server checks requests with and builds answers from (`@valibot/to-json-schema`).
+ * The OpenAPI 3.1 document of the four endpoints, and the valibot schemas of every answer it
+ * describes: the handlers build their answers as these types and the document is generated from
+ * the same schemas (`@valibot/to-json-schema`), so the two cannot drift apart.
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
-import type * as v from "valibot";
+import * as v from "valibot";
 import { catalog as builtIn } from "../models/catalog.js";
 import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { requestSchema } from "../request/schema.js";
-import { SERVER_ERRORS } from "./errors.js";
+import { SERVER_ERRORS, type ServerErrorCode } from "./errors.js";
 import { QuoteSpecSchema } from "./quoteSpecSchema.js";
-import {
-  CreditsAnswerSchema,
-  ErrorBodySchema,
-  GenerationAcceptedSchema,
-  PingAnswerSchema,
-  PricedQuoteSchema,
-  UnpricedQuoteSchema,
-} from "./schemas.js";
+
+/** One problem of a request. */
+export const IssueSchema = v.object({ path: v.string(), code: v.string(), message: v.string() });
+
+/** The body of every failed request (S12). */
+export const ErrorBodySchema = v.object({
+  error: v.object({
+    message: v.string(),
+    code: v.picklist(Object.keys(SERVER_ERRORS) as ServerErrorCode[]),
+    param: v.optional(v.string()),
+    issues: v.optional(v.array(IssueSchema)),
+    requestId: v.string(),
+  }),
+});
+
+const wholeCredits = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+const Billing = v.object({ totalCreditCost: wholeCredits, balanceAfterCredits: wholeCredits });
+
+/** The 202 answer of `POST /api/generations` (S3). */
+export const GenerationAcceptedSchema = v.object({
+  batch: v.object({
+    /** The task made (an addition to the interface's fields). */
+    taskId: v.pipe(v.string(), v.regex(/^task_/)),
+    request: v.object({
+      imageCount: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      modelId: v.string(),
+      aspectRatio: v.picklist(ASPECT_RATIOS),
+      resolution: v.picklist(RESOLUTIONS),
+      prompt: v.string(),
+    }),
+    results: v.array(
+      v.object({
+        job: v.object({ id: v.pipe(v.string(), v.regex(/^job_/)), status: v.literal("queued") }),
+        assets: v.array(v.unknown()),
+      }),
+    ),
+    ...Billing.entries,
+  }),
+  billing: Billing,
+});
+
+/** A priced quote (S11). */
+export const PricedQuoteSchema = v.object({
+  credits: wholeCredits,
+  breakdown: v.object({
+    modelId: v.string(),
+    resolution: v.picklist(RESOLUTIONS),
+    quality: v.picklist(QUALITIES),
+    baseCredits: wholeCredits,
+    referenceCount: wholeCredits,
+    referenceSurchargeCredits: wholeCredits,
+    subtotalCredits: wholeCredits,
+    multiplier: v.string(),
+    rounding: v.literal("half-up"),
+    credits: wholeCredits,
+  }),
+  catalogVersion: v.string(),
+});
+
+/** A well-formed spec that cannot be priced: `credits: null` and why (P2, S11). */
+export const UnpricedQuoteSchema = v.object({
+  credits: v.null(),
+  reason: v.string(),
+  message: v.string(),
+  catalogVersion: v.string(),
+});
+
+/** The 200 answer of `POST /api/pricing/quote`. */
+export const QuoteAnswerSchema = v.union([PricedQuoteSchema, UnpricedQuoteSchema]);
+
+/** The 200 answer of `GET /api/ping` (S9). */
+export const PingAnswerSchema = v.object({
+  ok: v.literal(true),
+  service: v.string(),
+  authProvider: v.literal("api_key"),
+  userId: v.pipe(v.string(), v.regex(/^usr_/)),
+  apiKeyId: v.pipe(v.string(), v.regex(/^apk_/)),
+});
+
+/** The 200 answer of `GET /api/query/credits` (S10). */
+export const CreditsAnswerSchema = v.object({
+  creditBalance: wholeCredits,
+  currency: v.literal("credits"),
+  userId: v.pipe(v.string(), v.regex(/^usr_/)),
+  apiKeyId: v.pipe(v.string(), v.regex(/^apk_/)),
+});
+
+/** The 202 body of an accepted generation. */
+export type GenerationAccepted = v.InferOutput<typeof GenerationAcceptedSchema>;
+/** The 200 body of a ping. */
+export type PingAnswer = v.InferOutput<typeof PingAnswerSchema>;
+/** The 200 body of a credits query. */
+export type CreditsAnswer = v.InferOutput<typeof CreditsAnswerSchema>;
 
 /** A JSON object (the document is plain JSON). */
 export type OpenApiDocument = { openapi: "3.1.0"; [key: string]: unknown };

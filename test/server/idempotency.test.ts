@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExpiringMap } from "../../src/server/idempotency.js";
+import { ExpiringMap } from "../../src/server/memoryStore.js";
 import { errorOf, setup } from "./helpers.js";
 
 describe("idempotency", () => {

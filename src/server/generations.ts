@@ -1,24 +1,63 @@
 /**
- * `POST /api/generations` (S2-S5, S8, S12): normalize and validate with the core, then, in one
- * synchronous step, replay or reject a reused idempotency key, authorize every reference, price
- * the task from the authorized count, and debit it together with storing the task.
+ * `POST /api/generations` end to end (S2-S5, S8, S12): normalize and validate with the core, replay
+ * or refuse a reused idempotency key, authorize every reference, price the task from the authorized
+ * count, commit it, and render its 202 body from the stored task.
  */
-import { normalizeRequest } from "../../request/normalizeRequest.js";
-import { validateForModel } from "../../request/validateForModel.js";
-import { computeCharge } from "../../pricing/computeCharge.js";
-import { InvalidRequestError } from "../../pricing/errors.js";
-import type { GenerationRequest } from "../../types.js";
-import { renderAccepted } from "../acceptedBody.js";
-import { readJsonBody } from "../body.js";
-import type { Caller, Handler, Outgoing, ServerContext } from "../context.js";
-import { fingerprint } from "../idempotency.js";
-import { newId } from "../ids.js";
-import { serverMessages as m } from "../messages.js";
-import { failure, invalidRequest, jsonText } from "../responses.js";
-import type { TaskRecord } from "../store.js";
+import { computeCharge } from "../pricing/computeCharge.js";
+import { InvalidRequestError } from "../pricing/errors.js";
+import { normalizeRequest } from "../request/normalizeRequest.js";
+import { validateForModel } from "../request/validateForModel.js";
+import type { GenerationRequest } from "../types.js";
+import type { Caller } from "./auth.js";
+import type { ServerContext } from "./createReferenceServer.js";
+import { serverMessages as m } from "./errors.js";
+import { failure, type Incoming, invalidRequest, jsonText, type Outgoing, readJsonBody } from "./http.js";
+import { jobId, newId } from "./ids.js";
+import type { GenerationAccepted } from "./openapi.js";
+import type { TaskRecord } from "./store.js";
 
-/** @internal */
-export const createGeneration: Handler = async (incoming, ctx, caller, requestId) => {
+/** How long an idempotency record lives by default: 24 hours. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The fingerprint of a normalized request: every field but the idempotency key, in a fixed order.
+ * Because it is taken after normalizing, an omitted default and the same value sent explicitly
+ * (or with extra whitespace) have the same fingerprint.
+ *
+ * @param request - A normalized request.
+ * @returns A string equal for exactly the requests that are the same.
+ * @internal
+ */
+export function fingerprint(request: GenerationRequest): string {
+  return JSON.stringify([
+    request.prompt,
+    request.modelId,
+    request.generationType,
+    request.aspectRatio,
+    request.resolution,
+    request.quality,
+    request.background,
+    request.imageCount,
+    request.inputAssetIds,
+  ]);
+}
+
+/**
+ * `POST /api/generations`.
+ *
+ * @param incoming - The request.
+ * @param ctx - The server.
+ * @param caller - Who authenticated.
+ * @param requestId - This request's id.
+ * @returns The 202, a replay, or the failure.
+ * @internal
+ */
+export async function createGeneration(
+  incoming: Incoming,
+  ctx: ServerContext,
+  caller: Caller,
+  requestId: string,
+): Promise<Outgoing> {
   // Every await of this request is here, before anything is checked against the state.
   const body = await readJsonBody(incoming, ctx.maxBodyBytes);
   if (!body.ok) return failure(requestId, body.failure);
@@ -29,7 +68,7 @@ export const createGeneration: Handler = async (incoming, ctx, caller, requestId
     return invalidRequest(requestId, checked.issues);
   }
   return accept(ctx, caller, requestId, checked.output, body.value as Record<string, unknown>);
-};
+}
 
 /**
  * The synchronous step: nothing in here awaits, so two requests with one key cannot interleave
@@ -127,4 +166,39 @@ function rawIndex(raw: unknown, id: string, fallback: number): number {
     if (typeof value === "string" && value.trim() === id) return i;
   }
   return fallback;
+}
+
+/**
+ * Serializes the 202 body of a task as accepted: every job `queued`, no assets yet.
+ *
+ * @param task - The task, with its `balanceAfter`.
+ * @returns The JSON text.
+ * @internal
+ */
+export function renderAccepted(task: TaskRecord): string {
+  const r = task.request;
+  let totalCreditCost = 0;
+  const results: GenerationAccepted["batch"]["results"] = [];
+  for (let i = 0; i < task.jobCredits.length; i++) {
+    totalCreditCost += task.jobCredits[i] ?? 0;
+    results.push({ job: { id: jobId(task.id, i), status: "queued" }, assets: [] });
+  }
+  const balanceAfterCredits = task.balanceAfter;
+  const body: GenerationAccepted = {
+    batch: {
+      taskId: task.id,
+      request: {
+        imageCount: r.imageCount,
+        modelId: r.modelId,
+        aspectRatio: r.aspectRatio,
+        resolution: r.resolution,
+        prompt: r.prompt,
+      },
+      results,
+      totalCreditCost,
+      balanceAfterCredits,
+    },
+    billing: { totalCreditCost, balanceAfterCredits },
+  };
+  return JSON.stringify(body);
 }

@@ -1,0 +1,56 @@
+/**
+ * The caller's account: `GET /api/ping` (S9, who authenticated) and `GET /api/query/credits` (S10,
+ * the balance).
+ */
+import { type Caller, INVALID_API_KEY } from "./auth.js";
+import type { ServerContext } from "./createReferenceServer.js";
+import { failure, type Incoming, json, type Outgoing } from "./http.js";
+import type { CreditsAnswer, PingAnswer } from "./openapi.js";
+
+/**
+ * `GET /api/ping`: who authenticated, by API key only.
+ *
+ * @param _incoming - The request (nothing of it is read).
+ * @param ctx - The server.
+ * @param caller - Who authenticated.
+ * @param requestId - This request's id.
+ * @returns The 200.
+ * @internal
+ */
+export async function ping(_incoming: Incoming, ctx: ServerContext, caller: Caller, requestId: string): Promise<Outgoing> {
+  const body: PingAnswer = {
+    ok: true,
+    service: ctx.serviceName,
+    authProvider: "api_key",
+    userId: caller.userId,
+    apiKeyId: caller.apiKeyId,
+  };
+  return json(200, body, requestId);
+}
+
+/**
+ * `GET /api/query/credits`: the caller's balance.
+ *
+ * @param _incoming - The request (nothing of it is read).
+ * @param ctx - The server.
+ * @param caller - Who authenticated.
+ * @param requestId - This request's id.
+ * @returns The 200, or a 401 when the user is gone.
+ * @internal
+ */
+export async function queryCredits(
+  _incoming: Incoming,
+  ctx: ServerContext,
+  caller: Caller,
+  requestId: string,
+): Promise<Outgoing> {
+  const user = ctx.store.getUser(caller.userId);
+  if (!user) return failure(requestId, INVALID_API_KEY);
+  const body: CreditsAnswer = {
+    creditBalance: user.balance,
+    currency: "credits",
+    userId: caller.userId,
+    apiKeyId: caller.apiKeyId,
+  };
+  return json(200, body, requestId);
+}

@@ -1,0 +1,305 @@
+/**
+ * The HTTP exchange of the reference server: what it reads of a request ({@link Incoming}) and what
+ * it answers ({@link Outgoing}), reading a JSON body, building JSON answers with a `Request-Id`, and
+ * the route table with its dispatch in the order S12 fixes: route (404, 405), key (401), then the
+ * endpoint (media type 415, size 413, JSON 400, and the endpoint's own checks).
+ */
+import { ping, queryCredits } from "./account.js";
+import { authenticate, type Caller } from "./auth.js";
+import type { ServerContext } from "./createReferenceServer.js";
+import { type ErrorBody, type Failure, SERVER_ERRORS, serverMessages as m, redactKeys } from "./errors.js";
+import { createGeneration } from "./generations.js";
+import { quotePrice } from "./quotes.js";
+import type { Issue } from "../types.js";
+
+/**
+ * What the server reads of a request. Runtime-neutral and small, so that a binding can hand a
+ * request over without building a web `Request` (see `<package>/node`); {@link fromRequest} makes
+ * one from a `Request`. @internal
+ */
+export type Incoming = {
+  readonly method: string;
+  /** The path, without query string or fragment. */
+  readonly path: string;
+  /** A header by its lower-case name, repeated values joined by `", "`; `null` when absent. */
+  header(name: string): string | null;
+  /** Every byte of the body, or why there are none; never reads more than `maxBytes` and one chunk. */
+  readBody(maxBytes: number): Promise<BodyBytes>;
+};
+
+/** What the body reader answers: every byte of the body, or why there are none. @internal */
+export type BodyBytes = Uint8Array | "too_large" | "unreadable";
+
+/** What the server answers: a status, headers (lower-case names) and a JSON text. @internal */
+export type Outgoing = { readonly status: number; readonly headers: Record<string, string>; readonly body: string };
+
+/**
+ * Where a reference server keeps its handler of {@link Incoming} requests, for runtime bindings
+ * that can skip building web `Request` and `Response` objects (`<package>/node`). @internal
+ */
+export const RESPOND: unique symbol = Symbol.for("imagegen-pricing.respond");
+
+/** One endpoint's handler, given an authenticated caller. @internal */
+export type Handler = (incoming: Incoming, ctx: ServerContext, caller: Caller, requestId: string) => Promise<Outgoing>;
+
+// The web Request and Response of an exchange
+
+/**
+ * The path of a request URL, without parsing the whole URL (a `Request`'s URL is always absolute).
+ *
+ * @param url - An absolute URL.
+ * @returns Its path, without query string or fragment.
+ * @internal
+ */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
+/**
+ * Wraps a `Request` for the server.
+ *
+ * @param request - A web request.
+ * @returns What the server reads of it.
+ * @internal
+ */
+export function fromRequest(request: Request): Incoming {
+  return {
+    method: request.method,
+    path: pathOf(request.url),
+    header: (name) => request.headers.get(name),
+    readBody: (maxBytes) => readBytes(request, maxBytes),
+  };
+}
+
+/** Reads the body stream, stopping (and cancelling it) as soon as it passes the limit. */
+async function readBytes(request: Request, maxBytes: number): Promise<BodyBytes> {
+  const stream = request.body;
+  if (stream === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!(value instanceof Uint8Array)) return "unreadable"; // a hand-made stream of something else
+      total += value.byteLength;
+      if (total > maxBytes) {
+        reader.cancel().catch(() => {});
+        return "too_large";
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return "unreadable";
+  }
+  if (chunks.length === 1 && chunks[0]) return chunks[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The web `Response` of an answer.
+ *
+ * @param out - The answer.
+ * @returns A `Response` with the same status, headers and body.
+ * @internal
+ */
+export function toResponse(out: Outgoing): Response {
+  return new Response(out.body, { status: out.status, headers: out.headers });
+}
+
+// Reading a JSON body: media type (415), then size (413), then JSON (400)
+
+/** The default body limit: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** A parsed body or why there is none. @internal */
+export type BodyResult = { ok: true; value: unknown } | { ok: false; failure: Failure };
+
+const fail = (failure: Failure): BodyResult => ({ ok: false, failure });
+
+/**
+ * Whether a `Content-Type` names JSON: `application/json`, any case, with parameters allowed; a
+ * `charset` parameter, if given, must be UTF-8 (the only encoding the body is read in).
+ *
+ * @param header - The header's value, or `null`.
+ * @returns `true` for JSON in UTF-8.
+ * @internal
+ */
+export function isJsonMediaType(header: string | null): boolean {
+  if (header === null) return false;
+  const [type = "", ...params] = header.split(";");
+  if (type.trim().toLowerCase() !== "application/json") return false;
+  for (const param of params) {
+    const eq = param.indexOf("=");
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== "charset") continue;
+    const charset = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .toLowerCase();
+    if (charset !== "utf-8" && charset !== "utf8") return false;
+  }
+  return true;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads and parses a JSON request body, never more than `maxBytes` of it: the declared
+ * `Content-Length` is checked first, then the bytes actually read, before any parsing.
+ *
+ * @param incoming - The request.
+ * @param maxBytes - The largest body accepted.
+ * @returns The parsed value, or the failure to answer with.
+ * @internal
+ */
+export async function readJsonBody(incoming: Incoming, maxBytes: number): Promise<BodyResult> {
+  if (!isJsonMediaType(incoming.header("content-type"))) {
+    return fail({ code: "unsupported_media_type", message: m.unsupportedMediaType() });
+  }
+  const tooLarge = (): BodyResult => fail({ code: "payload_too_large", message: m.payloadTooLarge(maxBytes) });
+  const declared = incoming.header("content-length");
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) return tooLarge();
+
+  const bytes = await incoming.readBody(maxBytes);
+  if (bytes === "too_large") return tooLarge();
+  if (bytes === "unreadable") return fail({ code: "invalid_json", message: m.unreadableBody() });
+
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return fail({ code: "invalid_json", message: m.invalidUtf8() });
+  }
+  if (text.trim() === "") return fail({ code: "invalid_json", message: m.emptyBody() });
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return fail({ code: "invalid_json", message: m.invalidJson() });
+  }
+}
+
+// JSON answers: every one is JSON and carries a Request-Id header
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * A JSON answer from text that is already serialized (a 202 and its replays, byte for byte).
+ *
+ * @param status - The HTTP status.
+ * @param text - The JSON text.
+ * @param requestId - This request's id.
+ * @param extra - More headers.
+ * @returns The answer.
+ * @internal
+ */
+export function jsonText(status: number, text: string, requestId: string, extra?: Record<string, string>): Outgoing {
+  const headers: Record<string, string> = { "content-type": JSON_TYPE, "cache-control": "no-store", "request-id": requestId };
+  if (extra) Object.assign(headers, extra);
+  return { status, headers, body: text };
+}
+
+/**
+ * A JSON answer. Every such body (errors, quotes, ping, credits) has key-shaped text masked; the
+ * 202 body of a generation is written by {@link jsonText} and echoes the accepted prompt as sent.
+ *
+ * @param status - The HTTP status.
+ * @param body - A JSON value.
+ * @param requestId - This request's id.
+ * @param extra - More headers.
+ * @returns The answer.
+ * @internal
+ */
+export function json(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Outgoing {
+  return jsonText(status, redactKeys(JSON.stringify(body)), requestId, extra);
+}
+
+/**
+ * The answer to a rejected request: `{ error: { message, code, param?, issues?, requestId } }`.
+ *
+ * @param requestId - This request's id.
+ * @param f - What was wrong.
+ * @returns The answer, with the status of the code.
+ * @internal
+ */
+export function failure(requestId: string, f: Failure): Outgoing {
+  // Built field by field so that the JSON keeps this order: message, code, param, issues, requestId.
+  const error = { message: f.message, code: f.code } as ErrorBody["error"];
+  if (f.param !== undefined) error.param = f.param;
+  if (f.issues !== undefined) error.issues = f.issues;
+  error.requestId = requestId;
+  return json(SERVER_ERRORS[f.code], { error }, requestId, f.headers);
+}
+
+/**
+ * The 400 of a request that breaks request rules: every issue, `param` naming the first (S12).
+ *
+ * @param requestId - This request's id.
+ * @param issues - What is wrong, at least one.
+ * @returns The answer.
+ * @internal
+ */
+export function invalidRequest(requestId: string, issues: Issue[]): Outgoing {
+  return failure(requestId, {
+    code: "invalid_request",
+    message: m.invalidRequest(issues.length),
+    param: issues[0]?.path ?? "",
+    issues,
+  });
+}
+
+// Routes and dispatch
+
+/** A route: its one method, and whether it is public (no key) or needs an API key. @internal */
+export type Route = { method: "GET" | "POST"; handler: Handler } | { method: "GET"; handler: "openapi" };
+
+/** Every route, by exact path (no trailing slash; the query string is ignored). @internal */
+export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
+  ["/api/generations", { method: "POST", handler: createGeneration }],
+  ["/api/pricing/quote", { method: "POST", handler: quotePrice }],
+  ["/api/ping", { method: "GET", handler: ping }],
+  ["/api/query/credits", { method: "GET", handler: queryCredits }],
+  ["/openapi.json", { method: "GET", handler: "openapi" }],
+]);
+
+/**
+ * Answers one request in the order S12 fixes: route (404, 405), then key (401), then the
+ * endpoint's handler.
+ *
+ * @param incoming - The request.
+ * @param ctx - The server.
+ * @param requestId - This request's id (for the header and error bodies).
+ * @returns The answer.
+ * @internal
+ */
+export async function dispatch(incoming: Incoming, ctx: ServerContext, requestId: string): Promise<Outgoing> {
+  const path = incoming.path;
+  const route = ROUTES.get(path);
+  if (!route) return failure(requestId, { code: "not_found", message: m.notFound(path) });
+  if (incoming.method !== route.method) {
+    return failure(requestId, {
+      code: "method_not_allowed",
+      message: m.methodNotAllowed(incoming.method, [route.method]),
+      headers: { allow: route.method },
+    });
+  }
+  if (route.handler === "openapi") return jsonText(200, ctx.openApiText(), requestId);
+  const auth = await authenticate(incoming.header("authorization"), ctx);
+  if (!auth.ok) return failure(requestId, auth.failure);
+  return route.handler(incoming, ctx, auth.caller, requestId);
+}

@@ -1,0 +1,30 @@
+/**
+ * `POST /api/pricing/quote` (S11): a malformed spec is a 400 with issues; a well-formed one is
+ * priced by the core's `quote` for the caller's multiplier, `credits: null` with a reason when it
+ * cannot be priced.
+ */
+import { quote } from "../pricing/quote.js";
+import { type Caller, INVALID_API_KEY } from "./auth.js";
+import type { ServerContext } from "./createReferenceServer.js";
+import { failure, type Incoming, invalidRequest, json, type Outgoing, readJsonBody } from "./http.js";
+import { parseQuoteSpec } from "./quoteSpecSchema.js";
+
+/**
+ * `POST /api/pricing/quote`.
+ *
+ * @param incoming - The request.
+ * @param ctx - The server.
+ * @param caller - Who authenticated.
+ * @param requestId - This request's id.
+ * @returns The 200 quote, or the failure.
+ * @internal
+ */
+export async function quotePrice(incoming: Incoming, ctx: ServerContext, caller: Caller, requestId: string): Promise<Outgoing> {
+  const body = await readJsonBody(incoming, ctx.maxBodyBytes);
+  if (!body.ok) return failure(requestId, body.failure);
+  const spec = parseQuoteSpec(body.value);
+  if (!spec.success) return invalidRequest(requestId, spec.issues);
+  const user = ctx.store.getUser(caller.userId);
+  if (!user) return failure(requestId, INVALID_API_KEY);
+  return json(200, quote(spec.output, { multiplier: user.multiplier }, ctx.catalog), requestId);
+}
