@@ -35,8 +35,8 @@ async function child(kind: Kind): Promise<void> {
   const { serve, sha256Hex } = await import("../src/node/index.js");
   const { createReferenceServer } = await import("../src/server/index.js");
   const server = createReferenceServer({ hashApiKey: sha256Hex });
-  const { userId } = server.admin.createUser({ credits: 1e15, multiplier: "1.15" });
-  const { key } = server.admin.createApiKey(userId);
+  const { userId } = await server.admin.createUser({ credits: 1e15, multiplier: "1.15" });
+  const { key } = await server.admin.createApiKey(userId);
   const running = await serve({ port: 0, server, handleSignals: false });
   process.send?.({ port: running.port, key } satisfies Ready);
 }

@@ -14,7 +14,7 @@ import { median } from "./stats.js";
 /** The numbers of the memory benchmark. */
 export type MemoryResult = {
   tasks: number;
-  /** Heap bytes per task, with and without a client idempotency key (then no replay body is kept). */
+  /** Heap bytes per task, with and without a client idempotency key (then no claim is kept). */
   bytesPerTaskWithKey: number;
   bytesPerTaskWithoutKey: number;
   few: number;
@@ -28,10 +28,10 @@ const gc = (globalThis as { gc?: () => void }).gc;
 /** Servers measured for their heap stay reachable until measured. */
 const alive: unknown[] = [];
 
-function makeServer() {
+async function makeServer() {
   const server = createReferenceServer({ hashApiKey: sha256Hex });
-  const { userId } = server.admin.createUser({ credits: 1e15 });
-  const { key } = server.admin.createApiKey(userId);
+  const { userId } = await server.admin.createUser({ credits: 1e15 });
+  const { key } = await server.admin.createApiKey(userId);
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   let n = 0;
   const send = async (withKey: boolean): Promise<void> => {
@@ -49,7 +49,7 @@ function makeServer() {
 }
 
 async function heapPerTask(tasks: number, withKey: boolean): Promise<number> {
-  const server = makeServer();
+  const server = await makeServer();
   alive.push(server);
   for (let i = 0; i < 100; i++) await server.send(withKey); // every lazy path warm
   gc?.();
@@ -77,7 +77,7 @@ async function child(tasks: number, few: number, many: number): Promise<MemoryRe
   const bytesPerTaskWithKey = await heapPerTask(tasks, true);
   const bytesPerTaskWithoutKey = await heapPerTask(tasks, false);
   gc();
-  const { send } = makeServer();
+  const { send } = await makeServer();
   let stored = 0;
   while (stored < few) {
     await send(true);

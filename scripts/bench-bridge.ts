@@ -40,8 +40,8 @@ async function child(mode: Mode): Promise<void> {
   }
   const { createReferenceServer } = await import("../src/server/index.js");
   const server = createReferenceServer();
-  const { userId } = server.admin.createUser({ credits: 1000 });
-  const { key } = server.admin.createApiKey(userId);
+  const { userId } = await server.admin.createUser({ credits: 1000 });
+  const { key } = await server.admin.createApiKey(userId);
   const running = await serve({ port: 0, server });
   send({ port: running.port, headers: { authorization: `Bearer ${key}` }, path: "/api/ping" });
 }

@@ -10,8 +10,8 @@ const n = Number(process.argv[2] ?? 20_000);
 
 async function measure(withKey: boolean): Promise<number> {
   const server = createReferenceServer();
-  const { userId } = server.admin.createUser({ credits: 1_000_000_000 });
-  const { key } = server.admin.createApiKey(userId);
+  const { userId } = await server.admin.createUser({ credits: 1_000_000_000 });
+  const { key } = await server.admin.createApiKey(userId);
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const send = (i: number) =>
     server.fetch(
@@ -31,7 +31,7 @@ async function measure(withKey: boolean): Promise<number> {
   for (let i = 0; i < n; i++) await (await send(i)).text();
   gc?.();
   const after = process.memoryUsage().heapUsed;
-  if (server.admin.balance(userId) !== 1_000_000_000 - (n + 1) * 80) throw new Error("unexpected balance");
+  if ((await server.admin.balance(userId)) !== 1_000_000_000 - (n + 1) * 80) throw new Error("unexpected balance");
   return (after - before) / n;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run test:load` (issue 7, part 6): 30 seconds of autocannon on loopback against `serve()`,
+ * `npm run test:load`: 30 seconds of autocannon on loopback against `serve()`,
  * mixing all four endpoints (new generations, replays, unkeyed generations, quotes, ping, credits),
  * while the server fails jobs (some twice) and changes the price multiplier. Then the ledger is
  * checked entry by entry against what the client saw, and memory is sampled while idempotency
@@ -52,30 +52,30 @@ async function runServer() {
   const tasks: string[] = []; // ids of committed tasks, to fail some of their jobs
   const store: Store = {
     ...base,
-    commitTask(input, now) {
-      const result = base.commitTask(input, now);
+    async commitTask(input, now) {
+      const result = await base.commitTask(input, now);
       if (result.ok) tasks.push(result.task.id);
       return result;
     },
   };
   const logs: unknown[] = [];
   const server = createReferenceServer({ store, idempotencyTtlMs: TTL_MS, log: (e) => logs.push(e) });
-  const { userId } = server.admin.createUser({ credits: GRANT });
-  const { key } = server.admin.createApiKey(userId);
+  const { userId } = await server.admin.createUser({ credits: GRANT });
+  const { key } = await server.admin.createApiKey(userId);
   const running = await serve({ port: 0, server, handleSignals: false });
 
   const failures: { jobId: string; refunded: number }[] = [];
   let multiplier = "1";
-  const failer = setInterval(() => {
+  const failer = setInterval(async () => {
     const taskId = tasks[Math.floor(Math.random() * tasks.length)];
     if (taskId === undefined) return;
     const jobId = `job_${taskId.slice(5)}_0`;
     for (let i = 0; i < (Math.random() < 0.3 ? 2 : 1); i++)
-      failures.push({ jobId, refunded: server.admin.failJob(jobId).refundedCredits });
+      failures.push({ jobId, refunded: (await server.admin.failJob(jobId)).refundedCredits });
   }, 5);
   const repricer = setInterval(() => {
     multiplier = multiplier === "1" ? "1.15" : "1";
-    server.admin.setPriceMultiplier(userId, multiplier);
+    void server.admin.setPriceMultiplier(userId, multiplier);
   }, 5000);
   const samples: Sample[] = [];
   const started = Date.now();
@@ -128,7 +128,7 @@ async function runServer() {
         expectedRefunds.set(f.jobId, f.refunded);
       }
     }
-    const ledger = server.admin.ledger(userId);
+    const ledger = await server.admin.ledger(userId);
     let running_ = 0;
     let debits = 0;
     let refunds = 0;
@@ -144,7 +144,7 @@ async function runServer() {
           // Autocannon stops at the deadline with up to one request in flight per connection: the
           // server accepted it, the client never read the answer. It must still match its stored task.
           inFlight++;
-          const task = server.admin.task(entry.taskId ?? "");
+          const task = await server.admin.task(entry.taskId ?? "");
           if (task.totalCreditCost !== entry.credits)
             problems.push(`unseen task ${entry.taskId}: debit differs from its stored charge`);
         } else {
@@ -160,7 +160,7 @@ async function runServer() {
         const jobId = entry.jobId ?? "";
         const expected = expectedRefunds.get(jobId);
         if (expected !== entry.credits) problems.push(`refund of ${entry.credits} for ${jobId}, failJob said ${expected}`);
-        if (server.admin.job(jobId).credits !== entry.credits)
+        if ((await server.admin.job(jobId)).credits !== entry.credits)
           problems.push(`refund for ${jobId} differs from its stored charge`);
         expectedRefunds.delete(jobId);
       }
@@ -168,8 +168,8 @@ async function runServer() {
     }
     for (const taskId of seen.keys()) if (!debited.has(taskId)) problems.push(`accepted task ${taskId} has no debit`);
     for (const jobId of expectedRefunds.keys()) problems.push(`refund for ${jobId} missing from the ledger`);
-    if (running_ !== server.admin.balance(userId))
-      problems.push(`ledger sums to ${running_}, balance is ${server.admin.balance(userId)}`);
+    const balance = await server.admin.balance(userId);
+    if (running_ !== balance) problems.push(`ledger sums to ${running_}, balance is ${balance}`);
     if (inFlight > Number(process.env.LOAD_CONNECTIONS ?? 50))
       problems.push(`${inFlight} debits no client saw, more than one per connection`);
     if (logs.length > 0) problems.push(`${logs.length} unexpected errors logged`);
@@ -187,7 +187,7 @@ async function runServer() {
         refunds,
         failJobCalls: failures.length,
         repeatedFailures: failures.filter((f) => f.refunded === 0).length,
-        balance: server.admin.balance(userId),
+        balance,
         tasks: tasks.length,
         heapUsedMB: {
           first: samples[0]?.heapUsedMB,

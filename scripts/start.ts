@@ -14,9 +14,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 const host = process.env.HOST || "127.0.0.1";
 
 const server = createReferenceServer({ hashApiKey: sha256Hex });
-const { userId } = server.admin.createUser({ credits: 10_000 });
-const assets = [1, 2, 3].map(() => server.admin.createAsset(userId).assetId);
-const { key, apiKeyId } = server.admin.createApiKey(userId);
+const { userId } = await server.admin.createUser({ credits: 10_000 });
+const assets: string[] = [];
+for (let i = 0; i < 3; i++) assets.push((await server.admin.createAsset(userId)).assetId);
+const { key, apiKeyId } = await server.admin.createApiKey(userId);
 
 const running = await serve({ port, host, server });
 running.httpServer.on("close", () => console.log("Server closed; bye."));

@@ -44,7 +44,7 @@ export async function queryCredits(
   caller: Caller,
   requestId: string,
 ): Promise<Outgoing> {
-  const user = ctx.store.getUser(caller.userId);
+  const user = await ctx.store.getUser(caller.userId);
   if (!user) return failure(requestId, INVALID_API_KEY);
   const body: CreditsAnswer = {
     creditBalance: user.balance,

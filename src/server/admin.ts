@@ -1,6 +1,7 @@
 /**
  * The operator's methods: users, keys, assets, multipliers, failing jobs, balances and the ledger
- * (S13). Bad arguments throw an {@link AdminError}; nothing changes when one is thrown.
+ * (S13). Every one returns a Promise; a bad argument rejects with an {@link AdminError}, and then
+ * nothing has changed.
  */
 import { parseMultiplier } from "../pricing/decimal.js";
 import type { GenerationRequest } from "../types.js";
@@ -8,7 +9,7 @@ import { generateApiKey } from "./auth.js";
 import type { ServerContext } from "./createReferenceServer.js";
 import { AdminError, serverMessages as m } from "./errors.js";
 import { jobId, newId, parseJobId } from "./ids.js";
-import type { ApiKeyMode, JobStatus } from "./store.js";
+import { type ApiKeyMode, type JobStatus, MAX_CREDITS, type TaskRecord } from "./store.js";
 
 /** One movement of credits, as `admin.ledger(userId)` returns it. */
 export type LedgerEntry = {
@@ -56,146 +57,137 @@ export type TaskView = {
   clientIdempotencyKey: boolean;
 };
 
-/** The admin methods of a reference server. */
+/** The admin methods of a reference server; each returns a Promise and rejects with an {@link AdminError}. */
 export type Admin = {
-  /** Adds a user with a grant of `credits` and a multiplier (default 1). */
-  createUser(input: { credits: number; multiplier?: string | number }): { userId: string };
+  /** Adds a user with a grant of `credits` (0 to 2^53 - 1) and a multiplier (default 1). */
+  createUser(input: { credits: number; multiplier?: string | number }): Promise<{ userId: string }>;
   /** Makes an API key for a user (`ck_test_` unless `mode: "live"`); the whole key is returned only here. */
-  createApiKey(userId: string, options?: { mode?: ApiKeyMode }): { apiKeyId: string; key: string };
-  /** Revokes a key; revoking it again does nothing. */
-  revokeApiKey(apiKeyId: string): void;
+  createApiKey(userId: string, options?: { mode?: ApiKeyMode }): Promise<{ apiKeyId: string; key: string }>;
+  /** Revokes a key; revoking it again does nothing. A request already in flight with it is not charged. */
+  revokeApiKey(apiKeyId: string): Promise<void>;
   /** Adds an asset owned by a user. */
-  createAsset(userId: string): { assetId: string };
+  createAsset(userId: string): Promise<{ assetId: string }>;
   /** Sets a user's price multiplier (P4); tasks already accepted keep their charges (S7). */
-  setPriceMultiplier(userId: string, multiplier: string | number): void;
-  /** Adds credits to a user (a `grant` ledger entry). */
-  grantCredits(userId: string, credits: number): void;
+  setPriceMultiplier(userId: string, multiplier: string | number): Promise<void>;
+  /** Adds credits to a user (a `grant` ledger entry); the balance stays at most 2^53 - 1. */
+  grantCredits(userId: string, credits: number): Promise<void>;
   /** Fails a job and refunds its stored charge, once (S6). */
-  failJob(jobId: string): { refundedCredits: number };
+  failJob(jobId: string): Promise<{ refundedCredits: number }>;
   /** A user's balance. */
-  balance(userId: string): number;
+  balance(userId: string): Promise<number>;
   /** A user's ledger: grants, debits and refunds, oldest first (S13). */
-  ledger(userId: string): LedgerEntry[];
+  ledger(userId: string): Promise<LedgerEntry[]>;
   /** A task as stored (S8). */
-  task(taskId: string): TaskView;
+  task(taskId: string): Promise<TaskView>;
   /** A job. */
-  job(jobId: string): JobView;
+  job(jobId: string): Promise<JobView>;
 };
 
-const isWholeCredits = (credits: unknown): credits is number =>
-  typeof credits === "number" && Number.isSafeInteger(credits) && credits >= 0;
+/** Checks credits: a whole number, not negative (`invalid_credits`), at most 2^53 - 1 (`credits_too_large`). */
+function checkCredits(credits: unknown): number {
+  if (typeof credits !== "number" || !Number.isInteger(credits) || credits < 0) {
+    throw new AdminError("invalid_credits", m.invalidCredits(credits));
+  }
+  if (credits > MAX_CREDITS) throw new AdminError("credits_too_large", m.creditsTooLarge(credits, 0));
+  return credits;
+}
+
+function checkMultiplier(multiplier: unknown): string {
+  const parsed = parseMultiplier(multiplier);
+  if (!parsed) throw new AdminError("invalid_multiplier", m.invalidMultiplier(multiplier));
+  return parsed.text;
+}
+
+/** How many times a fresh random id is drawn again when the store says it is taken. */
+const ID_ATTEMPTS = 3;
 
 /**
  * Creates the admin methods over a server's state.
  *
- * `createApiKey` is synchronous (API.md) but Web Crypto hashes asynchronously, so a new key is
- * stored as soon as its hash is ready; `keysSettled()` resolves once every such key is stored, and
- * the fetch handler awaits it before it looks a key up. A key revoked before then is stored revoked.
- *
  * @param ctx - The server.
- * @returns The admin methods, and `keysSettled`.
+ * @returns The admin methods.
  * @internal
  */
-export function createAdmin(ctx: ServerContext): { admin: Admin; keysSettled: () => Promise<void> | undefined } {
+export function createAdmin(ctx: ServerContext): Admin {
   const { store } = ctx;
-  const pending = new Map<string, { revoked: boolean; done: Promise<void> }>();
-  const keysSettled = () => {
-    if (pending.size === 0) return undefined;
-    return Promise.all([...pending.values()].map((p) => p.done)).then(() => {});
-  };
-  const userOrThrow = (userId: string) => {
-    const user = store.getUser(userId);
+  const userOrThrow = async (userId: string) => {
+    const user = await store.getUser(userId);
     if (!user) throw new AdminError("unknown_user", m.unknown("user", userId));
     return user;
   };
-  const multiplierOrThrow = (multiplier: unknown) => {
-    const parsed = parseMultiplier(multiplier);
-    if (!parsed) throw new AdminError("invalid_multiplier", m.invalidMultiplier(multiplier));
-    return parsed.text;
-  };
-  const taskOrThrow = (taskId: string) => {
-    const task = store.getTask(taskId);
+  const taskOrThrow = async (taskId: string): Promise<TaskRecord> => {
+    const task = await store.getTask(taskId);
     if (!task) throw new AdminError("unknown_task", m.unknown("task", taskId));
     return task;
   };
+  /** Stores a new record under a fresh random id, drawing again in the (2^-64) case of a collision. */
+  const withFreshId = async (make: () => string, put: (id: string) => Promise<boolean>): Promise<string> => {
+    for (let attempt = 1; ; attempt++) {
+      const id = make();
+      if (await put(id)) return id;
+      if (attempt >= ID_ATTEMPTS) throw new Error(`no free id after ${ID_ATTEMPTS} attempts`);
+    }
+  };
 
-  const admin: Admin = {
-    createUser(input) {
-      const credits: unknown = input?.credits;
-      if (!isWholeCredits(credits)) throw new AdminError("invalid_credits", m.invalidCredits(credits));
-      const multiplier = multiplierOrThrow(input.multiplier);
-      const userId = newId.user();
-      store.createUser({ id: userId, balance: credits, multiplier }, ctx.now());
+  return {
+    async createUser(input) {
+      const credits = checkCredits((input as { credits?: unknown } | undefined)?.credits);
+      const multiplier = checkMultiplier(input.multiplier);
+      const at = ctx.now();
+      const userId = await withFreshId(newId.user, (id) => store.createUser({ id, credits, multiplier }, at));
       return { userId };
     },
-    createApiKey(userId, options) {
-      userOrThrow(userId);
+    async createApiKey(userId, options) {
       const mode: unknown = options?.mode ?? "test";
       if (mode !== "live" && mode !== "test") throw new AdminError("invalid_mode", m.invalidMode(mode));
+      await userOrThrow(userId);
       const key = generateApiKey(mode);
-      const apiKeyId = newId.apiKey();
-      const hashed = ctx.hashApiKey(key);
-      if (typeof hashed === "string") {
-        // A synchronous hasher: the key is stored before this returns, nothing is pending.
-        store.putApiKey({ id: apiKeyId, userId, mode, hash: hashed, revoked: false });
-        return { apiKeyId, key };
-      }
-      const entry = { revoked: false, done: Promise.resolve() };
-      entry.done = hashed.then(
-        (hash) => {
-          store.putApiKey({ id: apiKeyId, userId, mode, hash, revoked: entry.revoked });
-          pending.delete(apiKeyId);
-        },
-        () => void pending.delete(apiKeyId), // no hash, no key: it can never authenticate
-      );
-      pending.set(apiKeyId, entry);
+      const hash = await ctx.hashApiKey(key);
+      const apiKeyId = await withFreshId(newId.apiKey, (id) => store.putApiKey({ id, userId, mode, hash, revoked: false }));
       return { apiKeyId, key };
     },
-    revokeApiKey(apiKeyId) {
-      const entry = pending.get(apiKeyId);
-      if (entry) entry.revoked = true;
-      else if (!store.revokeApiKey(apiKeyId)) throw new AdminError("unknown_api_key", m.unknown("API key", apiKeyId));
+    async revokeApiKey(apiKeyId) {
+      if (!(await store.revokeApiKey(apiKeyId))) throw new AdminError("unknown_api_key", m.unknown("API key", apiKeyId));
     },
-    createAsset(userId) {
-      userOrThrow(userId);
-      const assetId = newId.asset();
-      store.putAsset(assetId, userId);
+    async createAsset(userId) {
+      await userOrThrow(userId);
+      const assetId = await withFreshId(newId.asset, (id) => store.putAsset(id, userId));
       return { assetId };
     },
-    setPriceMultiplier(userId, multiplier) {
-      userOrThrow(userId);
-      store.setMultiplier(userId, multiplierOrThrow(multiplier));
+    async setPriceMultiplier(userId, multiplier) {
+      const text = checkMultiplier(multiplier);
+      if (!(await store.setMultiplier(userId, text))) throw new AdminError("unknown_user", m.unknown("user", userId));
     },
-    grantCredits(userId, credits) {
-      userOrThrow(userId);
-      if (!isWholeCredits(credits)) throw new AdminError("invalid_credits", m.invalidCredits(credits));
-      store.grant(userId, credits, ctx.now());
+    async grantCredits(userId, credits) {
+      const checked = checkCredits(credits);
+      const result = await store.grant(userId, checked, ctx.now());
+      if (result.ok) return;
+      if (result.reason === "unknown_user") throw new AdminError("unknown_user", m.unknown("user", userId));
+      const { balance } = await userOrThrow(userId);
+      throw new AdminError("credits_too_large", m.creditsTooLarge(checked, balance));
     },
-    failJob(id) {
+    async failJob(id) {
       const parsed = parseJobId(id);
-      const refundedCredits = parsed && store.failJob(parsed.taskId, parsed.index, ctx.now());
+      const refundedCredits = parsed && (await store.failJob(parsed.taskId, parsed.index, ctx.now()));
       if (refundedCredits === undefined) throw new AdminError("unknown_job", m.unknown("job", id));
       return { refundedCredits };
     },
-    balance: (userId) => userOrThrow(userId).balance,
-    ledger(userId) {
-      userOrThrow(userId);
-      return (store.ledger(userId) ?? []).map((record) => {
+    async balance(userId) {
+      return (await userOrThrow(userId)).balance;
+    },
+    async ledger(userId) {
+      const records = await store.ledger(userId);
+      if (!records) throw new AdminError("unknown_user", m.unknown("user", userId));
+      return records.map((record) => {
         const entry: LedgerEntry = { kind: record.kind, credits: record.credits, at: new Date(record.at).toISOString() };
         if (record.taskId !== undefined) entry.taskId = record.taskId;
         if (record.taskId !== undefined && record.jobIndex !== undefined) entry.jobId = jobId(record.taskId, record.jobIndex);
         return entry;
       });
     },
-    task(taskId) {
-      const task = taskOrThrow(taskId);
+    async task(taskId) {
+      const task = await taskOrThrow(taskId);
       const r = task.request;
-      const jobs = task.jobCredits.map((credits, i) => ({
-        jobId: jobId(task.id, i),
-        taskId: task.id,
-        status: task.jobStatus[i] ?? "queued",
-        credits,
-      }));
       return {
         taskId: task.id,
         userId: task.userId,
@@ -207,19 +199,23 @@ export function createAdmin(ctx: ServerContext): { admin: Admin; keysSettled: ()
         referenceCount: task.referenceCount,
         multiplier: task.multiplier,
         catalogVersion: task.catalogVersion,
-        totalCreditCost: task.jobCredits.reduce((sum, credits) => sum + credits, 0),
-        jobs,
+        totalCreditCost: task.totalCredits,
+        jobs: task.jobCredits.map((credits, i) => ({
+          jobId: jobId(task.id, i),
+          taskId: task.id,
+          status: task.jobStatus[i] ?? "queued",
+          credits,
+        })),
         request: structuredClone(r),
         clientIdempotencyKey: task.clientKey,
       };
     },
-    job(id) {
+    async job(id) {
       const parsed = parseJobId(id);
-      const task = parsed && store.getTask(parsed.taskId);
+      const task = parsed && (await store.getTask(parsed.taskId));
       const credits = parsed && task?.jobCredits[parsed.index];
       if (!parsed || !task || credits === undefined) throw new AdminError("unknown_job", m.unknown("job", id));
       return { jobId: id, taskId: task.id, status: task.jobStatus[parsed.index] ?? "queued", credits };
     },
   };
-  return { admin, keysSettled };
 }

@@ -104,7 +104,7 @@ export async function authenticate(
   if (credential.kind === "key") {
     // A synchronous hasher (the Node binding's) answers without a trip through the event loop.
     const hash = ctx.hashApiKey(credential.key);
-    key = ctx.store.findApiKeyByHash(typeof hash === "string" ? hash : await hash);
+    key = await ctx.store.findApiKeyByHash(typeof hash === "string" ? hash : await hash);
   }
   if (!key || key.revoked) return { ok: false, failure: INVALID_API_KEY };
   return { ok: true, caller: { userId: key.userId, apiKeyId: key.id } };

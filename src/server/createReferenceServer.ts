@@ -8,7 +8,6 @@ import type { Catalog } from "../models/modelSpec.js";
 import { type Admin, createAdmin } from "./admin.js";
 import { type ApiKeyHasher, hashApiKey } from "./auth.js";
 import { serverMessages as m } from "./errors.js";
-import { DEFAULT_IDEMPOTENCY_TTL_MS } from "./generations.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   dispatch,
@@ -22,7 +21,7 @@ import {
 import { newId } from "./ids.js";
 import { createMemoryStore } from "./memoryStore.js";
 import { createOpenApiDocument } from "./openapi.js";
-import type { Store } from "./store.js";
+import { type Store, StoreUnavailableError } from "./store.js";
 
 /** A line the server logs. It never holds a key, a header or a body. */
 export type LogEntry = {
@@ -38,7 +37,8 @@ export type ServerContext = {
   readonly catalog: Catalog;
   readonly now: () => number;
   readonly maxBodyBytes: number;
-  readonly idempotencyTtlMs: number;
+  /** How long a client's idempotency key points at its task; `undefined`: as long as the task exists. */
+  readonly idempotencyTtlMs: number | undefined;
   readonly serviceName: string;
   readonly log: (entry: LogEntry) => void;
   /** SHA-256 of a key as lowercase hex; Web Crypto unless the runtime binding gives a synchronous one. */
@@ -51,17 +51,27 @@ export type ServerContext = {
 export type ReferenceServerOptions = {
   /** Largest request body in bytes (default 1 MiB); a larger one is 413. */
   maxBodyBytes?: number;
-  /** How long an idempotency record lives, in milliseconds (default 24 hours). */
+  /**
+   * An idempotency window in milliseconds: a key then stops pointing at its task this long after the
+   * task was accepted, and a retry after that is a new task. Default: no window, a key points at its
+   * task for as long as the task exists (S5).
+   */
   idempotencyTtlMs?: number;
   /** The clock, in epoch milliseconds (default `Date.now`); tests pass their own. */
   now?: () => number;
   /** The models and prices (default: the built-in catalog). */
   catalog?: Catalog;
-  /** Where the state lives (default: a new in-memory store). */
+  /**
+   * Where the state lives (default: a new in-memory store). A store that cannot reach its backing
+   * service rejects with a `StoreUnavailableError`; the request then answers 503 with `Retry-After`.
+   */
   store?: Store;
   /** The `service` of `GET /api/ping` (default `"imagegen-pricing-reference"`). */
   serviceName?: string;
-  /** Where an unexpected error is reported (default: one JSON line on `console.error`). Never sees a key or a body. */
+  /**
+   * Where an unexpected error or an unreachable store is reported (default: one JSON line on
+   * `console.error`). Never sees a key or a body.
+   */
   log?: (entry: LogEntry) => void;
   /**
    * How an API key is hashed to the SHA-256 lowercase hex under which it is stored (default: Web
@@ -76,7 +86,7 @@ export type ReferenceServerOptions = {
 export type ReferenceServer = {
   /** Answers a request; never rejects, never answers without a `Request-Id` header. */
   fetch: (request: Request) => Promise<Response>;
-  /** The operator's methods (not reachable over HTTP). */
+  /** The operator's methods (not reachable over HTTP); each returns a Promise. */
   admin: Admin;
   /** @internal The same handler without web `Request`/`Response` objects, for runtime bindings. */
   readonly [RESPOND]: (incoming: Incoming) => Promise<Outgoing>;
@@ -84,14 +94,30 @@ export type ReferenceServer = {
 
 const defaultLog = (entry: LogEntry) => console.error(JSON.stringify(entry));
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+function positive<T>(name: string, value: number | undefined, fallback: T): number | T {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive whole number.`);
   return value;
 }
 
+/** The longest `Retry-After` the server asks for: a store's hint past an hour is not taken literally. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
+
 /**
- * Creates a reference server: all of the service interface (S1-S13) with its state in a
+ * The `Retry-After` seconds of a store outage: a {@link StoreUnavailableError}, or any error named
+ * like one (a store built against another copy of this package), or `undefined` for anything else.
+ */
+function retryAfterOf(error: unknown): number | undefined {
+  if (!(error instanceof StoreUnavailableError) && (error as { name?: unknown } | null)?.name !== "StoreUnavailableError") {
+    return undefined;
+  }
+  const hint = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  if (typeof hint !== "number" || !Number.isFinite(hint) || hint < 1) return 1;
+  return Math.min(Math.ceil(hint), MAX_RETRY_AFTER_SECONDS);
+}
+
+/**
+ * Creates a reference server: all of the service interface (S1-S15) with its state in a
  * store (in memory by default).
  *
  * @param options - Limits, clock, catalog, store and logger; all optional.
@@ -99,8 +125,8 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * @example
  * ```ts
  * const server = createReferenceServer();
- * const { userId } = server.admin.createUser({ credits: 1000 });
- * const { key } = server.admin.createApiKey(userId);
+ * const { userId } = await server.admin.createUser({ credits: 1000 });
+ * const { key } = await server.admin.createApiKey(userId);
  * const res = await server.fetch(
  *   new Request("http://local/api/ping", { headers: { authorization: `Bearer ${key}` } }),
  * );
@@ -115,7 +141,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     catalog,
     now: options.now ?? Date.now,
     maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-    idempotencyTtlMs: positive("idempotencyTtlMs", options.idempotencyTtlMs, DEFAULT_IDEMPOTENCY_TTL_MS),
+    idempotencyTtlMs: positive("idempotencyTtlMs", options.idempotencyTtlMs, undefined),
     serviceName: options.serviceName ?? "imagegen-pricing-reference",
     log: options.log ?? defaultLog,
     hashApiKey: options.hashApiKey ?? hashApiKey,
@@ -124,27 +150,37 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       return openApiText;
     },
   };
-  const { admin, keysSettled } = createAdmin(ctx);
+  const admin = createAdmin(ctx);
 
+  const report = (requestId: string, message: string, error: unknown) => {
+    try {
+      const e = error instanceof Error ? error : new Error(String(error));
+      ctx.log({
+        level: "error",
+        message,
+        requestId,
+        error: { name: e.name, message: e.message, ...(e.stack === undefined ? {} : { stack: e.stack }) },
+      });
+    } catch {
+      // a failing logger must not turn an answer into a rejected promise
+    }
+  };
   const respond = async (incoming: Incoming): Promise<Outgoing> => {
     const requestId = newId.request();
     try {
-      const settling = keysSettled();
-      if (settling) await settling;
       return await dispatch(incoming, ctx, requestId);
     } catch (error) {
-      // A bug, not an input: log what went wrong (never the request's headers or body) and answer JSON.
-      try {
-        const e = error instanceof Error ? error : new Error(String(error));
-        ctx.log({
-          level: "error",
-          message: "unexpected error while handling a request",
-          requestId,
-          error: { name: e.name, message: e.message, ...(e.stack === undefined ? {} : { stack: e.stack }) },
+      // Never the request's headers or body in the log: only what went wrong.
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== undefined) {
+        report(requestId, "the store cannot be reached", error);
+        return failure(requestId, {
+          code: "service_unavailable",
+          message: m.serviceUnavailable(retryAfter),
+          headers: { "retry-after": String(retryAfter) },
         });
-      } catch {
-        // a failing logger must not turn a 500 into a rejected promise
       }
+      report(requestId, "unexpected error while handling a request", error);
       return failure(requestId, { code: "internal_error", message: m.internalError() });
     }
   };

@@ -23,6 +23,7 @@ export const SERVER_ERRORS = {
   payload_too_large: 413, // body over the limit
   unsupported_media_type: 415, // not application/json
   internal_error: 500, // a bug; no input is meant to reach it
+  service_unavailable: 503, // the store cannot be reached; with Retry-After (S14)
 } as const;
 
 /** Stable codes of the `error.code` field of a failed HTTP request. */
@@ -47,6 +48,7 @@ export type Failure = {
 /** Codes of {@link AdminError}. */
 export type AdminErrorCode =
   | "invalid_credits"
+  | "credits_too_large"
   | "invalid_multiplier"
   | "invalid_mode"
   | "unknown_user"
@@ -55,8 +57,9 @@ export type AdminErrorCode =
   | "unknown_task";
 
 /**
- * Thrown by an admin method given a bad argument: credits that are not a non-negative whole number,
- * an invalid multiplier (P4), an unknown user, key, job or task.
+ * The rejection of an admin method given a bad argument: credits that are not a non-negative whole
+ * number or that would take a balance past 2^53 - 1, an invalid multiplier (P4), an unknown user,
+ * key, job or task.
  */
 export class AdminError extends Error {
   override readonly name = "AdminError";
@@ -120,6 +123,8 @@ export const serverMessages = {
     `This task costs ${cost} credits and the balance is ${balance}; nothing was charged.`,
   idempotencyKeyReused: () => "This idempotencyKey was already used with a different request; use a new key for a new request.",
   internalError: () => "Something went wrong on our side; nothing was charged for this request.",
+  serviceUnavailable: (seconds: number) =>
+    `The service cannot reach its data right now; nothing was charged. Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,
 
   // quote spec (S11)
   specNotObject: (got: unknown) => `A quote spec must be a JSON object; received ${show(got)}.`,
@@ -134,6 +139,8 @@ export const serverMessages = {
 
   // admin
   invalidCredits: (got: unknown) => `credits must be a non-negative whole number; received ${show(got)}.`,
+  creditsTooLarge: (credits: number, balance: number) =>
+    `credits: ${balance > 0 ? `a balance of ${balance} plus ${credits}` : show(credits)} would pass the largest exact balance, ${Number.MAX_SAFE_INTEGER} (2^53 - 1); nothing changed.`,
   invalidMultiplier: (got: unknown) =>
     `multiplier must be a plain decimal from 0 to 1000 (such as "1.15") or a finite number in that range; received ${show(got)}.`,
   invalidMode: (got: unknown) => `mode must be "live" or "test"; received ${show(got)}.`,

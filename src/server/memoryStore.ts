@@ -1,94 +1,147 @@
 /**
  * The in-memory {@link Store}: Maps keyed by id, nothing that scans history. A task costs its
- * record, its request snapshot and one ledger entry; a client-keyed task also its replay body.
+ * record, its request snapshot, one ledger entry and, when the client sent an idempotency key, one
+ * claim. Its two atomic methods, `commitTask` and `failJob`, hold no `await`, so no other call can
+ * run in the middle of either.
  */
-import type { ApiKeyRecord, CommitInput, CommitResult, LedgerRecord, Store, TaskRecord, UserRecord } from "./store.js";
+import {
+  type ApiKeyRecord,
+  type CommitInput,
+  type CommitResult,
+  type GrantResult,
+  type JobStatus,
+  type LedgerRecord,
+  MAX_CREDITS,
+  type Store,
+  type TaskRecord,
+  type UserRecord,
+} from "./store.js";
 
-type IdempotencyRecord = { taskId: string; body: string };
+type MutableUser = { readonly id: string; balance: number; multiplier: string; readonly ledger: LedgerRecord[] };
+/** A stored task: the record as committed, with its job statuses kept in an array of its own. */
+type StoredTask = TaskRecord & { readonly jobStatus: JobStatus[] };
 
-type MutableUser = { id: string; balance: number; multiplier: string; ledger: LedgerRecord[] };
-
-/** Idempotency records are scoped per user (S5); user ids hold no space. */
+/** Idempotency claims are scoped per user (S5); user ids hold no space. */
 const scoped = (userId: string, key: string) => `${userId} ${key}`;
 
 /**
  * Creates an empty in-memory store.
  *
  * @returns A {@link Store} whose state lives as long as the object.
+ * @example
+ * ```ts
+ * const store = createMemoryStore();
+ * const a = createReferenceServer({ store });
+ * const b = createReferenceServer({ store }); // two servers, one state
+ * ```
  */
 export function createMemoryStore(): Store {
   const users = new Map<string, MutableUser>();
   const keysById = new Map<string, ApiKeyRecord>();
   const keysByHash = new Map<string, ApiKeyRecord>();
   const assets = new Map<string, string>();
-  const tasks = new Map<string, TaskRecord>();
-  const replays = new ExpiringMap<IdempotencyRecord>();
+  const tasks = new Map<string, StoredTask>();
+  /** A claim points at its task by id; without a window it never expires (as long as the task). */
+  const claims = new ExpiringMap<string>();
 
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
+  /** A snapshot: a later failed job does not change a record already handed out. */
+  const taskView = (task: StoredTask): TaskRecord => ({ ...task, jobStatus: task.jobStatus.slice() });
+  const claimedTask = (userId: string, key: string, now: number): StoredTask | undefined => {
+    const taskId = claims.get(scoped(userId, key), now);
+    return taskId === undefined ? undefined : tasks.get(taskId);
+  };
 
   return {
-    createUser(user, at) {
-      const record: MutableUser = { id: user.id, balance: user.balance, multiplier: user.multiplier, ledger: [] };
-      if (user.balance > 0) record.ledger.push({ kind: "grant", credits: user.balance, at });
+    async createUser(user, at) {
+      if (users.has(user.id)) return false;
+      const record: MutableUser = { id: user.id, balance: user.credits, multiplier: user.multiplier, ledger: [] };
+      if (user.credits > 0) record.ledger.push({ kind: "grant", credits: user.credits, at });
       users.set(user.id, record);
+      return true;
     },
-    getUser(userId) {
+    async getUser(userId) {
       const user = users.get(userId);
       return user && userView(user);
     },
-    grant(userId, credits, at) {
+    async grant(userId, credits, at): Promise<GrantResult> {
       const user = users.get(userId);
-      if (!user) return false;
+      if (!user) return { ok: false, reason: "unknown_user" };
+      if (user.balance + credits > MAX_CREDITS) return { ok: false, reason: "balance_too_large" };
       user.balance += credits;
       if (credits > 0) user.ledger.push({ kind: "grant", credits, at });
-      return true;
+      return { ok: true, balance: user.balance };
     },
-    setMultiplier(userId, multiplier) {
+    async setMultiplier(userId, multiplier) {
       const user = users.get(userId);
       if (!user) return false;
       user.multiplier = multiplier;
       return true;
     },
 
-    putApiKey(key) {
-      keysById.set(key.id, key);
-      keysByHash.set(key.hash, key);
+    async putApiKey(key) {
+      if (keysById.has(key.id) || keysByHash.has(key.hash)) return false;
+      const record: ApiKeyRecord = { ...key };
+      keysById.set(key.id, record);
+      keysByHash.set(key.hash, record);
+      return true;
     },
-    findApiKeyByHash: (hash) => keysByHash.get(hash),
-    getApiKey: (apiKeyId) => keysById.get(apiKeyId),
-    revokeApiKey(apiKeyId) {
+    async findApiKeyByHash(hash) {
+      return keysByHash.get(hash);
+    },
+    async getApiKey(apiKeyId) {
+      return keysById.get(apiKeyId);
+    },
+    async revokeApiKey(apiKeyId) {
       const key = keysById.get(apiKeyId);
       if (!key) return false;
-      const revoked = { ...key, revoked: true };
+      const revoked: ApiKeyRecord = { ...key, revoked: true };
       keysById.set(key.id, revoked);
       keysByHash.set(key.hash, revoked);
       return true;
     },
 
-    putAsset: (assetId, userId) => void assets.set(assetId, userId),
-    assetOwner: (assetId) => assets.get(assetId),
+    async putAsset(assetId, userId) {
+      if (assets.has(assetId)) return false;
+      assets.set(assetId, userId);
+      return true;
+    },
+    async ownedAssets(userId, assetIds) {
+      const owned = new Set<string>();
+      for (const id of assetIds) if (assets.get(id) === userId) owned.add(id);
+      return owned;
+    },
 
-    findIdempotency: (userId, key, now) => replays.get(scoped(userId, key), now),
-
-    commitTask({ task, claim, render }: CommitInput, now: number): CommitResult {
+    async findClaimedTask(userId, key, now) {
+      const task = claimedTask(userId, key, now);
+      return task && taskView(task);
+    },
+    async commitTask({ task, apiKeyId, claim }: CommitInput, now: number): Promise<CommitResult> {
+      // No await in here: the checks and the writes below happen as one step.
+      const key = keysById.get(apiKeyId);
+      if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
       const user = users.get(task.userId);
       if (!user) return { ok: false, reason: "unknown_user" };
-      if (claim && replays.get(scoped(task.userId, claim.key), now)) return { ok: false, reason: "idempotency_key_taken" };
-      let total = 0;
-      for (const credits of task.jobCredits) total += credits;
+      if (claim) {
+        const holder = claimedTask(task.userId, claim.key, now);
+        if (holder) return { ok: false, reason: "idempotency_key_taken", task: taskView(holder) };
+      }
+      const total = task.totalCredits;
       if (user.balance < total) return { ok: false, reason: "insufficient_credits", balance: user.balance };
 
-      // Render first: should it ever throw, nothing has changed yet.
-      task.balanceAfter = user.balance - total;
-      const body = render(task);
       user.balance -= total;
+      const stored: StoredTask = { ...task, balanceAfter: user.balance, jobStatus: task.jobCredits.map(() => "queued") };
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
-      tasks.set(task.id, task);
-      if (claim) replays.set(scoped(task.userId, claim.key), { taskId: task.id, body }, claim.expiresAt, now);
-      return { ok: true, task, body };
+      tasks.set(task.id, stored);
+      if (claim) claims.set(scoped(task.userId, claim.key), task.id, claim.expiresAt ?? Number.POSITIVE_INFINITY, now);
+      return { ok: true, task: taskView(stored) };
     },
-    getTask: (taskId) => tasks.get(taskId),
-    failJob(taskId, index, at) {
+    async getTask(taskId) {
+      const task = tasks.get(taskId);
+      return task && taskView(task);
+    },
+    async failJob(taskId, index, at) {
+      // No await in here: a job is marked failed and refunded in one step, so only once.
       const task = tasks.get(taskId);
       const credits = task?.jobCredits[index];
       if (!task || credits === undefined) return undefined;
@@ -101,7 +154,11 @@ export function createMemoryStore(): Store {
       return credits;
     },
 
-    ledger: (userId) => users.get(userId)?.ledger,
+    async ledger(userId) {
+      return users.get(userId)?.ledger.slice();
+    },
+
+    async close() {},
   };
 }
 

@@ -144,9 +144,18 @@ const ERRORS: Record<number, string> = {
   409: "The idempotencyKey was used with a different request",
   413: "Body over the size limit",
   415: "Body is not application/json",
+  503: "The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds",
+};
+const RETRY_AFTER = {
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
 };
 const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), errorResponse(`${ERRORS[s]} (${codesOf(s)}).`)]));
+  Object.fromEntries(
+    statuses.map((s) => {
+      const response = errorResponse(`${ERRORS[s]} (${codesOf(s)}).`);
+      return [String(s), s === 503 ? { ...response, headers: RETRY_AFTER } : response];
+    }),
+  );
 
 /**
  * Builds the OpenAPI 3.1 document of the reference server for a catalog.
@@ -206,7 +215,7 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
               },
               content: jsonContent("GenerationAccepted"),
             },
-            ...errors(400, 401, 402, 409, 413, 415),
+            ...errors(400, 401, 402, 409, 413, 415, 503),
           },
         }),
       },
@@ -215,18 +224,18 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
           requestBody: { required: true, content: jsonContent("QuoteSpec") },
           responses: {
             "200": { description: "The price, or credits: null with a reason.", content: jsonContent("Quote") },
-            ...errors(400, 401, 413, 415),
+            ...errors(400, 401, 413, 415, 503),
           },
         }),
       },
       "/api/ping": {
         get: secured("Check connectivity and who authenticated", "ping", {
-          responses: { "200": { description: "Authenticated.", content: jsonContent("Ping") }, ...errors(401) },
+          responses: { "200": { description: "Authenticated.", content: jsonContent("Ping") }, ...errors(401, 503) },
         }),
       },
       "/api/query/credits": {
         get: secured("Read the remaining credits", "queryCredits", {
-          responses: { "200": { description: "The balance.", content: jsonContent("Credits") }, ...errors(401) },
+          responses: { "200": { description: "The balance.", content: jsonContent("Credits") }, ...errors(401, 503) },
         }),
       },
     },

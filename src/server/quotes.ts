@@ -24,7 +24,7 @@ export async function quotePrice(incoming: Incoming, ctx: ServerContext, caller:
   if (!body.ok) return failure(requestId, body.failure);
   const spec = parseQuoteSpec(body.value);
   if (!spec.success) return invalidRequest(requestId, spec.issues);
-  const user = ctx.store.getUser(caller.userId);
+  const user = await ctx.store.getUser(caller.userId);
   if (!user) return failure(requestId, INVALID_API_KEY);
   return json(200, quote(spec.output, { multiplier: user.multiplier }, ctx.catalog), requestId);
 }

@@ -82,7 +82,7 @@ async function transports(): Promise<[string, (server: ReferenceServer) => Promi
 describe("reliability: concurrency (S4, S5, S13)", async () => {
   for (const [name, connect] of await transports()) {
     it(`S5: ${N_REQUESTS} concurrent identical requests with one idempotency key charge exactly once (${name})`, async () => {
-      const { server, admin, users } = world(1, 10_000);
+      const { server, admin, users } = await world(1, 10_000);
       const me = users[0] as (typeof users)[0];
       const send = await connect(server);
       const body = {
@@ -97,17 +97,17 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
       expect(answers.every((a) => a.status === 202)).toBe(true);
       expect(new Set(answers.map((a) => a.text)).size).toBe(1); // every answer is the original body, byte for byte
       expect(answers.filter((a) => a.replayed === "true")).toHaveLength(N_REQUESTS - 1);
-      const debits = admin.ledger(me.userId).filter((e) => e.kind === "debit");
+      const debits = (await admin.ledger(me.userId)).filter((e) => e.kind === "debit");
       expect(debits).toHaveLength(1);
       expect(debits[0]?.credits).toBe(240);
-      expect(admin.balance(me.userId)).toBe(10_000 - 240);
-      checkLedger(server, me.userId);
+      expect(await admin.balance(me.userId)).toBe(10_000 - 240);
+      await checkLedger(server, me.userId);
     }, 60_000);
 
     it(`S4: ${N_REQUESTS} concurrent distinct requests against a balance covering N accept exactly N and leave the remainder (${name})`, async () => {
       const covered = 377;
       const remainder = BETA_COST - 1;
-      const { server, admin, users } = world(1, covered * BETA_COST + remainder);
+      const { server, admin, users } = await world(1, covered * BETA_COST + remainder);
       const me = users[0] as (typeof users)[0];
       const send = await connect(server);
       const answers = await Promise.all(
@@ -118,8 +118,8 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
       expect(answers.filter((a) => a.status === 202)).toHaveLength(covered);
       expect(answers.filter((a) => a.status === 402)).toHaveLength(N_REQUESTS - covered);
       expect(answers.filter((a) => a.status !== 202 && a.status !== 402)).toEqual([]);
-      expect(admin.balance(me.userId)).toBe(remainder);
-      const ledger = admin.ledger(me.userId);
+      expect(await admin.balance(me.userId)).toBe(remainder);
+      const ledger = await admin.ledger(me.userId);
       expect(ledger.filter((e) => e.kind === "debit")).toHaveLength(covered);
       // Every accepted answer reported a distinct balance: debits were serialized, none was lost.
       const after = answers
@@ -127,12 +127,12 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
         .map((a) => (JSON.parse(a.text) as { billing: { balanceAfterCredits: number } }).billing.balanceAfterCredits);
       expect(new Set(after).size).toBe(covered);
       expect(Math.min(...after)).toBe(remainder);
-      checkLedger(server, me.userId);
+      await checkLedger(server, me.userId);
     }, 60_000);
   }
 
   it("S5: concurrent requests with one key and different bodies: exactly one task, the rest replay it or get 409", async () => {
-    const { server, admin, users } = world(1, 100_000);
+    const { server, admin, users } = await world(1, 100_000);
     const me = users[0] as (typeof users)[0];
     const answers = await Promise.all(
       Array.from({ length: N_REQUESTS }, (_, i) =>
@@ -144,31 +144,31 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
     expect(accepted.filter((a) => a.replayed !== "true")).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(N_REQUESTS - accepted.length);
     expect(accepted.length).toBe(N_REQUESTS / 4); // the winner's own variant replays, the three others conflict
-    expect(admin.ledger(me.userId).filter((e) => e.kind === "debit")).toHaveLength(1);
-    expect(admin.balance(me.userId)).toBe(100_000 - BETA_COST);
-    checkLedger(server, me.userId);
+    expect((await admin.ledger(me.userId)).filter((e) => e.kind === "debit")).toHaveLength(1);
+    expect(await admin.balance(me.userId)).toBe(100_000 - BETA_COST);
+    await checkLedger(server, me.userId);
   }, 60_000);
 
   it("S4/S6: concurrent generations interleaved with job failures and grants keep balance = granted - debits + refunds", async () => {
-    const { server, admin, users } = world(3, 5_000);
+    const { server, admin, users } = await world(3, 5_000);
     const jobs: string[] = [];
     const work: Promise<unknown>[] = [];
     for (let i = 0; i < N_REQUESTS; i++) {
       const u = users[i % users.length] as (typeof users)[0];
       work.push(
-        inProcess(server, u.key, { prompt: `p${i}`, modelId: "beta", imageCount: 1 + (i % 3) }).then((a) => {
+        inProcess(server, u.key, { prompt: `p${i}`, modelId: "beta", imageCount: 1 + (i % 3) }).then(async (a) => {
           if (a.status === 202) {
             const results = (JSON.parse(a.text) as { batch: { results: { job: { id: string } }[] } }).batch.results;
             for (const r of results) jobs.push(r.job.id);
           }
           // fail every job seen so far once more, and every other one twice: refunds stay once per job
           const job = jobs[i % Math.max(jobs.length, 1)];
-          if (job !== undefined) admin.failJob(job);
-          if (i % 50 === 0) admin.grantCredits(u.userId, 100);
+          if (job !== undefined) await admin.failJob(job);
+          if (i % 50 === 0) await admin.grantCredits(u.userId, 100);
         }),
       );
     }
     await Promise.all(work);
-    for (const u of users) checkLedger(server, u.userId);
+    for (const u of users) await checkLedger(server, u.userId);
   }, 60_000);
 });

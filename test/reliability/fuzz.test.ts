@@ -264,16 +264,16 @@ function expectedStatus(i: Input): number | undefined {
 
 describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
   it("S12/S13: any method, path, Authorization, media type and body: never 5xx, JSON errors in the S12 order, no credit moved without a 202", async () => {
-    const { server, admin, users, logs } = world(2, 1_000_000_000, { maxBodyBytes: LIMIT });
+    const { server, admin, users, logs } = await world(2, 1_000_000_000, { maxBodyBytes: LIMIT });
     const [me, other] = users as [(typeof users)[0], (typeof users)[0]];
-    const revoked = admin.createApiKey(me.userId);
-    admin.revokeApiKey(revoked.apiKeyId);
+    const revoked = await admin.createApiKey(me.userId);
+    await admin.revokeApiKey(revoked.apiKeyId);
     const keys: Keys = { own: me.key, other: other.key, revoked: revoked.key };
     const seen = new Map<number, number>();
 
     await fc.assert(
       fc.asyncProperty(input, async (i) => {
-        const before = [snapshot(server, me.userId), snapshot(server, other.userId)];
+        const before = [await snapshot(server, me.userId), await snapshot(server, other.userId)];
         const res = await server.fetch(toRequest(i, keys));
         const { status, body } = await checkAnswer(res);
         seen.set(status, (seen.get(status) ?? 0) + 1);
@@ -283,7 +283,7 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
         if (status === 405) expect(res.headers.get("allow")).toBe(ROUTES[i.path]);
         if (status === 401) expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
 
-        const after = [snapshot(server, me.userId), snapshot(server, other.userId)];
+        const after = [await snapshot(server, me.userId), await snapshot(server, other.userId)];
         // The caller is the key's own user; the other user is never touched.
         const payer = i.auth.kind === "other" ? 1 : 0;
         expect(after[1 - payer]).toEqual(before[1 - payer]);
@@ -298,15 +298,15 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
       }),
       { numRuns: FUZZ_RUNS },
     );
-    checkLedger(server, me.userId);
-    checkLedger(server, other.userId);
+    await checkLedger(server, me.userId);
+    await checkLedger(server, other.userId);
     expect(logs).toEqual([]); // nothing reached the 500 path
     // The generator reaches every layer of S12, not just the first one.
     for (const status of [200, 202, 400, 401, 404, 405, 413, 415]) expect(seen.get(status) ?? 0).toBeGreaterThan(0);
   }, 60_000);
 
   it("S12: arbitrary JSON on both POST endpoints, valid key and media type: 200/202 or a JSON 400/402/409, never a lost credit", async () => {
-    const { server, users, logs } = world(1, 10_000_000);
+    const { server, users, logs } = await world(1, 10_000_000);
     const me = users[0] as (typeof users)[0];
     const anything = fc.oneof(
       fc.jsonValue({ maxDepth: 4 }),
@@ -328,19 +328,19 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
     );
     await fc.assert(
       fc.asyncProperty(anything, fc.constantFrom("/api/generations", "/api/pricing/quote"), async (value, route) => {
-        const before = snapshot(server, me.userId);
+        const before = await snapshot(server, me.userId);
         const { status } = await checkAnswer(await post(server, route, me.key, JSON.stringify(value) ?? "null"));
         expect(route === "/api/generations" ? [202, 400, 402, 409] : [200, 400]).toContain(status);
-        if (status !== 202) expect(snapshot(server, me.userId)).toEqual(before);
+        if (status !== 202) expect(await snapshot(server, me.userId)).toEqual(before);
       }),
       { numRuns: FUZZ_RUNS },
     );
-    checkLedger(server, me.userId);
+    await checkLedger(server, me.userId);
     expect(logs).toEqual([]);
   }, 60_000);
 
   it("S12: strings with lone surrogates and NUL bytes in every string field are answered, never 5xx", async () => {
-    const { server, users, logs } = world(1, 10_000_000);
+    const { server, users, logs } = await world(1, 10_000_000);
     const me = users[0] as (typeof users)[0];
     const nasty = fc.oneof(
       fc.string({ unit: "binary", maxLength: 20 }),
@@ -349,22 +349,22 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
     const field = fc.constantFrom("prompt", "modelId", "aspectRatio", "resolution", "quality", "background", "idempotencyKey");
     await fc.assert(
       fc.asyncProperty(field, nasty, async (name, value) => {
-        const before = snapshot(server, me.userId);
+        const before = await snapshot(server, me.userId);
         const payload: Record<string, unknown> = { prompt: "a fox", modelId: "beta" };
         payload[name] = value;
         const { status } = await checkAnswer(await post(server, "/api/generations", me.key, payload));
         expect([202, 400]).toContain(status);
-        if (status !== 202) expect(snapshot(server, me.userId)).toEqual(before);
+        if (status !== 202) expect(await snapshot(server, me.userId)).toEqual(before);
         const quoted = await checkAnswer(await post(server, "/api/pricing/quote", me.key, { kind: "image", modelId: value }));
         expect([200, 400]).toContain(quoted.status);
       }),
     );
-    checkLedger(server, me.userId);
+    await checkLedger(server, me.userId);
     expect(logs).toEqual([]);
   }, 60_000);
 
   it("S12: the default 1 MiB limit: exactly at the limit is read, one byte over is 413, by Content-Length and streamed", async () => {
-    const { server, users } = world(1, 1000);
+    const { server, users } = await world(1, 1000);
     const me = users[0] as (typeof users)[0];
     const text = JSON.stringify({ prompt: "a fox", modelId: "beta" });
     for (const size of [
@@ -375,7 +375,7 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
     ]) {
       const bytes = enc.encode(text + " ".repeat(size - text.length));
       for (const streamed of [false, true]) {
-        const before = snapshot(server, me.userId);
+        const before = await snapshot(server, me.userId);
         const res = await server.fetch(
           toRequest(
             {
@@ -392,10 +392,10 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
         );
         const { status } = await checkAnswer(res);
         expect(status).toBe(size > DEFAULT_MAX_BODY_BYTES ? 413 : 202);
-        const after = snapshot(server, me.userId);
+        const after = await snapshot(server, me.userId);
         expect(after.balance).toBe(before.balance - (status === 202 ? 25 : 0));
       }
     }
-    checkLedger(server, me.userId);
+    await checkLedger(server, me.userId);
   }, 60_000);
 });

@@ -1,17 +1,13 @@
 /**
  * Shared pieces of the reliability suite: a world of users, keys and assets on one reference
- * server, request builders, an independent price oracle and the ledger invariants (S4, S6, S13)
+ * server (made by the server suite's `makeServer`), request builders, an independent price oracle and the ledger invariants (S4, S6, S13)
  * checked after every step.
  */
 import { Decimal } from "decimal.js";
 import { expect } from "vitest";
-import {
-  createReferenceServer,
-  type LogEntry,
-  type ReferenceServer,
-  type ReferenceServerOptions,
-} from "../../src/server/index.js";
+import type { LogEntry, ReferenceServer, ReferenceServerOptions } from "../../src/server/index.js";
 import { ORACLE_PRICES, ORACLE_SURCHARGE, type OracleModel } from "../oracle/seed.js";
+import { makeServer } from "../server/helpers.js";
 
 export const BASE = "http://reliability.test";
 
@@ -23,18 +19,18 @@ export type UserHandle = {
 };
 
 /** A server with `users` users, each with one key and two assets, and a log that is captured. */
-export function world(count: number, credits: number, options: ReferenceServerOptions = {}) {
+export async function world(count: number, credits: number, options: ReferenceServerOptions = {}) {
   const logs: LogEntry[] = [];
-  const server = createReferenceServer({ log: (e) => logs.push(e), ...options });
+  const server = await makeServer({ log: (e) => logs.push(e), ...options });
   const users: UserHandle[] = [];
   for (let i = 0; i < count; i++) {
-    const { userId } = server.admin.createUser({ credits });
-    const { key, apiKeyId } = server.admin.createApiKey(userId);
+    const { userId } = await server.admin.createUser({ credits });
+    const { key, apiKeyId } = await server.admin.createApiKey(userId);
     users.push({
       userId,
       key,
       apiKeyId,
-      assets: [server.admin.createAsset(userId).assetId, server.admin.createAsset(userId).assetId],
+      assets: [(await server.admin.createAsset(userId)).assetId, (await server.admin.createAsset(userId)).assetId],
     });
   }
   return { server, admin: server.admin, users, logs };
@@ -67,8 +63,8 @@ export function oracleCredits(model: OracleModel, resolution: string, quality: s
 }
 
 /** A state snapshot of one user: balance and ledger length. */
-export function snapshot(server: ReferenceServer, userId: string) {
-  return { balance: server.admin.balance(userId), entries: server.admin.ledger(userId).length };
+export async function snapshot(server: ReferenceServer, userId: string) {
+  return { balance: await server.admin.balance(userId), entries: (await server.admin.ledger(userId)).length };
 }
 
 /**
@@ -76,9 +72,12 @@ export function snapshot(server: ReferenceServer, userId: string) {
  * is never negative; every refund names a job, no job is refunded twice, and each refund equals the
  * job's stored charge; every debit equals its task's stored total.
  */
-export function checkLedger(server: ReferenceServer, userId: string): { granted: number; debited: number; refunded: number } {
-  const balance = server.admin.balance(userId);
-  const ledger = server.admin.ledger(userId);
+export async function checkLedger(
+  server: ReferenceServer,
+  userId: string,
+): Promise<{ granted: number; debited: number; refunded: number }> {
+  const balance = await server.admin.balance(userId);
+  const ledger = await server.admin.ledger(userId);
   let granted = 0;
   let debited = 0;
   let refunded = 0;
@@ -93,14 +92,14 @@ export function checkLedger(server: ReferenceServer, userId: string): { granted:
       const taskId = entry.taskId as string;
       expect(debitedTasks.has(taskId)).toBe(false);
       debitedTasks.add(taskId);
-      expect(server.admin.task(taskId).totalCreditCost).toBe(entry.credits);
+      expect((await server.admin.task(taskId)).totalCreditCost).toBe(entry.credits);
     } else {
       refunded += entry.credits;
       expect(entry.jobId).toBeDefined();
       const jobId = entry.jobId as string;
       expect(refundedJobs.has(jobId)).toBe(false);
       refundedJobs.add(jobId);
-      const job = server.admin.job(jobId);
+      const job = await server.admin.job(jobId);
       expect(job.status).toBe("failed");
       expect(entry.credits).toBe(job.credits);
     }

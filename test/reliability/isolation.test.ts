@@ -23,7 +23,7 @@ async function shape(res: Response, id: string) {
 
 describe("reliability: isolation between users (S2)", () => {
   it("S2: a foreign asset, task, job, key or user id as a reference answers exactly like an unknown id, and moves nothing", async () => {
-    const { server, admin, users } = world(3, 1_000_000);
+    const { server, admin, users } = await world(3, 1_000_000);
     // Give every user tasks and jobs whose ids the others could try.
     const owned = new Map<string, string[]>();
     for (const u of users) {
@@ -64,22 +64,22 @@ describe("reliability: isolation between users (S2)", () => {
               inputAssetIds: refs,
             });
           };
-          const before = users.map((u) => snapshot(server, u.userId));
+          const before = await Promise.all(users.map((u) => snapshot(server, u.userId)));
           const a = await shape(await ask(foreign), foreign);
           const b = await shape(await ask(unknown), unknown);
           expect(a.status).toBe(400);
           expect(a).toEqual(b);
           expect(a.body).toContain('"code":"asset_not_found"');
-          expect(users.map((u) => snapshot(server, u.userId))).toEqual(before);
+          expect(await Promise.all(users.map((u) => snapshot(server, u.userId)))).toEqual(before);
         },
       ),
     );
-    for (const u of users) checkLedger(server, u.userId);
-    expect(admin.ledger(users[0]?.userId as string).filter((e) => e.kind === "debit")).toHaveLength(1);
+    for (const u of users) await checkLedger(server, u.userId);
+    expect((await admin.ledger(users[0]?.userId as string)).filter((e) => e.kind === "debit")).toHaveLength(1);
   }, 60_000);
 
   it("S2/S5: idempotency keys are per user: the same key name never replays another user's task or reveals its body", async () => {
-    const { server, users } = world(2, 1000);
+    const { server, users } = await world(2, 1000);
     const [a, b] = users as [(typeof users)[0], (typeof users)[0]];
     const body = { prompt: "same words", modelId: "beta", idempotencyKey: "order-1" };
     const first = await checkAnswer(await post(server, "/api/generations", a.key, body));
@@ -90,27 +90,31 @@ describe("reliability: isolation between users (S2)", () => {
     const tb = (second.body as unknown as Batch).batch.taskId;
     expect(ta).not.toBe(tb);
     expect(second.text).not.toContain(ta);
-    expect(server.admin.task(tb).userId).toBe(b.userId);
+    expect((await server.admin.task(tb)).userId).toBe(b.userId);
     // B reusing the name with another body is B's own business: it conflicts with B's task only.
     const third = await checkAnswer(await post(server, "/api/generations", b.key, { ...body, prompt: "other" }));
     expect(third.status).toBe(409);
     expect(third.text).not.toContain(ta);
-    expect(snapshot(server, a.userId).balance).toBe(975);
-    expect(snapshot(server, b.userId).balance).toBe(975);
+    expect((await snapshot(server, a.userId)).balance).toBe(975);
+    expect((await snapshot(server, b.userId)).balance).toBe(975);
   }, 60_000);
 
   it("S2/S9/S10: ping and credits show only the caller, whichever users exist; a revoked key reaches nothing", async () => {
-    const { server, admin, users } = world(4, 100);
-    admin.grantCredits(users[2]?.userId as string, 900);
+    const { server, admin, users } = await world(4, 100);
+    await admin.grantCredits(users[2]?.userId as string, 900);
     for (const u of users) {
       const ping = await checkAnswer(await get(server, "/api/ping", u.key));
       expect(ping.body).toMatchObject({ userId: u.userId, apiKeyId: u.apiKeyId });
       const credits = await checkAnswer(await get(server, "/api/query/credits", u.key));
-      expect(credits.body).toMatchObject({ userId: u.userId, apiKeyId: u.apiKeyId, creditBalance: admin.balance(u.userId) });
+      expect(credits.body).toMatchObject({
+        userId: u.userId,
+        apiKeyId: u.apiKeyId,
+        creditBalance: await admin.balance(u.userId),
+      });
       for (const other of users) if (other !== u) expect(ping.text + credits.text).not.toContain(other.userId);
     }
     const victim = users[1] as (typeof users)[0];
-    admin.revokeApiKey(victim.apiKeyId);
+    await admin.revokeApiKey(victim.apiKeyId);
     for (const path of ["/api/ping", "/api/query/credits"]) {
       const { status, text } = await checkAnswer(await get(server, path, victim.key));
       expect(status).toBe(401);
@@ -118,6 +122,6 @@ describe("reliability: isolation between users (S2)", () => {
     }
     const { status } = await checkAnswer(await post(server, "/api/generations", victim.key, { prompt: "x", modelId: "beta" }));
     expect(status).toBe(401);
-    expect(admin.balance(victim.userId)).toBe(100);
+    expect(await admin.balance(victim.userId)).toBe(100);
   }, 60_000);
 });

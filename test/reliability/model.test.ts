@@ -150,13 +150,13 @@ function accept(m: Model, user: number, cost: number, perOutput: number, body: R
 }
 
 /** The invariants after every step, for every user. */
-function checkAll(m: Model, real: Real) {
+async function checkAll(m: Model, real: Real) {
   for (const [i, u] of m.users.entries()) {
     const userId = real.users[i]?.userId as string;
-    expect(real.server.admin.balance(userId)).toBe(u.balance);
+    expect(await real.server.admin.balance(userId)).toBe(u.balance);
     expect(u.balance).toBe(u.granted - u.charged + u.refunded);
     expect(u.balance).toBeGreaterThanOrEqual(0);
-    expect(checkLedger(real.server, userId)).toEqual({ granted: u.granted, debited: u.charged, refunded: u.refunded });
+    expect(await checkLedger(real.server, userId)).toEqual({ granted: u.granted, debited: u.charged, refunded: u.refunded });
   }
 }
 
@@ -207,7 +207,7 @@ class GenerateCmd implements fc.AsyncCommand<Model, Real> {
       if (key !== undefined)
         u.records.set(key.trim(), { fp: fingerprint(s, ids), text: got.text, expiresAt: m.now + TTL, spec: s });
     }
-    checkAll(m, real);
+    await checkAll(m, real);
   }
   toString = () =>
     `generate(u${this.user}, k${this.keyIdx}, ${JSON.stringify(this.spec)}, ${this.key}, ${this.loose}, ${this.variant}, ${this.fromRecord})`;
@@ -221,9 +221,9 @@ class FailJobCmd implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.jobs.length > 0;
   async run(m: Model, real: Real) {
     const job = m.jobs[this.pick % m.jobs.length] as Model["jobs"][0];
-    expect(real.server.admin.job(job.jobId).credits).toBe(job.credits); // S7: the stored charge, whatever the prices now
+    expect((await real.server.admin.job(job.jobId)).credits).toBe(job.credits); // S7: the stored charge, whatever the prices now
     for (let i = 0; i < this.times; i++) {
-      const { refundedCredits } = real.server.admin.failJob(job.jobId);
+      const { refundedCredits } = await real.server.admin.failJob(job.jobId);
       expect(refundedCredits).toBe(job.failed ? 0 : job.credits); // S6: once, exactly the charge
       count(job.failed ? "repeated failure (no refund)" : "refund");
       if (!job.failed) {
@@ -233,7 +233,7 @@ class FailJobCmd implements fc.AsyncCommand<Model, Real> {
         job.failed = true;
       }
     }
-    checkAll(m, real);
+    await checkAll(m, real);
   }
   toString = () => `failJob(${this.pick}, x${this.times})`;
 }
@@ -245,9 +245,9 @@ class MultiplierCmd implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = () => true;
   async run(m: Model, real: Real) {
-    real.server.admin.setPriceMultiplier(real.users[this.user]?.userId as string, this.multiplier);
+    await real.server.admin.setPriceMultiplier(real.users[this.user]?.userId as string, this.multiplier);
     (m.users[this.user] as ModelUser).multiplier = String(this.multiplier).trim();
-    checkAll(m, real);
+    await checkAll(m, real);
   }
   toString = () => `multiplier(u${this.user}, ${this.multiplier})`;
 }
@@ -259,11 +259,11 @@ class GrantCmd implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = () => true;
   async run(m: Model, real: Real) {
-    real.server.admin.grantCredits(real.users[this.user]?.userId as string, this.credits);
+    await real.server.admin.grantCredits(real.users[this.user]?.userId as string, this.credits);
     const u = m.users[this.user] as ModelUser;
     u.balance += this.credits;
     u.granted += this.credits;
-    checkAll(m, real);
+    await checkAll(m, real);
   }
   toString = () => `grant(u${this.user}, ${this.credits})`;
 }
@@ -279,14 +279,14 @@ class KeyCmd implements fc.AsyncCommand<Model, Real> {
     const r = real.users[this.user] as Real["users"][0];
     const u = m.users[this.user] as ModelUser;
     if (this.action === "create") {
-      r.keys.push(real.server.admin.createApiKey(r.userId));
+      r.keys.push(await real.server.admin.createApiKey(r.userId));
       u.revoked.push(false);
     } else {
       const i = this.keyIdx % r.keys.length;
-      real.server.admin.revokeApiKey(r.keys[i]?.apiKeyId as string);
+      await real.server.admin.revokeApiKey(r.keys[i]?.apiKeyId as string);
       u.revoked[i] = true;
     }
-    checkAll(m, real);
+    await checkAll(m, real);
   }
   toString = () => `key(u${this.user}, ${this.action}, ${this.keyIdx})`;
 }
@@ -297,7 +297,7 @@ class ClockCmd implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, real: Real) {
     m.now += this.ms;
     real.clock.now += this.ms;
-    checkAll(m, real);
+    await checkAll(m, real);
   }
   toString = () => `clock(+${this.ms})`;
 }
@@ -319,7 +319,7 @@ class BoundaryCmd implements fc.AsyncCommand<Model, Real> {
       oracleCredits(this.spec.model, this.spec.resolution, this.spec.quality, ids.length, u.multiplier) * this.spec.imageCount;
     const target = cost - (this.short ? 1 : 0);
     if (keyIdx < 0 || target < u.balance) return void count("boundary skipped");
-    real.server.admin.grantCredits(r.userId, target - u.balance);
+    await real.server.admin.grantCredits(r.userId, target - u.balance);
     u.granted += target - u.balance;
     u.balance = target;
     const expected = expectOutcome(m, this.user, keyIdx, this.spec, ids, undefined, "valid");
@@ -329,7 +329,7 @@ class BoundaryCmd implements fc.AsyncCommand<Model, Real> {
     expect(got.status).toBe(expected.status);
     if (expected.status === 202 && "cost" in expected)
       accept(m, this.user, expected.cost ?? 0, expected.perOutput ?? 0, got.body);
-    checkAll(m, real);
+    await checkAll(m, real);
   }
   toString = () => `boundary(u${this.user}, ${JSON.stringify(this.spec)}, short=${this.short})`;
 }
@@ -409,7 +409,7 @@ class BurstCmd implements fc.AsyncCommand<Model, Real> {
         expect(before).toBeGreaterThanOrEqual(cost);
       }
     }
-    checkAll(m, real);
+    await checkAll(m, real);
   }
   toString = () => `burst(u${this.user}, k${this.keyIdx}, ${this.n}, ${this.kind}, ${JSON.stringify(this.spec)})`;
 }
@@ -465,7 +465,7 @@ describe("reliability: model-based sequences against a model of the ledger (S4-S
       fc.asyncProperty(commands, fc.integer({ min: 0, max: 3000 }), async (cmds, credits) => {
         sequences++;
         const clock = { now: Date.UTC(2026, 0, 1) };
-        const w = world(USERS, credits, { now: () => clock.now, idempotencyTtlMs: TTL });
+        const w = await world(USERS, credits, { now: () => clock.now, idempotencyTtlMs: TTL });
         const real: Real = {
           server: w.server,
           clock,

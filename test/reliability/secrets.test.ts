@@ -8,21 +8,22 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createMemoryStore, createReferenceServer, type LogEntry, type Store } from "../../src/server/index.js";
+import type { LogEntry, Store } from "../../src/server/index.js";
+import { makeServer, makeStore, wrapStore } from "../server/helpers.js";
 import { BASE, checkAnswer, post } from "./helpers.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
-/** A memory store that records every call made to it (arguments and results), as JSON text. */
-function recordingStore() {
-  const base = createMemoryStore();
+/** A store that records every call made to it (arguments and what it resolved to), as JSON text. */
+async function recordingStore() {
+  const base = await makeStore();
   const calls: { method: string; args: unknown[]; result: unknown }[] = [];
   const store = new Proxy(base, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        const result = value.apply(target, args);
+      return async (...args: unknown[]) => {
+        const result: unknown = await value.apply(target, args);
         calls.push({ method: String(prop), args, result });
         return result;
       };
@@ -64,12 +65,12 @@ describe("reliability: secrets (S1, S2)", () => {
   });
 
   it("S2: the store only ever receives a key's SHA-256, never the key; lookups are by digest", async () => {
-    const { store, calls, dump } = recordingStore();
-    const server = createReferenceServer({ store });
-    const { userId } = server.admin.createUser({ credits: 1000 });
-    const made = [server.admin.createApiKey(userId), server.admin.createApiKey(userId, { mode: "live" })];
-    const revoked = server.admin.createApiKey(userId);
-    server.admin.revokeApiKey(revoked.apiKeyId);
+    const { store, calls, dump } = await recordingStore();
+    const server = await makeServer({ store });
+    const { userId } = await server.admin.createUser({ credits: 1000 });
+    const made = [await server.admin.createApiKey(userId), await server.admin.createApiKey(userId, { mode: "live" })];
+    const revoked = await server.admin.createApiKey(userId);
+    await server.admin.revokeApiKey(revoked.apiKeyId);
     for (const { key } of [...made, revoked]) {
       await checkAnswer(await server.fetch(new Request(`${BASE}/api/ping`, { headers: { authorization: `Bearer ${key}` } })));
       await checkAnswer(await post(server, "/api/generations", key, { prompt: "a fox", modelId: "beta", idempotencyKey: "k1" }));
@@ -90,7 +91,9 @@ describe("reliability: secrets (S1, S2)", () => {
       expect(everything).not.toContain(key.slice(8)); // not even the random part
     }
     // Nor do the operator's views hold it.
-    expect(JSON.stringify([server.admin.ledger(userId), server.admin.balance(userId)])).not.toContain(made[0]?.key.slice(8));
+    expect(JSON.stringify([await server.admin.ledger(userId), await server.admin.balance(userId)])).not.toContain(
+      made[0]?.key.slice(8),
+    );
   }, 60_000);
 
   it("S2: a presented key is never compared as text: src/server holds no ===/!== or string comparison on a key or hash", () => {
@@ -131,12 +134,12 @@ describe("reliability: secrets (S1, S2)", () => {
 
   it("S1: a key pasted anywhere (header, path, query, any body field) is never echoed in a response, an error or a log line", async () => {
     const logs: LogEntry[] = [];
-    const server = createReferenceServer({ log: (e) => logs.push(e) });
-    const { userId } = server.admin.createUser({ credits: 100_000 });
-    const own = server.admin.createApiKey(userId);
-    const live = server.admin.createApiKey(userId, { mode: "live" });
-    const revoked = server.admin.createApiKey(userId);
-    server.admin.revokeApiKey(revoked.apiKeyId);
+    const server = await makeServer({ log: (e) => logs.push(e) });
+    const { userId } = await server.admin.createUser({ credits: 100_000 });
+    const own = await server.admin.createApiKey(userId);
+    const live = await server.admin.createApiKey(userId, { mode: "live" });
+    const revoked = await server.admin.createApiKey(userId);
+    await server.admin.revokeApiKey(revoked.apiKeyId);
     const secrets = [own.key, live.key, revoked.key];
     const variants = (k: string) => [k, `${k}x`, k.slice(0, -1), k.replace("ck_test_", "ck_live_"), k.toLowerCase(), ` ${k} `];
 
@@ -172,28 +175,28 @@ describe("reliability: secrets (S1, S2)", () => {
     expect(answers).toBeGreaterThanOrEqual(4 * (fc.readConfigureGlobal().numRuns ?? 100));
     // Admin errors (an operator pasting a key where an id goes) show only the prefix.
     for (const call of [
-      () => server.admin.revokeApiKey(own.key),
-      () => server.admin.failJob(own.key),
-      () => server.admin.task(own.key),
-      () => server.admin.job(own.key),
-      () => server.admin.balance(own.key),
-      () => server.admin.createApiKey(own.key),
+      server.admin.revokeApiKey(own.key),
+      server.admin.failJob(own.key),
+      server.admin.task(own.key),
+      server.admin.job(own.key),
+      server.admin.balance(own.key),
+      server.admin.createApiKey(own.key),
     ]) {
-      expect(call).toThrow(/ck_test_\.\.\./);
-      try {
-        call();
-      } catch (e) {
-        expect(String((e as Error).message)).not.toContain(own.key.slice(8, 24));
-      }
+      const error = await call.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(String((error as Error).message)).toMatch(/ck_test_\.\.\./);
+      expect(String((error as Error).message)).not.toContain(own.key.slice(8, 24));
     }
     expect(logs).toEqual([]);
     for (const line of consoleLines) for (const s of secrets) expect(line).not.toContain(s.slice(8, 24));
   }, 60_000);
 
   it("S1: regression: a key pasted into a model id, a field name or a quote's kind came back whole in the error (now masked)", async () => {
-    const server = createReferenceServer();
-    const { userId } = server.admin.createUser({ credits: 100 });
-    const { key } = server.admin.createApiKey(userId);
+    const server = await makeServer();
+    const { userId } = await server.admin.createUser({ credits: 100 });
+    const { key } = await server.admin.createApiKey(userId);
     for (const [path, body] of [
       ["/api/generations", { prompt: "x", modelId: key }],
       ["/api/generations", { prompt: "x", [key]: 1 }],
@@ -209,16 +212,14 @@ describe("reliability: secrets (S1, S2)", () => {
 
   it("S1/S12: when the server does fail, the log line and the 500 carry neither the key nor the body", async () => {
     const logs: LogEntry[] = [];
-    const base = createMemoryStore();
-    const store: Store = {
-      ...base,
-      commitTask: () => {
+    const store = wrapStore(await makeStore(), {
+      commitTask: async () => {
         throw new TypeError("store offline");
       },
-    };
-    const server = createReferenceServer({ store, log: (e) => logs.push(e) });
-    const { userId } = server.admin.createUser({ credits: 100 });
-    const { key } = server.admin.createApiKey(userId);
+    });
+    const server = await makeServer({ store, log: (e) => logs.push(e) });
+    const { userId } = await server.admin.createUser({ credits: 100 });
+    const { key } = await server.admin.createApiKey(userId);
     const res = await post(server, "/api/generations", key, {
       prompt: `secret prompt ${key}`,
       modelId: "beta",
@@ -231,13 +232,13 @@ describe("reliability: secrets (S1, S2)", () => {
     expect(logs).toHaveLength(1);
     expect(JSON.stringify(logs)).not.toContain(key.slice(8));
     expect(JSON.stringify(logs)).not.toContain("secret prompt");
-    expect(server.admin.balance(userId)).toBe(100);
-    expect(server.admin.ledger(userId)).toHaveLength(1);
+    expect(await server.admin.balance(userId)).toBe(100);
+    expect(await server.admin.ledger(userId)).toHaveLength(1);
 
     // The default logger writes one JSON line on console.error, with the same guarantees.
-    const quiet = createReferenceServer({ store });
-    const user = quiet.admin.createUser({ credits: 100 });
-    const other = quiet.admin.createApiKey(user.userId);
+    const quiet = await makeServer({ store });
+    const user = await quiet.admin.createUser({ credits: 100 });
+    const other = await quiet.admin.createApiKey(user.userId);
     expect((await post(quiet, "/api/generations", other.key, { prompt: other.key, modelId: "beta" })).status).toBe(500);
     expect(consoleLines).toHaveLength(1);
     expect(JSON.parse(consoleLines[0] as string).error.message).toBe("store offline");

@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryStore, createReferenceServer } from "../../src/server/index.js";
-import { BASE, errorOf, setup } from "./helpers.js";
+import { BASE, errorOf, makeServer, makeStore, setup } from "./helpers.js";
 
 const ping = (server: { fetch: (r: Request) => Promise<Response> }, authorization?: string) =>
   server.fetch(new Request(`${BASE}/api/ping`, { headers: authorization === undefined ? {} : { authorization } }));
 
 describe("API keys", () => {
   it("S1: every endpoint answers 401 without a key, and the error body never echoes the key", async () => {
-    const s = setup();
+    const s = await setup();
     const paths: [string, string][] = [
       ["POST", "/api/generations"],
       ["POST", "/api/pricing/quote"],
@@ -24,7 +23,7 @@ describe("API keys", () => {
   });
 
   it("S1: missing, other-scheme, malformed, unknown and revoked keys are all 401; the key is never echoed", async () => {
-    const s = setup();
+    const s = await setup();
     const unknown = `ck_test_${"A".repeat(32)}`;
     const cases: [string | undefined, string][] = [
       [undefined, "missing_api_key"],
@@ -44,7 +43,7 @@ describe("API keys", () => {
       expect(text).not.toContain("ck_test_");
       expect(text).not.toContain(s.key);
     }
-    s.admin.revokeApiKey(s.apiKeyId);
+    await s.admin.revokeApiKey(s.apiKeyId);
     const res = await ping(s.server, `Bearer ${s.key}`);
     expect(res.status).toBe(401);
     const text = await res.text();
@@ -53,7 +52,7 @@ describe("API keys", () => {
   });
 
   it("S1: the scheme is case-insensitive, the key is not", async () => {
-    const s = setup();
+    const s = await setup();
     for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
       expect((await ping(s.server, `${scheme} ${s.key}`)).status, scheme).toBe(200);
     }
@@ -62,45 +61,46 @@ describe("API keys", () => {
   });
 
   it("S1: GET /api/ping accepts only API-key authentication (no other scheme, no cookie)", async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.server.fetch(new Request(`${BASE}/api/ping`, { headers: { cookie: `session=${s.key}` } }));
     expect(res.status).toBe(401);
     expect((await ping(s.server, `Basic ${btoa(`${s.key}:`)}`)).status).toBe(401);
     expect((await ping(s.server, `Bearer ${s.key}`)).status).toBe(200);
   });
 
-  it("S1: keys start with ck_test_ by default and ck_live_ when asked, with at least 128 random bits", () => {
-    const s = setup();
-    const test = s.admin.createApiKey(s.userId);
-    const live = s.admin.createApiKey(s.userId, { mode: "live" });
+  it("S1: keys start with ck_test_ by default and ck_live_ when asked, with at least 128 random bits", async () => {
+    const s = await setup();
+    const test = await s.admin.createApiKey(s.userId);
+    const live = await s.admin.createApiKey(s.userId, { mode: "live" });
     expect(test.key).toMatch(/^ck_test_[A-Za-z0-9_-]{32}$/); // 32 base64url characters = 192 bits
     expect(live.key).toMatch(/^ck_live_[A-Za-z0-9_-]{32}$/);
     expect(test.apiKeyId).toMatch(/^apk_/);
-    const many = new Set(Array.from({ length: 200 }, () => s.admin.createApiKey(s.userId).key));
+    const many = new Set(
+      (await Promise.all(Array.from({ length: 200 }, () => s.admin.createApiKey(s.userId)))).map((k) => k.key),
+    );
     expect(many.size).toBe(200);
   });
 
   it("S2: a key is stored only as its SHA-256 hash; the whole key is returned once", async () => {
-    const store = createMemoryStore();
-    const server = createReferenceServer({ store });
-    const { userId } = server.admin.createUser({ credits: 0 });
-    const { key, apiKeyId } = server.admin.createApiKey(userId, { mode: "live" });
-    await ping(server, `Bearer ${key}`); // waits for the hash to be stored
-    const record = store.getApiKey(apiKeyId);
+    const store = await makeStore();
+    const server = await makeServer({ store });
+    const { userId } = await server.admin.createUser({ credits: 0 });
+    const { key, apiKeyId } = await server.admin.createApiKey(userId, { mode: "live" });
+    const record = await store.getApiKey(apiKeyId);
     const expected = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)))]
       .map((b) => b.toString(16).padStart(2, "0"))
       .join("");
     expect(record?.hash).toBe(expected);
     expect(JSON.stringify(record)).not.toContain(key.slice(8));
-    expect(store.findApiKeyByHash(expected)?.id).toBe(apiKeyId);
+    expect((await store.findApiKeyByHash(expected))?.id).toBe(apiKeyId);
     // Nothing the admin exposes afterwards returns the key again.
-    expect(JSON.stringify(server.admin.ledger(userId))).not.toContain(key);
+    expect(JSON.stringify(await server.admin.ledger(userId))).not.toContain(key);
   });
 
   it("S2: a key reaches only its own user: another user's asset is exactly an unknown asset", async () => {
-    const s = setup();
-    const other = s.admin.createUser({ credits: 1000 });
-    const foreign = s.admin.createAsset(other.userId).assetId;
+    const s = await setup();
+    const other = await s.admin.createUser({ credits: 1000 });
+    const foreign = (await s.admin.createAsset(other.userId)).assetId;
     const body = (ids: string[]) => ({ prompt: "p", generationType: "image-to-image", inputAssetIds: ids });
     const foreignRes = await s.generate(body([s.assets[0] as string, foreign]));
     const unknownRes = await s.generate(body([s.assets[0] as string, "ast_0000000000000000"]));
@@ -115,12 +115,12 @@ describe("API keys", () => {
       requestId: "",
       message: b.message.replace("ast_0000000000000000", "X"),
     });
-    expect(s.admin.balance(s.userId)).toBe(1000);
-    expect(s.admin.balance(other.userId)).toBe(1000);
+    expect(await s.admin.balance(s.userId)).toBe(1000);
+    expect(await s.admin.balance(other.userId)).toBe(1000);
   });
 
   it("S2: param points at the reference as the client wrote it, before de-duplication", async () => {
-    const s = setup();
+    const s = await setup();
     const a = s.assets[0] as string;
     const res = await s.generate({ prompt: "p", generationType: "image-to-image", inputAssetIds: [a, ` ${a} `, " nope "] });
     const error = await errorOf(res);
@@ -128,17 +128,17 @@ describe("API keys", () => {
   });
 
   it("S1: a key revoked right after it was made never authenticates", async () => {
-    const s = setup();
-    const { key, apiKeyId } = s.admin.createApiKey(s.userId);
-    s.admin.revokeApiKey(apiKeyId);
+    const s = await setup();
+    const { key, apiKeyId } = await s.admin.createApiKey(s.userId);
+    await s.admin.revokeApiKey(apiKeyId);
     expect((await ping(s.server, `Bearer ${key}`)).status).toBe(401);
-    s.admin.revokeApiKey(apiKeyId); // again: nothing happens
+    await s.admin.revokeApiKey(apiKeyId); // again: nothing happens
   });
 });
 
 describe("keys in the wrong place", () => {
   it("S1: a key pasted as an asset id is not echoed in the 400", async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.generate({ prompt: "p", generationType: "image-to-image", inputAssetIds: [s.key] });
     expect(res.status).toBe(400);
     const text = await res.text();

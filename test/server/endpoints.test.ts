@@ -6,7 +6,7 @@ import { errorOf, setup } from "./helpers.js";
 
 describe("ping, credits and quote", () => {
   it("S9: GET /api/ping answers who authenticated", async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.get("/api/ping");
     expect(res.status).toBe(200);
     const body = v.parse(PingAnswerSchema, await res.json());
@@ -17,13 +17,13 @@ describe("ping, credits and quote", () => {
       userId: s.userId,
       apiKeyId: s.apiKeyId,
     });
-    const second = s.admin.createApiKey(s.userId, { mode: "live" });
+    const second = await s.admin.createApiKey(s.userId, { mode: "live" });
     const again = (await (await s.get("/api/ping", { authorization: `Bearer ${second.key}` })).json()) as { apiKeyId: string };
     expect(again.apiKeyId).toBe(second.apiKeyId);
   });
 
   it("S10: GET /api/query/credits answers the balance in credits", async () => {
-    const s = setup({ credits: 777 });
+    const s = await setup({ credits: 777 });
     const res = await s.get("/api/query/credits");
     expect(res.status).toBe(200);
     expect(v.parse(CreditsAnswerSchema, await res.json())).toEqual({
@@ -37,7 +37,7 @@ describe("ping, credits and quote", () => {
   });
 
   it("S11: a quote is priced for the caller's multiplier, equal to the core's quote", async () => {
-    const s = setup({ multiplier: "1.15" });
+    const s = await setup({ multiplier: "1.15" });
     const spec = { kind: "image", modelId: "alpha-img2-official", resolution: "4K", quality: "high", referenceImageCount: 3 };
     const res = await s.post("/api/pricing/quote", spec);
     expect(res.status).toBe(200);
@@ -46,20 +46,20 @@ describe("ping, credits and quote", () => {
     expect(body).toEqual(quote({ ...spec, kind: "image" }, { multiplier: "1.15" }));
     expect(body.breakdown).toMatchObject({ baseCredits: 750, referenceSurchargeCredits: 30, multiplier: "1.15" });
     // Two users, two prices for the same spec.
-    const other = s.admin.createUser({ credits: 0, multiplier: "0.5" });
-    const otherKey = s.admin.createApiKey(other.userId).key;
+    const other = await s.admin.createUser({ credits: 0, multiplier: "0.5" });
+    const otherKey = (await s.admin.createApiKey(other.userId)).key;
     const cheap = await s.post("/api/pricing/quote", spec, { authorization: `Bearer ${otherKey}` });
     expect(((await cheap.json()) as { credits: number }).credits).toBe(390);
   });
 
   it("S11: strings are trimmed and omitted fields take the generation defaults", async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.post("/api/pricing/quote", { kind: " image ", modelId: " beta2 " });
     expect(((await res.json()) as { credits: number; breakdown: { resolution: string } }).breakdown.resolution).toBe("2K");
   });
 
   it("S11: a well-formed spec that cannot be priced is 200 with credits: null and its reason", async () => {
-    const s = setup();
+    const s = await setup();
     const cases: [Record<string, unknown>, string][] = [
       [{ kind: "image", modelId: "alpha-img2", resolution: "2K" }, "unsupported_resolution"],
       [{ kind: "image", modelId: "alpha-img2" }, "resolution_required"],
@@ -79,7 +79,7 @@ describe("ping, credits and quote", () => {
   });
 
   it("S11: a malformed spec is 400 with every issue: unknown field, wrong type, missing kind, off-list value, bad count", async () => {
-    const s = setup();
+    const s = await setup();
     const cases: [unknown, [string, string][]][] = [
       [{ modelId: "beta2" }, [["kind", "required"]]],
       [{ kind: "image" }, [["modelId", "required"]]],
@@ -116,7 +116,7 @@ describe("ping, credits and quote", () => {
   });
 
   it("S11: a referenceImageCount from 0 to 14 is well-formed on every model", async () => {
-    const s = setup();
+    const s = await setup();
     for (const n of [0, 1, 14]) {
       const res = await s.post("/api/pricing/quote", { kind: "image", modelId: "alpha-img2-5-sunburst", referenceImageCount: n });
       expect(((await res.json()) as { credits: number }).credits).toBe(18 + 10 * n);

@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createReferenceServer, ErrorBodySchema, type LogEntry, type Store, createMemoryStore } from "../../src/server/index.js";
-import { BASE, errorOf, setup } from "./helpers.js";
+import { ErrorBodySchema, type LogEntry } from "../../src/server/index.js";
+import { BASE, errorOf, makeServer, makeStore, type Setup, setup, wrapStore } from "./helpers.js";
 import { ORACLE_FIELDS } from "../oracle/seed.js";
 
 const raw = (
-  s: ReturnType<typeof setup>,
+  s: Setup,
   path: string,
   init: { method?: string; headers?: Record<string, string>; body?: BodyInit; key?: boolean } = {},
 ) =>
@@ -20,7 +20,7 @@ const raw = (
 
 describe("errors and their order", () => {
   it("S12: unknown route is 404 before the key is looked at", async () => {
-    const s = setup();
+    const s = await setup();
     for (const path of ["/", "/api", "/api/ping/", "/api/generation", "/API/ping", "/api/query/credits/x"]) {
       const res = await raw(s, path, { method: "GET", key: false });
       expect(res.status, path).toBe(404);
@@ -31,7 +31,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: wrong method is 405 with Allow, before the key", async () => {
-    const s = setup();
+    const s = await setup();
     const cases: [string, string, string][] = [
       ["GET", "/api/generations", "POST"],
       ["PUT", "/api/pricing/quote", "POST"],
@@ -48,7 +48,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: key (401) comes before media type (415), size (413) and JSON (400)", async () => {
-    const s = setup();
+    const s = await setup();
     const res = await raw(s, "/api/generations", {
       key: false,
       headers: { "content-type": "text/plain" },
@@ -58,7 +58,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: media type (415) comes before size (413) and JSON; only application/json in UTF-8 is accepted", async () => {
-    const s = setup();
+    const s = await setup();
     const big = "x".repeat((1 << 20) + 1);
     for (const type of [
       undefined,
@@ -82,7 +82,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: a body over 1 MiB is 413 before parsing, by Content-Length and while reading the stream", async () => {
-    const s = setup();
+    const s = await setup();
     const json = { "content-type": "application/json" };
     const limit = 1024 * 1024;
     // Invalid JSON, but too large: the size is checked first.
@@ -106,9 +106,9 @@ describe("errors and their order", () => {
     expect(pulled).toBeLessThanOrEqual(limit + 3 * 64 * 1024);
 
     // A Content-Length that understates the body does not get past the stream check.
-    const small = createReferenceServer({ maxBodyBytes: 10 });
-    const { userId } = small.admin.createUser({ credits: 0 });
-    const { key } = small.admin.createApiKey(userId);
+    const small = await makeServer({ maxBodyBytes: 10 });
+    const { userId } = await small.admin.createUser({ credits: 0 });
+    const { key } = await small.admin.createApiKey(userId);
     const lying = await small.fetch(
       new Request(`${BASE}/api/pricing/quote`, {
         method: "POST",
@@ -120,9 +120,9 @@ describe("errors and their order", () => {
   });
 
   it("S12: the limit is configurable", async () => {
-    const server = createReferenceServer({ maxBodyBytes: 64 });
-    const { userId } = server.admin.createUser({ credits: 100 });
-    const { key } = server.admin.createApiKey(userId);
+    const server = await makeServer({ maxBodyBytes: 64 });
+    const { userId } = await server.admin.createUser({ credits: 100 });
+    const { key } = await server.admin.createApiKey(userId);
     const post = (body: string) =>
       server.fetch(
         new Request(`${BASE}/api/pricing/quote`, {
@@ -136,7 +136,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: JSON (400 invalid_json) comes before request rules", async () => {
-    const s = setup();
+    const s = await setup();
     for (const body of ["", "   ", "{", "{'a':1}", "[1,]", "nul", new Uint8Array([0x7b, 0xff, 0x7d])]) {
       const res = await raw(s, "/api/generations", { headers: { "content-type": "application/json" }, body });
       expect(res.status, String(body)).toBe(400);
@@ -151,7 +151,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: request rules (400) come before idempotency (409)", async () => {
-    const s = setup();
+    const s = await setup();
     await s.generate({ prompt: "p", idempotencyKey: "k" });
     const res = await s.generate({ prompt: "p", imageCount: 0, idempotencyKey: "k" });
     expect(res.status).toBe(400);
@@ -159,7 +159,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: idempotency (replay or 409) comes before assets (400) and balance (402)", async () => {
-    const s = setup({ credits: 18 });
+    const s = await setup({ credits: 18 });
     await s.generate({ prompt: "p", idempotencyKey: "k" });
     const body = { prompt: "p", generationType: "image-to-image", inputAssetIds: ["nope"], imageCount: 4, idempotencyKey: "k" };
     const res = await s.generate(body);
@@ -167,7 +167,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: assets (400 asset_not_found) come before balance (402)", async () => {
-    const s = setup({ credits: 0 });
+    const s = await setup({ credits: 0 });
     const res = await s.generate({ prompt: "p", generationType: "image-to-image", inputAssetIds: [s.assets[0], "nope"] });
     expect(res.status).toBe(400);
     expect(await errorOf(res)).toMatchObject({ code: "asset_not_found", param: "inputAssetIds[1]" });
@@ -176,7 +176,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: every response has a Request-Id header, and every failure its JSON envelope with the same id", async () => {
-    const s = setup();
+    const s = await setup();
     const responses = [
       await raw(s, "/nope", { method: "GET" }),
       await raw(s, "/api/ping", { method: "POST" }),
@@ -203,7 +203,7 @@ describe("errors and their order", () => {
   });
 
   it("S12: no input makes the server answer 500 or lose a credit", async () => {
-    const s = setup({ credits: 100_000 });
+    const s = await setup({ credits: 100_000 });
     const [a] = s.assets as [string];
     const value = fc.oneof(
       fc.constantFrom<unknown>(
@@ -235,12 +235,12 @@ describe("errors and their order", () => {
         fc.oneof(fc.dictionary(field, value), fc.jsonValue()),
         fc.constantFrom("/api/generations", "/api/pricing/quote"),
         async (body, path) => {
-          const before = s.admin.balance(s.userId);
+          const before = await s.admin.balance(s.userId);
           const res = await s.post(path, JSON.stringify(body));
           expect([200, 202, 400, 402, 409]).toContain(res.status);
           const text = await res.text();
           expect(() => JSON.parse(text)).not.toThrow();
-          const after = s.admin.balance(s.userId);
+          const after = await s.admin.balance(s.userId);
           if (res.status === 202 && res.headers.get("idempotent-replayed") !== "true") {
             expect(before - after).toBe(JSON.parse(text).billing.totalCreditCost);
           } else {
@@ -250,13 +250,13 @@ describe("errors and their order", () => {
       ),
       { numRuns: 300 },
     );
-    const ledger = s.admin.ledger(s.userId);
+    const ledger = await s.admin.ledger(s.userId);
     const debits = ledger.filter((e) => e.kind === "debit").reduce((sum, e) => sum + e.credits, 0);
-    expect(s.admin.balance(s.userId)).toBe(100_000 - debits);
+    expect(await s.admin.balance(s.userId)).toBe(100_000 - debits);
   });
 
   it("S12: deeply nested or odd JSON is a 400, not a crash", async () => {
-    const s = setup();
+    const s = await setup();
     const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
     for (const body of [
       deep,
@@ -274,18 +274,17 @@ describe("errors and their order", () => {
 
   it("S12: an unexpected throw becomes a JSON 500 with a Request-Id, logged without the key or the body", async () => {
     const logs: LogEntry[] = [];
-    const base = createMemoryStore();
+    const base = await makeStore();
     let failing = false;
-    const store: Store = {
-      ...base,
-      getUser: (id) => {
+    const store = wrapStore(base, {
+      getUser: async (id) => {
         if (failing) throw new Error("disk on fire");
         return base.getUser(id);
       },
-    };
-    const server = createReferenceServer({ store, log: (e) => logs.push(e) });
-    const { userId } = server.admin.createUser({ credits: 100 });
-    const { key } = server.admin.createApiKey(userId);
+    });
+    const server = await makeServer({ store, log: (e) => logs.push(e) });
+    const { userId } = await server.admin.createUser({ credits: 100 });
+    const { key } = await server.admin.createApiKey(userId);
     failing = true;
     const res = await server.fetch(new Request(`${BASE}/api/query/credits`, { headers: { authorization: `Bearer ${key}` } }));
     expect(res.status).toBe(500);

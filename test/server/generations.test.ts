@@ -5,7 +5,7 @@ import { errorOf, setup } from "./helpers.js";
 
 describe("POST /api/generations", () => {
   it("S3: 202 with batch.request, one queued job per output image, and both billing copies", async () => {
-    const s = setup({ credits: 1000 });
+    const s = await setup({ credits: 1000 });
     const res = await s.generate({ prompt: "  a red fox ", modelId: "beta2", resolution: "4K", imageCount: 3 });
     expect(res.status).toBe(202);
     expect(res.headers.get("idempotent-replayed")).toBeNull();
@@ -31,7 +31,7 @@ describe("POST /api/generations", () => {
   });
 
   it("S3: the charge counts authorized, de-duplicated references on a surcharge model, with the multiplier", async () => {
-    const s = setup({ credits: 5000, multiplier: "1.15" });
+    const s = await setup({ credits: 5000, multiplier: "1.15" });
     const [a, b] = s.assets as [string, string];
     const res = await s.generate({
       prompt: "edit",
@@ -46,26 +46,26 @@ describe("POST /api/generations", () => {
     const body = (await res.json()) as { billing: { totalCreditCost: number } };
     // (60 + 2 x 10) x 1.15 = 92 per image; two images.
     expect(body.billing.totalCreditCost).toBe(184);
-    expect(s.admin.balance(s.userId)).toBe(5000 - 184);
+    expect(await s.admin.balance(s.userId)).toBe(5000 - 184);
   });
 
   it("S3: a cost sent by the client is an unknown field, never used", async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.generate({ prompt: "p", totalCreditCost: 0 });
     expect(res.status).toBe(400);
     const error = await errorOf(res);
     expect(error.code).toBe("invalid_request");
     expect(error.issues).toContainEqual(expect.objectContaining({ path: "totalCreditCost", code: "unknown_field" }));
-    expect(s.admin.balance(s.userId)).toBe(1000);
+    expect(await s.admin.balance(s.userId)).toBe(1000);
   });
 
   it("S4: the whole charge is debited on acceptance, with one ledger entry for the task", async () => {
-    const s = setup({ credits: 100 });
+    const s = await setup({ credits: 100 });
     const res = await s.generate({ prompt: "p", modelId: "beta", imageCount: 4 });
     expect(res.status).toBe(202);
     const body = (await res.json()) as { batch: { taskId: string } };
-    expect(s.admin.balance(s.userId)).toBe(0); // 4 x 25, to the last credit
-    const ledger = s.admin.ledger(s.userId);
+    expect(await s.admin.balance(s.userId)).toBe(0); // 4 x 25, to the last credit
+    const ledger = await s.admin.ledger(s.userId);
     expect(ledger.map((e) => [e.kind, e.credits, e.taskId])).toEqual([
       ["grant", 100, undefined],
       ["debit", 100, body.batch.taskId],
@@ -73,31 +73,31 @@ describe("POST /api/generations", () => {
   });
 
   it("S4: too few credits is 402 and nothing changes: balance, ledger, tasks, the key", async () => {
-    const s = setup({ credits: 99 });
-    const before = s.admin.ledger(s.userId);
+    const s = await setup({ credits: 99 });
+    const before = await s.admin.ledger(s.userId);
     const res = await s.generate({ prompt: "p", modelId: "beta", imageCount: 4, idempotencyKey: "k" });
     expect(res.status).toBe(402);
     const error = await errorOf(res);
     expect(error.code).toBe("insufficient_credits");
     expect(error.message).toContain("100");
-    expect(s.admin.balance(s.userId)).toBe(99);
-    expect(s.admin.ledger(s.userId)).toEqual(before);
+    expect(await s.admin.balance(s.userId)).toBe(99);
+    expect(await s.admin.ledger(s.userId)).toEqual(before);
     const credits = await s.get("/api/query/credits");
     expect(((await credits.json()) as { creditBalance: number }).creditBalance).toBe(99);
   });
 
   it("S4: the balance never goes below zero, however many requests race for it", async () => {
-    const s = setup({ credits: 250 });
+    const s = await setup({ credits: 250 });
     const responses = await Promise.all(Array.from({ length: 20 }, () => s.generate({ prompt: "p", modelId: "beta" })));
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((x) => x === 202)).toHaveLength(10);
     expect(statuses.filter((x) => x === 402)).toHaveLength(10);
-    expect(s.admin.balance(s.userId)).toBe(0);
-    expect(ledgerBalance(s.admin.ledger(s.userId))).toBe(0);
+    expect(await s.admin.balance(s.userId)).toBe(0);
+    expect(ledgerBalance(await s.admin.ledger(s.userId))).toBe(0);
   });
 
   it("S8: a task stores ratio, resolution, quality, background, per-job charges and the normalized request", async () => {
-    const s = setup({ credits: 10_000, multiplier: 2 });
+    const s = await setup({ credits: 10_000, multiplier: 2 });
     const [a] = s.assets as [string];
     const res = await s.generate({
       prompt: " sunset ",
@@ -112,7 +112,7 @@ describe("POST /api/generations", () => {
     });
     expect(res.status).toBe(202);
     const { batch } = (await res.json()) as { batch: { taskId: string; results: { job: { id: string } }[] } };
-    const task = s.admin.task(batch.taskId);
+    const task = await s.admin.task(batch.taskId);
     expect(task).toMatchObject({
       aspectRatio: "21:9",
       resolution: "1K",
@@ -142,22 +142,22 @@ describe("POST /api/generations", () => {
   });
 
   it("S8: without a client key the server makes a random one and stores it in the snapshot (N13)", async () => {
-    const s = setup();
+    const s = await setup();
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const res = await s.generate({ prompt: "p" });
       const { batch } = (await res.json()) as { batch: { taskId: string } };
-      const task = s.admin.task(batch.taskId);
+      const task = await s.admin.task(batch.taskId);
       expect(task.clientIdempotencyKey).toBe(false);
       expect(task.request.idempotencyKey).toMatch(/^srv_[0-9a-f]{32}$/);
       ids.push(task.request.idempotencyKey as string);
     }
     expect(ids[0]).not.toBe(ids[1]);
-    expect(s.admin.balance(s.userId)).toBe(1000 - 2 * 18); // two tasks, two charges
+    expect(await s.admin.balance(s.userId)).toBe(1000 - 2 * 18); // two tasks, two charges
   });
 
   it("S3: request rules of the core apply: every issue is reported with its path", async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.generate({
       prompt: " ",
       modelId: "gamma-image-1.5",
@@ -176,6 +176,6 @@ describe("POST /api/generations", () => {
       "too_many_images",
       "unsupported_aspect_ratio",
     ]);
-    expect(s.admin.balance(s.userId)).toBe(1000);
+    expect(await s.admin.balance(s.userId)).toBe(1000);
   });
 });

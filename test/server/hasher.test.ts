@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/node/index.js";
 import { hashApiKey } from "../../src/server/auth.js";
-import { createMemoryStore, createReferenceServer } from "../../src/server/index.js";
+import { makeServer, makeStore } from "./helpers.js";
 
 const ping = (key: string) => new Request("http://local/api/ping", { headers: { authorization: `Bearer ${key}` } });
 
@@ -13,25 +13,25 @@ describe("the injected API-key hasher (docs/decisions.md, S2)", () => {
   });
 
   it("S1, S2: with a synchronous hasher a new key works at once, is stored only as its hash, and revokes", async () => {
-    const store = createMemoryStore();
-    const server = createReferenceServer({ store, hashApiKey: sha256Hex });
-    const { userId } = server.admin.createUser({ credits: 10 });
-    const { key, apiKeyId } = server.admin.createApiKey(userId);
-    const record = store.findApiKeyByHash(sha256Hex(key));
+    const store = await makeStore();
+    const server = await makeServer({ store, hashApiKey: sha256Hex });
+    const { userId } = await server.admin.createUser({ credits: 10 });
+    const { key, apiKeyId } = await server.admin.createApiKey(userId);
+    const record = await store.findApiKeyByHash(sha256Hex(key));
     expect(record).toMatchObject({ id: apiKeyId, userId, hash: sha256Hex(key), revoked: false });
     expect(JSON.stringify(record)).not.toContain(key);
     expect((await server.fetch(ping(key))).status).toBe(200);
-    server.admin.revokeApiKey(apiKeyId);
+    await server.admin.revokeApiKey(apiKeyId);
     expect((await server.fetch(ping(key))).status).toBe(401);
   });
 
   it("S2: a key from a server with the default hasher authenticates on a store shared with a sha256Hex server", async () => {
-    const store = createMemoryStore();
-    const web = createReferenceServer({ store });
-    const { userId } = web.admin.createUser({ credits: 10 });
-    const { key } = web.admin.createApiKey(userId);
+    const store = await makeStore();
+    const web = await makeServer({ store });
+    const { userId } = await web.admin.createUser({ credits: 10 });
+    const { key } = await web.admin.createApiKey(userId);
     expect((await web.fetch(ping(key))).status).toBe(200);
-    const node = createReferenceServer({ store, hashApiKey: sha256Hex });
+    const node = await makeServer({ store, hashApiKey: sha256Hex });
     expect((await node.fetch(ping(key))).status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningServer, serve } from "../../src/node/index.js";
-import { createReferenceServer } from "../../src/server/index.js";
+import { makeServer } from "./helpers.js";
 
 const running: RunningServer[] = [];
 afterEach(async () => {
@@ -9,9 +9,9 @@ afterEach(async () => {
 });
 
 async function start() {
-  const server = createReferenceServer();
-  const { userId } = server.admin.createUser({ credits: 1000 });
-  const { key } = server.admin.createApiKey(userId);
+  const server = await makeServer();
+  const { userId } = await server.admin.createUser({ credits: 1000 });
+  const { key } = await server.admin.createApiKey(userId);
   const r = await serve({ port: 0, server, handleSignals: false });
   running.push(r);
   return { server, userId, key, r };

@@ -255,7 +255,8 @@ export interface components {
           | "idempotency_key_reused"
           | "payload_too_large"
           | "unsupported_media_type"
-          | "internal_error";
+          | "internal_error"
+          | "service_unavailable";
         param?: string;
         issues?: {
           path: string;
@@ -352,6 +353,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   quotePrice: {
@@ -412,6 +424,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   ping: {
@@ -441,6 +464,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   queryCredits: {
@@ -464,6 +498,17 @@ export interface operations {
       /** @description Missing, malformed, unknown or revoked API key (`missing_api_key`, `invalid_api_key`). */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {

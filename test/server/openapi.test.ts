@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import createClient from "openapi-fetch";
 import { describe, expect, it } from "vitest";
 import { createOpenApiDocument } from "../../src/server/index.js";
-import { BASE, setup } from "./helpers.js";
+import { BASE, type Setup, setup } from "./helpers.js";
 import type { paths } from "./openapi.js";
 import { generateOpenApiTypes, OPENAPI_TYPES_PATH } from "./openapiTypes.js";
 
-function typedClient(s: ReturnType<typeof setup>) {
+function typedClient(s: Setup) {
   return createClient<paths>({
     baseUrl: BASE,
     headers: s.auth,
@@ -16,7 +16,7 @@ function typedClient(s: ReturnType<typeof setup>) {
 
 describe("OpenAPI", () => {
   it("S12: GET /openapi.json needs no key and serves the exported OpenAPI 3.1 document", async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.get("/openapi.json", {});
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
@@ -30,7 +30,7 @@ describe("OpenAPI", () => {
   });
 
   it("S3, S9, S10, S11: a client generated from the document gets typed answers from all four endpoints", async () => {
-    const s = setup({ credits: 500 });
+    const s = await setup({ credits: 500 });
     const client = typedClient(s);
 
     const ping = await client.GET("/api/ping");

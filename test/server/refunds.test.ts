@@ -7,54 +7,50 @@ type Accepted = { batch: { taskId: string; results: { job: { id: string } }[] };
 
 describe("refunds and the ledger", () => {
   it("S6: a failed job refunds exactly its own charge, once; failing it again refunds nothing", async () => {
-    const s = setup({ credits: 1000, multiplier: "1.5" });
+    const s = await setup({ credits: 1000, multiplier: "1.5" });
     const res = await s.generate({ prompt: "p", modelId: "beta-pro", resolution: "4K", imageCount: 3 });
     const body = (await res.json()) as Accepted;
     expect(body.billing.totalCreditCost).toBe(450); // 100 x 1.5 per image
     const [job0, job1] = body.batch.results.map((r) => r.job.id) as [string, string];
-    expect(s.admin.failJob(job1)).toEqual({ refundedCredits: 150 });
-    expect(s.admin.balance(s.userId)).toBe(1000 - 450 + 150);
-    expect(s.admin.failJob(job1)).toEqual({ refundedCredits: 0 });
-    expect(s.admin.balance(s.userId)).toBe(700);
-    expect(s.admin.job(job1).status).toBe("failed");
-    expect(s.admin.job(job0).status).toBe("queued");
-    const refunds = s.admin.ledger(s.userId).filter((e) => e.kind === "refund");
+    expect(await s.admin.failJob(job1)).toEqual({ refundedCredits: 150 });
+    expect(await s.admin.balance(s.userId)).toBe(1000 - 450 + 150);
+    expect(await s.admin.failJob(job1)).toEqual({ refundedCredits: 0 });
+    expect(await s.admin.balance(s.userId)).toBe(700);
+    expect((await s.admin.job(job1)).status).toBe("failed");
+    expect((await s.admin.job(job0)).status).toBe("queued");
+    const refunds = (await s.admin.ledger(s.userId)).filter((e) => e.kind === "refund");
     expect(refunds).toEqual([{ kind: "refund", credits: 150, at: expect.any(String), taskId: body.batch.taskId, jobId: job1 }]);
   });
 
-  it("S6: an unknown job is an AdminError, and nothing is refunded", () => {
-    const s = setup();
+  it("S6: an unknown job is an AdminError, and nothing is refunded", async () => {
+    const s = await setup();
     for (const id of ["job_ffff_0", "nope", "job_", ""]) {
-      expect(() => s.admin.failJob(id)).toThrow(AdminError);
+      await expect(s.admin.failJob(id)).rejects.toThrow(AdminError);
     }
-    try {
-      s.admin.failJob("job_ffff_0");
-    } catch (error) {
-      expect((error as AdminError).code).toBe("unknown_job");
-    }
-    expect(s.admin.balance(s.userId)).toBe(1000);
+    await expect(s.admin.failJob("job_ffff_0")).rejects.toMatchObject({ code: "unknown_job" });
+    expect(await s.admin.balance(s.userId)).toBe(1000);
   });
 
   it("S7: nothing is charged retroactively: a new multiplier prices new tasks only, refunds use the stored charge", async () => {
-    const s = setup({ credits: 10_000 });
+    const s = await setup({ credits: 10_000 });
     const old = (await (await s.generate({ prompt: "p", modelId: "beta2", resolution: "4K", imageCount: 2 })).json()) as Accepted;
     expect(old.billing.totalCreditCost).toBe(240);
-    s.admin.setPriceMultiplier(s.userId, "2.5");
+    await s.admin.setPriceMultiplier(s.userId, "2.5");
     const fresh = (await (await s.generate({ prompt: "p", modelId: "beta2", resolution: "4K" })).json()) as Accepted;
     expect(fresh.billing.totalCreditCost).toBe(300);
-    expect(s.admin.task(old.batch.taskId).jobs.map((j) => j.credits)).toEqual([120, 120]);
-    expect(s.admin.task(old.batch.taskId).multiplier).toBe("1");
+    expect((await s.admin.task(old.batch.taskId)).jobs.map((j) => j.credits)).toEqual([120, 120]);
+    expect((await s.admin.task(old.batch.taskId)).multiplier).toBe("1");
     const oldJob = old.batch.results[0]?.job.id as string;
-    expect(s.admin.failJob(oldJob).refundedCredits).toBe(120);
-    expect(s.admin.balance(s.userId)).toBe(10_000 - 240 - 300 + 120);
+    expect((await s.admin.failJob(oldJob)).refundedCredits).toBe(120);
+    expect(await s.admin.balance(s.userId)).toBe(10_000 - 240 - 300 + 120);
   });
 
   it("S7: the quote and the charge both follow the current multiplier; old tasks keep theirs", async () => {
-    const s = setup({ credits: 10_000 });
+    const s = await setup({ credits: 10_000 });
     const quote = async () =>
       ((await (await s.post("/api/pricing/quote", { kind: "image", modelId: "beta" })).json()) as { credits: number }).credits;
     expect(await quote()).toBe(25);
-    s.admin.setPriceMultiplier(s.userId, 1.1);
+    await s.admin.setPriceMultiplier(s.userId, 1.1);
     expect(await quote()).toBe(28); // 27.5 rounds half-up
     const res = (await (await s.generate({ prompt: "p", modelId: "beta" })).json()) as Accepted;
     expect(res.billing.totalCreditCost).toBe(28);
@@ -77,12 +73,12 @@ describe("refunds and the ledger", () => {
           { maxLength: 25 },
         ),
         async (ops) => {
-          const s = setup({ credits: 300 });
+          const s = await setup({ credits: 300 });
           const jobs: string[] = [];
-          const check = () => {
-            const ledger = s.admin.ledger(s.userId);
-            expect(s.admin.balance(s.userId)).toBe(ledgerBalance(ledger));
-            expect(s.admin.balance(s.userId)).toBeGreaterThanOrEqual(0);
+          const check = async () => {
+            const ledger = await s.admin.ledger(s.userId);
+            expect(await s.admin.balance(s.userId)).toBe(ledgerBalance(ledger));
+            expect(await s.admin.balance(s.userId)).toBeGreaterThanOrEqual(0);
             for (const entry of ledger) {
               expect(Number.isSafeInteger(entry.credits) && entry.credits > 0).toBe(true);
               expect(Number.isNaN(Date.parse(entry.at))).toBe(false);
@@ -96,13 +92,13 @@ describe("refunds and the ledger", () => {
               expect([202, 402, 409]).toContain(res.status);
               if (res.status === 202) for (const r of ((await res.json()) as Accepted).batch.results) jobs.push(r.job.id);
             } else if (op.op === "fail" && jobs.length > 0) {
-              s.admin.failJob(jobs[op.pick % jobs.length] as string);
+              await s.admin.failJob(jobs[op.pick % jobs.length] as string);
             } else if (op.op === "grant") {
-              s.admin.grantCredits(s.userId, op.credits);
+              await s.admin.grantCredits(s.userId, op.credits);
             } else if (op.op === "multiplier") {
-              s.admin.setPriceMultiplier(s.userId, op.m);
+              await s.admin.setPriceMultiplier(s.userId, op.m);
             }
-            check();
+            await check();
           }
         },
       ),
@@ -112,12 +108,12 @@ describe("refunds and the ledger", () => {
 
   it("S13: the ledger lists grants, debits and refunds oldest first with ISO times", async () => {
     let now = Date.UTC(2026, 10, 20, 12, 0, 0);
-    const s = setup({ credits: 100, now: () => now });
+    const s = await setup({ credits: 100, now: () => now });
     now += 1000;
     const body = (await (await s.generate({ prompt: "p", modelId: "beta" })).json()) as Accepted;
     now += 1000;
-    s.admin.failJob(body.batch.results[0]?.job.id as string);
-    expect(s.admin.ledger(s.userId)).toEqual([
+    await s.admin.failJob(body.batch.results[0]?.job.id as string);
+    expect(await s.admin.ledger(s.userId)).toEqual([
       { kind: "grant", credits: 100, at: "2026-11-20T12:00:00.000Z" },
       { kind: "debit", credits: 25, at: "2026-11-20T12:00:01.000Z", taskId: body.batch.taskId },
       {
@@ -128,6 +124,6 @@ describe("refunds and the ledger", () => {
         jobId: body.batch.results[0]?.job.id,
       },
     ]);
-    expect(s.admin.balance(s.userId)).toBe(100);
+    expect(await s.admin.balance(s.userId)).toBe(100);
   });
 });
