@@ -165,7 +165,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       // a failing logger must not turn an answer into a rejected promise
     }
   };
-  const respond = async (incoming: Incoming): Promise<Outgoing> => {
+  const answer = async (incoming: Incoming): Promise<Outgoing> => {
     const requestId = newId.request();
     try {
       return await dispatch(incoming, ctx, requestId);
@@ -183,6 +183,11 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       report(requestId, "unexpected error while handling a request", error);
       return failure(requestId, { code: "internal_error", message: m.internalError() });
     }
+  };
+  const respond = async (incoming: Incoming): Promise<Outgoing> => {
+    const out = await answer(incoming);
+    // A HEAD is answered like its GET, with the same status and headers and no body.
+    return incoming.method === "HEAD" ? { ...out, body: "" } : out;
   };
   const fetch = async (request: Request): Promise<Response> => toResponse(await respond(fromRequest(request)));
   return { fetch, admin, [RESPOND]: respond };

@@ -94,6 +94,72 @@ export function redactKeys(text: string): string {
   return text.includes("ck_") ? text.replace(KEY_LIKE, "ck_$1_...") : text;
 }
 
+/** The largest error answer, in UTF-8 bytes, whatever the request (S15). */
+export const MAX_ERROR_BODY_BYTES = 32 * 1024;
+/** The most issues an error answer lists; the rest are counted in one more issue. */
+export const MAX_LISTED_ISSUES = 50;
+/** What the listed issues may take together, in UTF-8 bytes of their JSON: the rest of the answer is small. */
+const ISSUES_BUDGET_BYTES = 16 * 1024;
+/** The longest issue path and message kept; a longer one is cut and ends with `...`. */
+const MAX_PATH_CHARS = 100;
+const MAX_MESSAGE_CHARS = 300;
+const MAX_CODE_CHARS = 64;
+
+/**
+ * Cuts a text to at most `max` UTF-16 units (never in the middle of a surrogate pair), marking the
+ * cut with `...`.
+ *
+ * @param text - Any text.
+ * @param max - The longest text kept, before the mark.
+ * @returns The text, or its start and `...`.
+ * @internal
+ */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return `${text.slice(0, end)}...`;
+}
+
+/** The UTF-8 length of a text, or a little more (each half of a surrogate pair counts 3 bytes, not 2). */
+function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else bytes += 3; // each half of a surrogate pair too: 6 counted for 4 bytes, an upper bound
+  }
+  return bytes;
+}
+
+/**
+ * The issues an error answer lists: each one's path, code and message cut short, at most
+ * {@link MAX_LISTED_ISSUES} of them and no more than fit a fixed budget, and one more issue
+ * (`too_many_issues`) counting the rest, so that an answer stays small whatever the request (S15).
+ *
+ * @param issues - Every issue found.
+ * @returns The issues to send.
+ * @internal
+ */
+export function boundIssues(issues: readonly Issue[]): Issue[] {
+  const listed: Issue[] = [];
+  let budget = ISSUES_BUDGET_BYTES;
+  for (const issue of issues) {
+    if (listed.length === MAX_LISTED_ISSUES) break;
+    const bounded = {
+      path: cut(issue.path, MAX_PATH_CHARS),
+      code: cut(issue.code, MAX_CODE_CHARS),
+      message: cut(issue.message, MAX_MESSAGE_CHARS),
+    };
+    budget -= utf8Bytes(JSON.stringify(bounded));
+    if (budget < 0) break;
+    listed.push(bounded);
+  }
+  const rest = issues.length - listed.length;
+  if (rest > 0) listed.push({ path: "", code: "too_many_issues", message: serverMessages.moreIssues(rest) });
+  return listed;
+}
+
 const list = (values: readonly string[]) => values.join(", ");
 
 /** Shows a value like `show`, but never a secret: something shaped like an API key shows only its prefix. */
@@ -118,6 +184,7 @@ export const serverMessages = {
   unreadableBody: () => "The request body could not be read.",
   invalidRequest: (count: number) =>
     count === 1 ? "The request has 1 problem; see issues." : `The request has ${count} problems; see issues.`,
+  moreIssues: (rest: number) => `${rest} more problem${rest === 1 ? " is" : "s are"} not listed; fix those above and send again.`,
   assetNotFound: (param: string, id: string) => `${param}: there is no asset ${showId(id)} in this account.`,
   insufficientCredits: (cost: number, balance: number) =>
     `This task costs ${cost} credits and the balance is ${balance}; nothing was charged.`,
@@ -129,7 +196,7 @@ export const serverMessages = {
   // quote spec (S11)
   specNotObject: (got: unknown) => `A quote spec must be a JSON object; received ${show(got)}.`,
   specUnknownField: (field: string) =>
-    `${field} is not a field of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.`,
+    `${show(field)} is not a field of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.`,
   specRequired: (field: string) => `${field} is required.`,
   specWrongType: (field: string, expected: string, got: unknown) => `${field} must be ${expected}; received ${show(got)}.`,
   specOption: (field: string, got: unknown, allowed: readonly string[]) =>

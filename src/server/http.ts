@@ -7,7 +7,7 @@
 import { ping, queryCredits } from "./account.js";
 import { authenticate, type Caller } from "./auth.js";
 import type { ServerContext } from "./createReferenceServer.js";
-import { type ErrorBody, type Failure, SERVER_ERRORS, serverMessages as m, redactKeys } from "./errors.js";
+import { boundIssues, cut, type ErrorBody, type Failure, SERVER_ERRORS, serverMessages as m, redactKeys } from "./errors.js";
 import { createGeneration } from "./generations.js";
 import { quotePrice } from "./quotes.js";
 import type { Issue } from "../types.js";
@@ -230,7 +230,9 @@ export function json(status: number, body: unknown, requestId: string, extra?: R
 }
 
 /**
- * The answer to a rejected request: `{ error: { message, code, param?, issues?, requestId } }`.
+ * The answer to a rejected request: `{ error: { message, code, param?, issues?, requestId } }`, never
+ * larger than `MAX_ERROR_BODY_BYTES` (S15): `param` and every issue are cut short, and at most 50
+ * issues are listed.
  *
  * @param requestId - This request's id.
  * @param f - What was wrong.
@@ -240,8 +242,8 @@ export function json(status: number, body: unknown, requestId: string, extra?: R
 export function failure(requestId: string, f: Failure): Outgoing {
   // Built field by field so that the JSON keeps this order: message, code, param, issues, requestId.
   const error = { message: f.message, code: f.code } as ErrorBody["error"];
-  if (f.param !== undefined) error.param = f.param;
-  if (f.issues !== undefined) error.issues = f.issues;
+  if (f.param !== undefined) error.param = cut(f.param, 100);
+  if (f.issues !== undefined) error.issues = boundIssues(f.issues);
   error.requestId = requestId;
   return json(SERVER_ERRORS[f.code], { error }, requestId, f.headers);
 }
@@ -277,9 +279,12 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
   ["/openapi.json", { method: "GET", handler: "openapi" }],
 ]);
 
+/** The methods a route answers: a GET route answers HEAD too (the same answer without its body). */
+const allowed = (route: Route): string[] => (route.method === "GET" ? ["GET", "HEAD"] : [route.method]);
+
 /**
  * Answers one request in the order S12 fixes: route (404, 405), then key (401), then the
- * endpoint's handler.
+ * endpoint's handler. A `HEAD` is answered as its `GET`; the caller drops the body.
  *
  * @param incoming - The request.
  * @param ctx - The server.
@@ -291,11 +296,13 @@ export async function dispatch(incoming: Incoming, ctx: ServerContext, requestId
   const path = incoming.path;
   const route = ROUTES.get(path);
   if (!route) return failure(requestId, { code: "not_found", message: m.notFound(path) });
-  if (incoming.method !== route.method) {
+  const method = incoming.method === "HEAD" ? "GET" : incoming.method;
+  if (method !== route.method) {
+    const methods = allowed(route);
     return failure(requestId, {
       code: "method_not_allowed",
-      message: m.methodNotAllowed(incoming.method, [route.method]),
-      headers: { allow: route.method },
+      message: m.methodNotAllowed(incoming.method, methods),
+      headers: { allow: methods.join(", ") },
     });
   }
   if (route.handler === "openapi") return jsonText(200, ctx.openApiText(), requestId);

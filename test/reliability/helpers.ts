@@ -111,16 +111,24 @@ export async function checkLedger(
 
 /**
  * Checks the envelope of an answer (S12): never 5xx, always JSON with a `Request-Id`, and a failure
- * carries `error.message` (a non-empty string), `error.code` and the same `requestId`.
+ * carries `error.message` (a non-empty string), `error.code` and the same `requestId`. The answer
+ * to a `HEAD` has the same headers and no body.
  *
- * @returns The parsed body.
+ * @returns The parsed body (`{}` for a HEAD).
  */
-export async function checkAnswer(res: Response): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
+export async function checkAnswer(
+  res: Response,
+  options: { head?: boolean } = {},
+): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
   expect(res.status).toBeLessThan(500);
   const requestId = res.headers.get("request-id");
   expect(requestId).toMatch(/^req_[0-9a-f]+$/);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
   const text = await res.text();
+  if (options.head) {
+    expect(text).toBe("");
+    return { status: res.status, body: {}, text };
+  }
   const body = JSON.parse(text) as Record<string, unknown>;
   if (res.status >= 400) {
     const error = body.error as { message?: unknown; code?: unknown; requestId?: unknown } | undefined;

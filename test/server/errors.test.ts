@@ -34,16 +34,19 @@ describe("errors and their order", () => {
     const s = await setup();
     const cases: [string, string, string][] = [
       ["GET", "/api/generations", "POST"],
+      ["HEAD", "/api/generations", "POST"],
       ["PUT", "/api/pricing/quote", "POST"],
-      ["POST", "/api/ping", "GET"],
-      ["DELETE", "/api/query/credits", "GET"],
-      ["POST", "/openapi.json", "GET"],
+      ["POST", "/api/ping", "GET, HEAD"],
+      ["DELETE", "/api/query/credits", "GET, HEAD"],
+      ["OPTIONS", "/api/query/credits", "GET, HEAD"],
+      ["POST", "/openapi.json", "GET, HEAD"],
     ];
     for (const [method, path, allow] of cases) {
       const res = await raw(s, path, { method, key: false });
       expect(res.status, `${method} ${path}`).toBe(405);
       expect(res.headers.get("allow")).toBe(allow);
-      expect((await errorOf(res)).code).toBe("method_not_allowed");
+      if (method !== "HEAD") expect((await errorOf(res)).code).toBe("method_not_allowed");
+      else expect(await res.text()).toBe("");
     }
   });
 

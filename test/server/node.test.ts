@@ -69,7 +69,7 @@ describe("serve() over real HTTP on 127.0.0.1", () => {
     expect((await raw(`${r.url}/nope`, "GET", {})).status).toBe(404);
     const wrong = await raw(`${r.url}/api/ping`, "DELETE", {});
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.allow).toBe("GET");
+    expect(wrong.headers.allow).toBe("GET, HEAD");
     expect((await raw(`${r.url}/api/ping`, "GET", {})).status).toBe(401);
     expect((await raw(`${r.url}/api/generations`, "POST", { ...auth, "content-type": "text/plain" }, "{}")).status).toBe(415);
     const big = Buffer.alloc(1024 * 1024 + 10, 0x20);
