@@ -173,6 +173,12 @@ export class StoreUnavailableError extends Error {
   /** Seconds a client should wait before retrying. */
   readonly retryAfterSeconds: number;
 
+  /**
+   * Makes the error of an unreachable store.
+   *
+   * @param message - What failed, for the log; it is not sent to clients.
+   * @param options - The underlying error (`cause`) and the seconds a client should wait (default 1).
+   */
   constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
