@@ -1,5 +1,5 @@
 /**
- * Issue 7, part 3: concurrency. A thousand requests in flight at once, in process and over
+ * Reliability: concurrency. A thousand requests in flight at once, in process and over
  * loopback HTTP: one idempotency key charges once (S5), and a balance that covers N of a thousand
  * distinct requests accepts exactly N and leaves exactly the remainder (S4, S13).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7, part 1: fuzzing the fetch handler. Whatever arrives (any method on any path, broken
+ * Reliability: fuzzing the fetch handler. Whatever arrives (any method on any path, broken
  * Authorization headers, odd media types, arbitrary JSON, raw bytes, prototype keys, lone
  * surrogates, NUL bytes, deep nesting, bodies around the size limit), the answer is never 5xx, is
  * JSON with an error message when it is a failure, follows the check order of S12, and no credit

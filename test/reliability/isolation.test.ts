@@ -1,5 +1,5 @@
 /**
- * Issue 7, part 4: isolation (S2). One user's key never reaches another user's assets, tasks or jobs:
+ * Reliability: isolation (S2). One user's key never reaches another user's assets, tasks or jobs:
  * for every endpoint that takes an id (the references of POST /api/generations; no other endpoint
  * reads an id, and tasks and jobs are not reachable over HTTP), a foreign id gets exactly the answer
  * of an id that does not exist, and the identity endpoints only ever show the caller.

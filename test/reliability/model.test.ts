@@ -1,8 +1,8 @@
 /**
- * Issue 7, part 2: model-based testing. Random sequences of generation requests (valid and invalid,
+ * Reliability: model-based testing. Random sequences of generation requests (valid and invalid,
  * with and without idempotency keys, replays, a key reused with another body, foreign references),
  * job failures (repeated too), multiplier changes, grants, key revocations, a moving clock that
- * expires idempotency records, and concurrent bursts, run against the server and against a small
+ * expires idempotency claims (with a window), and concurrent bursts, run against the server and against a small
  * model of the ledger built from the hand-typed price oracle. After every step the server must
  * agree with the model (S4-S7, S13).
  */

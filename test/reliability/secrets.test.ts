@@ -1,5 +1,5 @@
 /**
- * Issue 7, part 5: secrets. A key is stored only as its SHA-256 (S2), looked up by that digest and
+ * Reliability: secrets. A key is stored only as its SHA-256 (S2), looked up by that digest and
  * never compared as text, and never comes back in a response, an error or a log line (S1), wherever
  * it is pasted.
  */
