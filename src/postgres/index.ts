@@ -1,0 +1,8 @@
+/**
+ * `imagegen-pricing/postgres`: the reference server's `Store` on PostgreSQL, for several instances
+ * on one database and for state that outlives a restart. Needs the `pg` package.
+ *
+ * @packageDocumentation
+ */
+export { createPostgresStore, migratePostgres } from "./store.js";
+export type { PostgresStore, PostgresStoreOptions } from "./store.js";
