@@ -42,7 +42,9 @@ const reconcile = (schema: string) => `
                                                 WHEN 'refund' THEN l.credits END), 0)`;
 
 describe("two instances on one database", () => {
-  it("S14 S5: 200 concurrent commits with one idempotency key over both instances charge once", { timeout: 120_000 }, async () => {
+  it("S14 S5: 200 concurrent commits with one idempotency key over both instances charge once", {
+    timeout: 120_000,
+  }, async () => {
     const { userId, apiKeyId } = await account(10_000);
     const request = sampleRequest({ imageCount: 2 });
     const claim = { key: request.idempotencyKey ?? "" };
@@ -62,7 +64,9 @@ describe("two instances on one database", () => {
     ]);
   });
 
-  it("S14 S4: 500 distinct concurrent commits over both instances and a balance for 137 accept exactly 137", { timeout: 120_000 }, async () => {
+  it("S14 S4: 500 distinct concurrent commits over both instances and a balance for 137 accept exactly 137", {
+    timeout: 120_000,
+  }, async () => {
     const { userId, apiKeyId } = await account(137 * 9);
     const drafts = Array.from({ length: 500 }, () => sampleDraft(userId, [4, 5]));
     const results = await Promise.all(

@@ -16,7 +16,9 @@ afterAll(async () => {
 });
 
 describe("migrations", () => {
-  it("S14: five instances starting at once on a fresh schema apply each migration exactly once", { timeout: 60_000 }, async () => {
+  it("S14: five instances starting at once on a fresh schema apply each migration exactly once", {
+    timeout: 60_000,
+  }, async () => {
     const stores = await Promise.all(
       Array.from({ length: 5 }, () => createPostgresStore({ connectionString: db.connectionString, schema: db.schema })),
     );
@@ -24,7 +26,8 @@ describe("migrations", () => {
       const { rows } = await db.sql<{ version: number }>(`SELECT version FROM "${db.schema}".migrations ORDER BY version`);
       expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
       // Every instance works on the one schema.
-      for (const [i, store] of stores.entries()) expect(await store.createUser({ id: `usr_${i}`, credits: i, multiplier: "1" }, T0)).toBe(true);
+      for (const [i, store] of stores.entries())
+        expect(await store.createUser({ id: `usr_${i}`, credits: i, multiplier: "1" }, T0)).toBe(true);
       expect(await stores[0]?.getUser("usr_4")).toEqual({ id: "usr_4", balance: 4, multiplier: "1" });
     } finally {
       await Promise.all(stores.map((s) => s.close()));
@@ -57,7 +60,9 @@ describe("migrations", () => {
     const fresh = await withPostgres();
     dropped.push(fresh);
     await migratePostgres({ connectionString: fresh.connectionString, schema: fresh.schema });
-    await fresh.sql(`INSERT INTO "${fresh.schema}".migrations (version, name) VALUES ($1, 'from the future')`, [LATEST_VERSION + 1]);
+    await fresh.sql(`INSERT INTO "${fresh.schema}".migrations (version, name) VALUES ($1, 'from the future')`, [
+      LATEST_VERSION + 1,
+    ]);
     await expect(createPostgresStore({ connectionString: fresh.connectionString, schema: fresh.schema })).rejects.toThrow(
       `is at version ${LATEST_VERSION + 1}, newer than this package's ${LATEST_VERSION}`,
     );

@@ -63,7 +63,9 @@ describe("what the tables themselves refuse", () => {
     await expect(db.sql(`UPDATE ${t} SET credits = 0 WHERE task_id = $1 AND idx = 1`, [taskId])).rejects.toThrow(
       "a job only moves from queued to failed",
     );
-    await expect(db.sql(`DELETE FROM ${t} WHERE task_id = $1`, [taskId])).rejects.toThrow("a job only moves from queued to failed");
+    await expect(db.sql(`DELETE FROM ${t} WHERE task_id = $1`, [taskId])).rejects.toThrow(
+      "a job only moves from queued to failed",
+    );
     expect(await store.failJob(taskId, 0, T0)).toBe(0);
   });
 
@@ -71,9 +73,10 @@ describe("what the tables themselves refuse", () => {
     await expect(
       store.putApiKey({ id: `apk_${hex(8)}`, userId, mode: "test", hash: `ck_test_${hex(24)}`, revoked: false }),
     ).rejects.toThrow(/check constraint/);
-    const { rows } = await db.sql(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'api_keys'`, [
-      db.schema,
-    ]);
+    const { rows } = await db.sql(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'api_keys'`,
+      [db.schema],
+    );
     expect(rows.map((r) => r.column_name).sort()).toEqual(["hash", "id", "mode", "revoked", "user_id"]);
   });
 

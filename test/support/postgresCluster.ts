@@ -78,7 +78,9 @@ function postgresUser(): { uid: number; gid: number } {
     const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
     return { uid, gid };
   } catch {
-    throw new Error(`The tests run as root, and PostgreSQL refuses to run as root, but there is no "postgres" user. ${INSTALL_HINT}`);
+    throw new Error(
+      `The tests run as root, and PostgreSQL refuses to run as root, but there is no "postgres" user. ${INSTALL_HINT}`,
+    );
   }
 }
 
