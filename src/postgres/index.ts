@@ -6,3 +6,5 @@
  */
 export { createPostgresStore, migratePostgres } from "./store.js";
 export type { PostgresStore, PostgresStoreOptions } from "./store.js";
+// The class the store rejects with: from here, the very class this entry throws, whatever the module system.
+export { StoreUnavailableError } from "../server/store.js";

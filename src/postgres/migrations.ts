@@ -303,14 +303,22 @@ export async function runMigrations(pool: Pool, schema: string): Promise<number[
       }
     };
     await inTransaction(async () => {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${s}.migrations (
-           version integer PRIMARY KEY,
-           name text NOT NULL,
-           applied_at timestamptz NOT NULL DEFAULT now()
-         )`,
+      // Looked up first: CREATE ... IF NOT EXISTS would still demand the CREATE privilege, which a
+      // role that only uses an existing schema need not have.
+      const { rows } = await client.query<{ schema: boolean; table: boolean }>(
+        "SELECT to_regnamespace($1) IS NOT NULL AS schema, to_regclass($2) IS NOT NULL AS table",
+        [s, `${s}.migrations`],
       );
+      if (!rows[0]?.schema) await client.query(`CREATE SCHEMA ${s}`);
+      if (!rows[0]?.table) {
+        await client.query(
+          `CREATE TABLE ${s}.migrations (
+             version integer PRIMARY KEY,
+             name text NOT NULL,
+             applied_at timestamptz NOT NULL DEFAULT now()
+           )`,
+        );
+      }
     });
     for (const migration of MIGRATIONS) {
       await inTransaction(async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import type { CommitResult } from "../../src/server/store.js";
@@ -32,14 +33,13 @@ async function account(credits: number) {
   return { userId, apiKeyId };
 }
 
-/** The reconciliation query of docs/postgres.md: users whose balance is not grants - debits + refunds. */
-const reconcile = (schema: string) => `
-  SELECT u.id, u.balance, coalesce(sum(CASE l.kind WHEN 'grant' THEN l.credits WHEN 'debit' THEN -l.credits
-                                                    WHEN 'refund' THEN l.credits END), 0) AS ledger
-  FROM "${schema}".users u LEFT JOIN "${schema}".ledger l ON l.user_id = u.id
-  GROUP BY u.id, u.balance
-  HAVING u.balance <> coalesce(sum(CASE l.kind WHEN 'grant' THEN l.credits WHEN 'debit' THEN -l.credits
-                                                WHEN 'refund' THEN l.credits END), 0)`;
+/** The reconciliation query of docs/postgres.md, as printed there, on this file's schema. */
+const reconcile = (schema: string) => {
+  const doc = readFileSync(new URL("../../docs/postgres.md", import.meta.url), "utf8");
+  const query = /```sql reconcile\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (!query) throw new Error("docs/postgres.md has no ```sql reconcile block");
+  return query.replaceAll("imagegen.", `"${schema}".`);
+};
 
 describe("two instances on one database", () => {
   it("S14 S5: 200 concurrent commits with one idempotency key over both instances charge once", {
