@@ -278,7 +278,7 @@ export function migrationLockKey(schema: string): string {
  * @param pool - Where to run them.
  * @param schema - The (checked) schema name.
  * @returns The versions applied by this call (empty when the schema was up to date).
- * @throws Error when the database is at a version newer than this package knows.
+ * @throws Error when the database is not UTF8, or at a version newer than this package knows.
  * @internal
  */
 export async function runMigrations(pool: Pool, schema: string): Promise<number[]> {
@@ -302,6 +302,13 @@ export async function runMigrations(pool: Pool, schema: string): Promise<number[
         throw error;
       }
     };
+    // Ids, keys and prompts are Unicode: in another encoding the first emoji would fail a request.
+    const { rows: encoding } = await client.query<{ name: string }>("SELECT current_setting('server_encoding') AS name");
+    if (encoding[0]?.name !== "UTF8") {
+      throw new Error(
+        `the database's encoding is ${encoding[0]?.name}; the store needs UTF8 (CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)`,
+      );
+    }
     await inTransaction(async () => {
       // Looked up first: CREATE ... IF NOT EXISTS would still demand the CREATE privilege, which a
       // role that only uses an existing schema need not have.

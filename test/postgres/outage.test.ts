@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { type CommitResult, StoreUnavailableError, type TaskDraft } from "../../src/server/store.js";
-import { type PostgresCluster, startPostgres } from "../support/postgres.js";
+import { oneShot, type PostgresCluster, startPostgres } from "../support/postgres.js";
 import { sampleDraft, T0 } from "../support/storeContract.js";
 
 // A cluster of its own: stopping the run's shared one would fail the other files running meanwhile.
@@ -113,5 +113,17 @@ describe("the database goes away and comes back", () => {
     expect(debits.map((e) => e.taskId).sort()).toEqual(drafts.map((d) => d.id).sort());
     const charged = drafts.reduce((sum, d) => sum + d.totalCredits, 0);
     expect(await store.getUser(userId)).toMatchObject({ balance: start - charged });
+  });
+});
+
+describe("a database the store cannot use", () => {
+  it("a database whose encoding is not UTF8 is refused on start, with the fix", { timeout: 60_000 }, async () => {
+    await oneShot(cluster.url, "CREATE DATABASE latin ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0");
+    const url = cluster.url.replace(/\/postgres$/, "/latin");
+    await expect(createPostgresStore({ connectionString: url })).rejects.toThrow(
+      "the database's encoding is LATIN1; the store needs UTF8",
+    );
+    const { rows } = await oneShot(url, "SELECT to_regnamespace('imagegen') AS schema");
+    expect(rows).toEqual([{ schema: null }]);
   });
 });

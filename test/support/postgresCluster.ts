@@ -117,7 +117,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
   let destroyed = false;
   const removeFiles = () => rmSync(dir, { recursive: true, force: true });
   try {
-    await exec("initdb", ["-D", dataDir, "-A", "trust", "-U", "imagegen", "-E", "UTF8", "--no-sync"]);
+    await exec("initdb", ["-D", dataDir, "-A", "trust", "-U", "imagegen", "-E", "UTF8", "--locale=C", "--no-sync"]);
   } catch (error) {
     removeFiles();
     throw error;
