@@ -1,6 +1,7 @@
+import { type AddressInfo, createServer } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresStore, migratePostgres } from "../../src/postgres/index.js";
+import { createPostgresStore, migratePostgres, StoreUnavailableError } from "../../src/postgres/index.js";
 import { LATEST_VERSION, MIGRATIONS } from "../../src/postgres/migrations.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { T0 } from "../support/storeContract.js";
@@ -85,5 +86,17 @@ describe("migrations", () => {
     await store.close();
     expect((await pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     await pool.end();
+  });
+
+  it("S14: starting against a database that cannot be reached rejects with StoreUnavailableError", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const error = await createPostgresStore({ connectionString: `postgres://nobody@127.0.0.1:${closed}/none` }).catch((e) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toBe("the database cannot be reached (migrating the schema)");
   });
 });
