@@ -11,6 +11,7 @@ const library = {
   "node/index": "src/node/index.ts",
   "testing/index": "src/testing/index.ts",
   "json-schema/index": "src/jsonSchema.ts",
+  "postgres/index": "src/postgres/index.ts",
 };
 
 export default defineConfig([

@@ -1,0 +1,110 @@
+/**
+ * How the PostgreSQL store sorts database errors: transient ones it retries, an unreachable
+ * database it reports as {@link StoreUnavailableError}, everything else it passes on.
+ */
+import { StoreUnavailableError } from "../server/store.js";
+
+/** Node's socket errors that mean the server could not be reached or went away. */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "EHOSTDOWN",
+  "ENETUNREACH",
+  "ENETDOWN",
+  // A Unix socket path that does not exist (the server is stopped).
+  "ENOENT",
+]);
+
+/** SQLSTATEs that mean the server is going away or refuses connections for now. */
+const UNAVAILABLE_STATES = new Set([
+  "57P01", // admin_shutdown: a fast or smart shutdown ended the session
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now: starting up or shutting down
+  "53300", // too_many_connections
+]);
+
+/** What node-postgres and pg-pool say when a connection is lost or cannot be made. */
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|is not queryable|Client has encountered a connection error|Connection closed/i;
+
+/** SQLSTATEs of a transaction that lost a race and may simply be run again. */
+const TRANSIENT_STATES = new Set([
+  "40001", // serialization_failure (a database whose default isolation is SERIALIZABLE)
+  "40P01", // deadlock_detected
+  "55P03", // lock_not_available (a database with a lock_timeout)
+]);
+
+const codeOf = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+};
+
+/**
+ * Whether an error means the database cannot be reached (then the transaction did not commit).
+ *
+ * @param error - What a query or a connection attempt rejected with.
+ * @returns `true` for socket errors, connection timeouts, shutdowns and SQLSTATE class 08.
+ * @internal
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof StoreUnavailableError) return true;
+  const code = codeOf(error);
+  if (code !== undefined && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith("08"))) return true;
+  // Node reports a failed connection to every address of a name as one AggregateError.
+  if (error instanceof AggregateError && error.errors.some(isUnavailable)) return true;
+  return error instanceof Error && UNAVAILABLE_MESSAGES.test(error.message);
+}
+
+/**
+ * Whether an error is a lost race that the store runs the whole transaction again for.
+ *
+ * @param error - What a query rejected with.
+ * @returns `true` for serialization failures, deadlocks, lock timeouts, and a unique violation
+ *   of an idempotency claim.
+ * @internal
+ */
+export function isTransient(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code === undefined) return false;
+  if (TRANSIENT_STATES.has(code)) return true;
+  // ON CONFLICT settles claims; a unique violation on one is a race it did not see, worth a rerun.
+  return code === "23505" && (error as { constraint?: unknown }).constraint === "idempotency_pkey";
+}
+
+/** How many times a transaction runs at most when it keeps losing races. */
+export const MAX_ATTEMPTS = 5;
+
+/**
+ * Runs `work`, again after a short jittered pause when it fails with a transient error (at most
+ * {@link MAX_ATTEMPTS} runs); turns an unreachable database into {@link StoreUnavailableError}.
+ *
+ * `work` must be one whole transaction: a transient error has rolled it back, so running it again
+ * cannot apply anything twice.
+ *
+ * @param what - What the store was doing, for the error message.
+ * @param work - The transaction.
+ * @returns What `work` returned.
+ * @internal
+ */
+export async function withRetries<T>(what: string, work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUnavailable(error)) {
+        if (error instanceof StoreUnavailableError) throw error;
+        throw new StoreUnavailableError(`the database cannot be reached (${what})`, { cause: error });
+      }
+      if (attempt >= MAX_ATTEMPTS || !isTransient(error)) throw error;
+      // 2, 4, 8, 16 ms plus up to as much again at random, so racing instances spread out.
+      const base = 2 ** attempt;
+      await new Promise((resolve) => setTimeout(resolve, base + Math.random() * base));
+    }
+  }
+}

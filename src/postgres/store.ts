@@ -1,0 +1,432 @@
+/**
+ * The PostgreSQL {@link Store}: every method one statement or one transaction on a `pg` pool,
+ * shared safely by any number of instances.
+ */
+import { createHash } from "node:crypto";
+import pg from "pg";
+import type { Pool, QueryResultRow } from "pg";
+import type {
+  ApiKeyRecord,
+  CommitInput,
+  CommitResult,
+  GrantResult,
+  JobStatus,
+  LedgerRecord,
+  Store,
+  TaskRecord,
+  UserRecord,
+} from "../server/store.js";
+import { MAX_CREDITS } from "../server/store.js";
+import type { GenerationRequest } from "../types.js";
+import { isUnavailable, withRetries } from "./errors.js";
+import { LATEST_VERSION, quoteSchema, runMigrations } from "./migrations.js";
+
+/** Where the store keeps its tables: a connection string or a pool of yours, and a schema. */
+export type PostgresStoreOptions = {
+  /** `postgres://user:password@host:5432/database`: the store makes (and closes) its own pool. */
+  readonly connectionString?: string;
+  /** A `pg` pool to use instead; the store never ends it (you do, after `close()`). */
+  readonly pool?: Pool;
+  /** The schema holding the store's tables, created when missing: default `"imagegen"`. */
+  readonly schema?: string;
+};
+
+/** A {@link Store} on PostgreSQL. */
+export type PostgresStore = Store & {
+  /** The schema the store's tables are in. */
+  readonly schema: string;
+};
+
+type Values = readonly unknown[];
+
+const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value));
+
+const assertCredits = (credits: number, what: string) => {
+  if (!Number.isSafeInteger(credits) || credits < 0 || credits > MAX_CREDITS) {
+    throw new RangeError(`${what} must be whole credits from 0 to ${MAX_CREDITS}; got ${credits}`);
+  }
+};
+
+const assertTime = (at: number, what: string) => {
+  if (!Number.isSafeInteger(at)) throw new RangeError(`${what} must be epoch milliseconds (an integer); got ${at}`);
+};
+
+type TaskRow = {
+  user_id: string;
+  task_id: string;
+  created_at_ms: string;
+  request: unknown;
+  client_key: boolean;
+  reference_count: number;
+  multiplier: string;
+  catalog_version: string;
+  total_credits: string;
+  balance_after: string;
+  job_credits: (string | number)[];
+  job_status: JobStatus[];
+};
+
+const taskFromRow = (row: TaskRow): TaskRecord => ({
+  id: row.task_id,
+  userId: row.user_id,
+  createdAt: toNumber(row.created_at_ms),
+  // `json` is parsed by pg's default type parser; a pool configured to keep it as text still works.
+  request: (typeof row.request === "string" ? JSON.parse(row.request) : row.request) as GenerationRequest,
+  clientKey: row.client_key,
+  referenceCount: row.reference_count,
+  multiplier: row.multiplier,
+  catalogVersion: row.catalog_version,
+  jobCredits: row.job_credits.map(toNumber),
+  totalCredits: toNumber(row.total_credits),
+  balanceAfter: toNumber(row.balance_after),
+  jobStatus: row.job_status,
+});
+
+type LedgerRow = { kind: LedgerRecord["kind"]; credits: string; at_ms: string; task_id: string | null; job_index: number | null };
+
+const ledgerFromRow = (row: LedgerRow): LedgerRecord => {
+  const base = { kind: row.kind, credits: toNumber(row.credits), at: toNumber(row.at_ms) };
+  if (row.task_id === null) return base;
+  if (row.job_index === null) return { ...base, taskId: row.task_id };
+  return { ...base, taskId: row.task_id, jobIndex: row.job_index };
+};
+
+/** Custom SQLSTATEs that `commit_task` raises to roll back a rejected task. */
+const REJECTIONS: Record<string, "insufficient_credits" | "api_key_revoked" | "unknown_user"> = {
+  IG001: "insufficient_credits",
+  IG002: "api_key_revoked",
+  IG003: "unknown_user",
+};
+
+/**
+ * Builds the store's statements for a schema. Each statement has a name (unique per schema) so
+ * that a connection parses and plans it once.
+ */
+function statements(schema: string) {
+  const s = quoteSchema(schema);
+  const prefix = `ig_${createHash("sha256").update(schema).digest("hex").slice(0, 12)}_`;
+  const taskColumns = `t.user_id, t.task_id, t.created_at_ms, t.request, t.client_key, t.reference_count, t.multiplier,
+    t.catalog_version, t.total_credits, t.balance_after, j.job_credits, j.job_status`;
+  const jobsOf = `CROSS JOIN LATERAL (
+      SELECT array_agg(jj.credits ORDER BY jj.idx) AS job_credits, array_agg(jj.status ORDER BY jj.idx) AS job_status
+      FROM ${s}.jobs jj WHERE jj.user_id = t.user_id AND jj.task_id = t.task_id
+    ) j`;
+  const named = <K extends string>(entries: Record<K, string>) =>
+    Object.fromEntries(Object.entries(entries).map(([key, text]) => [key, { name: prefix + key, text }])) as Record<
+      K,
+      { name: string; text: string }
+    >;
+  return named({
+    createUser: `WITH u AS (
+        INSERT INTO ${s}.users (id, balance, multiplier, ledger_seq)
+        VALUES ($1, $2::bigint, $3, CASE WHEN $2::bigint > 0 THEN 1 ELSE 0 END)
+        ON CONFLICT (id) DO NOTHING
+        RETURNING id, balance
+      ), g AS (
+        INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms)
+        SELECT id, 1, 'grant', balance, $4::bigint FROM u WHERE balance > 0
+      )
+      SELECT count(*)::integer AS created FROM u`,
+    getUser: `SELECT id, balance, multiplier FROM ${s}.users WHERE id = $1`,
+    grant: `WITH u AS (
+        UPDATE ${s}.users
+        SET balance = balance + $2::bigint, ledger_seq = ledger_seq + CASE WHEN $2::bigint > 0 THEN 1 ELSE 0 END
+        WHERE id = $1 AND balance <= ${MAX_CREDITS} - $2::bigint
+        RETURNING id, balance, ledger_seq
+      ), g AS (
+        INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms)
+        SELECT id, ledger_seq, 'grant', $2::bigint, $3::bigint FROM u WHERE $2::bigint > 0
+      )
+      SELECT balance FROM u`,
+    userExists: `SELECT 1 FROM ${s}.users WHERE id = $1`,
+    setMultiplier: `UPDATE ${s}.users SET multiplier = $2 WHERE id = $1`,
+    putApiKey: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
+      SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
+      ON CONFLICT DO NOTHING`,
+    findApiKeyByHash: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE hash = $1`,
+    getApiKey: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE id = $1`,
+    // Run inside a transaction with revokeApiKey: the owner's row is locked first (see commit_task).
+    lockKeyOwner: `SELECT u.id FROM ${s}.users u WHERE u.id = (SELECT k.user_id FROM ${s}.api_keys k WHERE k.id = $1)
+      FOR NO KEY UPDATE`,
+    revokeApiKey: `UPDATE ${s}.api_keys SET revoked = true WHERE id = $1`,
+    putAsset: `INSERT INTO ${s}.assets (user_id, asset_id)
+      SELECT $2, $1 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
+      ON CONFLICT DO NOTHING`,
+    ownedAssets: `SELECT asset_id FROM ${s}.assets WHERE user_id = $1 AND asset_id = ANY ($2::text[])`,
+    findClaimedTask: `SELECT ${taskColumns}
+      FROM ${s}.idempotency i
+      JOIN ${s}.tasks t ON t.user_id = i.user_id AND t.task_id = i.task_id
+      ${jobsOf}
+      WHERE i.user_id = $1 AND i.key = $2 AND (i.expires_at_ms IS NULL OR i.expires_at_ms > $3::bigint)`,
+    getTask: `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} WHERE t.task_id = $1`,
+    getUserTask: `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} WHERE t.user_id = $1 AND t.task_id = $2`,
+    commitTask: `SELECT outcome, balance, task_id
+      FROM ${s}.commit_task($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9, $10::integer, $11, $12,
+        $13::bigint[], $14::bigint)`,
+    failJob: `SELECT ${s}.fail_job($1, $2::integer, $3::bigint) AS refunded`,
+    ledger: `SELECT u.id, l.kind, l.credits, l.at_ms, l.task_id, l.job_index
+      FROM ${s}.users u LEFT JOIN ${s}.ledger l ON l.user_id = u.id
+      WHERE u.id = $1 ORDER BY l.seq`,
+  });
+}
+
+/** Checks the options and makes the pool when given a connection string. */
+function connect(options: PostgresStoreOptions, caller: string): { schema: string; pool: Pool; ownPool: boolean } {
+  const schema = options?.schema ?? "imagegen";
+  quoteSchema(schema);
+  if ((options?.connectionString === undefined) === (options?.pool === undefined)) {
+    throw new TypeError(`${caller} needs exactly one of \`connectionString\` and \`pool\``);
+  }
+  if (options.pool) return { schema, pool: options.pool, ownPool: false };
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    // An unreachable host must fail a request within seconds, not hang it.
+    connectionTimeoutMillis: 5000,
+    application_name: "imagegen-pricing",
+  });
+  return { schema, pool, ownPool: true };
+}
+
+/**
+ * Creates or upgrades the store's tables in a schema, and returns: for a deploy step that migrates
+ * before the instances start ({@link createPostgresStore} does the same on start, so it is optional).
+ *
+ * @param options - `connectionString` or `pool` (exactly one), and `schema` (default `"imagegen"`).
+ * @returns The versions this call applied (empty when the schema was up to date) and the version now.
+ * @throws TypeError for bad options; StoreUnavailableError when the database cannot be reached;
+ *   Error when the schema is at a version newer than this package.
+ */
+export async function migratePostgres(options: PostgresStoreOptions): Promise<{ applied: number[]; version: number }> {
+  const { schema, pool, ownPool } = connect(options, "migratePostgres");
+  const onIdleError = () => {};
+  pool.on("error", onIdleError);
+  try {
+    const applied = await withRetries("migrating the schema", () => runMigrations(pool, schema));
+    return { applied, version: LATEST_VERSION };
+  } finally {
+    pool.off("error", onIdleError);
+    if (ownPool) await pool.end().catch(() => {});
+  }
+}
+
+/**
+ * Creates a {@link Store} on PostgreSQL, after creating or upgrading its tables in `schema`.
+ *
+ * Any number of instances (processes, machines) may use one schema at once: accepting a task and
+ * refunding a job are each one transaction, so they never overdraw, never charge an idempotency
+ * key twice and never refund a job twice. Races lost to another instance (deadlocks, serialization
+ * failures) are retried inside the store, at most 5 runs; when the database cannot be reached a
+ * method rejects with `StoreUnavailableError` and nothing has changed. The pool reconnects on its
+ * own once the database is back.
+ *
+ * @param options - `connectionString` or `pool` (exactly one), and `schema` (default `"imagegen"`).
+ * @returns The store, once its schema is up to date; `close()` ends the pool it made.
+ * @throws TypeError for a schema name that is not a lowercase identifier, or not exactly one of
+ *   `connectionString` and `pool`; StoreUnavailableError when the database cannot be reached.
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const { schema, pool, ownPool } = connect(options, "createPostgresStore");
+  // An idle connection the server drops (a restart, an outage) emits `error` on the pool; without a
+  // listener Node would end the process. The pool discards that connection and makes new ones.
+  const onIdleError = () => {};
+  pool.on("error", onIdleError);
+
+  try {
+    await withRetries("migrating the schema", () => runMigrations(pool, schema));
+  } catch (error) {
+    pool.off("error", onIdleError);
+    if (ownPool) await pool.end().catch(() => {});
+    throw error;
+  }
+
+  const sql = statements(schema);
+  const query = <R extends QueryResultRow>(statement: { name: string; text: string }, values: Values) =>
+    pool.query<R>({ name: statement.name, text: statement.text, values: values as unknown[] });
+  /** One statement is one transaction: retried whole when it loses a race. */
+  const run = <R extends QueryResultRow>(what: string, statement: { name: string; text: string }, values: Values) =>
+    withRetries(what, () => query<R>(statement, values));
+
+  const userTask = async (userId: string, taskId: string): Promise<TaskRecord | undefined> => {
+    const { rows } = await run<TaskRow>("reading a task", sql.getUserTask, [userId, taskId]);
+    return rows[0] && taskFromRow(rows[0]);
+  };
+
+  let closed = false;
+
+  return {
+    schema,
+
+    async createUser(user, at) {
+      assertCredits(user.credits, "credits");
+      assertTime(at, "at");
+      const { rows } = await run<{ created: number }>("creating a user", sql.createUser, [
+        user.id,
+        user.credits,
+        user.multiplier,
+        at,
+      ]);
+      return rows[0]?.created === 1;
+    },
+
+    async getUser(userId) {
+      const { rows } = await run<{ id: string; balance: string; multiplier: string }>("reading a user", sql.getUser, [userId]);
+      const row = rows[0];
+      return row && ({ id: row.id, balance: toNumber(row.balance), multiplier: row.multiplier } satisfies UserRecord);
+    },
+
+    async grant(userId, credits, at): Promise<GrantResult> {
+      assertCredits(credits, "credits");
+      assertTime(at, "at");
+      const { rows } = await run<{ balance: string }>("granting credits", sql.grant, [userId, credits, at]);
+      const row = rows[0];
+      if (row) return { ok: true, balance: toNumber(row.balance) };
+      const exists = await run("reading a user", sql.userExists, [userId]);
+      return { ok: false, reason: exists.rowCount === 0 ? "unknown_user" : "balance_too_large" };
+    },
+
+    async setMultiplier(userId, multiplier) {
+      const result = await run("setting a multiplier", sql.setMultiplier, [userId, multiplier]);
+      return result.rowCount === 1;
+    },
+
+    async putApiKey(key) {
+      const result = await run("storing an API key", sql.putApiKey, [key.id, key.userId, key.mode, key.hash, key.revoked]);
+      return result.rowCount === 1;
+    },
+
+    async findApiKeyByHash(hash) {
+      const { rows } = await run<ApiKeyRow>("finding an API key", sql.findApiKeyByHash, [hash]);
+      return rows[0] && keyFromRow(rows[0]);
+    },
+
+    async getApiKey(apiKeyId) {
+      const { rows } = await run<ApiKeyRow>("reading an API key", sql.getApiKey, [apiKeyId]);
+      return rows[0] && keyFromRow(rows[0]);
+    },
+
+    revokeApiKey(apiKeyId) {
+      return withRetries("revoking an API key", async () => {
+        const client = await pool.connect();
+        let broken = false;
+        try {
+          await client.query("BEGIN");
+          await client.query({ ...sql.lockKeyOwner, values: [apiKeyId] });
+          const result = await client.query({ ...sql.revokeApiKey, values: [apiKeyId] });
+          await client.query("COMMIT");
+          return result.rowCount === 1;
+        } catch (error) {
+          broken = isUnavailable(error);
+          if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
+          throw error;
+        } finally {
+          client.release(broken);
+        }
+      });
+    },
+
+    async putAsset(assetId, userId) {
+      const result = await run("storing an asset", sql.putAsset, [assetId, userId]);
+      return result.rowCount === 1;
+    },
+
+    async ownedAssets(userId, assetIds) {
+      if (assetIds.length === 0) return new Set<string>();
+      const { rows } = await run<{ asset_id: string }>("reading assets", sql.ownedAssets, [userId, [...assetIds]]);
+      return new Set(rows.map((row) => row.asset_id));
+    },
+
+    async findClaimedTask(userId, key, now) {
+      assertTime(now, "now");
+      const { rows } = await run<TaskRow>("reading an idempotency claim", sql.findClaimedTask, [userId, key, now]);
+      return rows[0] && taskFromRow(rows[0]);
+    },
+
+    async commitTask({ task, apiKeyId, claim }: CommitInput, now: number): Promise<CommitResult> {
+      assertTime(now, "now");
+      assertTime(task.createdAt, "task.createdAt");
+      assertCredits(task.totalCredits, "task.totalCredits");
+      for (const credits of task.jobCredits) assertCredits(credits, "task.jobCredits[]");
+      if (claim?.expiresAt !== undefined) assertTime(claim.expiresAt, "claim.expiresAt");
+      const values = [
+        task.userId,
+        task.id,
+        apiKeyId,
+        claim?.key ?? null,
+        claim?.expiresAt ?? null,
+        now,
+        task.createdAt,
+        JSON.stringify(task.request),
+        task.clientKey,
+        task.referenceCount,
+        task.multiplier,
+        task.catalogVersion,
+        task.jobCredits,
+        task.totalCredits,
+      ];
+      let outcome: { outcome: string; balance: string | null; task_id: string | null };
+      try {
+        const { rows } = await run<typeof outcome>("accepting a task", sql.commitTask, values);
+        if (!rows[0]) throw new Error("commit_task returned no row");
+        outcome = rows[0];
+      } catch (error) {
+        const reason = REJECTIONS[(error as { code?: string }).code ?? ""];
+        if (reason === "insufficient_credits") {
+          return { ok: false, reason, balance: toNumber((error as { detail?: string }).detail) };
+        }
+        if (reason !== undefined) return { ok: false, reason };
+        throw error;
+      }
+      if (outcome.outcome === "idempotency_key_taken") {
+        // The winner committed before this transaction saw its claim; tasks are never deleted.
+        const winner = outcome.task_id === null ? undefined : await userTask(task.userId, outcome.task_id);
+        if (!winner) throw new Error(`the idempotency claim points at a missing task ${outcome.task_id}`);
+        return { ok: false, reason: "idempotency_key_taken", task: winner };
+      }
+      if (outcome.outcome !== "ok") throw new Error(`commit_task answered ${outcome.outcome}`);
+      return {
+        ok: true,
+        task: { ...task, balanceAfter: toNumber(outcome.balance), jobStatus: task.jobCredits.map(() => "queued" as const) },
+      };
+    },
+
+    async getTask(taskId) {
+      const { rows } = await run<TaskRow>("reading a task", sql.getTask, [taskId]);
+      return rows[0] && taskFromRow(rows[0]);
+    },
+
+    async failJob(taskId, index, at) {
+      assertTime(at, "at");
+      if (!Number.isSafeInteger(index) || index < 0 || index > 2 ** 31 - 1) return undefined;
+      const { rows } = await run<{ refunded: string | null }>("refunding a job", sql.failJob, [taskId, index, at]);
+      const refunded = rows[0]?.refunded;
+      return refunded === null || refunded === undefined ? undefined : toNumber(refunded);
+    },
+
+    async ledger(userId) {
+      const { rows } = await run<{ id: string } & { [K in keyof LedgerRow]: LedgerRow[K] | null }>(
+        "reading a ledger",
+        sql.ledger,
+        [userId],
+      );
+      if (rows.length === 0) return undefined;
+      return rows.filter((row): row is { id: string } & LedgerRow => row.kind !== null).map(ledgerFromRow);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      pool.off("error", onIdleError);
+      if (ownPool) await pool.end();
+    },
+  };
+}
+
+type ApiKeyRow = { id: string; user_id: string; mode: ApiKeyRecord["mode"]; hash: string; revoked: boolean };
+
+const keyFromRow = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  userId: row.user_id,
+  mode: row.mode,
+  hash: row.hash,
+  revoked: row.revoked,
+});

@@ -1,0 +1,15 @@
+import { afterAll } from "vitest";
+import { createPostgresStore } from "../../src/postgres/index.js";
+import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
+import { storeContract } from "../support/storeContract.js";
+
+let db: PostgresTestDatabase | undefined;
+
+storeContract("PostgreSQL store", async () => {
+  db = await withPostgres();
+  return createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
+});
+
+afterAll(async () => {
+  await db?.drop();
+});

@@ -1,0 +1,4 @@
+import { createMemoryStore } from "../../src/server/memoryStore.js";
+import { storeContract } from "../support/storeContract.js";
+
+storeContract("in-memory store", async () => createMemoryStore());

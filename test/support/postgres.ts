@@ -1,0 +1,88 @@
+/**
+ * Real PostgreSQL for tests: the database of a vitest run (a throwaway cluster made from the
+ * machine's server binaries, or `DATABASE_URL`), a fresh schema per test file, and clusters a test
+ * may stop and start (re-exported from postgresCluster.ts).
+ *
+ * One cluster serves a whole vitest run: the global setup (postgres.globalSetup.ts) starts it the
+ * first time a test file asks for it, so runs without PostgreSQL tests never pay for it. Nothing
+ * here skips: without a server, the asking test fails and says how to install one.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+
+export { INSTALL_HINT, type PostgresCluster, postgresBinDir, startPostgres } from "./postgresCluster.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Where the global setup answers `GET /url` with the run's cluster (started on first ask). */
+    postgresBroker: string;
+  }
+}
+
+/**
+ * The connection string of this run's database: `DATABASE_URL` when set, else the run's throwaway
+ * cluster (started on the first call of the run).
+ *
+ * @returns A `postgres://` URL.
+ * @throws Error with {@link INSTALL_HINT} when there is no PostgreSQL to run.
+ */
+export async function postgresUrl(): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const broker = inject("postgresBroker");
+  if (!broker) throw new Error("vitest.config.ts must list test/support/postgres.globalSetup.ts in globalSetup");
+  const response = await fetch(`${broker}/url`);
+  const text = await response.text();
+  if (!response.ok) throw new Error(text);
+  return text;
+}
+
+/** A schema of its own on this run's database, for one test file (or one test). */
+export type PostgresTestDatabase = {
+  readonly connectionString: string;
+  /** A fresh, unused schema name (`t_` and 16 hex digits). */
+  readonly schema: string;
+  /** Runs one statement on a connection of its own. */
+  sql<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** Drops the schema and everything in it. */
+  drop(): Promise<void>;
+};
+
+/**
+ * Picks a fresh schema on this run's database: pass `{ connectionString, schema }` to
+ * `createPostgresStore`, as many times as instances are wanted.
+ *
+ * @returns The connection string, the schema, a one-shot `sql()` and `drop()`.
+ */
+export async function withPostgres(): Promise<PostgresTestDatabase> {
+  const connectionString = await postgresUrl();
+  const schema = `t_${randomBytes(8).toString("hex")}`;
+  return {
+    connectionString,
+    schema,
+    sql: (text, values) => oneShot(connectionString, text, values),
+    drop: () => oneShot(connectionString, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`).then(() => {}),
+  };
+}
+
+/**
+ * Runs one statement on a new connection and closes it.
+ *
+ * @param connectionString - Where.
+ * @param text - The SQL.
+ * @param values - Its parameters.
+ * @returns The result.
+ */
+export async function oneShot<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  connectionString: string,
+  text: string,
+  values?: unknown[],
+): Promise<pg.QueryResult<R>> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    return await client.query<R>(text, values);
+  } finally {
+    await client.end();
+  }
+}

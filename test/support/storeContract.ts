@@ -1,0 +1,404 @@
+/**
+ * The `Store` contract as a reusable suite: every store (in memory, PostgreSQL) must pass it
+ * unchanged. Each test makes its own users, keys and tasks with random ids, so one store serves
+ * the whole suite.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type ApiKeyRecord,
+  type CommitResult,
+  MAX_CREDITS,
+  type Store,
+  type TaskDraft,
+  type TaskRecord,
+} from "../../src/server/store.js";
+import type { GenerationRequest } from "../../src/types.js";
+
+const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+
+/** A fixed instant (epoch ms) the tests count from. */
+export const T0 = 1_767_225_600_000;
+
+/**
+ * A normalized request for a draft; `prompt` may be anything a client may send.
+ *
+ * @param overrides - Fields to change.
+ * @returns The request.
+ */
+export function sampleRequest(overrides: Partial<GenerationRequest> = {}): GenerationRequest {
+  return {
+    prompt: "a lighthouse at dusk",
+    modelId: "beta2",
+    generationType: "text-to-image",
+    aspectRatio: "1:1",
+    resolution: "1K",
+    quality: "medium",
+    background: "auto",
+    imageCount: 2,
+    inputAssetIds: [],
+    idempotencyKey: `idem-${hex(8)}`,
+    ...overrides,
+  };
+}
+
+/**
+ * A task draft for a user, one job per entry of `jobCredits`.
+ *
+ * @param userId - The owner.
+ * @param jobCredits - The charge of each job.
+ * @param overrides - Other fields to change.
+ * @returns The draft, with a fresh task id.
+ */
+export function sampleDraft(userId: string, jobCredits: readonly number[], overrides: Partial<TaskDraft> = {}): TaskDraft {
+  return {
+    id: `task_${hex(8)}`,
+    userId,
+    createdAt: T0,
+    request: sampleRequest({ imageCount: jobCredits.length }),
+    clientKey: true,
+    referenceCount: 0,
+    multiplier: "1",
+    catalogVersion: "2026-01-01",
+    jobCredits,
+    totalCredits: jobCredits.reduce((sum, c) => sum + c, 0),
+    ...overrides,
+  };
+}
+
+/** What a store must hold after accepting `draft` with `balanceAfter`. */
+export const accepted = (draft: TaskDraft, balanceAfter: number): TaskRecord => ({
+  ...draft,
+  balanceAfter,
+  jobStatus: draft.jobCredits.map(() => "queued" as const),
+});
+
+/**
+ * Registers the contract suite for one kind of store.
+ *
+ * @param name - The store's name, in the suite's title.
+ * @param makeStore - Makes the store once for the suite (closed after it).
+ */
+export function storeContract(name: string, makeStore: () => Promise<Store>): void {
+  describe(`${name}: the Store contract`, () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await makeStore();
+    }, 180_000);
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    const newUser = async (credits: number, multiplier = "1") => {
+      const id = `usr_${hex(8)}`;
+      expect(await store.createUser({ id, credits, multiplier }, T0)).toBe(true);
+      return id;
+    };
+    const newKey = async (userId: string): Promise<ApiKeyRecord> => {
+      const key: ApiKeyRecord = { id: `apk_${hex(8)}`, userId, mode: "test", hash: hex(32), revoked: false };
+      expect(await store.putApiKey(key)).toBe(true);
+      return key;
+    };
+    /** A user with `credits` and a live key. */
+    const account = async (credits: number) => {
+      const userId = await newUser(credits);
+      const key = await newKey(userId);
+      return { userId, apiKeyId: key.id, key };
+    };
+    const commit = (draft: TaskDraft, apiKeyId: string, claim: { key: string; expiresAt?: number } | undefined, now = T0) =>
+      store.commitTask(claim === undefined ? { task: draft, apiKeyId } : { task: draft, apiKeyId, claim }, now);
+    const claimOf = (draft: TaskDraft) => ({ key: draft.request.idempotencyKey ?? "" });
+    const balance = async (userId: string) => (await store.getUser(userId))?.balance;
+
+    describe("users and grants", () => {
+      it("S13: createUser adds a user and its opening grant; a taken id is refused and changes nothing", async () => {
+        const id = `usr_${hex(8)}`;
+        expect(await store.createUser({ id, credits: 500, multiplier: "1.15" }, T0)).toBe(true);
+        expect(await store.createUser({ id, credits: 7, multiplier: "2" }, T0 + 1)).toBe(false);
+        expect(await store.getUser(id)).toEqual({ id, balance: 500, multiplier: "1.15" });
+        expect(await store.ledger(id)).toEqual([{ kind: "grant", credits: 500, at: T0 }]);
+      });
+
+      it("S13: a user opened with 0 credits has an empty ledger; an unknown user has none", async () => {
+        const id = await newUser(0);
+        expect(await store.ledger(id)).toEqual([]);
+        expect(await store.getUser(`usr_${hex(8)}`)).toBeUndefined();
+        expect(await store.ledger(`usr_${hex(8)}`)).toBeUndefined();
+      });
+
+      it("S13: grant adds credits and a grant entry; a grant of 0 writes no entry", async () => {
+        const id = await newUser(10);
+        expect(await store.grant(id, 25, T0 + 5)).toEqual({ ok: true, balance: 35 });
+        expect(await store.grant(id, 0, T0 + 6)).toEqual({ ok: true, balance: 35 });
+        expect(await store.ledger(id)).toEqual([
+          { kind: "grant", credits: 10, at: T0 },
+          { kind: "grant", credits: 25, at: T0 + 5 },
+        ]);
+      });
+
+      it("S4: a grant past the largest exact balance is refused and changes nothing; an unknown user is reported", async () => {
+        const id = await newUser(MAX_CREDITS - 5);
+        expect(await store.grant(id, 6, T0)).toEqual({ ok: false, reason: "balance_too_large" });
+        expect(await balance(id)).toBe(MAX_CREDITS - 5);
+        expect(await store.grant(id, 5, T0)).toEqual({ ok: true, balance: MAX_CREDITS });
+        expect(await store.grant(`usr_${hex(8)}`, 5, T0)).toEqual({ ok: false, reason: "unknown_user" });
+        expect((await store.ledger(id))?.length).toBe(2);
+      });
+
+      it("setMultiplier changes the multiplier of a known user only", async () => {
+        const id = await newUser(1);
+        expect(await store.setMultiplier(id, "0.85")).toBe(true);
+        expect((await store.getUser(id))?.multiplier).toBe("0.85");
+        expect(await store.setMultiplier(`usr_${hex(8)}`, "2")).toBe(false);
+      });
+    });
+
+    describe("API keys and assets", () => {
+      it("S2: a key is stored by its hash and found by hash and by id; a taken id or hash is refused", async () => {
+        const userId = await newUser(0);
+        const key = await newKey(userId);
+        expect(await store.findApiKeyByHash(key.hash)).toEqual(key);
+        expect(await store.getApiKey(key.id)).toEqual(key);
+        expect(await store.putApiKey({ ...key, hash: hex(32) })).toBe(false);
+        expect(await store.putApiKey({ ...key, id: `apk_${hex(8)}` })).toBe(false);
+        expect(await store.findApiKeyByHash(hex(32))).toBeUndefined();
+        expect(await store.getApiKey(`apk_${hex(8)}`)).toBeUndefined();
+      });
+
+      it("S1: revoking marks the key revoked for both lookups; again is fine; an unknown id is reported", async () => {
+        const userId = await newUser(0);
+        const key = await newKey(userId);
+        expect(await store.revokeApiKey(key.id)).toBe(true);
+        expect(await store.revokeApiKey(key.id)).toBe(true);
+        expect(await store.findApiKeyByHash(key.hash)).toEqual({ ...key, revoked: true });
+        expect(await store.getApiKey(key.id)).toEqual({ ...key, revoked: true });
+        expect(await store.revokeApiKey(`apk_${hex(8)}`)).toBe(false);
+      });
+
+      it("S2: ownedAssets answers only the caller's assets, in one lookup; a taken asset id is refused", async () => {
+        const alice = await newUser(0);
+        const bob = await newUser(0);
+        const mine = `ast_${hex(8)}`;
+        const theirs = `ast_${hex(8)}`;
+        expect(await store.putAsset(mine, alice)).toBe(true);
+        expect(await store.putAsset(theirs, bob)).toBe(true);
+        expect(await store.putAsset(mine, bob)).toBe(false);
+        expect(await store.ownedAssets(alice, [mine, theirs, `ast_${hex(8)}`])).toEqual(new Set([mine]));
+        expect(await store.ownedAssets(bob, [mine, theirs])).toEqual(new Set([theirs]));
+        expect(await store.ownedAssets(alice, [])).toEqual(new Set());
+      });
+    });
+
+    describe("accepting tasks", () => {
+      it("S4: commitTask debits the total, stores the task with every job queued and writes one debit entry", async () => {
+        const { userId, apiKeyId } = await account(100);
+        const draft = sampleDraft(userId, [12, 12, 13]);
+        const result = await commit(draft, apiKeyId, claimOf(draft), T0 + 42);
+        expect(result).toEqual({ ok: true, task: accepted(draft, 63) });
+        expect(await store.getTask(draft.id)).toEqual(accepted(draft, 63));
+        expect(await balance(userId)).toBe(63);
+        expect((await store.ledger(userId))?.at(-1)).toEqual({ kind: "debit", credits: 37, at: T0 + 42, taskId: draft.id });
+      });
+
+      it("S8: the stored task gives back exactly what was committed, odd characters included", async () => {
+        const { userId, apiKeyId } = await account(1000);
+        const prompt = 'quotes " \\ back\\slash, tab\t, NUL \u0000, é, 🎨, lone \ud800 surrogate, </script>';
+        const request = sampleRequest({ prompt, imageCount: 1, inputAssetIds: ["ast_1", "ast_2"], idempotencyKey: "k ✓" });
+        const draft = sampleDraft(userId, [7], {
+          request,
+          referenceCount: 2,
+          multiplier: "1.15",
+          catalogVersion: "2026-03-01",
+          createdAt: T0 - 1,
+        });
+        await commit(draft, apiKeyId, { key: "k ✓" });
+        const stored = await store.getTask(draft.id);
+        expect(stored).toEqual(accepted(draft, 993));
+        expect(JSON.stringify(stored?.request)).toBe(JSON.stringify(request));
+        expect(await store.findClaimedTask(userId, "k ✓", T0)).toEqual(accepted(draft, 993));
+      });
+
+      it("S4: too few credits: insufficient_credits with the balance, and nothing changes; the key stays free", async () => {
+        const { userId, apiKeyId } = await account(20);
+        const draft = sampleDraft(userId, [11, 11]);
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({ ok: false, reason: "insufficient_credits", balance: 20 });
+        expect(await balance(userId)).toBe(20);
+        expect(await store.getTask(draft.id)).toBeUndefined();
+        expect(await store.findClaimedTask(userId, claimOf(draft).key, T0)).toBeUndefined();
+        expect(await store.ledger(userId)).toEqual([{ kind: "grant", credits: 20, at: T0 }]);
+        // S5: a rejected request does not use up its key.
+        await store.grant(userId, 2, T0);
+        expect((await commit(draft, apiKeyId, claimOf(draft))).ok).toBe(true);
+        expect(await balance(userId)).toBe(0);
+      });
+
+      it("S15: a key revoked before the commit charges nothing and does not use up the idempotency key", async () => {
+        const { userId, apiKeyId } = await account(50);
+        await store.revokeApiKey(apiKeyId);
+        const draft = sampleDraft(userId, [5]);
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({ ok: false, reason: "api_key_revoked" });
+        expect(await balance(userId)).toBe(50);
+        expect(await store.getTask(draft.id)).toBeUndefined();
+        expect(await store.findClaimedTask(userId, claimOf(draft).key, T0)).toBeUndefined();
+        const other = await newKey(userId);
+        expect((await commit(draft, other.id, claimOf(draft))).ok).toBe(true);
+      });
+
+      it("S4: a commit for an unknown user is refused", async () => {
+        const { apiKeyId } = await account(50);
+        const draft = sampleDraft(`usr_${hex(8)}`, [5]);
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({ ok: false, reason: "unknown_user" });
+        expect(await store.getTask(draft.id)).toBeUndefined();
+      });
+
+      it("S13: a free task (total 0) is stored with no debit entry", async () => {
+        const { userId, apiKeyId } = await account(5);
+        const draft = sampleDraft(userId, [0, 0]);
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({ ok: true, task: accepted(draft, 5) });
+        expect(await store.ledger(userId)).toEqual([{ kind: "grant", credits: 5, at: T0 }]);
+      });
+    });
+
+    describe("idempotency claims", () => {
+      it("S5: a claimed key answers idempotency_key_taken with the first task and charges nothing more", async () => {
+        const { userId, apiKeyId } = await account(100);
+        const first = sampleDraft(userId, [10]);
+        const claim = claimOf(first);
+        await commit(first, apiKeyId, claim);
+        await store.grant(userId, 1000, T0); // a later balance or price does not matter
+        const retry = sampleDraft(userId, [99], { request: first.request });
+        expect(await commit(retry, apiKeyId, claim)).toEqual({
+          ok: false,
+          reason: "idempotency_key_taken",
+          task: accepted(first, 90),
+        });
+        expect(await balance(userId)).toBe(1090);
+        expect(await store.getTask(retry.id)).toBeUndefined();
+        expect(await store.findClaimedTask(userId, claim.key, T0 + 10 ** 12)).toEqual(accepted(first, 90));
+      });
+
+      it("S5: keys are per user: another user's claim on the same key is its own", async () => {
+        const a = await account(100);
+        const b = await account(100);
+        const key = { key: `shared-${hex(4)}` };
+        const da = sampleDraft(a.userId, [10]);
+        const db = sampleDraft(b.userId, [20]);
+        expect((await commit(da, a.apiKeyId, key)).ok).toBe(true);
+        expect((await commit(db, b.apiKeyId, key)).ok).toBe(true);
+        expect((await store.findClaimedTask(a.userId, key.key, T0))?.id).toBe(da.id);
+        expect((await store.findClaimedTask(b.userId, key.key, T0))?.id).toBe(db.id);
+      });
+
+      it("S5: a claim with expiresAt is dead from that instant and a new commit replaces it; one without never expires", async () => {
+        const { userId, apiKeyId } = await account(100);
+        const first = sampleDraft(userId, [10]);
+        const key = first.request.idempotencyKey ?? "";
+        await commit(first, apiKeyId, { key, expiresAt: T0 + 1000 });
+        expect((await store.findClaimedTask(userId, key, T0 + 999))?.id).toBe(first.id);
+        expect(await store.findClaimedTask(userId, key, T0 + 1000)).toBeUndefined();
+        const early = sampleDraft(userId, [10]);
+        expect(await commit(early, apiKeyId, { key, expiresAt: T0 + 2000 }, T0 + 999)).toMatchObject({
+          ok: false,
+          reason: "idempotency_key_taken",
+        });
+        const second = sampleDraft(userId, [10]);
+        expect(await commit(second, apiKeyId, { key }, T0 + 1000)).toEqual({ ok: true, task: accepted(second, 80) });
+        expect((await store.findClaimedTask(userId, key, Number.MAX_SAFE_INTEGER))?.id).toBe(second.id);
+        expect((await store.getTask(first.id))?.id).toBe(first.id); // the old task stays
+      });
+
+      it("S5: a commit without a claim claims nothing, even with the same request key", async () => {
+        const { userId, apiKeyId } = await account(100);
+        const a = sampleDraft(userId, [10], { clientKey: false });
+        const b = sampleDraft(userId, [10], { clientKey: false, request: a.request });
+        expect((await commit(a, apiKeyId, undefined)).ok).toBe(true);
+        expect((await commit(b, apiKeyId, undefined)).ok).toBe(true);
+        expect(await store.findClaimedTask(userId, a.request.idempotencyKey ?? "", T0)).toBeUndefined();
+        expect(await balance(userId)).toBe(80);
+      });
+
+      it("S5: 50 concurrent commits with one key: one accepted, every other answered with its task", async () => {
+        const { userId, apiKeyId } = await account(1000);
+        const request = sampleRequest({ imageCount: 1 });
+        const claim = { key: request.idempotencyKey ?? "" };
+        const drafts = Array.from({ length: 50 }, () => sampleDraft(userId, [7], { request }));
+        const results = await Promise.all(drafts.map((d) => commit(d, apiKeyId, claim)));
+        const winners = results.filter((r): r is Extract<CommitResult, { ok: true }> => r.ok);
+        expect(winners.length).toBe(1);
+        const winner = winners[0]?.task;
+        for (const r of results) if (!r.ok) expect(r).toEqual({ ok: false, reason: "idempotency_key_taken", task: winner });
+        expect(await balance(userId)).toBe(993);
+        expect((await store.ledger(userId))?.filter((e) => e.kind === "debit").length).toBe(1);
+      });
+    });
+
+    describe("balances under load", () => {
+      it("S4: 60 concurrent distinct commits over a balance for 20 accept exactly 20, never below zero", async () => {
+        const { userId, apiKeyId } = await account(20 * 9);
+        const drafts = Array.from({ length: 60 }, () => sampleDraft(userId, [4, 5]));
+        const results = await Promise.all(drafts.map((d) => commit(d, apiKeyId, claimOf(d))));
+        expect(results.filter((r) => r.ok).length).toBe(20);
+        for (const r of results) if (!r.ok) expect(r).toMatchObject({ reason: "insufficient_credits" });
+        expect(await balance(userId)).toBe(0);
+      });
+    });
+
+    describe("refunds", () => {
+      it("S6: failJob refunds the job's stored charge once; again it refunds 0; unknown jobs are reported", async () => {
+        const { userId, apiKeyId } = await account(100);
+        const draft = sampleDraft(userId, [11, 13]);
+        await commit(draft, apiKeyId, claimOf(draft));
+        await store.setMultiplier(userId, "3"); // S7: the stored charge is refunded, not a new price
+        expect(await store.failJob(draft.id, 1, T0 + 9)).toBe(13);
+        expect(await store.failJob(draft.id, 1, T0 + 10)).toBe(0);
+        expect(await store.failJob(draft.id, 2, T0)).toBeUndefined();
+        expect(await store.failJob(`task_${hex(8)}`, 0, T0)).toBeUndefined();
+        expect(await balance(userId)).toBe(89);
+        expect((await store.getTask(draft.id))?.jobStatus).toEqual(["queued", "failed"]);
+        expect((await store.ledger(userId))?.at(-1)).toEqual({
+          kind: "refund",
+          credits: 13,
+          at: T0 + 9,
+          taskId: draft.id,
+          jobIndex: 1,
+        });
+      });
+
+      it("S6: 20 concurrent failJob calls on one job refund it once", async () => {
+        const { userId, apiKeyId } = await account(100);
+        const draft = sampleDraft(userId, [30]);
+        await commit(draft, apiKeyId, claimOf(draft));
+        const refunds = await Promise.all(Array.from({ length: 20 }, () => store.failJob(draft.id, 0, T0)));
+        expect(refunds.filter((r) => r === 30).length).toBe(1);
+        expect(refunds.filter((r) => r === 0).length).toBe(19);
+        expect(await balance(userId)).toBe(100);
+      });
+    });
+
+    describe("the ledger", () => {
+      it("S13: entries come oldest first and balance = grants - debits + refunds after a mixed sequence", async () => {
+        const { userId, apiKeyId } = await account(40);
+        const expected: { kind: string; credits: number }[] = [{ kind: "grant", credits: 40 }];
+        for (let i = 0; i < 12; i++) {
+          const draft = sampleDraft(userId, [3 + (i % 4), 2]);
+          const result = await commit(draft, apiKeyId, claimOf(draft), T0 + i);
+          if (result.ok) {
+            expected.push({ kind: "debit", credits: draft.totalCredits });
+            if (i % 3 === 0) {
+              await store.failJob(draft.id, 0, T0 + i);
+              expected.push({ kind: "refund", credits: draft.jobCredits[0] ?? 0 });
+            }
+          } else if (i % 2 === 0) {
+            await store.grant(userId, 9, T0 + i);
+            expected.push({ kind: "grant", credits: 9 });
+          }
+        }
+        const ledger = (await store.ledger(userId)) ?? [];
+        expect(ledger.map(({ kind, credits }) => ({ kind, credits }))).toEqual(expected);
+        const sum = (kind: string) => ledger.filter((e) => e.kind === kind).reduce((s, e) => s + e.credits, 0);
+        expect(await balance(userId)).toBe(sum("grant") - sum("debit") + sum("refund"));
+        expect(ledger.filter((e) => e.kind === "debit").length).toBeGreaterThan(3);
+      });
+    });
+  });
+}
