@@ -41,15 +41,18 @@ export function createMemoryStore(): Store {
   const keysByHash = new Map<string, ApiKeyRecord>();
   const assets = new Map<string, string>();
   const tasks = new Map<string, StoredTask>();
-  /** A claim points at its task by id; without a window it never expires (as long as the task). */
-  const claims = new ExpiringMap<string>();
+  /**
+   * A claim points at its task by id; without a window it never expires. A claim costs one entry
+   * beside a task that is kept anyway, so expired claims are not evicted: a lookup checks the time.
+   */
+  const claims = new Map<string, { readonly taskId: string; readonly expiresAt: number }>();
 
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
   /** A snapshot: a later failed job does not change a record already handed out. */
   const taskView = (task: StoredTask): TaskRecord => ({ ...task, jobStatus: task.jobStatus.slice() });
   const claimedTask = (userId: string, key: string, now: number): StoredTask | undefined => {
-    const taskId = claims.get(scoped(userId, key), now);
-    return taskId === undefined ? undefined : tasks.get(taskId);
+    const claim = claims.get(scoped(userId, key));
+    return claim === undefined || claim.expiresAt <= now ? undefined : tasks.get(claim.taskId);
   };
 
   return {
@@ -118,10 +121,10 @@ export function createMemoryStore(): Store {
     },
     async commitTask({ task, apiKeyId, claim }: CommitInput, now: number): Promise<CommitResult> {
       // No await in here: the checks and the writes below happen as one step.
-      const key = keysById.get(apiKeyId);
-      if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
       const user = users.get(task.userId);
       if (!user) return { ok: false, reason: "unknown_user" };
+      const key = keysById.get(apiKeyId);
+      if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
       if (claim) {
         const holder = claimedTask(task.userId, claim.key, now);
         if (holder) return { ok: false, reason: "idempotency_key_taken", task: taskView(holder) };
@@ -133,7 +136,8 @@ export function createMemoryStore(): Store {
       const stored: StoredTask = { ...task, balanceAfter: user.balance, jobStatus: task.jobCredits.map(() => "queued") };
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
       tasks.set(task.id, stored);
-      if (claim) claims.set(scoped(task.userId, claim.key), task.id, claim.expiresAt ?? Number.POSITIVE_INFINITY, now);
+      if (claim)
+        claims.set(scoped(task.userId, claim.key), { taskId: task.id, expiresAt: claim.expiresAt ?? Number.POSITIVE_INFINITY });
       return { ok: true, task: taskView(stored) };
     },
     async getTask(taskId) {
@@ -160,60 +164,4 @@ export function createMemoryStore(): Store {
 
     async close() {},
   };
-}
-
-/**
- * A map whose entries expire a fixed time after they are set. Entries live in a `Map` in insertion
- * order; with one time-to-live, that is also expiry order, so expired entries are always at the
- * front and are popped from there: each entry is evicted once, with no scan over history.
- *
- * @internal
- */
-export class ExpiringMap<V> {
-  readonly #entries = new Map<string, { value: V; expiresAt: number }>();
-  /**
-   * When the front entry expires: until then there is nothing to evict, and no iterator is made.
-   * If the front entry is deleted early, this may be stale; an entry then lingers a little longer,
-   * but `get` checks each entry's own expiry, so a dead entry is never answered.
-   */
-  #frontExpiresAt = Number.POSITIVE_INFINITY;
-
-  /** Live entries and expired ones not yet evicted. */
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** The value of a live entry. */
-  get(key: string, now: number): V | undefined {
-    this.evict(now);
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    // A clock that went backwards can leave an expired entry behind a live one; it is still dead.
-    if (entry.expiresAt <= now) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
-  }
-
-  /** Sets an entry at the back (the newest), replacing an old one of the same key. */
-  set(key: string, value: V, expiresAt: number, now: number): void {
-    this.evict(now);
-    this.#entries.delete(key);
-    this.#entries.set(key, { value, expiresAt });
-    if (this.#entries.size === 1) this.#frontExpiresAt = expiresAt;
-  }
-
-  /** Pops expired entries from the front; stops at the first live one. */
-  evict(now: number): void {
-    if (now < this.#frontExpiresAt) return;
-    for (const [key, entry] of this.#entries) {
-      if (entry.expiresAt > now) {
-        this.#frontExpiresAt = entry.expiresAt;
-        return;
-      }
-      this.#entries.delete(key);
-    }
-    this.#frontExpiresAt = Number.POSITIVE_INFINITY;
-  }
 }
