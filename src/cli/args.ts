@@ -1,3 +1,5 @@
+/** Command-line values shared by the commands: whole numbers and the instant to price at. */
+import { type Catalog, catalog, catalogAt, catalogHistory } from "../index.js";
 import { UsageError } from "./io.js";
 
 /**
@@ -15,4 +17,22 @@ export function wholeNumber(name: string, text: string, min: number): number {
     throw new UsageError(`${name} must be a whole number${min > 0 ? ` of at least ${min}` : ""}; received "${text}".`);
   }
   return Number(trimmed);
+}
+
+/**
+ * The catalog an `--at` option selects: the built-in history's catalog in force at that instant,
+ * or the newest catalog without one.
+ *
+ * @param at - What the user typed, or `undefined`.
+ * @param now - The clock, for `--at now`.
+ * @returns The catalog.
+ */
+export function catalogForAt(at: string | undefined, now: () => number = Date.now): Catalog {
+  if (at === undefined) return catalog;
+  try {
+    return catalogAt(catalogHistory, at.trim() === "now" ? now() : at);
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(`--at "${at}": ${error.message}`);
+    throw error;
+  }
 }

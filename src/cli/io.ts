@@ -10,10 +10,15 @@ export type CliIo = {
   readStdin: () => Promise<string>;
 };
 
-/** Exit codes: 0 done, 1 the request or spec is invalid or cannot be priced, 2 bad arguments. */
+/** Exit codes: 0 done, 1 the request or spec is invalid or cannot be priced (or catalogs differ), 2 bad arguments. */
 export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
 
 /** A mistake in the command line itself: printed with a pointer to `--help`, exit code 2. */
 export class UsageError extends Error {
   override readonly name = "UsageError";
+}
+
+/** A file the command cannot use (unreadable, not JSON, not a valid catalog): one line, exit code 2. */
+export class InputError extends Error {
+  override readonly name = "InputError";
 }
