@@ -1,6 +1,6 @@
 /** Command-line values shared by the commands: whole numbers and the instant to price at. */
 import { type Catalog, catalog, catalogAt, catalogHistory } from "../index.js";
-import { UsageError } from "./io.js";
+import { type CliIo, UsageError } from "./io.js";
 
 /**
  * Reads a whole-number argument; anything that is not written as one is a usage error, so that
@@ -20,17 +20,18 @@ export function wholeNumber(name: string, text: string, min: number): number {
 }
 
 /**
- * The catalog an `--at` option selects: the built-in history's catalog in force at that instant,
- * or the newest catalog without one.
+ * The catalog an `--at` option selects: the history's catalog in force at that instant (P8), or the
+ * newest catalog without one.
  *
  * @param at - What the user typed, or `undefined`.
- * @param now - The clock, for `--at now`.
+ * @param io - The history to choose from and the clock of `--at now` (defaults: the package's history, `Date.now`).
  * @returns The catalog.
  */
-export function catalogForAt(at: string | undefined, now: () => number = Date.now): Catalog {
-  if (at === undefined) return catalog;
+export function catalogForAt(at: string | undefined, io: Pick<CliIo, "history" | "now"> = {}): Catalog {
+  const history = io.history ?? catalogHistory;
+  if (at === undefined) return io.history ? (history.at(-1) as Catalog) : catalog;
   try {
-    return catalogAt(catalogHistory, at.trim() === "now" ? now() : at);
+    return catalogAt(history, at.trim() === "now" ? (io.now ?? Date.now)() : at);
   } catch (error) {
     if (error instanceof RangeError) throw new UsageError(`--at "${at}": ${error.message}`);
     throw error;

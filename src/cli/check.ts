@@ -64,7 +64,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`--multiplier must be a plain decimal from 0 to 1000, such as 1.15; received "${values.multiplier}".`);
   }
   const refs = values.refs === undefined ? undefined : wholeNumber("--refs", values.refs, 0);
-  const catalog = catalogForAt(values.at);
+  const catalog = catalogForAt(values.at, io);
   const source = positionals[0] as string;
 
   let text: string;

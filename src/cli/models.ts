@@ -47,7 +47,7 @@ export async function runModels(args: string[], io: CliIo): Promise<number> {
     io.out(MODELS_HELP);
     return EXIT.ok;
   }
-  const catalog = catalogForAt(values.at);
+  const catalog = catalogForAt(values.at, io);
   const all = Object.keys(catalog.models)
     .map((id) => capabilities(id, catalog))
     .filter((c): c is Capabilities => c !== undefined);

@@ -14,7 +14,7 @@ Options:
   -r, --resolution <tier>   1K, 2K or 4K (default: the model's default)
   -q, --quality <level>     low, medium or high (default: low)
       --refs <n>            distinct reference images (default: 0)
-      --multiplier <m>      the account's price multiplier, a plain decimal such as 1.15 (default: 1)
+      --multiplier <m>      the account's multiplier, a plain decimal such as 1.15 (default: 1)
   -n, --images <n>          output images, for the total (default: 1)
       --at <instant>        price with the catalog in force then (P8): a date such as 2027-01-15
                             (00:00 UTC), a date-time with Z or an offset, or "now"
@@ -58,7 +58,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   if (values.model === undefined) throw new UsageError("quote needs --model <id>.");
-  const catalog = catalogForAt(values.at);
+  const catalog = catalogForAt(values.at, io);
   const images = values.images === undefined ? 1 : wholeNumber("--images", values.images, 1);
   const spec = {
     kind: "image" as const,

@@ -13,7 +13,7 @@ Validates and prices image-generation requests exactly, as the service charges t
 
 Commands:
   quote    price one output image and show the breakdown
-           imagegen-pricing quote --model beta2 --resolution 4K --quality low --refs 0 --multiplier 1.15
+           imagegen-pricing quote --model beta2 --resolution 4K --multiplier 1.15
   check    normalize, validate and price a request body from a file or - (standard input)
            imagegen-pricing check request.json
   models   list what each model accepts, as tables

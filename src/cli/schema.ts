@@ -41,7 +41,7 @@ export async function runSchema(args: string[], io: CliIo): Promise<number> {
     io.out(SCHEMA_HELP);
     return EXIT.ok;
   }
-  const catalog = catalogForAt(values.at);
+  const catalog = catalogForAt(values.at, io);
   const schema = values.model === undefined ? requestJsonSchema(catalog) : modelRequestJsonSchema(values.model.trim(), catalog);
   if (!schema)
     throw new UsageError(`--model "${values.model}" is not a known model; run "imagegen-pricing models" to list them.`);
