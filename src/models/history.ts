@@ -249,7 +249,9 @@ export function defineCatalogHistory<const H extends readonly Catalog[]>(history
  * catalogHistory.map((c) => c.version); // ["2026-11-20"]
  * ```
  */
-export const catalogHistory: readonly Catalog[] = /* @__PURE__ */ Object.freeze(defineCatalogHistory([...SHIPPED_CATALOGS]));
+export const catalogHistory: readonly Catalog[] = /* @__PURE__ */ Object.freeze(
+  /* @__PURE__ */ defineCatalogHistory([...SHIPPED_CATALOGS]),
+);
 
 /** The index of the entry in force at `ms`, or -1 before the first (binary search over the starts). */
 function indexAt(startsMs: readonly number[], ms: number): number {
