@@ -45,7 +45,7 @@ async function spawnCli(args: string[], stdin: string) {
 }
 
 describe("imagegen-pricing quote", () => {
-  it("P4: prints the price of the issue's example and its breakdown", async () => {
+  it("P4: prints the price of the worked example (beta2, 4K, multiplier 1.15) and its breakdown", async () => {
     const r = await cli([
       "quote",
       "--model",
