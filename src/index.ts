@@ -13,6 +13,15 @@ export { Multiplier, parseMultiplier, ROUNDING } from "./pricing/decimal.js";
 export { catalog, MODEL_IDS } from "./models/catalog.js";
 export { capabilities } from "./models/capabilities.js";
 export { CatalogSchema, ModelSpecSchema, defineCatalog } from "./models/modelSpec.js";
+export {
+  CatalogHistoryError,
+  catalogAt,
+  catalogHistory,
+  defineCatalogHistory,
+  NoCatalogInForceError,
+  nextCatalogChange,
+} from "./models/history.js";
+export { describeCatalogChange, diffCatalogs } from "./models/diff.js";
 export { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "./models/lists.js";
 
 export type {
@@ -30,6 +39,8 @@ export type {
 export type { IssueCode, QuoteReason } from "./messages.js";
 export type { Catalog, ModelSpec, PriceGrid } from "./models/modelSpec.js";
 export type { Capabilities } from "./models/capabilities.js";
+export type { CatalogChangeTime, CatalogHistoryProblem, Instant } from "./models/history.js";
+export type { AcceptedValuesField, CatalogChange, CatalogChangeKind } from "./models/diff.js";
 export type { RequestSchema } from "./request/schema.js";
 export type { AccountPricing, PricedQuote, Quote, QuoteSpec, UnpricedQuote } from "./pricing/quote.js";
 export type { Charge, ChargeLine, ChargeOptions } from "./pricing/computeCharge.js";

@@ -1,4 +1,6 @@
-import { UsageError } from "./io.js";
+/** Command-line values shared by the commands: whole numbers and the instant to price at. */
+import { type Catalog, catalog, catalogAt, catalogHistory } from "../index.js";
+import { type CliIo, UsageError } from "./io.js";
 
 /**
  * Reads a whole-number argument; anything that is not written as one is a usage error, so that
@@ -15,4 +17,23 @@ export function wholeNumber(name: string, text: string, min: number): number {
     throw new UsageError(`${name} must be a whole number${min > 0 ? ` of at least ${min}` : ""}; received "${text}".`);
   }
   return Number(trimmed);
+}
+
+/**
+ * The catalog an `--at` option selects: the history's catalog in force at that instant (P8), or the
+ * newest catalog without one.
+ *
+ * @param at - What the user typed, or `undefined`.
+ * @param io - The history to choose from and the clock of `--at now` (defaults: the package's history, `Date.now`).
+ * @returns The catalog.
+ */
+export function catalogForAt(at: string | undefined, io: Pick<CliIo, "history" | "now"> = {}): Catalog {
+  const history = io.history ?? catalogHistory;
+  if (at === undefined) return io.history ? (history.at(-1) as Catalog) : catalog;
+  try {
+    return catalogAt(history, at.trim() === "now" ? (io.now ?? Date.now)() : at);
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(`--at "${at}": ${error.message}`);
+    throw error;
+  }
 }

@@ -9,7 +9,7 @@ import {
   validateForModel,
 } from "../index.js";
 import { parseMultiplier } from "../pricing/decimal.js";
-import { wholeNumber } from "./args.js";
+import { catalogForAt, wholeNumber } from "./args.js";
 import { breakdownLines, credits, issueLines } from "./format.js";
 import { type CliIo, EXIT, UsageError } from "./io.js";
 
@@ -22,6 +22,9 @@ read from a file or, with "-", from standard input. Prints every issue, or the e
 Options:
       --multiplier <m>   the account's price multiplier, a plain decimal such as 1.15 (default: 1)
       --refs <n>         authorized reference images to charge (default: the distinct inputAssetIds)
+      --at <instant>     check and price with the catalog in force then (P8): a date such as
+                         2027-01-15 (00:00 UTC), a date-time with Z or an offset, or "now"
+                         (default: the newest catalog shipped)
       --json             print the result as JSON: { valid, request, charge } or { valid, issues }
   -h, --help             show this help
 
@@ -47,6 +50,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     options: {
       multiplier: { type: "string" },
       refs: { type: "string" },
+      at: { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -60,6 +64,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`--multiplier must be a plain decimal from 0 to 1000, such as 1.15; received "${values.multiplier}".`);
   }
   const refs = values.refs === undefined ? undefined : wholeNumber("--refs", values.refs, 0);
+  const catalog = catalogForAt(values.at, io);
   const source = positionals[0] as string;
 
   let text: string;
@@ -77,14 +82,15 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     ]);
   }
 
-  const normalized = normalizeRequest(body);
-  const checked = normalized.success ? validateForModel(normalized.output) : normalized;
+  const normalized = normalizeRequest(body, { catalog });
+  const checked = normalized.success ? validateForModel(normalized.output, catalog) : normalized;
   if (!checked.success) return report(io, values.json, checked.issues);
   let charge: Charge;
   try {
     charge = computeCharge(checked.output, {
       ...(values.multiplier !== undefined && { account: { multiplier: values.multiplier } }),
       ...(refs !== undefined && { referenceCount: refs }),
+      catalog,
     });
   } catch (error) {
     // Only a --refs above the listed references gets here: the request itself passed.
@@ -97,7 +103,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     io.out(`${JSON.stringify({ valid: true, request, charge }, null, 2)}\n`);
     return EXIT.ok;
   }
-  const surcharge = capabilities(charge.modelId)?.referenceSurchargeCredits ?? 0;
+  const surcharge = capabilities(charge.modelId, catalog)?.referenceSurchargeCredits ?? 0;
   io.out(
     `${[
       `Valid. ${request.modelId}, ${request.generationType}, ${request.aspectRatio}, ${request.resolution}, quality ${request.quality}, background ${request.background}`,

@@ -1,14 +1,48 @@
+/** Plain-text layout for the command line: tables, credits, price breakdowns and issue lines. */
 import type { Issue, PriceBreakdown } from "../index.js";
 
-/** Lays rows out as a plain-text table with a header rule, columns padded to their widest cell. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** Splits a comma-separated list into lines of at most `width` characters, breaking after commas. */
+function wrapList(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const part of text.split(/(?<=,)/)) {
+    if (line !== "" && line.length + part.length > width) {
+      lines.push(line);
+      line = "";
+    }
+    line += part;
+  }
+  return [...lines, line];
+}
+
+/**
+ * Lays rows out as a plain-text table with a header rule, columns padded to their widest cell. With
+ * `maxWidth`, the last column is wrapped (after commas) onto continuation lines so that no line is
+ * wider, as long as the other columns leave it room.
+ *
+ * @param header - The column titles.
+ * @param rows - The cells, row by row.
+ * @param maxWidth - The widest a line may be.
+ * @returns The table, lines joined with newlines.
+ */
+export function table(header: readonly string[], rows: readonly (readonly string[])[], maxWidth?: number): string {
+  const last = header.length - 1;
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  if (maxWidth !== undefined) {
+    const room = maxWidth - widths.slice(0, last).reduce((sum, w) => sum + w + 2, 0);
+    const wrapped = rows.flatMap((r) => wrapList(r[last] ?? "", Math.max(room, 1)));
+    widths[last] = Math.max((header[last] ?? "").length, ...wrapped.map((l) => l.length));
+  }
   const line = (cells: readonly string[]) =>
     cells
       .map((c, i) => c.padEnd(widths[i] ?? 0))
       .join("  ")
       .trimEnd();
-  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+  const body = rows.flatMap((r) => {
+    const [first = "", ...more] = maxWidth === undefined ? [r[last] ?? ""] : wrapList(r[last] ?? "", widths[last] ?? 0);
+    return [line([...r.slice(0, last), first]), ...more.map((m) => line([...r.slice(0, last).map(() => ""), m]))];
+  });
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...body].join("\n");
 }
 
 /** `1 credit`, `138 credits`. */

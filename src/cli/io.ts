@@ -1,4 +1,7 @@
-/** What a command may touch, so that tests run it in-process with fake streams and files. */
+/** The command line's boundary with the world: streams, files, clock, exit codes and its two errors. */
+import type { Catalog } from "../index.js";
+
+/** What a command may touch, so that tests run it in-process with fake streams, files and clock. */
 export type CliIo = {
   /** Writes text to standard output (the caller adds no newline). */
   out: (text: string) => void;
@@ -8,12 +11,21 @@ export type CliIo = {
   readFile: (path: string) => Promise<string>;
   /** Reads all of standard input as UTF-8. */
   readStdin: () => Promise<string>;
+  /** The catalog history `--at` chooses from (default: the package's `catalogHistory`). */
+  history?: readonly Catalog[];
+  /** The clock of `--at now`, in epoch milliseconds (default: `Date.now`). */
+  now?: () => number;
 };
 
-/** Exit codes: 0 done, 1 the request or spec is invalid or cannot be priced, 2 bad arguments. */
+/** Exit codes: 0 done, 1 the request or spec is invalid or cannot be priced (or catalogs differ), 2 bad arguments. */
 export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
 
 /** A mistake in the command line itself: printed with a pointer to `--help`, exit code 2. */
 export class UsageError extends Error {
   override readonly name = "UsageError";
+}
+
+/** A file the command cannot use (unreadable, not JSON, not a valid catalog): one line, exit code 2. */
+export class InputError extends Error {
+  override readonly name = "InputError";
 }

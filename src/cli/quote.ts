@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
 import { capabilities, quote } from "../index.js";
+import { catalogForAt, wholeNumber } from "./args.js";
 import { breakdownLines, credits } from "./format.js";
 import { type CliIo, EXIT, UsageError } from "./io.js";
-import { wholeNumber } from "./args.js";
 
 /** `--help` text of `quote`. */
 export const QUOTE_HELP = `Usage: imagegen-pricing quote --model <id> [options]
@@ -14,8 +14,11 @@ Options:
   -r, --resolution <tier>   1K, 2K or 4K (default: the model's default)
   -q, --quality <level>     low, medium or high (default: low)
       --refs <n>            distinct reference images (default: 0)
-      --multiplier <m>      the account's price multiplier, a plain decimal such as 1.15 (default: 1)
+      --multiplier <m>      the account's multiplier, a plain decimal such as 1.15 (default: 1)
   -n, --images <n>          output images, for the total (default: 1)
+      --at <instant>        price with the catalog in force then (P8): a date such as 2027-01-15
+                            (00:00 UTC), a date-time with Z or an offset, or "now"
+                            (default: the newest catalog shipped)
       --json                print the quote as JSON
   -h, --help                show this help
 
@@ -23,6 +26,7 @@ Exit status: 0 priced, 1 not priceable (the reason is printed), 2 bad arguments.
 
 Example:
   imagegen-pricing quote --model beta2 --resolution 4K --quality low --refs 0 --multiplier 1.15
+  imagegen-pricing quote --model beta2 --resolution 4K --at 2027-01-15
 `;
 
 /**
@@ -44,6 +48,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
       refs: { type: "string" },
       multiplier: { type: "string" },
       images: { type: "string", short: "n" },
+      at: { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -53,6 +58,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   if (values.model === undefined) throw new UsageError("quote needs --model <id>.");
+  const catalog = catalogForAt(values.at, io);
   const images = values.images === undefined ? 1 : wholeNumber("--images", values.images, 1);
   const spec = {
     kind: "image" as const,
@@ -61,7 +67,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     ...(values.quality !== undefined && { quality: values.quality }),
     ...(values.refs !== undefined && { referenceImageCount: wholeNumber("--refs", values.refs, 0) }),
   };
-  const result = quote(spec, values.multiplier === undefined ? undefined : { multiplier: values.multiplier });
+  const result = quote(spec, values.multiplier === undefined ? undefined : { multiplier: values.multiplier }, catalog);
 
   if (result.credits === null) {
     if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
@@ -74,7 +80,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const b = result.breakdown;
-  const surcharge = capabilities(b.modelId)?.referenceSurchargeCredits ?? 0;
+  const surcharge = capabilities(b.modelId, catalog)?.referenceSurchargeCredits ?? 0;
   const lines = [
     `${b.modelId}, ${b.resolution}, quality ${b.quality}: ${credits(result.credits)} per image`,
     breakdownLines(b, surcharge),

@@ -1,5 +1,7 @@
+/** The command line: picks the command, and turns a user's mistake into a message and exit code 2. */
 import { runCheck } from "./check.js";
-import { type CliIo, EXIT, UsageError } from "./io.js";
+import { runDiff } from "./diff.js";
+import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
 import { runModels } from "./models.js";
 import { runQuote } from "./quote.js";
 import { runSchema } from "./schema.js";
@@ -11,16 +13,19 @@ Validates and prices image-generation requests exactly, as the service charges t
 
 Commands:
   quote    price one output image and show the breakdown
-           imagegen-pricing quote --model beta2 --resolution 4K --quality low --refs 0 --multiplier 1.15
+           imagegen-pricing quote --model beta2 --resolution 4K --multiplier 1.15
   check    normalize, validate and price a request body from a file or - (standard input)
            imagegen-pricing check request.json
-  models   list what each model accepts, as a table
+  models   list what each model accepts, as tables
   schema   print the JSON Schema of a request (of one model with --model)
+  diff     list what changed between two catalogs (prices, limits, accepted values, models)
+           imagegen-pricing diff before.json after.json
 
-Run "imagegen-pricing <command> --help" for a command's options. Add --json to quote, check and
-models for output meant for programs.
+Run "imagegen-pricing <command> --help" for a command's options. Every command takes --json for
+output meant for programs (schema always prints JSON). quote, check, models and schema take
+--at <instant> to use the catalog in force then, such as --at 2027-01-15.
 
-Exit status: 0 done, 1 invalid or not priceable, 2 bad arguments.
+Exit status: 0 done, 1 invalid, not priceable or (diff) different, 2 bad arguments or files.
 `;
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
@@ -28,6 +33,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   check: runCheck,
   models: runModels,
   schema: runSchema,
+  diff: runDiff,
 };
 
 /** parseArgs' own errors are about the command line, so they are usage errors too. */
@@ -41,7 +47,7 @@ function isParseArgsError(error: unknown): error is Error {
  *
  * @param argv - The arguments after the program name (`process.argv.slice(2)`).
  * @param io - Where to read and write.
- * @returns The exit code: 0 done, 1 invalid or not priceable, 2 bad arguments.
+ * @returns The exit code: 0 done, 1 invalid, not priceable or different, 2 bad arguments or files.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -61,6 +67,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     return await handler(rest, io);
   } catch (error) {
+    if (error instanceof InputError) {
+      io.err(`${error.message}\n`);
+      return EXIT.usage;
+    }
     if (error instanceof UsageError || isParseArgsError(error)) {
       io.err(`${error.message}\nRun "imagegen-pricing ${command} --help" for usage.\n`);
       return EXIT.usage;

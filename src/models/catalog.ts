@@ -1,14 +1,12 @@
+/** The built-in catalogs: every set of models and prices the package ships, oldest first (P8). */
 import type { ModelId } from "../types.js";
 import type { Catalog, ModelSpec } from "./modelSpec.js";
 import { alphaImg2, alphaImg2Official, alphaImg25Flare, alphaImg25Sunburst } from "./alpha.js";
 import { beta, beta2, betaPro } from "./beta.js";
 import { gammaImage15 } from "./gamma.js";
 
-/**
- * The built-in catalog: the eight models of the service interface and their prices.
- * `version` is the date these prices took effect.
- */
-export const catalog = {
+/** The eight models of the service interface and their prices, in force from 2026-11-20 00:00 UTC. */
+const from20261120 = {
   version: "2026-11-20",
   defaultModelId: "alpha-img2-official",
   models: {
@@ -22,6 +20,25 @@ export const catalog = {
     "gamma-image-1.5": gammaImage15,
   } satisfies Record<ModelId, ModelSpec>,
 } as const satisfies Catalog;
+
+/**
+ * Every catalog the package ships, oldest first; `catalogHistory` checks and exports them. A price
+ * change is one more entry at the end, usually the previous entry with the changed cells and a new
+ * `version` (docs/pricing.md, "Changing a price").
+ *
+ * @internal
+ */
+export const SHIPPED_CATALOGS = [from20261120] as const satisfies readonly [Catalog, ...Catalog[]];
+
+type Last<T extends readonly unknown[]> = T extends readonly [...unknown[], infer L] ? L : never;
+
+/**
+ * The built-in catalog: the newest one the package ships, so the eight models of the service
+ * interface and their prices. `version` is the date these prices take effect (00:00 UTC); to price
+ * at another instant, use `catalogAt(catalogHistory, when)`.
+ */
+// The tuple is never empty, so its last element is defined; the cast keeps its literal type.
+export const catalog = SHIPPED_CATALOGS[SHIPPED_CATALOGS.length - 1] as Last<typeof SHIPPED_CATALOGS>;
 
 /** The ids of the built-in models, in catalog order. */
 export const MODEL_IDS = Object.keys(catalog.models) as ModelId[];

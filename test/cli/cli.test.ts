@@ -1,11 +1,13 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import type { CliIo } from "../../src/cli/io.js";
+import { MODELS_WIDTH } from "../../src/cli/models.js";
 import { run } from "../../src/cli/run.js";
-import { capabilities, catalog, computeCharge, normalizeRequest, quote } from "../../src/index.js";
+import { type Catalog, capabilities, catalog, computeCharge, diffCatalogs, normalizeRequest, quote } from "../../src/index.js";
 
-/** Runs the CLI in-process with fake streams and an in-memory file system. */
-async function cli(argv: string[], files: Record<string, string> = {}, stdin = "") {
+/** Runs the CLI in-process with fake streams, an in-memory file system and, optionally, a history and clock. */
+async function cli(argv: string[], files: Record<string, string> = {}, stdin = "", extra: Pick<CliIo, "history" | "now"> = {}) {
   let stdout = "";
   let stderr = "";
   const code = await run(argv, {
@@ -21,6 +23,7 @@ async function cli(argv: string[], files: Record<string, string> = {}, stdin = "
       return text;
     },
     readStdin: async () => stdin,
+    ...extra,
   });
   return { code, stdout, stderr };
 }
@@ -42,7 +45,7 @@ async function spawnCli(args: string[], stdin: string) {
 }
 
 describe("imagegen-pricing quote", () => {
-  it("P4: prints the price of the issue's example and its breakdown", async () => {
+  it("P4: prints the price of the worked example (beta2, 4K, multiplier 1.15) and its breakdown", async () => {
     const r = await cli([
       "quote",
       "--model",
@@ -202,19 +205,41 @@ describe("imagegen-pricing check", () => {
 });
 
 describe("imagegen-pricing models", () => {
-  it("V7: prints one row per catalog model with its capabilities", async () => {
+  it("V7: prints one row per catalog model in each of its two tables, with its capabilities", async () => {
     const r = await cli(["models"]);
     expect(r.code).toBe(0);
     const rows = r.stdout.split("\n");
     for (const id of Object.keys(catalog.models)) {
-      const row = rows.find((line) => line.startsWith(`${id} `));
+      const [options, limits] = rows.filter((line) => line.startsWith(`${id} `));
       const caps = capabilities(id);
-      if (!row || !caps) throw new Error(`no row for ${id}`);
-      expect(row).toContain(caps.qualities.map((q) => (q === "low" ? "low*" : q)).join(","));
-      expect(row.split(/\s{2,}/)).toContain(String(caps.maxImageCount));
+      if (!options || !limits || !caps) throw new Error(`no rows for ${id}`);
+      expect(options).toContain(caps.qualities.map((q) => (q === "low" ? "low*" : q)).join(","));
+      expect(options.split(/\s{2,}/).at(-1)).toBe(caps.outputFormat ?? "-");
+      expect(limits.split(/\s{2,}/).slice(1, 4)).toEqual([
+        String(caps.maxImageCount),
+        String(caps.maxReferenceImages),
+        String(caps.referenceSurchargeCredits),
+      ]);
     }
     expect(rows.find((line) => line.startsWith("alpha-img2 "))).toContain("1K (no default)");
-    expect(rows.find((line) => line.startsWith("gamma-image-1.5 "))).toContain("1:1,16:9,9:16*,3:2,2:3");
+    expect(rows.filter((line) => line.startsWith("gamma-image-1.5 ")).at(1)).toContain("1:1,16:9,9:16*,3:2,2:3");
+    // The 15 ratios of a 2.5 model wrap onto a continuation line, and none is lost.
+    const flare = rows.findIndex((line, i) => line.startsWith("alpha-img2-5-flare ") && i > rows.indexOf(""));
+    const ratios = `${rows[flare]?.split(/\s{2,}/).at(-1)}${rows[flare + 1]?.trim()}`;
+    expect(ratios.split(",")).toEqual(catalog.models["alpha-img2-5-flare"].aspectRatios.map((x) => (x === "9:16" ? "9:16*" : x)));
+    expect(r.stdout).toContain("Catalog 2026-11-20.");
+  });
+
+  it("models fits a terminal of 100 columns: no line is wider", async () => {
+    const r = await cli(["models"]);
+    expect(MODELS_WIDTH).toBe(100);
+    const widest = Math.max(...r.stdout.split("\n").map((line) => line.length));
+    expect(widest).toBeLessThanOrEqual(100);
+    expect(widest).toBeGreaterThan(80); // the tables use the room they have
+    for (const command of ["--help", "models", "quote", "check", "schema", "diff"]) {
+      const help = await cli(command === "--help" ? [command] : [command, "--help"]);
+      expect(Math.max(...help.stdout.split("\n").map((line) => line.length)), command).toBeLessThanOrEqual(100);
+    }
   });
 
   it("--json prints capabilities() of every model", async () => {
@@ -253,5 +278,191 @@ describe("imagegen-pricing help and schema", () => {
     const gamma = JSON.parse((await cli(["schema", "--model", "gamma-image-1.5"])).stdout);
     expect(gamma.properties.imageCount.maximum).toBe(10);
     expect((await cli(["schema", "--model", "nope"])).code).toBe(2);
+  });
+});
+
+/** The built-in catalog, and the same from 2026-12-01 with beta2 4K at 144 credits and gamma up to 12 images. */
+function repriced(): [Catalog, Catalog] {
+  const next = JSON.parse(JSON.stringify({ ...catalog, version: "2026-12-01" }));
+  next.models.beta2.prices["4K"].low = 144;
+  next.models["gamma-image-1.5"].maxImageCount = 12;
+  return [catalog, next as Catalog];
+}
+
+describe("imagegen-pricing diff", () => {
+  const [before, after] = repriced();
+  const files = {
+    "before.json": JSON.stringify(before),
+    "after.json": JSON.stringify(after),
+    "history.json": JSON.stringify({ $schema: "./catalog.schema.json", catalogs: [before, after] }),
+    "one.json": JSON.stringify({ catalogs: [before] }),
+    "bad.json": "{ nope",
+    "list.json": "[]",
+    "invalid.json": JSON.stringify({ ...before, defaultModelId: "nope" }),
+    "backwards.json": JSON.stringify({ catalogs: [after, before] }),
+    "extra.json": JSON.stringify({ catalogs: [before], note: 1 }),
+  };
+
+  it("P8: different catalogs: exit 1 and a table naming each change with the percentage", async () => {
+    const r = await cli(["diff", "before.json", "after.json"], files);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("");
+    const lines = r.stdout.split("\n");
+    expect(lines[0]).toBe("Catalog 2026-11-20 (before.json) -> 2026-12-01 (after.json): 2 changes");
+    expect(lines[2]).toMatch(/^model\s+change\s+before\s+after\s+difference$/);
+    expect(lines[4]).toMatch(/^beta2\s+price 4K low\s+120 credits\s+144 credits\s+\+20%$/);
+    expect(lines[5]).toMatch(/^gamma-image-1\.5\s+most output images\s+10\s+12$/);
+  });
+
+  it("P8: equal catalogs exit 0; --json prints { before, after, equal, changes } with diffCatalogs' changes", async () => {
+    const same = await cli(["diff", "before.json", "before.json"], files);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toBe("Catalog 2026-11-20 (before.json) -> 2026-11-20 (before.json): no changes.\n");
+    const j = await cli(["diff", "before.json", "after.json", "--json"], files);
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout)).toEqual({
+      before: "2026-11-20",
+      after: "2026-12-01",
+      equal: false,
+      changes: diffCatalogs(before, after),
+    });
+    const sameJson = await cli(["diff", "after.json", "after.json", "--json"], files);
+    expect(sameJson.code).toBe(0);
+    expect(JSON.parse(sameJson.stdout)).toMatchObject({ equal: true, changes: [] });
+  });
+
+  it("P8: a history file stands for its newest catalog; one history file compares each entry with the one before", async () => {
+    expect((await cli(["diff", "history.json", "after.json"], files)).code).toBe(0);
+    expect((await cli(["diff", "before.json", "history.json"], files)).code).toBe(1);
+    const walk = await cli(["diff", "history.json"], files);
+    expect(walk.code).toBe(1);
+    expect(walk.stdout).toMatch(/^Catalog 2026-11-20 -> 2026-12-01: 2 changes\n/);
+    const walkJson = await cli(["diff", "history.json", "--json"], files);
+    expect(JSON.parse(walkJson.stdout)).toEqual([
+      { before: "2026-11-20", after: "2026-12-01", equal: false, changes: diffCatalogs(before, after) },
+    ]);
+    const one = await cli(["diff", "one.json"], files);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain("nothing to compare");
+    expect(JSON.parse((await cli(["diff", "one.json", "--json"], files)).stdout)).toEqual([]);
+    const stdin = await cli(["diff", "before.json", "-"], files, JSON.stringify(after));
+    expect(stdin.code).toBe(1);
+  });
+
+  it("P8: the shipped data/catalog.json reads as a history", async () => {
+    const { readFileSync } = await import("node:fs");
+    const text = readFileSync(`${root}data/catalog.json`, "utf8");
+    const r = await cli(["diff", "catalog.json", "before.json"], { ...files, "catalog.json": text });
+    expect(r.code, r.stderr).toBe(0);
+  });
+
+  it("P8: a bad file or bad arguments exit 2 with one clear line", async () => {
+    const cases: [string[], RegExp][] = [
+      [["diff", "missing.json", "after.json"], /^Cannot read missing\.json: ENOENT/],
+      [["diff", "bad.json", "after.json"], /^bad\.json is not valid JSON: /],
+      [["diff", "before.json", "list.json"], /^list\.json must hold a catalog object or a catalog history/],
+      [["diff", "invalid.json", "after.json"], /^invalid\.json: Invalid catalog: .*default model must be in the catalog/],
+      [
+        ["diff", "backwards.json"],
+        /^backwards\.json: Invalid catalog history: entry 1 \(version 2026-11-20\): versions must be strictly increasing/,
+      ],
+      [["diff", "extra.json", "after.json"], /^extra\.json: a catalog history has only "catalogs"/],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await cli(argv, files);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.stdout, argv.join(" ")).toBe("");
+      expect(r.stderr, argv.join(" ")).toMatch(message);
+      expect(r.stderr.trimEnd().split("\n"), argv.join(" ")).toHaveLength(1);
+    }
+    for (const argv of [
+      ["diff"],
+      ["diff", "a", "b", "c"],
+      ["diff", "-", "-"],
+      ["diff", "before.json"],
+      ["diff", "--nope", "a", "b"],
+    ]) {
+      const r = await cli(argv, files);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.stderr, argv.join(" ")).toContain('Run "imagegen-pricing diff --help" for usage.');
+    }
+  });
+});
+
+describe("--at: the catalog in force at an instant (P8)", () => {
+  const history = repriced();
+  const quote4k = (at: string[], extra: Pick<CliIo, "history" | "now"> = { history }) =>
+    cli(["quote", "--model", "beta2", "--resolution", "4K", "--json", ...at], {}, "", extra);
+
+  it("P8: quote --at prices with the catalog in force then, switching at the exact millisecond", async () => {
+    const old = JSON.parse((await quote4k(["--at", "2026-11-30T23:59:59.999Z"])).stdout);
+    expect(old).toMatchObject({ credits: 120, catalogVersion: "2026-11-20" });
+    const next = JSON.parse((await quote4k(["--at", "2026-12-01"])).stdout);
+    expect(next).toMatchObject({ credits: 144, catalogVersion: "2026-12-01" });
+    expect(next).toEqual({
+      ...quote({ kind: "image", modelId: "beta2", resolution: "4K" }, undefined, history[1]),
+      imageCount: 1,
+      totalCredits: 144,
+    });
+    const text = await cli(["quote", "--model", "beta2", "-r", "4K", "--at", "2027-01-15"], {}, "", { history });
+    expect(text.stdout).toContain("beta2, 4K, quality low: 144 credits per image");
+    expect(text.stdout).toContain("prices of 2026-12-01");
+  });
+
+  it("P8: without --at the newest catalog prices; --at now reads the clock", async () => {
+    expect(JSON.parse((await quote4k([])).stdout).catalogVersion).toBe("2026-12-01");
+    const clock = { history, now: () => Date.UTC(2026, 10, 25) };
+    expect(JSON.parse((await quote4k(["--at", "now"], clock)).stdout).catalogVersion).toBe("2026-11-20");
+  });
+
+  it("P8: the built-in history: quote --at 2027-01-15 prices with the catalog of 2026-11-20", async () => {
+    const r = await cli(["quote", "--model", "beta2", "--resolution", "4K", "--at", "2027-01-15", "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ credits: 120, catalogVersion: "2026-11-20" });
+  });
+
+  it("P8: check, models and schema take --at too", async () => {
+    const body = JSON.stringify({ prompt: "fox", modelId: "beta2", resolution: "4K", imageCount: 2 });
+    const checked = await cli(["check", "-", "--at", "2026-12-01", "--json"], {}, body, { history });
+    expect(JSON.parse(checked.stdout).charge).toMatchObject({ totalCreditCost: 288, catalogVersion: "2026-12-01" });
+    const models = await cli(["models", "--at", "2026-12-01", "--json"], {}, "", { history });
+    expect(JSON.parse(models.stdout).find((c: { modelId: string }) => c.modelId === "gamma-image-1.5").maxImageCount).toBe(12);
+    const early = await cli(["models", "--at", "2026-11-30"], {}, "", { history });
+    expect(early.stdout).toContain("Catalog 2026-11-20.");
+    const schema = await cli(["schema", "--model", "gamma-image-1.5", "--at", "2026-12-01"], {}, "", { history });
+    expect(JSON.parse(schema.stdout).properties.imageCount.maximum).toBe(12);
+  });
+
+  it("P8: an instant that is not one, or before the first catalog, exits 2 with the reason", async () => {
+    for (const [at, message] of [
+      ["2027-01-15T10:00", 'received "2027-01-15T10:00"'],
+      ["tomorrow", 'received "tomorrow"'],
+      ["2026-11-19T23:59:59.999Z", "No catalog is in force at 2026-11-19T23:59:59.999Z"],
+    ] as const) {
+      for (const command of ["quote --model beta2", "models", "schema", "check -"]) {
+        const r = await cli([...command.split(" "), "--at", at], {}, "{}");
+        expect(r.code, `${command} --at ${at}`).toBe(2);
+        expect(r.stderr, `${command} --at ${at}`).toContain(`--at "${at}": `);
+        expect(r.stderr, `${command} --at ${at}`).toContain(message);
+      }
+    }
+  });
+});
+
+describe("--json on every command", () => {
+  it("quote, check, models, schema and diff all print JSON with --json", async () => {
+    const files = { "c.json": JSON.stringify(catalog), "r.json": JSON.stringify({ prompt: "fox", modelId: "beta" }) };
+    for (const argv of [
+      ["quote", "--model", "beta", "--json"],
+      ["check", "r.json", "--json"],
+      ["models", "--json"],
+      ["schema", "--json"],
+      ["schema", "--model", "beta", "--json"],
+      ["diff", "c.json", "c.json", "--json"],
+    ]) {
+      const r = await cli(argv, files);
+      expect(r.code, argv.join(" ")).toBe(0);
+      expect(() => JSON.parse(r.stdout), argv.join(" ")).not.toThrow();
+    }
   });
 });

@@ -1,0 +1,288 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  type Catalog,
+  CatalogHistoryError,
+  catalog,
+  catalogAt,
+  catalogHistory,
+  computeCharge,
+  defineCatalogHistory,
+  NoCatalogInForceError,
+  nextCatalogChange,
+  normalizeRequest,
+  quote,
+} from "../../src/index.js";
+import { copy, dayVersion, history, inForce, instantFor, pricedCells } from "./arbitraries.js";
+
+/** The built-in catalog, then the same with beta2 4K at 144 credits from 2026-12-01. */
+function twoVersions(): [Catalog, Catalog] {
+  const next = copy({ ...catalog, version: "2026-12-01" }) as Catalog & { models: Record<string, { prices: object }> };
+  (next.models.beta2 as { prices: Record<string, Record<string, number>> }).prices["4K"] = { low: 144 };
+  return [catalog, next];
+}
+
+const problemOf = (f: () => unknown): CatalogHistoryError => {
+  try {
+    f();
+  } catch (error) {
+    if (error instanceof CatalogHistoryError) return error;
+    throw error;
+  }
+  throw new Error("no CatalogHistoryError");
+};
+
+describe("catalogHistory: the catalogs the package ships", () => {
+  it("P8: oldest first, the last is `catalog`, checked by defineCatalogHistory, and frozen", () => {
+    expect(catalogHistory.length).toBeGreaterThanOrEqual(1);
+    expect(catalogHistory.at(-1)).toBe(catalog);
+    expect(defineCatalogHistory(catalogHistory)).toBe(catalogHistory);
+    const starts = catalogHistory.map((c) => Date.parse(`${c.version}T00:00:00Z`));
+    for (const [i, start] of starts.entries()) if (i > 0) expect(start).toBeGreaterThan(starts[i - 1] as number);
+    expect(Object.isFrozen(catalogHistory)).toBe(true);
+    expect(() => (catalogHistory as Catalog[]).push(catalog)).toThrow(TypeError);
+  });
+
+  it("P8: today one entry, version 2026-11-20, in force from that day on", () => {
+    expect(catalogHistory.map((c) => c.version)).toEqual(["2026-11-20"]);
+    expect(catalogAt(catalogHistory, "2026-11-20")).toBe(catalog);
+    expect(catalogAt(catalogHistory, "2099-12-31T23:59:59.999Z")).toBe(catalog);
+    expect(nextCatalogChange(catalogHistory, "2026-11-20")).toBeUndefined();
+  });
+});
+
+describe("catalogAt: the catalog in force at an instant", () => {
+  const [first, second] = twoVersions();
+  const h = defineCatalogHistory([first, second]);
+
+  it("P8: switches at the exact millisecond: 2026-12-01T00:00:00.000Z is the new one, .999 before is the old", () => {
+    const boundary = Date.UTC(2026, 11, 1);
+    for (const at of ["2026-12-01T00:00:00.000Z", "2026-12-01", boundary, new Date(boundary), "2026-12-01T01:00:00+01:00"]) {
+      expect(catalogAt(h, at), String(at)).toBe(second);
+    }
+    for (const at of [
+      "2026-11-30T23:59:59.999Z",
+      boundary - 1,
+      new Date(boundary - 1),
+      "2026-11-30T23:59:59.9999999Z", // digits past the millisecond never cross a boundary
+      "2026-12-01T00:59:59.999+01:00",
+      "2026-11-30T19:00:00-04:59",
+    ]) {
+      expect(catalogAt(h, at), String(at)).toBe(first);
+    }
+    expect(catalogAt(h, "2026-11-20T00:00:00Z")).toBe(first);
+  });
+
+  it("P8: pricing at an instant: beta2 4K is 120 credits until 2026-11-30T23:59:59.999Z and 144 from 2026-12-01", () => {
+    const spec = { kind: "image", modelId: "beta2", resolution: "4K" } as const;
+    expect(quote(spec, undefined, catalogAt(h, "2026-11-30T23:59:59.999Z"))).toMatchObject({
+      credits: 120,
+      catalogVersion: "2026-11-20",
+    });
+    expect(quote(spec, { multiplier: "1.15" }, catalogAt(h, "2026-12-01T00:00:00.000Z"))).toMatchObject({
+      credits: 166, // 144 x 1.15 = 165.6
+      catalogVersion: "2026-12-01",
+    });
+    const request = normalizeRequest({ prompt: "fox", modelId: "beta2", resolution: "4K", imageCount: 2 });
+    if (!request.success) throw new Error("fixture");
+    expect(computeCharge(request.output, { catalog: catalogAt(h, Date.UTC(2026, 11, 1)) }).totalCreditCost).toBe(288);
+  });
+
+  it("P8: before the first entry there is no price: NoCatalogInForceError (a RangeError) naming the instant and the first version", () => {
+    const f = () => catalogAt(h, "2026-11-19T23:59:59.999Z");
+    expect(f).toThrow(NoCatalogInForceError);
+    expect(f).toThrow(RangeError);
+    expect(f).toThrow(
+      "No catalog is in force at 2026-11-19T23:59:59.999Z: the first one takes effect at 2026-11-20T00:00:00.000Z.",
+    );
+    try {
+      f();
+    } catch (error) {
+      expect(error).toMatchObject({ instant: "2026-11-19T23:59:59.999Z", firstVersion: "2026-11-20" });
+    }
+  });
+
+  it("P8: an instant that is not one is a RangeError naming the value", () => {
+    const bad: [unknown, string][] = [
+      ["2027-01-15T10:00", '"2027-01-15T10:00"'], // no offset: local time would depend on the machine
+      ["2027-02-30", '"2027-02-30"'],
+      ["2027-13-01", '"2027-13-01"'],
+      ["2027-01-15T24:00:00Z", '"2027-01-15T24:00:00Z"'],
+      ["Jan 15 2027", '"Jan 15 2027"'],
+      ["", '""'],
+      ["1700000000000", '"1700000000000"'],
+      [Number.NaN, "NaN"],
+      [Number.POSITIVE_INFINITY, "Infinity"],
+      [8.64e15 + 1, "8640000000000001"],
+      [new Date("nope"), "an invalid Date"],
+      [null, "null"],
+      [undefined, "undefined"],
+      [{}, "an object"],
+    ];
+    for (const [when, shown] of bad) {
+      const f = () => catalogAt(h, when as string);
+      expect(f, String(when)).toThrow(RangeError);
+      expect(f, String(when)).not.toThrow(NoCatalogInForceError);
+      expect(f, String(when)).toThrow(`received ${shown}.`);
+      expect(() => nextCatalogChange(h, when as string), String(when)).toThrow(RangeError);
+    }
+  });
+
+  it("P8: nextCatalogChange names the next version and its instant, and nothing after the last", () => {
+    expect(nextCatalogChange(h, "2026-11-30T23:59:59.999Z")).toEqual({
+      version: "2026-12-01",
+      effectiveAt: "2026-12-01T00:00:00.000Z",
+      effectiveAtMs: Date.UTC(2026, 11, 1),
+      catalog: second,
+    });
+    expect(nextCatalogChange(h, "2020-01-01")?.version).toBe("2026-11-20");
+    expect(nextCatalogChange(h, "2026-12-01T00:00:00.000Z")).toBeUndefined();
+  });
+
+  it("P8: catalogAt refuses a history whose versions are not increasing dates, naming the entry", () => {
+    expect(() => catalogAt([second, first], "2027-01-01")).toThrow(
+      "entry 1 (version 2026-11-20): versions must be strictly increasing, oldest first, and entry 0 has version 2026-12-01",
+    );
+    expect(() => catalogAt([], "2027-01-01")).toThrow(CatalogHistoryError);
+  });
+});
+
+describe("defineCatalogHistory: a history is checked when defined", () => {
+  const [first, second] = twoVersions();
+
+  it("P8: accepts a valid history and returns the same list", () => {
+    const list = [first, second] as const;
+    expect(defineCatalogHistory(list)).toBe(list);
+  });
+
+  it("P8: refuses an empty list or a value that is not a list", () => {
+    for (const bad of [[], undefined, catalog, "2026-11-20"]) {
+      const error = problemOf(() => defineCatalogHistory(bad as never));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.problems).toEqual([{ index: null, version: null, message: expect.stringContaining("non-empty array") }]);
+    }
+  });
+
+  it("P8: refuses versions not strictly increasing, naming the entry by index and version", () => {
+    const same = problemOf(() => defineCatalogHistory([first, { ...second, version: first.version }]));
+    expect(same.problems).toEqual([{ index: 1, version: "2026-11-20", message: expect.stringContaining("strictly increasing") }]);
+    expect(same.message).toBe(
+      "Invalid catalog history: entry 1 (version 2026-11-20): versions must be strictly increasing, oldest first, and entry 0 has version 2026-11-20.",
+    );
+    const backwards = problemOf(() => defineCatalogHistory([second, first]));
+    expect(backwards.problems.map((p) => [p.index, p.version])).toEqual([[1, "2026-11-20"]]);
+  });
+
+  it("P8: refuses a version that is not a calendar date, and an invalid catalog, naming the entry and the field", () => {
+    const leap = problemOf(() => defineCatalogHistory([first, { ...second, version: "2027-02-29" }]));
+    expect(leap.problems).toEqual([{ index: 1, version: "2027-02-29", message: expect.stringContaining("calendar date") }]);
+    expect(defineCatalogHistory([first, { ...second, version: "2028-02-29" }])).toHaveLength(2);
+
+    const beta2 = second.models.beta2 as NonNullable<Catalog["models"][string]>;
+    const broken = {
+      ...second,
+      models: { ...second.models, beta2: { ...beta2, prices: { ...beta2.prices, "4K": { low: "144" } } } },
+    };
+    const error = problemOf(() => defineCatalogHistory([first, broken as never, { ...second, version: "bad" }]));
+    expect(error.problems.map((p) => [p.index, p.version])).toEqual([
+      [1, "2026-12-01"],
+      [2, "bad"],
+    ]);
+    expect(error.message).toContain("entry 1 (version 2026-12-01): models.beta2.prices.4K.low:");
+    expect(error.message).toContain("entry 2 (version bad): version:");
+    expect(error.problems.filter((p) => p.index === 2)).toHaveLength(1); // the version is named once
+  });
+
+  it("P8: refuses an entry that is not a catalog, naming its index", () => {
+    const error = problemOf(() => defineCatalogHistory([first, null as never]));
+    expect(error.problems.every((p) => p.index === 1)).toBe(true);
+    expect(error.message).toContain("entry 1 (version undefined)");
+  });
+});
+
+describe("P8 properties over generated histories", () => {
+  it("P8: property: catalogAt returns the last entry whose date is not after the instant (brute-force oracle), whatever the form of the instant", () => {
+    fc.assert(
+      fc.property(
+        history.chain((h) => fc.tuple(fc.constant(h), instantFor(h))),
+        ([h, ms]) => {
+          expect(defineCatalogHistory(h)).toBe(h);
+          const expected = inForce(h, ms);
+          for (const when of [ms, new Date(ms), new Date(ms).toISOString()]) {
+            if (expected === undefined) expect(() => catalogAt(h, when)).toThrow(NoCatalogInForceError);
+            else expect(catalogAt(h, when)).toBe(expected);
+          }
+          const next = h.find((c) => Date.parse(`${c.version}T00:00:00.000Z`) > ms);
+          expect(nextCatalogChange(h, ms)?.catalog).toBe(next);
+        },
+      ),
+    );
+  });
+
+  it("P8: property: a quote at an instant equals a quote with the catalog in force then, and its price is that catalog's cell", () => {
+    const ids = Object.keys(catalog.models);
+    fc.assert(
+      fc.property(
+        history.chain((h) =>
+          fc.tuple(
+            fc.constant(h),
+            instantFor(h),
+            fc.constantFrom(...ids),
+            fc.nat({ max: 8 }),
+            fc.nat({ max: 14 }),
+            fc.constantFrom("1", "1.15", "2.3", "0.5"),
+          ),
+        ),
+        ([h, ms, modelId, cellIndex, refs, multiplier]) => {
+          const expected = inForce(h, ms);
+          fc.pre(expected !== undefined);
+          const inForceThen = expected as Catalog;
+          const model = inForceThen.models[modelId] as NonNullable<Catalog["models"][string]>;
+          const cells = pricedCells(model);
+          const [resolution, quality] = cells[cellIndex % cells.length] as [string, string];
+          const spec = { kind: "image" as const, modelId, resolution, quality, referenceImageCount: refs };
+          const atInstant = quote(spec, { multiplier }, catalogAt(h, ms));
+          expect(atInstant).toEqual(quote(spec, { multiplier }, inForceThen));
+          expect(atInstant.catalogVersion).toBe(inForceThen.version);
+          // At multiplier 1 the price is the cell plus the surcharge, read straight from the data.
+          const plain = quote(spec, undefined, catalogAt(h, ms));
+          if (refs > model.maxReferenceImages) expect(plain.credits).toBeNull();
+          else {
+            const cell = (model.prices as Record<string, Record<string, number>>)[resolution]?.[quality] as number;
+            expect(plain.credits).toBe(cell + refs * model.referenceSurchargeCredits);
+          }
+        },
+      ),
+    );
+  });
+
+  it("P8: property: a history with two entries on the same day, or out of order, is refused naming the later entry", () => {
+    fc.assert(
+      fc.property(
+        history.filter((h) => h.length >= 2),
+        fc.nat(),
+        (h, k) => {
+          const i = 1 + (k % (h.length - 1));
+          const broken = h.map((c, j) => (j === i ? { ...c, version: (h[i - 1] as Catalog).version } : c));
+          const error = problemOf(() => defineCatalogHistory(broken));
+          expect(error.problems.map((p) => p.index)).toContain(i);
+          expect(error.message).toContain(`entry ${i} (version ${(h[i - 1] as Catalog).version})`);
+        },
+      ),
+    );
+  });
+
+  it("P8: property: every day's version date is read as 00:00 UTC of that day (against toISOString)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -700_000, max: 2_900_000 }), (day) => {
+        const version = dayVersion(day);
+        fc.pre(/^\d{4}-\d{2}-\d{2}$/.test(version));
+        const h = [{ ...catalog, version }];
+        const start = day * 86_400_000;
+        expect(catalogAt(h, start)).toBe(h[0]);
+        expect(() => catalogAt(h, start - 1)).toThrow(NoCatalogInForceError);
+        expect(nextCatalogChange(h, start - 1)?.effectiveAtMs).toBe(start);
+      }),
+    );
+  });
+});
