@@ -101,8 +101,10 @@ export function checkFixtures(
     return { success: false, issues };
   }
   for (const field of Object.keys(input)) {
-    if (field !== "users")
+    // `$schema` lets an editor check the file against the published JSON Schema.
+    if (field !== "users" && field !== "$schema") {
       problem(field.slice(0, 40), "unknown_field", `Field ${shown(field)} is not part of fixtures; use "users".`);
+    }
   }
   const users = input.users;
   if (!Array.isArray(users)) {

@@ -137,3 +137,18 @@ describe("checkFixtures", () => {
     expect(error.message).toMatch(/and 2 more$/);
   });
 });
+
+describe("the fixtures JSON Schema and example", () => {
+  it("S2: the documented example is valid for checkFixtures and for the JSON Schema, and a bad one for both", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { Ajv2020 } = await import("ajv/dist/2020.js");
+    const schema = JSON.parse(readFileSync("data/fixtures.schema.json", "utf8"));
+    const example = JSON.parse(readFileSync("examples/fixtures.json", "utf8"));
+    const validate = new Ajv2020({ allErrors: true }).compile(schema);
+    expect(validate(example)).toBe(true);
+    expect(checkFixtures(example, newUserId).success).toBe(true);
+    const bad = { users: [{ credits: -1, apiKeys: ["ck_test_short"], assets: [""] }], extra: 1 };
+    expect(validate(bad)).toBe(false);
+    expect(checkFixtures(bad, newUserId).success).toBe(false);
+  });
+});
