@@ -1,0 +1,256 @@
+/**
+ * Fixtures: the starting state of a reference server given as data (users with their credits,
+ * multipliers, verbatim API keys and asset ids), checked whole before anything is loaded.
+ */
+import { parseMultiplier } from "../pricing/decimal.js";
+import type { Issue } from "../types.js";
+import { type ApiKeyMode, MAX_CREDITS, type Store } from "./store.js";
+
+/** An API key given verbatim: the key itself, or `{ key }`. Its mode follows from its prefix. */
+export type FixtureApiKey = string | { readonly key: string };
+
+/** One user of a fixtures file. */
+export type FixtureUser = {
+  /** The user id (`usr_` and 1 to 60 of `A-Z a-z 0-9 _ -`); a random one when omitted. */
+  readonly id?: string;
+  /** The opening balance: a whole number of credits. */
+  readonly credits: number;
+  /** The price multiplier (P4), default 1. */
+  readonly multiplier?: string | number;
+  /** Keys to accept for this user, verbatim, so a test suite can hard-code them. */
+  readonly apiKeys?: readonly FixtureApiKey[];
+  /** Asset ids this user owns. */
+  readonly assets?: readonly string[];
+};
+
+/** The starting state of a reference server. */
+export type Fixtures = { readonly users: readonly FixtureUser[] };
+
+/** A fixtures object checked by {@link checkFixtures}: ids filled in, keys split by mode, multipliers exact. */
+export type CheckedFixtures = {
+  readonly users: readonly {
+    readonly id: string;
+    readonly credits: number;
+    readonly multiplier: string;
+    readonly apiKeys: readonly { readonly key: string; readonly mode: ApiKeyMode }[];
+    readonly assets: readonly string[];
+  }[];
+};
+
+/** Thrown when a fixtures object has problems; `issues` names every one. Nothing was loaded. */
+export class FixturesError extends Error {
+  override readonly name = "FixturesError";
+  /** Every problem, each at its path (`users[0].apiKeys[1]`). */
+  readonly issues: readonly Issue[];
+
+  constructor(issues: readonly Issue[]) {
+    const shown = issues.slice(0, 10).map((issue) => `${issue.path || "(root)"}: ${issue.message}`);
+    const more = issues.length > shown.length ? `; and ${issues.length - shown.length} more` : "";
+    super(`Fixtures refused, nothing loaded: ${shown.join("; ")}${more}`);
+    this.issues = issues;
+  }
+}
+
+/** What a fixture key looks like: a mode prefix and at least 16 of `A-Z a-z 0-9 _ -`. */
+const FIXTURE_KEY = /^ck_(live|test)_[A-Za-z0-9_-]{16,256}$/;
+const USER_ID = /^usr_[A-Za-z0-9_-]{1,60}$/;
+/** Asset ids: what a request can name after trimming, bounded in length. */
+const ASSET_ID = /^\S(?:.{0,126}\S)?$/su;
+const USER_FIELDS = new Set(["id", "credits", "multiplier", "apiKeys", "assets"]);
+/** The most of each thing one fixtures object may hold: a fixture is for tests, not a migration. */
+const MAX_ITEMS = 10_000;
+/** The most problems listed; the rest are counted. */
+const MAX_ISSUES = 100;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A received value for a message: short, and never a key (a key-shaped value is named, not shown). */
+function shown(value: unknown): string {
+  if (typeof value !== "string")
+    return value === undefined ? "nothing" : typeof value === "object" ? "an object" : String(value).slice(0, 40);
+  if (/ck_/i.test(value)) return "a key-shaped string";
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+}
+
+/**
+ * Checks a fixtures object whole: every problem is named, none stops the check early.
+ *
+ * Refused: a value that is not an object of `users`; an unknown field; a user id not shaped
+ * `usr_...` or given twice; credits that are not a whole number from 0 to 2^53 - 1; an invalid
+ * multiplier; a key not `ck_live_`/`ck_test_` followed by 16 to 256 of `A-Z a-z 0-9 _ -`, or given
+ * twice (under any users); an asset id that is empty, padded with spaces, longer than 128
+ * characters, or given twice.
+ *
+ * @param input - A parsed fixtures file or object.
+ * @param newUserId - Makes the id of a user given without one.
+ * @returns The checked fixtures, or every issue.
+ */
+export function checkFixtures(
+  input: unknown,
+  newUserId: () => string,
+): { success: true; output: CheckedFixtures } | { success: false; issues: Issue[] } {
+  const issues: Issue[] = [];
+  let unreported = 0;
+  const problem = (path: string, code: string, message: string) => {
+    if (issues.length < MAX_ISSUES) issues.push({ path, code, message });
+    else unreported++;
+  };
+  if (!isRecord(input)) {
+    problem("", "invalid_type", "Fixtures must be an object with a `users` array.");
+    return { success: false, issues };
+  }
+  for (const field of Object.keys(input)) {
+    // `$schema` lets an editor check the file against the published JSON Schema.
+    if (field !== "users" && field !== "$schema") {
+      problem(field.slice(0, 40), "unknown_field", `Field ${shown(field)} is not part of fixtures; use "users".`);
+    }
+  }
+  const users = input.users;
+  if (!Array.isArray(users)) {
+    problem("users", "invalid_type", "users must be an array of users.");
+    return { success: false, issues };
+  }
+  if (users.length > MAX_ITEMS) problem("users", "too_many", `At most ${MAX_ITEMS} users; got ${users.length}.`);
+
+  const userIds = new Map<string, string>();
+  const keys = new Map<string, string>();
+  const assets = new Map<string, string>();
+  const output: CheckedFixtures["users"][number][] = [];
+  users.slice(0, MAX_ITEMS).forEach((user: unknown, i) => {
+    const at = `users[${i}]`;
+    if (!isRecord(user)) {
+      problem(at, "invalid_type", "A user must be an object with `credits`.");
+      return;
+    }
+    for (const field of Object.keys(user)) {
+      if (!USER_FIELDS.has(field)) {
+        problem(
+          `${at}.${field.slice(0, 40)}`,
+          "unknown_field",
+          `Field ${shown(field)} is not part of a user; use id, credits, multiplier, apiKeys or assets.`,
+        );
+      }
+    }
+
+    let id = newUserId();
+    if (user.id !== undefined) {
+      if (typeof user.id !== "string" || !USER_ID.test(user.id)) {
+        problem(`${at}.id`, "invalid_id", `A user id is "usr_" and 1 to 60 of A-Z a-z 0-9 _ -; got ${shown(user.id)}.`);
+      } else if (userIds.has(user.id)) {
+        problem(`${at}.id`, "duplicate", `User id ${shown(user.id)} is also given at ${userIds.get(user.id)}.`);
+      } else {
+        userIds.set(user.id, `${at}.id`);
+        id = user.id;
+      }
+    }
+
+    const credits = user.credits;
+    if (typeof credits !== "number" || !Number.isSafeInteger(credits) || credits < 0 || credits > MAX_CREDITS) {
+      problem(
+        `${at}.credits`,
+        "invalid_credits",
+        `credits must be a whole number from 0 to ${MAX_CREDITS}; got ${shown(credits)}.`,
+      );
+    }
+
+    const multiplier = user.multiplier === undefined ? parseMultiplier(1) : parseMultiplier(user.multiplier);
+    if (!multiplier) {
+      problem(
+        `${at}.multiplier`,
+        "invalid_multiplier",
+        `multiplier must be a plain decimal from 0 to 1000 ("1.15" or 1.15); got ${shown(user.multiplier)}.`,
+      );
+    }
+
+    const userKeys: { key: string; mode: ApiKeyMode }[] = [];
+    listOf(user.apiKeys, `${at}.apiKeys`, problem, (entry, path) => {
+      const key = isRecord(entry) ? entry.key : entry;
+      if (isRecord(entry)) {
+        for (const field of Object.keys(entry)) {
+          if (field !== "key")
+            problem(
+              `${path}.${field.slice(0, 40)}`,
+              "unknown_field",
+              `Field ${shown(field)} is not part of an API key; use "key".`,
+            );
+        }
+      }
+      const match = typeof key === "string" ? FIXTURE_KEY.exec(key) : null;
+      if (typeof key !== "string" || !match) {
+        problem(path, "invalid_api_key", 'An API key is "ck_live_" or "ck_test_" followed by 16 to 256 of A-Z a-z 0-9 _ -.');
+      } else if (keys.has(key)) {
+        problem(path, "duplicate", `This API key is also given at ${keys.get(key)}.`);
+      } else {
+        keys.set(key, path);
+        userKeys.push({ key, mode: match[1] as ApiKeyMode });
+      }
+    });
+
+    const userAssets: string[] = [];
+    listOf(user.assets, `${at}.assets`, problem, (asset, path) => {
+      if (typeof asset !== "string" || !ASSET_ID.test(asset) || /ck_/i.test(asset)) {
+        problem(
+          path,
+          "invalid_asset_id",
+          `An asset id is 1 to 128 characters with no leading or trailing space; got ${shown(asset)}.`,
+        );
+      } else if (assets.has(asset)) {
+        problem(path, "duplicate", `Asset id ${shown(asset)} is also given at ${assets.get(asset)}.`);
+      } else {
+        assets.set(asset, path);
+        userAssets.push(asset);
+      }
+    });
+
+    if (multiplier && typeof credits === "number") {
+      output.push({ id, credits, multiplier: multiplier.text, apiKeys: userKeys, assets: userAssets });
+    }
+  });
+  if (unreported > 0) {
+    issues.push({ path: "", code: "too_many_issues", message: `${unreported} more problems are not listed; fix these first.` });
+  }
+  return issues.length > 0 ? { success: false, issues } : { success: true, output: { users: output } };
+}
+
+function listOf(
+  value: unknown,
+  path: string,
+  problem: (path: string, code: string, message: string) => void,
+  each: (item: unknown, path: string) => void,
+): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) {
+    problem(path, "invalid_type", `${path.slice(path.lastIndexOf(".") + 1)} must be an array.`);
+    return;
+  }
+  if (value.length > MAX_ITEMS) problem(path, "too_many", `At most ${MAX_ITEMS} entries; got ${value.length}.`);
+  value.slice(0, MAX_ITEMS).forEach((item, i) => each(item, `${path}[${i}]`));
+}
+
+/**
+ * Loads checked fixtures into a store. A user whose id the store already holds is taken as loaded
+ * before (a durable store keeps its fixtures across restarts), and so are its keys and assets.
+ *
+ * @param store - Where to load them.
+ * @param fixtures - Fixtures checked by {@link checkFixtures}.
+ * @param deps - How keys are hashed and key ids made, and the time of the opening grants.
+ * @returns The users loaded now (not those found already loaded).
+ * @internal
+ */
+export async function loadFixtures(
+  store: Store,
+  fixtures: CheckedFixtures,
+  deps: { hashApiKey: (key: string) => string | Promise<string>; newApiKeyId: () => string; now: number },
+): Promise<string[]> {
+  const loaded: string[] = [];
+  for (const user of fixtures.users) {
+    if (!(await store.createUser({ id: user.id, credits: user.credits, multiplier: user.multiplier }, deps.now))) continue;
+    loaded.push(user.id);
+    for (const { key, mode } of user.apiKeys) {
+      await store.putApiKey({ id: deps.newApiKeyId(), userId: user.id, mode, hash: await deps.hashApiKey(key), revoked: false });
+    }
+    for (const asset of user.assets) await store.putAsset(asset, user.id);
+  }
+  return loaded;
+}
