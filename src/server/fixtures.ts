@@ -225,7 +225,7 @@ function listOf(
     return;
   }
   if (value.length > MAX_ITEMS) problem(path, "too_many", `At most ${MAX_ITEMS} entries; got ${value.length}.`);
-  value.slice(0, MAX_ITEMS).forEach((item, i) => each(item, `${path}[${i}]`));
+  for (let i = 0; i < Math.min(value.length, MAX_ITEMS); i++) each(value[i], `${path}[${i}]`);
 }
 
 /**
