@@ -67,7 +67,8 @@ function testTitles(file: string): string[] {
   const isTestFunction = (callee: ts.Expression): boolean => {
     if (ts.isIdentifier(callee)) return ["it", "test", "describe"].includes(callee.text);
     // A skipped or planned test pins nothing.
-    if (ts.isPropertyAccessExpression(callee)) return !["skip", "todo"].includes(callee.name.text) && isTestFunction(callee.expression);
+    if (ts.isPropertyAccessExpression(callee))
+      return !["skip", "todo"].includes(callee.name.text) && isTestFunction(callee.expression);
     if (ts.isCallExpression(callee)) return isTestFunction(callee.expression); // it.each(table)("title", ...)
     return false;
   };
