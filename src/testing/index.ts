@@ -19,7 +19,7 @@
  * );
  * ```
  *
- * @packageDocumentation
+ * @module imagegen-pricing/testing
  */
 export {
   BREAKABLE_RULES,
