@@ -9,7 +9,6 @@
  * by Vitest or tsx takes the ES branch.
  *
  * @module
- * @internal
  */
 import type * as FastCheck from "fast-check";
 

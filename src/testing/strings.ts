@@ -3,7 +3,6 @@
  * asset ids, lists of ids with repeats, and strings outside a list of allowed values.
  *
  * @module
- * @internal
  */
 import type { Arbitrary } from "fast-check";
 import { fc } from "./fastCheck.js";
