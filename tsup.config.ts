@@ -23,6 +23,12 @@ export default defineConfig([
     clean: false, // the build script empties dist/ first: the two builds run at once
     target: "es2022",
     treeshake: true,
+    // src/testing/fastCheck.ts loads fast-check with a top-level await in the ES build and `require` in
+    // the CommonJS one, which has no top-level await; esbuild drops the dead ES branch only when it
+    // simplifies syntax.
+    esbuildOptions(options, { format }) {
+      if (format === "cjs") options.minifySyntax = true;
+    },
   },
   {
     // The command-line tool: ESM only, no types; tsup keeps the shebang and marks the file executable.

@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: every benchmark, each beside its baseline in the same run, then each budget of
- * issue 6 as met or missed, and docs/benchmarks.md rewritten with the results (full runs only).
+ * `npm run bench`: every benchmark, each beside its baseline in the same run, then each budget as
+ * met or missed, and docs/benchmarks.md rewritten with the results (full runs only).
  *
  * Options (environment): BENCH_QUICK=1 (or `--quick`) for short runs that write no docs;
  * BENCH_ONLY=core,http,memory to run some parts; BENCH_CPU_PROF=<dir> to profile the reference
@@ -139,7 +139,7 @@ if (!quick && only.size === 3) {
   const doc = `# Benchmarks
 
 Written by \`npm run bench\` (bench/run.ts); do not edit by hand. Each case runs beside a baseline
-that does the same work, in the same run, and the budgets of issue 6 are checked against the ratio.
+that does the same work, in the same run; the speed budgets are ratios to that baseline.
 Ratios are medians over rounds of the case / baseline of the same round; absolute numbers depend on
 the machine and on its load, the ratios much less.
 

@@ -1,5 +1,5 @@
 /**
- * Measures the node:http bridge of `<package>/node` against a bare node:http JSON server, each in
+ * Measures the node:http bridge of `imagegen-pricing/node` against a bare node:http JSON server, each in
  * its own process, with autocannon. Run: `npx tsx scripts/bench-bridge.ts [seconds] [connections]`.
  *
  * - bare:      node:http writing `{"ok":true}` itself (the 100% line)

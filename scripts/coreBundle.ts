@@ -6,7 +6,7 @@
 import { gzipSync } from "node:zlib";
 import { build, type Metafile } from "esbuild";
 
-/** The most the core entry may weigh in a browser, minified and gzipped (issue 5). */
+/** The most the core entry may weigh in a browser, minified and gzipped: what a price preview can afford to ship. */
 export const CORE_BUDGET_BYTES = 18 * 1024;
 
 /** A browser bundle of the core entry and what it weighs. */

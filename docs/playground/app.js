@@ -87,15 +87,19 @@ function render() {
   show(charge, issues);
 }
 
+/** An amount with its unit, as every number on the page that is money is shown: "138 credits". */
+const credits = (n) => `${n} ${n === 1 ? "credit" : "credits"}`;
+
+/** Shows a charge (every amount in credits) or, when there is none, the issues. */
 function show(charge, issues) {
   $("result").className = `price ${charge ? "status-valid" : "status-invalid"}`;
-  $("perImage").textContent = charge ? String(charge.perOutputCredits) : "-";
-  $("total").textContent = charge ? String(charge.totalCreditCost) : "-";
+  $("perImage").textContent = charge ? credits(charge.perOutputCredits) : "-";
+  $("total").textContent = charge ? credits(charge.totalCreditCost) : "-";
   const rows = charge
     ? [
         ["Base price", charge.breakdown.baseCredits],
         [
-          `Reference surcharge (${charge.breakdown.referenceCount} x ${capabilities(charge.modelId)?.referenceSurchargeCredits ?? 0})`,
+          `Reference surcharge (${charge.breakdown.referenceCount} x ${credits(capabilities(charge.modelId)?.referenceSurchargeCredits ?? 0)})`,
           charge.breakdown.referenceSurchargeCredits,
         ],
         ["Subtotal", charge.breakdown.subtotalCredits],
@@ -110,7 +114,7 @@ function show(charge, issues) {
       name.textContent = String(label);
       const n = tr.insertCell();
       n.className = "n";
-      n.textContent = String(value);
+      n.textContent = credits(value);
       return tr;
     }),
   );

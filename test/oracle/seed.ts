@@ -1,5 +1,5 @@
 /**
- * The seed interface's tables, typed in again by hand from ../shared/seed and ../shared/RULES.md,
+ * The oracle: the service interface's tables and the rules of docs/rules.md, typed in again by hand,
  * independently of src/models. Tests compare the implementation against this, never against itself.
  */
 
@@ -115,7 +115,7 @@ export const HUNDREDTHS: string[] = Array.from({ length: 300 }, (_, i) => {
   return `${Math.floor(n / 100)}.${String(n % 100).padStart(2, "0")}`;
 });
 
-// ---- Added for the property suite (issue 3): more of the seed and RULES.md, typed in by hand. ----
+// ---- Defaults, public lists and limits, for the property suite. ----
 
 /** N5: the model used when a request names none. */
 export const ORACLE_DEFAULT_MODEL: OracleModel = "alpha-img2-official";
@@ -143,9 +143,9 @@ export const ORACLE_FIELDS = [
 export const ORACLE_PROMPT_MAX = 12000;
 export const ORACLE_KEY_MAX = 128;
 export const ORACLE_PUBLIC_MAX_REFS = 14;
-/** V8: the seed fixes PNG for the 2.5 models only. */
+/** V8: the service interface fixes PNG for the 2.5 models only. */
 export const oracleOutputFormat = (m: OracleModel) => (is25Model(m) ? "png" : null);
-/** P1 + P3 at multiplier 1: the per-output price, or `null` where the seed gives none. */
+/** P1 + P3 at multiplier 1: the per-output price, or `null` where the interface gives none. */
 export function oraclePrice(m: OracleModel, resolution: string, quality: string, refs: number): number | null {
   const base = ORACLE_PRICES[m][resolution]?.[quality];
   if (base === undefined || !Number.isInteger(refs) || refs < 0 || refs > ORACLE_MAX_REFS[m]) return null;

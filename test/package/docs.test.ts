@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -45,9 +45,13 @@ describe("docs/errors.md", () => {
 });
 
 describe("the guides", () => {
-  it("every relative link in the README and the guides points to a file that exists", () => {
+  it("every relative link in the README, the changelog and the guides points to a file that exists", () => {
     const missing: string[] = [];
-    for (const file of ["README.md", "docs/getting-started.md", "docs/pricing.md", "docs/errors.md"]) {
+    const guides = readdirSync(`${root}docs`)
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`);
+    expect(guides).toContain("docs/rules.md");
+    for (const file of ["README.md", "CHANGELOG.md", ...guides]) {
       for (const [, target] of read(file).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
         if (!target || /^[a-z]+:/.test(target) || target.startsWith("api/") || target.startsWith("docs/api/")) continue;
         if (!existsSync(resolve(dirname(root + file), target))) missing.push(`${file} -> ${target}`);

@@ -11,12 +11,16 @@ const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as {
   exports: Record<string, string | Record<string, unknown>>;
   bin: Record<string, string>;
   sideEffects: boolean;
+  scripts: Record<string, string>;
 };
 
 /** Runs a command; on failure the assertion shows everything it printed. */
 async function sh(file: string, args: string[]) {
   try {
-    const { stdout, stderr } = await run(file, args, { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+    // `npm pack` (run by attw) would rebuild dist/ through `prepack` while other tests read it: npm test
+    // has just built it, so pack what is there.
+    const env = { ...process.env, npm_config_ignore_scripts: "true" };
+    const { stdout, stderr } = await run(file, args, { cwd: root, env, maxBuffer: 16 * 1024 * 1024 });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -36,6 +40,10 @@ describe("the published package", () => {
       expect(Object.keys(entry.types as object), subpath).toEqual(["import", "require"]);
     }
     expect(pkg.sideEffects).toBe(false);
+  });
+
+  it("npm pack builds the package first, so a tarball never carries a stale or missing dist/", () => {
+    expect(pkg.scripts.prepack).toBe("npm run build");
   });
 
   it("passes publint --strict on the packed tarball", { timeout: 60_000 }, async () => {

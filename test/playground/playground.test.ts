@@ -50,6 +50,8 @@ afterAll(async () => {
 
 const options = (id: string) => page.$$eval(`#${id} option`, (list) => list.map((o) => (o as HTMLOptionElement).value));
 const shown = async (id: string) => (await page.textContent(`#${id}`))?.trim();
+/** Every amount the breakdown table shows, as written. */
+const breakdownAmounts = () => page.$$eval("#breakdown td.n", (cells) => cells.map((c) => c.textContent ?? ""));
 const issueCodes = () => page.$$eval("#issues li", (list) => list.map((li) => (li as HTMLElement).dataset.code));
 
 describe("the live price preview in headless Chromium", { timeout: 30_000 }, () => {
@@ -57,7 +59,7 @@ describe("the live price preview in headless Chromium", { timeout: 30_000 }, () 
     expect(await options("model")).toEqual(Object.keys(catalog.models));
     expect(await page.inputValue("#model")).toBe(catalog.defaultModelId);
     const expected = quote({ kind: "image", modelId: catalog.defaultModelId });
-    expect(await shown("perImage")).toBe(String(expected.credits));
+    expect(await shown("perImage")).toBe(`${expected.credits} credits`);
   });
 
   it("P4, P7: beta2 at 4K with multiplier 1.15 shows what quote() says (138)", async () => {
@@ -66,9 +68,9 @@ describe("the live price preview in headless Chromium", { timeout: 30_000 }, () 
     await page.fill("#multiplier", "1.15");
     const expected = quote({ kind: "image", modelId: "beta2", resolution: "4K", quality: "low" }, { multiplier: "1.15" });
     expect(expected.credits).toBe(138);
-    expect(await shown("perImage")).toBe("138");
-    expect(await shown("total")).toBe("138");
-    expect(await page.textContent("#breakdown")).toContain("Base price120");
+    expect(await shown("perImage")).toBe("138 credits");
+    expect(await shown("total")).toBe("138 credits");
+    expect(await page.textContent("#breakdown")).toContain("Base price120 credits");
     expect(await issueCodes()).toEqual([]);
   });
 
@@ -103,9 +105,10 @@ describe("the live price preview in headless Chromium", { timeout: 30_000 }, () 
     );
     // (750 + 2 x 10) x 2.3 = 1771
     expect(expected.credits).toBe(1771);
-    expect(await shown("perImage")).toBe("1771");
-    expect(await shown("total")).toBe(String(3 * 1771));
-    expect(await page.textContent("#breakdown")).toContain("Reference surcharge (2 x 10)20");
+    expect(await shown("perImage")).toBe("1771 credits");
+    expect(await shown("total")).toBe(`${3 * 1771} credits`);
+    expect(await page.textContent("#breakdown")).toContain("Reference surcharge (2 x 10 credits)20 credits");
+    expect(await breakdownAmounts()).toEqual(["750 credits", "20 credits", "770 credits", "1771 credits", "5313 credits"]);
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: `${SCREENSHOTS}playground.png`, fullPage: true });
   });
@@ -126,9 +129,24 @@ describe("the live price preview in headless Chromium", { timeout: 30_000 }, () 
     await page.fill("#multiplier", "1");
     expect(await issueCodes()).toEqual([]);
     expect(await shown("total")).toBe(
-      String(10 * (quote({ kind: "image", modelId: "gamma-image-1.5", referenceImageCount: 1 }).credits ?? 0)),
+      `${10 * (quote({ kind: "image", modelId: "gamma-image-1.5", referenceImageCount: 1 }).credits ?? 0)} credits`,
     );
     await page.screenshot({ path: `${SCREENSHOTS}playground-gamma.png`, fullPage: true });
+  });
+
+  it("P4: every amount is labelled in credits, one credit in the singular, and the page says what a credit is", async () => {
+    await page.selectOption("#model", "beta");
+    await page.selectOption("#generationType", "text-to-image");
+    await page.fill("#imageCount", "1");
+    await page.fill("#multiplier", "0.04");
+    // 25 x 0.04 = 1: the one amount that takes the singular.
+    expect(await shown("perImage")).toBe("1 credit");
+    expect(await shown("total")).toBe("1 credit");
+    expect(await breakdownAmounts()).toEqual(["25 credits", "0 credits", "25 credits", "1 credit", "1 credit"]);
+    expect(await shown("unit")).toContain("Prices in credits");
+    expect(await page.getAttribute("#perImage", "aria-describedby")).toBe("unit");
+    expect(await page.getAttribute("#total", "aria-describedby")).toBe("unit");
+    await page.fill("#multiplier", "1");
   });
 
   it("text-to-image offers no reference images", async () => {
