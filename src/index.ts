@@ -1,7 +1,7 @@
 /**
  * Validates and prices image-generation requests: the browser-safe core.
  *
- * @packageDocumentation
+ * @module imagegen-pricing
  */
 export { normalizeRequest } from "./request/normalizeRequest.js";
 export { validateForModel } from "./request/validateForModel.js";

@@ -8,7 +8,7 @@
  * canonical form of a request (already trimmed, ids already distinct). They are a guide for what to
  * offer; `normalizeRequest` and `validateForModel` stay the authority.
  *
- * @packageDocumentation
+ * @module imagegen-pricing/json-schema
  */
 import { type JSONSchema7, toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";

@@ -4,7 +4,7 @@
  * `Request`/`Response` objects; any other fetch handler goes through `@hono/node-server`'s
  * request listener. `npm run bench` measures both against bare node:http.
  *
- * @packageDocumentation
+ * @module imagegen-pricing/node
  */
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";

@@ -2,7 +2,7 @@
  * `imagegen-pricing/postgres`: the reference server's `Store` on PostgreSQL, for several instances
  * on one database and for state that outlives a restart. Needs the `pg` package.
  *
- * @packageDocumentation
+ * @module imagegen-pricing/postgres
  */
 export { createPostgresStore, migratePostgres } from "./store.js";
 export type { PostgresStore, PostgresStoreOptions } from "./store.js";

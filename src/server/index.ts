@@ -3,7 +3,7 @@
  * over a store (in memory by default). Runs on Node, Deno, Bun and workers; `<package>/node` binds
  * it to `node:http`.
  *
- * @packageDocumentation
+ * @module imagegen-pricing/server
  */
 export { createReferenceServer } from "./createReferenceServer.js";
 export { createMemoryStore } from "./memoryStore.js";
