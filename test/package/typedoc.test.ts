@@ -18,9 +18,9 @@ const config = JSON.parse(readFileSync(`${root}typedoc.json`, "utf8")) as {
   projectDocuments: string[];
   treatWarningsAsErrors: boolean;
 };
-/** The import paths of the package's library entries (`imagegen-pricing`, `imagegen-pricing/server`, ...). */
+/** The import paths of the package's library entries (`imagegen-pricing`, `imagegen-pricing/server`, ...); data files are not modules. */
 const importPaths = Object.keys(pkg.exports)
-  .filter((s) => s !== "./package.json")
+  .filter((s) => !s.endsWith(".json"))
   .map((s) => (s === "." ? pkg.name : `${pkg.name}/${s.slice(2)}`));
 
 let out = "";
