@@ -44,6 +44,9 @@ const PERCENT = 0x25;
 const BACKSLASH = 0x5c;
 const AMPERSAND = 0x26;
 const code = (c: string) => c.charCodeAt(0);
+const [DIGIT_2, DIGIT_5, LOWER_X, UPPER_X, LOWER_U, UPPER_U, OPEN_BRACE, CLOSE_BRACE, HASH, SEMICOLON] = [..."25xXuU{}#;"].map(
+  code,
+) as [number, number, number, number, number, number, number, number, number, number];
 
 /** What a backslash escape letter stands for (JSON, JavaScript, C); any other letter stands for itself. */
 const ESCAPES: Record<string, number> = { n: 0x0a, r: 0x0d, t: 0x09, b: 0x08, f: 0x0c, v: 0x0b, "0": 0x00 };
@@ -68,13 +71,13 @@ const ENTITIES: Record<string, number> = {
 function byteAt(cps: Cps, i: number): [number, number, "%" | "x"] | undefined {
   if (cps[i] === PERCENT) {
     let p = i + 1;
-    while (cps[p] === code("2") && cps[p + 1] === code("5") && isHex(cps[p + 2]) && isHex(cps[p + 3])) p += 2;
+    while (cps[p] === DIGIT_2 && cps[p + 1] === DIGIT_5 && isHex(cps[p + 2]) && isHex(cps[p + 3])) p += 2;
     return isHex(cps[p]) && isHex(cps[p + 1]) ? [hexValue(cps, p, 2), p + 2, "%"] : undefined;
   }
   if (cps[i] === BACKSLASH) {
     let q = i;
     while (cps[q] === BACKSLASH) q++;
-    if (cps[q] === code("x") && isHex(cps[q + 1]) && isHex(cps[q + 2])) return [hexValue(cps, q + 1, 2), q + 3, "x"];
+    if (cps[q] === LOWER_X && isHex(cps[q + 1]) && isHex(cps[q + 2])) return [hexValue(cps, q + 1, 2), q + 3, "x"];
   }
   return undefined;
 }
@@ -108,7 +111,7 @@ function bytesAt(cps: Cps, i: number): [number, number] | undefined {
 function decodeAt(cps: Cps, i: number): [number, number] | undefined {
   const first = cps[i];
   if (first === PERCENT) {
-    if ((cps[i + 1] === code("u") || cps[i + 1] === code("U")) && [2, 3, 4, 5].every((k) => isHex(cps[i + k]))) {
+    if ((cps[i + 1] === LOWER_U || cps[i + 1] === UPPER_U) && hexRun(cps, i + 2, 4)) {
       return [hexValue(cps, i + 2, 4), i + 6];
     }
     return bytesAt(cps, i);
@@ -120,28 +123,50 @@ function decodeAt(cps: Cps, i: number): [number, number] | undefined {
     while (cps[q] === BACKSLASH) q++;
     const letter = cps[q];
     if (letter === undefined) return undefined;
-    if (letter === code("u") && [1, 2, 3, 4].every((k) => isHex(cps[q + k]))) return [hexValue(cps, q + 1, 4), q + 5];
-    if (letter === code("u") && cps[q + 1] === code("{")) {
+    if (letter === LOWER_U && hexRun(cps, q + 1, 4)) return [hexValue(cps, q + 1, 4), q + 5];
+    if (letter === LOWER_U && cps[q + 1] === OPEN_BRACE) {
       let r = q + 2;
       while (isHex(cps[r]) && r - q < 9) r++;
-      const value = r > q + 2 && cps[r] === code("}") ? hexValue(cps, q + 2, r - q - 2) : -1;
+      const value = r > q + 2 && cps[r] === CLOSE_BRACE ? hexValue(cps, q + 2, r - q - 2) : -1;
       if (value >= 0 && value <= 0x10ffff) return [value, r + 1];
     }
     // A backslash run always swallows the letter after it, so that a JSON escape is never split.
     return [ESCAPES[String.fromCodePoint(letter)] ?? letter, q + 1];
   }
-  if (first === AMPERSAND) {
-    let r = i + 1;
-    while (r - i < 12 && cps[r] !== undefined && cps[r] !== code(";")) r++;
-    if (cps[r] !== code(";")) return undefined;
-    const name = String.fromCodePoint(...cps.slice(i + 1, r));
-    let value = ENTITIES[name];
-    if (value === undefined && /^#[0-9]{1,7}$/.test(name)) value = Number(name.slice(1));
-    if (value === undefined && /^#[xX][0-9a-fA-F]{1,6}$/.test(name)) value = Number.parseInt(name.slice(2), 16);
-    return value !== undefined && value <= 0x10ffff ? [value, r + 1] : undefined;
-  }
+  if (first === AMPERSAND) return entityAt(cps, i);
   return undefined;
 }
+
+/** Whether `count` hex digits start at `from`. */
+function hexRun(cps: Cps, from: number, count: number): boolean {
+  for (let k = from; k < from + count; k++) if (!isHex(cps[k])) return false;
+  return true;
+}
+
+/** Reads an HTML character reference at `i` (`&#95;`, `&#x5F;`, `&lowbar;` ...), or `undefined`. */
+function entityAt(cps: Cps, i: number): [number, number] | undefined {
+  if (cps[i + 1] === HASH) {
+    const hex = cps[i + 2] === LOWER_X || cps[i + 2] === UPPER_X;
+    let r = hex ? i + 3 : i + 2;
+    let value = 0;
+    const start = r;
+    for (; r - start < (hex ? 6 : 7); r++) {
+      const digit = hexDigit(cps[r]);
+      if (digit < 0 || (!hex && digit > 9)) break;
+      value = value * (hex ? 16 : 10) + digit;
+    }
+    return r > start && cps[r] === SEMICOLON && value <= 0x10ffff ? [value, r + 1] : undefined;
+  }
+  let r = i + 1;
+  while (r - i <= 8 && isLetter(cps[r])) r++;
+  if (r === i + 1 || cps[r] !== SEMICOLON) return undefined;
+  let name = "";
+  for (let k = i + 1; k < r; k++) name += String.fromCharCode(cps[k] as number);
+  const value = ENTITIES[name];
+  return value === undefined ? undefined : [value, r + 1];
+}
+
+const isLetter = (cp: number | undefined) => cp !== undefined && (cp | 0x20) >= 0x61 && (cp | 0x20) <= 0x7a;
 
 /** One layer of decoding: every encoded character becomes one unit spanning its whole encoding. */
 function decodeLayer(units: Units): { units: Units; changed: boolean } {
