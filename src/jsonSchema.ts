@@ -2,8 +2,8 @@
  * JSON Schemas of a generation request, for tools outside TypeScript: form builders, OpenAPI
  * documents, validators in other languages. Kept out of the core entry (`imagegen-pricing`) so a
  * browser bundle that only prices does not carry them; import it from `imagegen-pricing/json-schema`.
- * The request schema was converted from its valibot schema when the package was built, so no
- * converter runs (or is installed) at run time.
+ * The request schema was converted from its valibot schema ahead of time (scripts/jsonSchemas.ts),
+ * so no converter runs, or is installed, at run time.
  *
  * A JSON Schema cannot trim strings or say "count the distinct ids", so these schemas describe the
  * canonical form of a request (already trimmed, ids already distinct). They are a guide for what to
@@ -106,8 +106,8 @@ function finish(schema: JSONSchema7, title: string, description: string): JSONSc
 
 /**
  * The JSON Schema (draft-07) of a generation request body for any model of a catalog, converted from
- * the valibot request schema with `@valibot/to-json-schema` when the package was built. It lists the public values of every
- * field (all 16 ratios, all resolutions); which of them a model accepts is in
+ * the valibot request schema with `@valibot/to-json-schema` ahead of time. It lists the public
+ * values of every field (all 16 ratios, all resolutions); which of them a model accepts is in
  * {@link modelRequestJsonSchema}.
  *
  * @param catalog - The catalog whose model ids and default model apply (default: the built-in one).
@@ -119,7 +119,7 @@ function finish(schema: JSONSchema7, title: string, description: string): JSONSc
  * ```
  */
 export function requestJsonSchema(catalog: Catalog = builtIn): JSONSchema7 {
-  // Converted from the valibot request schema when the package was built (scripts/jsonSchemas.ts);
+  // Converted from the valibot request schema ahead of time (scripts/jsonSchemas.ts);
   // only the model ids and the default model depend on the catalog.
   const converted = structuredClone(JSON_SCHEMAS.request) as JSONSchema7;
   const properties = converted.properties as Record<string, JSONSchema7>;

@@ -1,7 +1,7 @@
 /**
- * The OpenAPI 3.1 document of the four endpoints, built from the JSON Schemas that the same valibot
- * schemas the server checks requests with and builds answers from were converted to when the
- * package was built (scripts/jsonSchemas.ts, `@valibot/to-json-schema`).
+ * The OpenAPI 3.1 document of the four endpoints, built from the JSON Schemas of the valibot schemas
+ * the server checks requests with and builds answers from, converted ahead of time
+ * (scripts/jsonSchemas.ts, `@valibot/to-json-schema`).
  */
 import { JSON_SCHEMAS } from "../generated/jsonSchemas.js";
 import { catalog as builtIn } from "../models/catalog.js";
