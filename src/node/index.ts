@@ -49,10 +49,10 @@ export type ServeOptions = {
   /** Close cleanly on SIGINT and SIGTERM (default true). */
   handleSignals?: boolean;
   /**
-   * How long a client has to send the request line and headers, in milliseconds (default 10,000),
-   * counted from the connection or from the end of the previous request; past it the answer is a
-   * JSON 408 and the connection closes. Checked every tenth of the shorter timeout (at most every
-   * second), so a request is cut within that much after the bound.
+   * How long a client has to send the request line and headers, in milliseconds (default 10,000;
+   * a new connection that sends nothing is cut at the same bound); past it the answer is a JSON 408
+   * and the connection closes. Checked every tenth of this timeout (at least every second), so a
+   * request is cut within that much after the bound.
    */
   headersTimeoutMs?: number;
   /**
@@ -96,8 +96,11 @@ export type RunningServer = {
 /**
  * Serves a fetch handler over HTTP/1.1 with `node:http`.
  *
- * @param options - Port, host, the server to bind and whether to handle signals.
- * @returns Once listening: the URL and a `close()`.
+ * @param options - Port, host, the server to bind, whether to handle signals, and the bounds of
+ *   every connection (timeouts, connection cap, header size, drain).
+ * @returns Once listening: the URL, live `stats()` and a `close()`.
+ * @throws RangeError when a bound is not a positive whole number, or the headers timeout is longer
+ *   than the request timeout.
  * @example
  * ```ts
  * const { url, close } = await serve({ port: 0 });

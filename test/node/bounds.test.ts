@@ -172,6 +172,23 @@ describe("serve(): the bounds of a connection (S12, S15)", () => {
     expect(r.stats().requests).toBeGreaterThan(0);
   });
 
+  it("S15: each bound must be a positive whole number, and headers cannot be given longer than the whole request", async () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(start({ maxConnections: bad })).rejects.toThrow(/maxConnections must be a positive whole number/);
+      await expect(start({ headersTimeoutMs: bad })).rejects.toThrow(RangeError);
+    }
+    await expect(start({ headersTimeoutMs: 5000, requestTimeoutMs: 1000 })).rejects.toThrow(
+      /must not be longer than requestTimeoutMs/,
+    );
+    // One timeout alone moves the other default out of its way.
+    const short = await start({ requestTimeoutMs: 500 });
+    expect([short.httpServer.headersTimeout, short.httpServer.requestTimeout]).toEqual([500, 500]);
+    const long = await start({ headersTimeoutMs: 60_000 });
+    expect([long.httpServer.headersTimeout, long.httpServer.requestTimeout]).toEqual([60_000, 60_000]);
+    const defaults = await start();
+    expect([defaults.httpServer.headersTimeout, defaults.httpServer.requestTimeout]).toEqual([10_000, 30_000]);
+  });
+
   it("S15: a body of 200,000 bad ids is answered with a small 400 while another client's pings are served", async () => {
     const { server, key } = await world();
     const r = await start({ server });
