@@ -22,7 +22,13 @@ export function directListener(respond: (incoming: Incoming) => Promise<Outgoing
     guard
       .track(req, res, () => respond(toIncoming(req)))
       .then(
-        (out) => send(req, res, out, guard),
+        (out) => {
+          try {
+            send(req, res, out, guard);
+          } catch {
+            res.destroy(); // a header node:http refuses: a cut answer, never a wrong one
+          }
+        },
         () => {
           // respond() answers every error itself; this only keeps a broken promise from hanging the socket
           if (!guard.answered(req)) writeError(res, "internal_error", "Something went wrong on our side.");

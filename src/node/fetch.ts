@@ -46,7 +46,13 @@ async function answer(req: IncomingMessage, res: ServerResponse, handler: FetchH
     } catch {
       return writeError(res, "internal_error", "Something went wrong on our side.");
     }
-    await write(req, res, response, guard);
+    try {
+      await write(req, res, response, guard);
+    } catch {
+      // A header node:http refuses although a web Response accepted it (a control character).
+      if (res.headersSent) res.destroy();
+      else writeError(res, "internal_error", "Something went wrong on our side.");
+    }
   } finally {
     res.off("close", onClose);
   }

@@ -93,13 +93,15 @@ describe("serve() with any fetch handler (no reference server)", () => {
     expect(await until(() => r.stats().activeRequests === 0)).toBe(true);
   });
 
-  it("S12: a handler that throws or returns no Response is a JSON 500 with a Request-Id", async () => {
+  it("S12: a handler that throws, returns no Response, or returns a header node:http refuses is a JSON 500 with a Request-Id", async () => {
     for (const fetch of [
       () => {
         throw new Error("boom");
       },
       async () => Promise.reject(new Error("boom")),
       () => "not a response" as unknown as Response,
+      // A header value a web Response accepts and node:http refuses to write (a control character).
+      () => new Response("x", { headers: { "x-name": "a\u0001b" } }),
     ]) {
       const r = await start({ server: { fetch } });
       const client = rawClient(r.port);
