@@ -105,7 +105,7 @@ export function writeError(res: ServerResponse, code: ConnectionErrorCode, messa
 
 /** Live figures of a running server. */
 export type ServerStats = {
-  /** Connections open now (answered 503 at the cap or not, those are not counted). */
+  /** Connections open now, not counting those answered 503 at the cap. */
   openConnections: number;
   /** Requests whose handler has started and not yet settled. */
   activeRequests: number;
@@ -128,6 +128,7 @@ export type Guard = {
    * connection, up to `maxDrainBytes` (and the request timeout); past that, close it.
    */
   drain(req: IncomingMessage): void;
+  /** A copy of the live figures. */
   stats(): ServerStats;
   /** Destroys every socket still lingering after an early answer. */
   closeLingering(): void;
