@@ -148,7 +148,7 @@ the machine and on its load, the ratios much less.
 - Date: ${new Date().toISOString().slice(0, 10)}, commit ${commit}
 - CPU: ${cpus.length} x ${cpus[0]?.model ?? "?"}; memory ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${os.type()} ${os.release()}
 - Load average when the run started: ${load0.toFixed(2)} (the machine is shared; other jobs ran during the run)
-- Node ${process.version}; imagegen-pricing ${self.version}, valibot ${pkg("valibot")}, @hono/node-server ${pkg("@hono/node-server")}, tinybench ${pkg("tinybench")}, autocannon ${pkg("autocannon")}, tsx ${pkg("tsx")}
+- Node ${process.version}; imagegen-pricing ${self.version}, valibot ${pkg("valibot")}, tinybench ${pkg("tinybench")}, autocannon ${pkg("autocannon")}, tsx ${pkg("tsx")}
 
 ## How it was run
 

@@ -1,8 +1,9 @@
 /**
  * JSON Schemas of a generation request, for tools outside TypeScript: form builders, OpenAPI
  * documents, validators in other languages. Kept out of the core entry (`imagegen-pricing`) so a
- * browser bundle that only prices does not carry the converter; import it from
- * `imagegen-pricing/json-schema`.
+ * browser bundle that only prices does not carry them; import it from `imagegen-pricing/json-schema`.
+ * The request schema was converted from its valibot schema ahead of time (scripts/jsonSchemas.ts),
+ * so no converter runs, or is installed, at run time.
  *
  * A JSON Schema cannot trim strings or say "count the distinct ids", so these schemas describe the
  * canonical form of a request (already trimmed, ids already distinct). They are a guide for what to
@@ -10,14 +11,74 @@
  *
  * @module imagegen-pricing/json-schema
  */
-import { type JSONSchema7, toJsonSchema } from "@valibot/to-json-schema";
-import * as v from "valibot";
+import { JSON_SCHEMAS } from "./generated/jsonSchemas.js";
 import { catalog as builtIn } from "./models/catalog.js";
 import { GENERATION_TYPES, LIMITS } from "./models/lists.js";
 import { type Catalog, findModel, type ModelSpec } from "./models/modelSpec.js";
-import { requestSchema } from "./request/schema.js";
 
-export type { JSONSchema7 } from "@valibot/to-json-schema";
+/** The name of a JSON type. */
+export type JSONSchema7TypeName = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
+
+/** A JSON value, as a schema's `enum`, `const` or `default` holds it. */
+export type JSONSchema7Type = string | number | boolean | null | JSONSchema7Type[] | { [key: string]: JSONSchema7Type };
+
+/** A JSON Schema, or `true` / `false` (any value, no value). */
+export type JSONSchema7Definition = JSONSchema7 | boolean;
+
+/**
+ * A JSON Schema (draft-07): the keywords these schemas use and the other common ones. The same
+ * shape as `JSONSchema7` of `@valibot/to-json-schema` and `@types/json-schema`, declared here so
+ * that no converter is needed at run time.
+ */
+export interface JSONSchema7 {
+  $id?: string | undefined;
+  $ref?: string | undefined;
+  $schema?: string | undefined;
+  $comment?: string | undefined;
+  $defs?: Record<string, JSONSchema7Definition> | undefined;
+  type?: JSONSchema7TypeName | JSONSchema7TypeName[] | undefined;
+  enum?: JSONSchema7Type[] | undefined;
+  const?: JSONSchema7Type | undefined;
+  multipleOf?: number | undefined;
+  maximum?: number | undefined;
+  exclusiveMaximum?: number | undefined;
+  minimum?: number | undefined;
+  exclusiveMinimum?: number | undefined;
+  maxLength?: number | undefined;
+  minLength?: number | undefined;
+  pattern?: string | undefined;
+  items?: JSONSchema7Definition | JSONSchema7Definition[] | undefined;
+  additionalItems?: JSONSchema7Definition | undefined;
+  maxItems?: number | undefined;
+  minItems?: number | undefined;
+  uniqueItems?: boolean | undefined;
+  contains?: JSONSchema7Definition | undefined;
+  maxProperties?: number | undefined;
+  minProperties?: number | undefined;
+  required?: string[] | undefined;
+  properties?: Record<string, JSONSchema7Definition> | undefined;
+  patternProperties?: Record<string, JSONSchema7Definition> | undefined;
+  additionalProperties?: JSONSchema7Definition | undefined;
+  dependencies?: Record<string, JSONSchema7Definition | string[]> | undefined;
+  propertyNames?: JSONSchema7Definition | undefined;
+  if?: JSONSchema7Definition | undefined;
+  then?: JSONSchema7Definition | undefined;
+  else?: JSONSchema7Definition | undefined;
+  allOf?: JSONSchema7Definition[] | undefined;
+  anyOf?: JSONSchema7Definition[] | undefined;
+  oneOf?: JSONSchema7Definition[] | undefined;
+  not?: JSONSchema7Definition | undefined;
+  format?: string | undefined;
+  contentMediaType?: string | undefined;
+  contentEncoding?: string | undefined;
+  definitions?: Record<string, JSONSchema7Definition> | undefined;
+  title?: string | undefined;
+  description?: string | undefined;
+  default?: JSONSchema7Type | undefined;
+  readOnly?: boolean | undefined;
+  writeOnly?: boolean | undefined;
+  examples?: JSONSchema7Type[] | undefined;
+}
 
 const DRAFT = "http://json-schema.org/draft-07/schema#";
 
@@ -45,8 +106,8 @@ function finish(schema: JSONSchema7, title: string, description: string): JSONSc
 
 /**
  * The JSON Schema (draft-07) of a generation request body for any model of a catalog, converted from
- * the valibot request schema with `@valibot/to-json-schema`. It lists the public values of every
- * field (all 16 ratios, all resolutions); which of them a model accepts is in
+ * the valibot request schema with `@valibot/to-json-schema` ahead of time. It lists the public
+ * values of every field (all 16 ratios, all resolutions); which of them a model accepts is in
  * {@link modelRequestJsonSchema}.
  *
  * @param catalog - The catalog whose model ids and default model apply (default: the built-in one).
@@ -58,7 +119,11 @@ function finish(schema: JSONSchema7, title: string, description: string): JSONSc
  * ```
  */
 export function requestJsonSchema(catalog: Catalog = builtIn): JSONSchema7 {
-  const converted = toJsonSchema(requestSchema(catalog), { errorMode: "ignore" });
+  // Converted from the valibot request schema ahead of time (scripts/jsonSchemas.ts);
+  // only the model ids and the default model depend on the catalog.
+  const converted = structuredClone(JSON_SCHEMAS.request) as JSONSchema7;
+  const properties = converted.properties as Record<string, JSONSchema7>;
+  properties.modelId = { ...properties.modelId, enum: Object.keys(catalog.models), default: catalog.defaultModelId };
   const schema = finish(
     converted,
     "Generation request",
@@ -77,26 +142,34 @@ export function requestJsonSchema(catalog: Catalog = builtIn): JSONSchema7 {
   return schema;
 }
 
-/** A valibot schema of the values one model accepts, read from its catalog entry (V1-V7). */
-function modelFormSchema(model: ModelSpec) {
-  const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
-  const resolution = v.picklist(model.resolutions);
-  return v.strictObject({
-    prompt: text(LIMITS.promptMaxChars),
-    modelId: v.literal(model.id),
-    generationType: v.optional(v.picklist(GENERATION_TYPES), "text-to-image"),
-    aspectRatio: v.optional(v.picklist(model.aspectRatios), model.defaultAspectRatio),
-    // No default: the request must name it (V2).
-    resolution: model.defaultResolution === null ? resolution : v.optional(resolution, model.defaultResolution),
-    quality: v.optional(v.picklist(model.qualities), "low"),
-    background: v.optional(v.picklist(model.backgrounds), "auto"),
-    imageCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(model.maxImageCount)), 1),
-    inputAssetIds: v.optional(
-      v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.maxLength(model.maxReferenceImages)),
-      () => [],
-    ),
-    idempotencyKey: v.optional(text(LIMITS.idempotencyKeyMaxChars)),
-  });
+/**
+ * The JSON Schema of the values one model accepts, read from its catalog entry (V1-V7): what the
+ * valibot schema of these rules converts to (the package's tests check the two agree for every
+ * model), written out so that no converter is needed at run time.
+ */
+function modelForm(model: ModelSpec): JSONSchema7 {
+  const text = (max: number): JSONSchema7 => ({ type: "string", minLength: 1, maxLength: max });
+  const pick = (values: readonly string[], fallback?: string): JSONSchema7 =>
+    fallback === undefined ? { enum: [...values], type: "string" } : { enum: [...values], type: "string", default: fallback };
+  const required = ["prompt", "modelId"];
+  // No default resolution: the request must name it (V2).
+  if (model.defaultResolution === null) required.push("resolution");
+  return {
+    type: "object",
+    properties: {
+      prompt: text(LIMITS.promptMaxChars),
+      modelId: { const: model.id },
+      generationType: pick(GENERATION_TYPES, "text-to-image"),
+      aspectRatio: pick(model.aspectRatios, model.defaultAspectRatio),
+      resolution: pick(model.resolutions, model.defaultResolution ?? undefined),
+      quality: pick(model.qualities, "low"),
+      background: pick(model.backgrounds, "auto"),
+      imageCount: { type: "integer", minimum: 1, maximum: model.maxImageCount, default: 1 },
+      inputAssetIds: { type: "array", items: { type: "string", minLength: 1 }, maxItems: model.maxReferenceImages, default: [] },
+      idempotencyKey: text(LIMITS.idempotencyKeyMaxChars),
+    },
+    required,
+  };
 }
 
 /**
@@ -117,8 +190,7 @@ function modelFormSchema(model: ModelSpec) {
 export function modelRequestJsonSchema(modelId: string, catalog: Catalog = builtIn): JSONSchema7 | undefined {
   const model = findModel(catalog, modelId);
   if (!model) return undefined;
-  const converted = toJsonSchema(modelFormSchema(model), { errorMode: "ignore" });
-  return finish(converted, `Generation request for ${model.id}`, `What ${model.id} accepts (catalog ${catalog.version}).`);
+  return finish(modelForm(model), `Generation request for ${model.id}`, `What ${model.id} accepts (catalog ${catalog.version}).`);
 }
 
 /**

@@ -1,18 +1,23 @@
 /**
- * Binds a fetch handler (by default a new reference server) to `node:http` (`<package>/node`).
+ * Binds a fetch handler (by default a new reference server) to `node:http` (`<package>/node`),
+ * within bounds: headers within 10 s, a whole request within 30 s, at most 1,000 open connections,
+ * and every answer JSON with a `Request-Id`, including those Node's HTTP parser would write itself.
  * A reference server is answered straight from node:http's request and response, without web
- * `Request`/`Response` objects; any other fetch handler goes through `@hono/node-server`'s
- * request listener. `npm run bench` measures both against bare node:http.
+ * `Request`/`Response` objects; any other fetch handler gets a web `Request` and its `Response` is
+ * streamed back. `npm run bench` measures both against bare node:http.
  *
  * @module imagegen-pricing/node
  */
 import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Readable } from "node:stream";
-import { getRequestListener } from "@hono/node-server";
-import { type BodyBytes, type Incoming, type Outgoing, pathOf, RESPOND } from "../server/http.js";
+import { type Incoming, type Outgoing, RESPOND } from "../server/http.js";
 import { createReferenceServer } from "../server/index.js";
+import { type Bounds, DEFAULT_BOUNDS, guardConnections, type ServerStats } from "./bounds.js";
+import { directListener } from "./direct.js";
+import { fetchListener } from "./fetch.js";
+
+export type { ServerStats } from "./bounds.js";
 
 /**
  * The SHA-256 of an API key as lowercase hex, synchronously with `node:crypto`: the same value as
@@ -44,11 +49,32 @@ export type ServeOptions = {
   /** Close cleanly on SIGINT and SIGTERM (default true). */
   handleSignals?: boolean;
   /**
-   * Let `@hono/node-server` replace the global `Request` and `Response` with its lighter,
-   * compatible classes (default true, as its own `serve` does). This is what makes the bridge fast
-   * (about 75% of bare node:http instead of about 50%); pass `false` to keep the globals untouched.
+   * How long a client has to send the request line and headers, in milliseconds (default 10,000;
+   * a new connection that sends nothing is cut at the same bound); past it the answer is a JSON 408
+   * and the connection closes. Checked every tenth of this timeout (at least every second), so a
+   * request is cut within that much after the bound.
    */
-  overrideGlobalObjects?: boolean;
+  headersTimeoutMs?: number;
+  /**
+   * How long a client has to send the whole request, body included, in milliseconds (default
+   * 30,000; at least `headersTimeoutMs`); past it the answer is a JSON 408 and the connection closes.
+   * The handler's own work is not counted.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * The most connections open at once (default 1,000). A connection past it is answered at once with
+   * a JSON 503 (`service_unavailable`, `Retry-After: 1`) and closed; 64 more than that are dropped
+   * by Node without an answer.
+   */
+  maxConnections?: number;
+  /** The largest request line and headers, in bytes (default 16 KiB, Node's); past it, a JSON 431. */
+  maxHeaderBytes?: number;
+  /**
+   * How much of a body left unread by an early answer (a 413, a 401 before the upload ended) is
+   * read and discarded so the client gets the answer rather than a reset, in bytes (default 4 MiB).
+   * Past it, or when the body is declared larger, the connection is closed.
+   */
+  maxDrainBytes?: number;
 };
 
 /** A listening server. */
@@ -61,6 +87,8 @@ export type RunningServer = {
   server: FetchServer;
   /** The `node:http` server. */
   httpServer: Server;
+  /** Live figures: open connections, requests in flight, requests handled, connections refused. */
+  stats: () => ServerStats;
   /** Stops accepting connections, ends idle ones and resolves when every request has finished. */
   close: () => Promise<void>;
 };
@@ -68,8 +96,11 @@ export type RunningServer = {
 /**
  * Serves a fetch handler over HTTP/1.1 with `node:http`.
  *
- * @param options - Port, host, the server to bind and whether to handle signals.
- * @returns Once listening: the URL and a `close()`.
+ * @param options - Port, host, the server to bind, whether to handle signals, and the bounds of
+ *   every connection (timeouts, connection cap, header size, drain).
+ * @returns Once listening: the URL, live `stats()` and a `close()`.
+ * @throws RangeError when a bound is not a positive whole number, or the headers timeout is longer
+ *   than the request timeout.
  * @example
  * ```ts
  * const { url, close } = await serve({ port: 0 });
@@ -80,16 +111,29 @@ export type RunningServer = {
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const server = options.server ?? createReferenceServer({ hashApiKey: sha256Hex });
   const host = options.host ?? "127.0.0.1";
+  const bounds = readBounds(options);
+  const httpServer = createServer({
+    maxHeaderSize: bounds.maxHeaderBytes,
+    headersTimeout: bounds.headersTimeoutMs,
+    requestTimeout: bounds.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, Math.max(5, Math.floor(bounds.headersTimeoutMs / 10))),
+  });
+  const guard = guardConnections(httpServer, bounds);
   // A reference server is answered without web Request/Response objects; any other fetch handler
-  // goes through @hono/node-server's bridge.
+  // gets a web Request.
   const respond = (server as { [RESPOND]?: unknown })[RESPOND];
-  const listener =
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  let port = 0;
+  httpServer.on(
+    "request",
     typeof respond === "function"
-      ? directListener(respond as (incoming: Incoming) => Promise<Outgoing>)
-      : getRequestListener((request) => server.fetch(request), {
-          overrideGlobalObjects: options.overrideGlobalObjects ?? true,
-        });
-  const httpServer = createServer(listener);
+      ? directListener(respond as (incoming: Incoming) => Promise<Outgoing>, guard)
+      : fetchListener(
+          (request) => server.fetch(request),
+          guard,
+          () => `${shownHost}:${port}`,
+        ),
+  );
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(options.port ?? 8787, host, () => {
@@ -97,7 +141,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       resolve();
     });
   });
-  const port = (httpServer.address() as AddressInfo).port;
+  port = (httpServer.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -106,6 +150,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       process.off("SIGTERM", onSignal);
       httpServer.close((error) => (error ? reject(error) : resolve()));
       httpServer.closeIdleConnections();
+      guard.closeLingering();
     });
     return closing;
   };
@@ -119,95 +164,35 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     process.once("SIGTERM", onSignal);
   }
 
-  const shownHost = host.includes(":") ? `[${host}]` : host;
-  return { url: `http://${shownHost}:${port}`, port, host, server, httpServer, close };
+  return { url: `http://${shownHost}:${port}`, port, host, server, httpServer, stats: guard.stats, close };
 }
 
-/**
- * A node:http listener straight onto a reference server's handler: the request is read from the
- * `IncomingMessage` (headers as a `Request` would join them, the body with the server's limit) and
- * the answer written with one `writeHead` and `end`, with no web objects in between.
- */
-function directListener(respond: (incoming: Incoming) => Promise<Outgoing>): RequestListener {
-  return (req, res) => {
-    respond(toIncoming(req)).then(
-      (out) => send(req, res, out),
-      () => {
-        // respond() answers every error itself; this only keeps a broken promise from hanging the socket
-        res.writeHead(500, { "content-type": "application/json; charset=utf-8", connection: "close" });
-        res.end('{"error":{"message":"Internal error.","code":"internal_error"}}');
-      },
+/** The bounds of a serve() call: each option a positive whole number, the request timeout no shorter than the headers'. */
+function readBounds(options: ServeOptions): Bounds {
+  const read = (name: keyof Bounds): number => {
+    const value = options[name];
+    if (value === undefined) return DEFAULT_BOUNDS[name];
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new RangeError(`serve(): ${name} must be a positive whole number; received ${String(value)}.`);
+    }
+    return value;
+  };
+  let headersTimeoutMs = read("headersTimeoutMs");
+  let requestTimeoutMs = read("requestTimeoutMs");
+  // When only one timeout is given, the other default gives way rather than fail.
+  if (options.requestTimeoutMs === undefined) requestTimeoutMs = Math.max(requestTimeoutMs, headersTimeoutMs);
+  if (options.headersTimeoutMs === undefined) headersTimeoutMs = Math.min(headersTimeoutMs, requestTimeoutMs);
+  const bounds: Bounds = {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnections: read("maxConnections"),
+    maxHeaderBytes: read("maxHeaderBytes"),
+    maxDrainBytes: read("maxDrainBytes"),
+  };
+  if (bounds.headersTimeoutMs > bounds.requestTimeoutMs) {
+    throw new RangeError(
+      `serve(): headersTimeoutMs (${bounds.headersTimeoutMs}) must not be longer than requestTimeoutMs (${bounds.requestTimeoutMs}).`,
     );
-  };
-}
-
-/** The {@link Incoming} of a node:http request. */
-function toIncoming(req: IncomingMessage): Incoming {
-  return {
-    method: req.method ?? "GET",
-    path: targetPath(req.url ?? "/"),
-    header: (name) => req.headersDistinct[name]?.join(", ") ?? null,
-    readBody: (maxBytes) => readIncoming(req, maxBytes),
-  };
-}
-
-/**
- * The path of a request target, as a `Request` made from it would have it: the query and fragment
- * cut off, and dot segments and the like resolved by the URL parser when there may be any.
- */
-function targetPath(target: string): string {
-  if (target.startsWith("/") && !/[.%\\]/.test(target)) {
-    const end = target.search(/[?#]/);
-    return end < 0 ? target : target.slice(0, end);
   }
-  try {
-    return new URL(target, "http://localhost").pathname;
-  } catch {
-    return pathOf(target);
-  }
-}
-
-/** Writes an answer; a body left unread (a rejected upload) closes the connection rather than being read. */
-function send(req: IncomingMessage, res: ServerResponse, out: Outgoing): void {
-  const headers = out.headers;
-  headers["content-length"] = String(Buffer.byteLength(out.body));
-  if (!req.complete) headers.connection = "close";
-  res.writeHead(out.status, headers);
-  res.end(out.body);
-}
-
-/**
- * Reads a node:http request body, never more than `maxBytes` of it: the same answers as reading
- * the web stream of the body, without making one. Past the limit it stops reading and leaves the
- * rest to the listener, which drains or closes the connection once the response is sent.
- */
-function readIncoming(incoming: Readable, maxBytes: number): Promise<BodyBytes> {
-  return new Promise((resolve) => {
-    if (incoming.readableEnded) return resolve(new Uint8Array(0));
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let settled = false;
-    const settle = (result: BodyBytes) => {
-      if (settled) return;
-      settled = true;
-      incoming.off("data", onData);
-      incoming.off("end", onEnd);
-      incoming.off("error", onFail);
-      incoming.off("close", onFail);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      total += chunk.byteLength;
-      if (total > maxBytes) {
-        incoming.pause();
-        settle("too_large");
-      } else chunks.push(chunk);
-    };
-    const onEnd = () => settle(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
-    const onFail = () => settle("unreadable"); // an error, or a close before the end: the client went away
-    incoming.on("data", onData);
-    incoming.on("end", onEnd);
-    incoming.on("error", onFail);
-    incoming.on("close", onFail);
-  });
+  return bounds;
 }

@@ -78,22 +78,6 @@ export class AdminError extends Error {
   }
 }
 
-/** Anything shaped like (the start of) an API key: `ck_live_` or `ck_test_` and what follows it. */
-const KEY_LIKE = /ck_(live|test)_[A-Za-z0-9_-]+/g;
-
-/**
- * Masks every API-key-shaped run in a JSON text down to its prefix (`ck_test_...`), so that a key
- * pasted into any field (a model id, a field name, a quote's kind) is never echoed back in an
- * error or a quote message (S1, S2). The mask keeps the JSON valid: a key holds no quote or backslash.
- *
- * @param text - A JSON text about to be sent.
- * @returns The text with every key-shaped run masked.
- * @internal
- */
-export function redactKeys(text: string): string {
-  return text.includes("ck_") ? text.replace(KEY_LIKE, "ck_$1_...") : text;
-}
-
 /** The largest error answer, in UTF-8 bytes, whatever the request (S15). */
 export const MAX_ERROR_BODY_BYTES = 32 * 1024;
 /** The most issues an error answer lists; the rest are counted in one more issue. */

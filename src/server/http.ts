@@ -7,7 +7,8 @@
 import { ping, queryCredits } from "./account.js";
 import { authenticate, type Caller } from "./auth.js";
 import type { ServerContext } from "./createReferenceServer.js";
-import { boundIssues, cut, type ErrorBody, type Failure, SERVER_ERRORS, serverMessages as m, redactKeys } from "./errors.js";
+import { boundIssues, cut, type ErrorBody, type Failure, SERVER_ERRORS, serverMessages as m } from "./errors.js";
+import { redactSecrets } from "./redact.js";
 import { createGeneration } from "./generations.js";
 import { quotePrice } from "./quotes.js";
 import type { Issue } from "../types.js";
@@ -226,7 +227,7 @@ export function jsonText(status: number, text: string, requestId: string, extra?
  * @internal
  */
 export function json(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Outgoing {
-  return jsonText(status, redactKeys(JSON.stringify(body)), requestId, extra);
+  return jsonText(status, redactSecrets(JSON.stringify(body)), requestId, extra);
 }
 
 /**

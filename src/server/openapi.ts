@@ -1,10 +1,11 @@
 /**
  * The OpenAPI 3.1 document of the four endpoints, and the valibot schemas of every answer it
- * describes: the handlers build their answers as these types and the document is generated from
- * the same schemas (`@valibot/to-json-schema`), so the two cannot drift apart.
+ * describes: the handlers build their answers as these types, and the document is built from the
+ * same schemas converted to JSON Schema ahead of time (scripts/jsonSchemas.ts), so the two cannot
+ * drift apart and the converter is not needed at run time.
  */
-import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
+import { JSON_SCHEMAS } from "../generated/jsonSchemas.js";
 import { catalog as builtIn } from "../models/catalog.js";
 import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import type { Catalog } from "../models/modelSpec.js";
@@ -110,13 +111,12 @@ export type CreditsAnswer = v.InferOutput<typeof CreditsAnswerSchema>;
 export type OpenApiDocument = { openapi: "3.1.0"; [key: string]: unknown };
 
 type JsonObject = Record<string, unknown>;
-type AnySchema = v.GenericSchema;
 
-/** A valibot schema as JSON Schema, without the draft-07 `$schema` (OpenAPI 3.1 names its own dialect). */
-function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject {
+/** A converted schema as a new object, without the draft-07 `$schema` (OpenAPI 3.1 names its own dialect). */
+function jsonSchema(name: keyof typeof JSON_SCHEMAS): JsonObject {
   // Trimming, de-duplication and cross-field checks have no JSON Schema form; they are documented
   // in the descriptions below and enforced by the server.
-  const out = toJsonSchema(schema, { errorMode: "ignore", typeMode }) as JsonObject;
+  const out = structuredClone(JSON_SCHEMAS[name]) as JsonObject;
   delete out.$schema;
   return out;
 }
@@ -164,9 +164,9 @@ const errors = (...statuses: number[]) =>
  * @returns A plain JSON document.
  */
 export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocument {
-  const generationRequest = refine(jsonSchema(requestSchema(catalog), "input"), {
+  const generationRequest = refine(jsonSchema("requestInput"), {
     prompt: { maxLength: LIMITS.promptMaxChars, description: "Trimmed; 1 to 12000 characters (code points)." },
-    modelId: { enum: Object.keys(catalog.models) },
+    modelId: { enum: Object.keys(catalog.models), default: catalog.defaultModelId },
     generationType: { enum: [...GENERATION_TYPES] },
     aspectRatio: { enum: [...ASPECT_RATIOS], description: "Default: the model's (9:16). Each model accepts a subset." },
     resolution: { enum: [...RESOLUTIONS], description: "Default: 1K for the 2.5 models, 2K otherwise; alpha-img2 needs 1K." },
@@ -181,7 +181,7 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
       description: "Trimmed; 1 to 128 characters. The same key with the same request replays the first answer.",
     },
   });
-  const quoteSpec = refine(jsonSchema(QuoteSpecSchema, "input"), {
+  const quoteSpec = refine(jsonSchema("quoteSpec"), {
     kind: { description: 'Trimmed. "image" is priced; any other kind quotes credits: null (reason invalid_kind).' },
     modelId: { description: "Trimmed. An unknown model quotes credits: null (reason unknown_model)." },
     resolution: { enum: [...RESOLUTIONS], description: "Default: the model's default resolution." },
@@ -245,14 +245,14 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
       },
       schemas: {
         GenerationRequest: generationRequest,
-        GenerationAccepted: jsonSchema(GenerationAcceptedSchema, "output"),
+        GenerationAccepted: jsonSchema("generationAccepted"),
         QuoteSpec: quoteSpec,
         Quote: { anyOf: [ref("PricedQuote"), ref("UnpricedQuote")] },
-        PricedQuote: jsonSchema(PricedQuoteSchema, "output"),
-        UnpricedQuote: jsonSchema(UnpricedQuoteSchema, "output"),
-        Ping: jsonSchema(PingAnswerSchema, "output"),
-        Credits: jsonSchema(CreditsAnswerSchema, "output"),
-        Error: jsonSchema(ErrorBodySchema, "output"),
+        PricedQuote: jsonSchema("pricedQuote"),
+        UnpricedQuote: jsonSchema("unpricedQuote"),
+        Ping: jsonSchema("ping"),
+        Credits: jsonSchema("credits"),
+        Error: jsonSchema("error"),
       },
     },
   };

@@ -71,7 +71,7 @@ async function transports(): Promise<[string, (server: ReferenceServer) => Promi
     [
       "over loopback HTTP",
       async (server) => {
-        const r = await serve({ port: 0, server, handleSignals: false, overrideGlobalObjects: false });
+        const r = await serve({ port: 0, server, handleSignals: false });
         running.push(r);
         return (key, body) => overHttp(r.url, key, body);
       },

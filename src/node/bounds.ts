@@ -1,0 +1,263 @@
+/**
+ * The bounds of every connection `serve()` accepts (S12, S15): how long a request may take to
+ * arrive, how many connections may be open, what is drained after an early answer, and the JSON
+ * answers to everything Node's HTTP parser would otherwise answer itself in plain text.
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { newId } from "../server/ids.js";
+
+/** The bounds of {@link guardConnections}, every one already checked. @internal */
+export type Bounds = {
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly maxConnections: number;
+  readonly maxHeaderBytes: number;
+  readonly maxDrainBytes: number;
+};
+
+/** Defaults of the bounds: see docs/reliability.md. @internal */
+export const DEFAULT_BOUNDS: Bounds = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 1000,
+  maxHeaderBytes: 16 * 1024,
+  maxDrainBytes: 4 * 1024 * 1024,
+};
+
+/**
+ * How long a socket that was answered early (an error from the parser, a timeout, the connection
+ * cap) is still read from before it is destroyed: long enough for the client to read the answer
+ * instead of a reset, short enough that a client who never closes costs nothing.
+ */
+const LINGER_MS = 2000;
+
+/** Connections accepted past the cap only to be answered 503; beyond these, Node drops them at once. */
+const CAP_OVERFLOW = 64;
+
+/** The codes of the answers written here, by status; they extend the server's codes (S12). @internal */
+export const CONNECTION_ERRORS = {
+  bad_request: 400,
+  request_timeout: 408,
+  payload_too_large: 413,
+  header_fields_too_large: 431,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+type ConnectionErrorCode = keyof typeof CONNECTION_ERRORS;
+
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  413: "Content Too Large",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+/**
+ * The service's JSON error `{ error: { message, code, requestId } }` as a whole HTTP/1.1 answer,
+ * with a `Request-Id` and `Connection: close`, for writing straight to a socket.
+ *
+ * @internal
+ */
+export function rawErrorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}): string {
+  const { status, headers, body } = errorAnswer(code, message, extra);
+  let head = `HTTP/1.1 ${status} ${REASONS[status]}\r\n`;
+  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+  return `${head}\r\n${body}`;
+}
+
+/**
+ * The service's JSON error `{ error: { message, code, requestId } }` as a status, headers (a
+ * `Request-Id`, `Connection: close`) and body.
+ *
+ * @internal
+ */
+export function errorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}) {
+  const requestId = newId.request();
+  const status = CONNECTION_ERRORS[code];
+  const body = JSON.stringify({ error: { message, code, requestId } });
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+    "Request-Id": requestId,
+    ...extra,
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close",
+  };
+  return { status, headers, body };
+}
+
+/**
+ * Answers a request with the service's JSON error through its response, unless something was
+ * already written.
+ *
+ * @internal
+ */
+export function writeError(res: ServerResponse, code: ConnectionErrorCode, message: string): void {
+  if (res.headersSent || res.destroyed) return;
+  const { status, headers, body } = errorAnswer(code, message);
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+/** Live figures of a running server. */
+export type ServerStats = {
+  /** Connections open now, not counting those answered 503 at the cap. */
+  openConnections: number;
+  /** Requests whose handler has started and not yet settled. */
+  activeRequests: number;
+  /** Requests handed to a handler since the server started. */
+  requests: number;
+  /** Connections answered 503 because the cap was reached, since the server started. */
+  refusedConnections: number;
+};
+
+/** What the request listeners use of the guard. @internal */
+export type Guard = {
+  /** Runs a request's handler, counted in {@link ServerStats.activeRequests}. */
+  track<T>(req: IncomingMessage, res: ServerResponse, run: () => Promise<T>): Promise<T>;
+  /** Whether the socket was already answered here (a timeout): the handler must not write. */
+  answered(req: IncomingMessage): boolean;
+  /** Whether the unread rest of a body may be drained: not when it is declared larger than `maxDrainBytes`. */
+  canDrain(req: IncomingMessage): boolean;
+  /**
+   * After an answer sent before the body was read: read and discard the rest, keeping the
+   * connection, up to `maxDrainBytes` (and the request timeout); past that, close it.
+   */
+  drain(req: IncomingMessage): void;
+  /** A copy of the live figures. */
+  stats(): ServerStats;
+  /** Destroys every socket still lingering after an early answer. */
+  closeLingering(): void;
+};
+
+/**
+ * Applies the bounds to a node:http server: Node's timeouts and header limit, the connection
+ * cap answered with a JSON 503, and a JSON answer with a `Request-Id` for every error Node's parser
+ * reports (`clientError`) instead of Node's plain-text one.
+ *
+ * @param server - The node:http server, before it listens.
+ * @param bounds - The bounds.
+ * @returns What the request listeners use: tracking, draining and figures.
+ * @internal
+ */
+export function guardConnections(server: Server, bounds: Bounds): Guard {
+  server.headersTimeout = bounds.headersTimeoutMs;
+  server.requestTimeout = bounds.requestTimeoutMs;
+  server.maxConnections = bounds.maxConnections + CAP_OVERFLOW;
+
+  const stats: ServerStats = { openConnections: 0, activeRequests: 0, requests: 0, refusedConnections: 0 };
+  /** Sockets answered here: nothing more may be written to them. */
+  const answeredSockets = new WeakSet<Socket>();
+  /** Sockets whose request was answered early and whose body is being read to the end. */
+  const draining = new WeakSet<Socket>();
+  /** The response in progress on each socket, so a timeout does not write over one already started. */
+  const current = new WeakMap<Socket, ServerResponse>();
+  const lingering = new Set<Socket>();
+
+  /** Writes an answer, stops writing, and keeps reading for a while so the client can read it. */
+  function answerAndLinger(socket: Socket, answer: string): void {
+    answeredSockets.add(socket);
+    if (socket.destroyed) return;
+    socket.end(answer);
+    lingering.add(socket);
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once("close", () => {
+      clearTimeout(timer);
+      lingering.delete(socket);
+    });
+  }
+
+  // Runs before node:http's own listener, so a connection past the cap is answered before any parsing.
+  server.prependListener("connection", (socket: Socket) => {
+    if (stats.openConnections >= bounds.maxConnections) {
+      stats.refusedConnections++;
+      answerAndLinger(
+        socket,
+        rawErrorAnswer(
+          "service_unavailable",
+          `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`,
+          { "Retry-After": "1" },
+        ),
+      );
+      return;
+    }
+    stats.openConnections++;
+    socket.once("close", () => stats.openConnections--);
+  });
+
+  server.on("clientError", (error: Error & { code?: string }, socket: Socket) => {
+    if (answeredSockets.has(socket)) return; // the parser keeps reporting on a socket already answered
+    const inFlight = current.get(socket);
+    const gone = error.code === "ECONNRESET" || error.code === "EPIPE" || error.code === "HPE_INVALID_EOF_STATE";
+    if (gone || !socket.writable || draining.has(socket) || inFlight?.headersSent) {
+      // Nobody to answer, or an answer already on its way: writing now would corrupt it.
+      answeredSockets.add(socket);
+      socket.destroy();
+      return;
+    }
+    answerAndLinger(socket, parserAnswer(error.code, bounds));
+  });
+
+  return {
+    async track(req, res, run) {
+      const socket = req.socket;
+      current.set(socket, res);
+      res.once("finish", () => {
+        if (current.get(socket) === res) current.delete(socket);
+      });
+      stats.requests++;
+      stats.activeRequests++;
+      try {
+        return await run();
+      } finally {
+        stats.activeRequests--;
+      }
+    },
+    answered: (req) => answeredSockets.has(req.socket),
+    canDrain(req) {
+      const declared = req.headers["content-length"];
+      return declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= bounds.maxDrainBytes;
+    },
+    drain(req) {
+      const socket = req.socket;
+      if (req.complete || socket.destroyed) return;
+      draining.add(socket);
+      let read = 0;
+      req.on("data", (chunk: Buffer) => {
+        read += chunk.byteLength;
+        if (read > bounds.maxDrainBytes) socket.destroy();
+      });
+      req.once("end", () => draining.delete(socket));
+      req.resume();
+    },
+    stats: () => ({ ...stats }),
+    closeLingering() {
+      for (const socket of lingering) socket.destroy();
+    },
+  };
+}
+
+/** The JSON answer to an error Node's HTTP parser reported. */
+function parserAnswer(code: string | undefined, bounds: Bounds): string {
+  switch (code) {
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return rawErrorAnswer(
+        "request_timeout",
+        `The request did not arrive in time: headers are due within ${bounds.headersTimeoutMs} ms and the whole request within ${bounds.requestTimeoutMs} ms.`,
+      );
+    case "HPE_HEADER_OVERFLOW":
+      return rawErrorAnswer(
+        "header_fields_too_large",
+        `The request line and headers are larger than the limit of ${bounds.maxHeaderBytes} bytes.`,
+      );
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return rawErrorAnswer("payload_too_large", "The chunk extensions of the request body are larger than the server accepts.");
+    default:
+      return rawErrorAnswer("bad_request", "The request is not valid HTTP/1.1.");
+  }
+}
