@@ -18,6 +18,7 @@ import {
   CreditsAnswerSchema,
   ErrorBodySchema,
   GenerationAcceptedSchema,
+  NextChangeSchema,
   PingAnswerSchema,
   PricedQuoteSchema,
   QuoteSpecSchema,
@@ -54,6 +55,7 @@ export function generateJsonSchemas() {
     ping: convert(PingAnswerSchema, "output"),
     credits: convert(CreditsAnswerSchema, "output"),
     error: convert(ErrorBodySchema, "output"),
+    nextChange: convert(NextChangeSchema, "output"),
   };
 }
 

@@ -18,7 +18,8 @@ export const JSON_SCHEMAS: Readonly<
     | "unpricedQuote"
     | "ping"
     | "credits"
-    | "error",
+    | "error"
+    | "nextChange",
     GeneratedSchema
   >
 > = {
@@ -347,6 +348,38 @@ export const JSON_SCHEMAS: Readonly<
       },
       catalogVersion: {
         type: "string",
+        description: "The version of the catalog that priced this quote: the UTC date (YYYY-MM-DD) its prices took effect (P8).",
+      },
+      nextChange: {
+        type: "object",
+        properties: {
+          version: {
+            type: "string",
+            description: "The later catalog's version: the UTC date (YYYY-MM-DD) it takes effect.",
+          },
+          effectiveAt: {
+            type: "string",
+            format: "date-time",
+            description:
+              "When it takes effect: 00:00 UTC of that date, as an ISO 8601 date-time. Quotes from this instant on use it.",
+          },
+          credits: {
+            anyOf: [
+              {
+                type: "integer",
+                minimum: 0,
+              },
+              {
+                type: "null",
+              },
+            ],
+            description:
+              "What the same spec will cost per image under that catalog at the caller's current multiplier; null when that catalog cannot price it.",
+          },
+        },
+        required: ["version", "effectiveAt", "credits"],
+        description:
+          "Present only when the server already knows a later catalog than the one in force (P8): a price preview can say when prices change. Absent otherwise.",
       },
     },
     required: ["credits", "breakdown", "catalogVersion"],
@@ -366,6 +399,38 @@ export const JSON_SCHEMAS: Readonly<
       },
       catalogVersion: {
         type: "string",
+        description: "The version of the catalog that priced this quote: the UTC date (YYYY-MM-DD) its prices took effect (P8).",
+      },
+      nextChange: {
+        type: "object",
+        properties: {
+          version: {
+            type: "string",
+            description: "The later catalog's version: the UTC date (YYYY-MM-DD) it takes effect.",
+          },
+          effectiveAt: {
+            type: "string",
+            format: "date-time",
+            description:
+              "When it takes effect: 00:00 UTC of that date, as an ISO 8601 date-time. Quotes from this instant on use it.",
+          },
+          credits: {
+            anyOf: [
+              {
+                type: "integer",
+                minimum: 0,
+              },
+              {
+                type: "null",
+              },
+            ],
+            description:
+              "What the same spec will cost per image under that catalog at the caller's current multiplier; null when that catalog cannot price it.",
+          },
+        },
+        required: ["version", "effectiveAt", "credits"],
+        description:
+          "Present only when the server already knows a later catalog than the one in force (P8): a price preview can say when prices change. Absent otherwise.",
       },
     },
     required: ["credits", "reason", "message", "catalogVersion"],
@@ -473,6 +538,38 @@ export const JSON_SCHEMAS: Readonly<
       },
     },
     required: ["error"],
+    $schema: "http://json-schema.org/draft-07/schema#",
+  },
+  nextChange: {
+    type: "object",
+    properties: {
+      version: {
+        type: "string",
+        description: "The later catalog's version: the UTC date (YYYY-MM-DD) it takes effect.",
+      },
+      effectiveAt: {
+        type: "string",
+        format: "date-time",
+        description:
+          "When it takes effect: 00:00 UTC of that date, as an ISO 8601 date-time. Quotes from this instant on use it.",
+      },
+      credits: {
+        anyOf: [
+          {
+            type: "integer",
+            minimum: 0,
+          },
+          {
+            type: "null",
+          },
+        ],
+        description:
+          "What the same spec will cost per image under that catalog at the caller's current multiplier; null when that catalog cannot price it.",
+      },
+    },
+    required: ["version", "effectiveAt", "credits"],
+    description:
+      "Present only when the server already knows a later catalog than the one in force (P8): a price preview can say when prices change. Absent otherwise.",
     $schema: "http://json-schema.org/draft-07/schema#",
   },
 };

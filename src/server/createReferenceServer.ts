@@ -3,10 +3,11 @@
  * the operator's admin methods) over a store, with its options and the settings every handler is
  * given.
  */
-import { catalog as builtIn } from "../models/catalog.js";
+import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { type Admin, createAdmin } from "./admin.js";
 import { type ApiKeyHasher, hashApiKey } from "./auth.js";
+import { firstCatalogStart, type ServerCatalogs, serverCatalogs } from "./catalogs.js";
 import { serverMessages as m } from "./errors.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -20,7 +21,6 @@ import {
 } from "./http.js";
 import { newId } from "./ids.js";
 import { createMemoryStore } from "./memoryStore.js";
-import { createOpenApiDocument } from "./openapi.js";
 import { type Store, StoreUnavailableError } from "./store.js";
 
 /** A line the server logs. It never holds a key, a header or a body. */
@@ -34,7 +34,8 @@ export type LogEntry = {
 /** The settings and state of one server: what every handler is given. @internal */
 export type ServerContext = {
   readonly store: Store;
-  readonly catalog: Catalog;
+  /** The catalog in force at an instant (P8): read once per request, at `now()`. */
+  readonly catalogs: ServerCatalogs;
   readonly now: () => number;
   readonly maxBodyBytes: number;
   /** How long a client's idempotency key points at its task; `undefined`: as long as the task exists. */
@@ -43,7 +44,7 @@ export type ServerContext = {
   readonly log: (entry: LogEntry) => void;
   /** SHA-256 of a key as lowercase hex; Web Crypto unless the runtime binding gives a synchronous one. */
   readonly hashApiKey: ApiKeyHasher;
-  /** The serialized OpenAPI document, made on first use. */
+  /** The serialized OpenAPI document of the catalog in force now, made once per catalog. */
   readonly openApiText: () => string;
 };
 
@@ -59,8 +60,16 @@ export type ReferenceServerOptions = {
   idempotencyTtlMs?: number;
   /** The clock, in epoch milliseconds (default `Date.now`); tests pass their own. */
   now?: () => number;
-  /** The models and prices (default: the built-in catalog). */
+  /** The models and prices, in force whatever the clock (default: the built-in catalog). Not with `catalogs`. */
   catalog?: Catalog;
+  /**
+   * A price history instead of `catalog`: catalogs oldest first, each in force from its `version`
+   * date at 00:00 UTC (P8), checked once here (`defineCatalogHistory`). Every request is priced
+   * with the catalog in force at `now()`, so a scheduled change applies at its instant without a
+   * restart; a task keeps what it was charged. Before the first entry no price is known: pricing
+   * requests answer 503 `service_unavailable`.
+   */
+  catalogs?: readonly Catalog[];
   /**
    * Where the state lives (default: a new in-memory store). A store that cannot reach its backing
    * service rejects with a `StoreUnavailableError`; the request then answers 503 with `Retry-After`.
@@ -120,7 +129,9 @@ function retryAfterOf(error: unknown): number | undefined {
  * Creates a reference server: all of the service interface (S1-S15) with its state in a
  * store (in memory by default).
  *
- * @param options - Limits, clock, catalog, store and logger; all optional.
+ * @param options - Limits, clock, catalog (or a history of catalogs), store and logger; all optional.
+ * @throws RangeError when both `catalog` and `catalogs` are given; `CatalogHistoryError` naming each
+ *   bad entry of `catalogs`.
  * @returns `{ fetch, admin }`.
  * @example
  * ```ts
@@ -134,21 +145,18 @@ function retryAfterOf(error: unknown): number | undefined {
  * ```
  */
 export function createReferenceServer(options: ReferenceServerOptions = {}): ReferenceServer {
-  const catalog = options.catalog ?? builtIn;
-  let openApiText: string | undefined;
+  const catalogs = serverCatalogs(options.catalog, options.catalogs);
+  const now = options.now ?? Date.now;
   const ctx: ServerContext = {
     store: options.store ?? createMemoryStore(),
-    catalog,
-    now: options.now ?? Date.now,
+    catalogs,
+    now,
     maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     idempotencyTtlMs: positive("idempotencyTtlMs", options.idempotencyTtlMs, undefined),
     serviceName: options.serviceName ?? "imagegen-pricing-reference",
     log: options.log ?? defaultLog,
     hashApiKey: options.hashApiKey ?? hashApiKey,
-    openApiText: () => {
-      openApiText ??= JSON.stringify(createOpenApiDocument(catalog));
-      return openApiText;
-    },
+    openApiText: () => catalogs.openApiText(now()),
   };
   const admin = createAdmin(ctx);
 
@@ -177,6 +185,17 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
         return failure(requestId, {
           code: "service_unavailable",
           message: m.serviceUnavailable(retryAfter),
+          headers: { "retry-after": String(retryAfter) },
+        });
+      }
+      if (error instanceof NoCatalogInForceError) {
+        // A history whose first catalog is still ahead: no price is known, so nothing is priced (P2, P8).
+        report(requestId, "no catalog is in force yet", error);
+        const seconds = (firstCatalogStart(error) - Date.parse(error.instant)) / 1000;
+        const retryAfter = Math.min(Math.max(1, Math.ceil(seconds)), MAX_RETRY_AFTER_SECONDS);
+        return failure(requestId, {
+          code: "service_unavailable",
+          message: m.noCatalogInForce(error.firstVersion, retryAfter),
           headers: { "retry-after": String(retryAfter) },
         });
       }

@@ -176,6 +176,8 @@ export const serverMessages = {
   internalError: () => "Something went wrong on our side; nothing was charged for this request.",
   serviceUnavailable: (seconds: number) =>
     `The service cannot reach its data right now; nothing was charged. Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,
+  noCatalogInForce: (firstVersion: string, seconds: number) =>
+    `No prices are in force yet: the first catalog takes effect at ${firstVersion}T00:00:00.000Z; nothing was charged. Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,
 
   // quote spec (S11)
   specNotObject: (got: unknown) => `A quote spec must be a JSON object; received ${show(got)}.`,

@@ -1,13 +1,14 @@
 /**
- * `POST /api/generations` end to end (S2-S5, S8, S12): validate the request with the core, replay
- * or refuse a reused idempotency key, authorize the references, price the task, commit it in one
- * atomic store call, and render its 202 body from the stored task (the first answer and every
- * replay alike).
+ * `POST /api/generations` end to end (S2-S5, S8, S12, P8): validate the request with the core and
+ * the catalog in force, replay or refuse a reused idempotency key, authorize the references, price
+ * the task, commit it in one atomic store call, and render its 202 body from the stored task (the
+ * first answer and every replay alike).
  */
 import { computeCharge } from "../pricing/computeCharge.js";
 import { InvalidRequestError } from "../pricing/errors.js";
 import { normalizeRequest } from "../request/normalizeRequest.js";
 import { validateForModel } from "../request/validateForModel.js";
+import type { Catalog } from "../models/modelSpec.js";
 import type { GenerationRequest } from "../types.js";
 import { type Caller, INVALID_API_KEY } from "./auth.js";
 import type { ServerContext } from "./createReferenceServer.js";
@@ -45,18 +46,20 @@ export async function createGeneration(
 ): Promise<Outgoing> {
   const body = await readJsonBody(incoming, ctx.maxBodyBytes);
   if (!body.ok) return failure(requestId, body.failure);
-  const normalized = normalizeRequest(body.value, { catalog: ctx.catalog });
-  const checked = normalized.success ? validateForModel(normalized.output, ctx.catalog) : normalized;
+  // One instant and one catalog for the whole request (P8): what validates it is what prices it.
+  // Before a history's first catalog this throws, and the server answers 503.
+  const now = ctx.now();
+  const { catalog } = ctx.catalogs.at(now);
+  const checked = check(body.value, catalog);
   if (!checked.success) return invalidRequest(requestId, checked.issues);
   const request = checked.output;
   const { store } = ctx;
-  const now = ctx.now();
 
-  // Idempotency first: a retry of an accepted task is answered whatever changed since (S5).
+  // Idempotency first: a retry of an accepted task is answered whatever changed since (S5, P8).
   const clientKey = request.idempotencyKey;
   if (clientKey !== undefined) {
     const claimed = await store.findClaimedTask(caller.userId, clientKey, now);
-    if (claimed) return replayOrConflict(claimed, request, requestId);
+    if (claimed) return replayOrConflict(claimed, request, body.value, ctx, requestId);
   }
 
   // A foreign asset answers exactly like an unknown one (S2).
@@ -78,7 +81,7 @@ export async function createGeneration(
     charge = computeCharge(request, {
       account: { multiplier: user.multiplier },
       referenceCount: ids.length, // every listed reference was authorized above (P6)
-      catalog: ctx.catalog,
+      catalog,
     });
   } catch (error) {
     if (!(error instanceof InvalidRequestError)) throw error;
@@ -93,7 +96,7 @@ export async function createGeneration(
     clientKey: clientKey !== undefined,
     referenceCount: ids.length,
     multiplier: user.multiplier,
-    catalogVersion: ctx.catalog.version,
+    catalogVersion: catalog.version,
     jobCredits: charge.lines.map((line) => line.credits),
     totalCredits: charge.totalCreditCost,
   };
@@ -111,7 +114,7 @@ export async function createGeneration(
   if (result.ok) return jsonText(202, renderAccepted(result.task), requestId);
   switch (result.reason) {
     case "idempotency_key_taken": // a concurrent twin committed first
-      return replayOrConflict(result.task, request, requestId);
+      return replayOrConflict(result.task, request, body.value, ctx, requestId);
     case "insufficient_credits":
       return failure(requestId, {
         code: "insufficient_credits",
@@ -122,14 +125,33 @@ export async function createGeneration(
   }
 }
 
+/** Normalizes and validates a body against one catalog (N, V). */
+function check(raw: unknown, catalog: Catalog) {
+  const normalized = normalizeRequest(raw, { catalog });
+  return normalized.success ? validateForModel(normalized.output, catalog) : normalized;
+}
+
 /**
  * The answer to a request whose idempotency key already points at a task: the task's own 202 again
- * when the request is the same, a 409 when it is not.
+ * when the request is the same, a 409 when it is not. "The same" is judged as the body reads now
+ * and, for a task charged under another catalog, as it read under that one (P8): a retry that
+ * leaves a default out stays a retry when a later catalog changed the default.
  */
-function replayOrConflict(task: TaskRecord, request: GenerationRequest, requestId: string): Outgoing {
-  if (fingerprint(task.request) === fingerprint(request)) {
-    return jsonText(202, renderAccepted(task), requestId, { "idempotent-replayed": "true" });
+function replayOrConflict(
+  task: TaskRecord,
+  request: GenerationRequest,
+  raw: unknown,
+  ctx: ServerContext,
+  requestId: string,
+): Outgoing {
+  const stored = fingerprint(task.request);
+  let same = stored === fingerprint(request);
+  if (!same) {
+    const then = ctx.catalogs.byVersion(task.catalogVersion);
+    const before = then === undefined ? undefined : check(raw, then);
+    same = before?.success === true && fingerprint(before.output) === stored;
   }
+  if (same) return jsonText(202, renderAccepted(task), requestId, { "idempotent-replayed": "true" });
   return failure(requestId, { code: "idempotency_key_reused", message: m.idempotencyKeyReused(), param: "idempotencyKey" });
 }
 

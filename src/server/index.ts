@@ -19,6 +19,7 @@ export {
   CreditsAnswerSchema,
   ErrorBodySchema,
   GenerationAcceptedSchema,
+  NextChangeSchema,
   PingAnswerSchema,
   PricedQuoteSchema,
   QuoteAnswerSchema,
@@ -29,7 +30,14 @@ export type { LogEntry, ReferenceServer, ReferenceServerOptions } from "./create
 export type { Admin, JobView, LedgerEntry, TaskView } from "./admin.js";
 export type { ApiKeyHasher } from "./auth.js";
 export type { AdminErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";
-export type { CreditsAnswer, GenerationAccepted, OpenApiDocument, PingAnswer } from "./openapi.js";
+export type {
+  CreditsAnswer,
+  GenerationAccepted,
+  NextChange,
+  OpenApiDocument,
+  PingAnswer,
+  QuoteAnswer,
+} from "./openapi.js";
 export type {
   ApiKeyMode,
   ApiKeyRecord,

@@ -54,6 +54,37 @@ export const GenerationAcceptedSchema = v.object({
   billing: Billing,
 });
 
+const CATALOG_VERSION = v.pipe(
+  v.string(),
+  v.description("The version of the catalog that priced this quote: the UTC date (YYYY-MM-DD) its prices took effect (P8)."),
+);
+
+/**
+ * The next price change a server already knows of (P8): a later catalog, when it takes effect, and
+ * what the quoted spec costs from then at the caller's current multiplier.
+ */
+export const NextChangeSchema = v.pipe(
+  v.object({
+    version: v.pipe(v.string(), v.description("The later catalog's version: the UTC date (YYYY-MM-DD) it takes effect.")),
+    effectiveAt: v.pipe(
+      v.string(),
+      v.isoTimestamp(),
+      v.description(
+        "When it takes effect: 00:00 UTC of that date, as an ISO 8601 date-time. Quotes from this instant on use it.",
+      ),
+    ),
+    credits: v.pipe(
+      v.nullable(wholeCredits),
+      v.description(
+        "What the same spec will cost per image under that catalog at the caller's current multiplier; null when that catalog cannot price it.",
+      ),
+    ),
+  }),
+  v.description(
+    "Present only when the server already knows a later catalog than the one in force (P8): a price preview can say when prices change. Absent otherwise.",
+  ),
+);
+
 /** A priced quote (S11). */
 export const PricedQuoteSchema = v.object({
   credits: wholeCredits,
@@ -69,7 +100,8 @@ export const PricedQuoteSchema = v.object({
     rounding: v.literal("half-up"),
     credits: wholeCredits,
   }),
-  catalogVersion: v.string(),
+  catalogVersion: CATALOG_VERSION,
+  nextChange: v.optional(NextChangeSchema),
 });
 
 /** A well-formed spec that cannot be priced: `credits: null` and why (P2, S11). */
@@ -77,7 +109,8 @@ export const UnpricedQuoteSchema = v.object({
   credits: v.null(),
   reason: v.string(),
   message: v.string(),
-  catalogVersion: v.string(),
+  catalogVersion: CATALOG_VERSION,
+  nextChange: v.optional(NextChangeSchema),
 });
 
 /** The 200 answer of `POST /api/pricing/quote`. */
@@ -100,6 +133,10 @@ export const CreditsAnswerSchema = v.object({
   apiKeyId: v.pipe(v.string(), v.regex(/^apk_/)),
 });
 
+/** The next price change in a quote answer (P8). */
+export type NextChange = v.InferOutput<typeof NextChangeSchema>;
+/** The 200 body of a quote: the core's quote, and the next price change when one is known. */
+export type QuoteAnswer = v.InferOutput<typeof QuoteAnswerSchema>;
 /** The 202 body of an accepted generation. */
 export type GenerationAccepted = v.InferOutput<typeof GenerationAcceptedSchema>;
 /** The 200 body of a ping. */
@@ -129,6 +166,13 @@ function refine(schema: JsonObject, extra: Record<string, JsonObject>): JsonObje
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** A quote answer's schema, its `nextChange` named once as a component so that clients get one type for it. */
+function quoteSchema(name: "pricedQuote" | "unpricedQuote"): JsonObject {
+  const out = jsonSchema(name);
+  (out.properties as Record<string, unknown>).nextChange = ref("NextChange");
+  return out;
+}
 const jsonContent = (name: string) => ({ "application/json": { schema: ref(name) } });
 const errorResponse = (description: string) => ({ description, content: jsonContent("Error") });
 const codesOf = (status: number) =>
@@ -149,13 +193,23 @@ const ERRORS: Record<number, string> = {
 const RETRY_AFTER = {
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
 };
-const errors = (...statuses: number[]) =>
+const errors = (...statuses: number[]): JsonObject =>
   Object.fromEntries(
     statuses.map((s) => {
       const response = errorResponse(`${ERRORS[s]} (${codesOf(s)}).`);
       return [String(s), s === 503 ? { ...response, headers: RETRY_AFTER } : response];
     }),
   );
+/** The error answers of an endpoint that prices: its 503 also covers a price history whose first catalog is still ahead (P8). */
+const pricingErrors = (...statuses: number[]): JsonObject => ({
+  ...errors(...statuses),
+  "503": {
+    ...errorResponse(
+      `The store cannot be reached, or no catalog is in force yet (a price history whose first catalog is still ahead); nothing was charged. Retry after the Retry-After header's seconds (${codesOf(503)}).`,
+    ),
+    headers: RETRY_AFTER,
+  },
+});
 
 /**
  * Builds the OpenAPI 3.1 document of the reference server for a catalog.
@@ -215,7 +269,7 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
               },
               content: jsonContent("GenerationAccepted"),
             },
-            ...errors(400, 401, 402, 409, 413, 415, 503),
+            ...pricingErrors(400, 401, 402, 409, 413, 415),
           },
         }),
       },
@@ -223,8 +277,12 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
         post: secured("Price one output image for the caller's account", "quotePrice", {
           requestBody: { required: true, content: jsonContent("QuoteSpec") },
           responses: {
-            "200": { description: "The price, or credits: null with a reason.", content: jsonContent("Quote") },
-            ...errors(400, 401, 413, 415, 503),
+            "200": {
+              description:
+                "The price, or credits: null with a reason, from the catalog in force now (catalogVersion); nextChange says when a later catalog already known takes effect.",
+              content: jsonContent("Quote"),
+            },
+            ...pricingErrors(400, 401, 413, 415),
           },
         }),
       },
@@ -248,8 +306,9 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
         GenerationAccepted: jsonSchema("generationAccepted"),
         QuoteSpec: quoteSpec,
         Quote: { anyOf: [ref("PricedQuote"), ref("UnpricedQuote")] },
-        PricedQuote: jsonSchema("pricedQuote"),
-        UnpricedQuote: jsonSchema("unpricedQuote"),
+        PricedQuote: quoteSchema("pricedQuote"),
+        UnpricedQuote: quoteSchema("unpricedQuote"),
+        NextChange: jsonSchema("nextChange"),
         Ping: jsonSchema("ping"),
         Credits: jsonSchema("credits"),
         Error: jsonSchema("error"),

@@ -1,10 +1,12 @@
 /**
  * Shared pieces of the reliability suite: a world of users, keys and assets on one reference
- * server (made by the server suite's `makeServer`), request builders, an independent price oracle and the ledger invariants (S4, S6, S13)
- * checked after every step.
+ * server (made by the server suite's `makeServer`), request builders, an independent price oracle
+ * (with a scheduled price change applied to it, P8) and the ledger invariants (S4, S6, S13) checked
+ * after every step.
  */
 import { Decimal } from "decimal.js";
 import { expect } from "vitest";
+import { type Catalog, defineCatalog } from "../../src/index.js";
 import type { LogEntry, ReferenceServer, ReferenceServerOptions } from "../../src/server/index.js";
 import { ORACLE_PRICES, ORACLE_SURCHARGE, type OracleModel } from "../oracle/seed.js";
 import { makeServer } from "../server/helpers.js";
@@ -52,14 +54,64 @@ export function get(server: ReferenceServer, path: string, key: string) {
   return server.fetch(new Request(BASE + path, { headers: { authorization: `Bearer ${key}` } }));
 }
 
-/** The expected per-output charge (P3, P4): half-up of (base + 10 x refs) x multiplier, in decimal.js. */
-export function oracleCredits(model: OracleModel, resolution: string, quality: string, refs: number, multiplier: string): number {
-  const base = ORACLE_PRICES[model][resolution]?.[quality];
-  if (base === undefined) throw new Error(`oracle: ${model} ${resolution} ${quality} is not priceable`);
-  return new Decimal(base + ORACLE_SURCHARGE[model] * refs)
-    .times(new Decimal(multiplier))
-    .toDecimalPlaces(0, Decimal.ROUND_HALF_UP)
-    .toNumber();
+/**
+ * A scheduled price change as data (P8): credits added to every base price of some models, and new
+ * per-reference surcharges. The tests apply it to the hand-typed oracle (what the server must charge
+ * from then on, {@link oracleCredits}) and to the built-in catalog (what the server is given,
+ * {@link changedCatalog}), so the expected prices never come from `src/`.
+ */
+export type PriceChange = {
+  /** The new catalog's version: the UTC date it takes effect. */
+  readonly version: string;
+  readonly addCredits: Partial<Record<OracleModel, number>>;
+  readonly surcharge: Partial<Record<OracleModel, number>>;
+};
+
+/** The change the model-based sequences cross: some prices up, one down, one surcharge up. */
+export const PRICE_CHANGE: PriceChange = {
+  version: "2027-01-01",
+  addCredits: { "alpha-img2": 3, "alpha-img2-official": 7, beta2: 10, "gamma-image-1.5": -5 },
+  surcharge: { "alpha-img2-official": 13 },
+};
+
+/**
+ * The expected per-output charge (P3, P4): half-up of (base + surcharge x refs) x multiplier, in
+ * decimal.js, from the oracle's prices, or from the oracle's prices after `change` when given.
+ */
+export function oracleCredits(
+  model: OracleModel,
+  resolution: string,
+  quality: string,
+  refs: number,
+  multiplier: string,
+  change?: PriceChange,
+): number {
+  const cell = ORACLE_PRICES[model][resolution]?.[quality];
+  if (cell === undefined) throw new Error(`oracle: ${model} ${resolution} ${quality} is not priceable`);
+  const base = cell + (change?.addCredits[model] ?? 0);
+  const surcharge = change?.surcharge[model] ?? ORACLE_SURCHARGE[model];
+  return new Decimal(base + surcharge * refs).times(new Decimal(multiplier)).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
+}
+
+/**
+ * A catalog made from `base` by a {@link PriceChange}: its version, every price of a changed model
+ * moved by the same credits, the new surcharges; checked with `defineCatalog`.
+ */
+export function changedCatalog(base: Catalog, change: PriceChange): Catalog {
+  const models = Object.fromEntries(
+    Object.entries(base.models).map(([id, spec]) => {
+      const add = change.addCredits[id as OracleModel] ?? 0;
+      const prices = Object.fromEntries(
+        Object.entries(spec.prices).map(([resolution, row]) => [
+          resolution,
+          Object.fromEntries(Object.entries(row ?? {}).map(([quality, credits]) => [quality, credits + add])),
+        ]),
+      );
+      const referenceSurchargeCredits = change.surcharge[id as OracleModel] ?? spec.referenceSurchargeCredits;
+      return [id, { ...spec, prices, referenceSurchargeCredits }];
+    }),
+  );
+  return defineCatalog({ ...base, version: change.version, models });
 }
 
 /** A state snapshot of one user: balance and ledger length. */

@@ -1,13 +1,15 @@
 /**
  * Reliability: model-based testing. Random sequences of generation requests (valid and invalid,
  * with and without idempotency keys, replays, a key reused with another body, foreign references),
- * job failures (repeated too), multiplier changes, grants, key revocations, a moving clock that
- * expires idempotency claims (with a window), and concurrent bursts, run against the server and against a small
- * model of the ledger built from the hand-typed price oracle. After every step the server must
- * agree with the model (S4-S7, S13).
+ * quotes, job failures (repeated too), multiplier changes, grants, key revocations, a moving clock
+ * that expires idempotency claims (with a window) and crosses a scheduled price change, and
+ * concurrent bursts, run against the server and against a small model of the ledger built from the
+ * hand-typed price oracle (with the same change applied to it from its instant). After every step
+ * the server must agree with the model (P8, S4-S7, S11, S13).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { catalog } from "../../src/index.js";
 import type { ReferenceServer } from "../../src/server/index.js";
 import {
   ORACLE_MAX_IMAGES,
@@ -17,9 +19,24 @@ import {
   oracleQualities,
   oracleResolutions,
 } from "../oracle/seed.js";
-import { BASE, checkAnswer, checkLedger, oracleCredits, world } from "./helpers.js";
+import {
+  BASE,
+  changedCatalog,
+  checkAnswer,
+  checkLedger,
+  oracleCredits,
+  PRICE_CHANGE,
+  type PriceChange,
+  world,
+} from "./helpers.js";
 
 const TTL = 1000;
+/** When {@link PRICE_CHANGE} takes effect: its version date at 00:00 UTC (P8). */
+const CHANGE_AT = Date.UTC(2027, 0, 1);
+/** The server's history: the built-in catalog, then the same with the change. */
+const HISTORY = [catalog, changedCatalog(catalog, PRICE_CHANGE)];
+/** The change in force at an instant, by the model's own reading of P8: from its first millisecond on. */
+const changeAt = (now: number): PriceChange | undefined => (now >= CHANGE_AT ? PRICE_CHANGE : undefined);
 /** What the sequences did, so that the test can show it reached every outcome (and docs/reliability.md its figures). */
 const stats = new Map<string, number>();
 const count = (what: string, n = 1) => stats.set(what, (stats.get(what) ?? 0) + n);
@@ -44,12 +61,12 @@ type ModelUser = {
   refunded: number;
   multiplier: string;
   revoked: boolean[];
-  records: Map<string, { fp: string; text: string; expiresAt: number; spec: Spec }>;
+  records: Map<string, { fp: string; text: string; expiresAt: number; spec: Spec; at: number }>;
 };
 type Model = {
   now: number;
   users: ModelUser[];
-  jobs: { jobId: string; user: number; credits: number; failed: boolean }[];
+  jobs: { jobId: string; user: number; credits: number; failed: boolean; at: number }[];
   bursts: number;
 };
 type Real = {
@@ -127,7 +144,7 @@ function expectOutcome(
     return record.fp === fingerprint(s, ids) ? ({ status: 202, replay: record.text } as const) : ({ status: 409 } as const);
   }
   if (variant === "foreign_asset") return { status: 400, code: "asset_not_found" } as const;
-  const perOutput = oracleCredits(s.model, s.resolution, s.quality, new Set(ids).size, u.multiplier);
+  const perOutput = oracleCredits(s.model, s.resolution, s.quality, new Set(ids).size, u.multiplier, changeAt(m.now));
   const cost = perOutput * s.imageCount;
   if (cost > u.balance) return { status: 402 } as const;
   return { status: 202, cost, perOutput } as const;
@@ -145,8 +162,9 @@ function accept(m: Model, user: number, cost: number, perOutput: number, body: R
   expect(billing).toEqual({ totalCreditCost: cost, balanceAfterCredits: u.balance });
   for (const r of batch.results) {
     expect(r.job.status).toBe("queued");
-    m.jobs.push({ jobId: r.job.id, user, credits: perOutput, failed: false });
+    m.jobs.push({ jobId: r.job.id, user, credits: perOutput, failed: false, at: m.now });
   }
+  count(m.now >= CHANGE_AT ? "task after change" : "task before change");
 }
 
 /** The invariants after every step, for every user. */
@@ -168,8 +186,11 @@ class GenerateCmd implements fc.AsyncCommand<Model, Real> {
     readonly key: string | undefined,
     readonly loose: boolean,
     readonly variant: Variant,
-    /** Reuse one of the user's recorded requests: "replay" it (maybe rendered differently) or "reuse" its key with another prompt. */
-    readonly fromRecord: "replay" | "reuse" | undefined,
+    /**
+     * Reuse one of the user's recorded requests: "replay" it (maybe rendered differently), "reuse"
+     * its key with another prompt, or retry the "latest" one accepted.
+     */
+    readonly fromRecord: "replay" | "reuse" | "latest" | undefined,
   ) {}
   check = () => true;
   async run(m: Model, real: Real) {
@@ -181,10 +202,13 @@ class GenerateCmd implements fc.AsyncCommand<Model, Real> {
     let variant = this.variant;
     const recorded = [...u.records.entries()];
     if (this.fromRecord && recorded.length > 0) {
-      const [name, record] = recorded[this.keyIdx % recorded.length] as (typeof recorded)[0];
+      const [name, record] =
+        this.fromRecord === "latest"
+          ? recorded.reduce((a, b) => (b[1].at >= a[1].at ? b : a))
+          : (recorded[this.keyIdx % recorded.length] as (typeof recorded)[0]);
       key = name;
       variant = "valid";
-      s = this.fromRecord === "replay" ? record.spec : { ...record.spec, prompt: `${record.spec.prompt.trim()} again` };
+      s = this.fromRecord === "reuse" ? { ...record.spec, prompt: `${record.spec.prompt.trim()} again` } : record.spec;
     }
     const other = real.users[(this.user + 1) % USERS]?.assets[0] as string;
     const own = ownIds(real, this.user, s);
@@ -199,13 +223,14 @@ class GenerateCmd implements fc.AsyncCommand<Model, Real> {
     expect(got.status).toBe(expected.status);
     if ("code" in expected) expect((got.body.error as { code: string }).code).toBe(expected.code);
     if (expected.status === 202 && "replay" in expected) {
-      expect(got.text).toBe(expected.replay); // S5: the original body, byte for byte
+      expect(got.text).toBe(expected.replay); // S5: the original body, byte for byte (P8: whatever the prices now)
       expect(got.replayed).toBe(true);
+      if ((u.records.get((key as string).trim())?.at ?? m.now) < CHANGE_AT && m.now >= CHANGE_AT) count("replay across change");
     } else if (expected.status === 202) {
       expect(got.replayed).toBe(false);
       accept(m, this.user, expected.cost, expected.perOutput, got.body);
       if (key !== undefined)
-        u.records.set(key.trim(), { fp: fingerprint(s, ids), text: got.text, expiresAt: m.now + TTL, spec: s });
+        u.records.set(key.trim(), { fp: fingerprint(s, ids), text: got.text, expiresAt: m.now + TTL, spec: s, at: m.now });
     }
     await checkAll(m, real);
   }
@@ -226,6 +251,7 @@ class FailJobCmd implements fc.AsyncCommand<Model, Real> {
       const { refundedCredits } = await real.server.admin.failJob(job.jobId);
       expect(refundedCredits).toBe(job.failed ? 0 : job.credits); // S6: once, exactly the charge
       count(job.failed ? "repeated failure (no refund)" : "refund");
+      if (!job.failed && job.at < CHANGE_AT && m.now >= CHANGE_AT) count("refund across change");
       if (!job.failed) {
         const u = m.users[job.user] as ModelUser;
         u.balance += job.credits;
@@ -295,11 +321,93 @@ class ClockCmd implements fc.AsyncCommand<Model, Real> {
   constructor(readonly ms: number) {}
   check = () => true;
   async run(m: Model, real: Real) {
-    m.now += this.ms;
-    real.clock.now += this.ms;
+    moveClock(m, real, m.now + this.ms);
     await checkAll(m, real);
   }
   toString = () => `clock(+${this.ms})`;
+}
+
+/** Moves both clocks forward to `to`, counting a crossing of the scheduled change. */
+function moveClock(m: Model, real: Real, to: number) {
+  if (m.now < CHANGE_AT && to >= CHANGE_AT) count("clock crossed the change");
+  m.now = to;
+  real.clock.now = to;
+}
+
+/**
+ * Time passes up to the scheduled change: to a millisecond before, at or after it (or a second
+ * before, or a day after), never back; then, maybe, a user retries the last request they sent with a
+ * key, as a client does after a timeout (a replay while the key lives, whatever the prices now).
+ */
+class TimePassesCmd implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly offset: number,
+    readonly retry: { user: number; spec: Spec; loose: boolean } | undefined,
+  ) {}
+  check = () => true;
+  async run(m: Model, real: Real) {
+    moveClock(m, real, Math.max(m.now, CHANGE_AT + this.offset));
+    await checkAll(m, real);
+    const r = this.retry;
+    if (r === undefined || (m.users[r.user] as ModelUser).records.size === 0) return;
+    const keyIdx = Math.max(0, (m.users[r.user] as ModelUser).revoked.indexOf(false));
+    await new GenerateCmd(r.user, keyIdx, r.spec, undefined, r.loose, "valid", "latest").run(m, real);
+  }
+  toString = () =>
+    `timePasses(change ${this.offset >= 0 ? "+" : ""}${this.offset} ms${this.retry ? `, then u${this.retry.user} retries (loose=${this.retry.loose})` : ""})`;
+}
+
+/** A quote: the oracle's price at the model's clock, the version in force, and the next change while it is ahead (P8, S11). */
+class QuoteCmd implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly user: number,
+    readonly keyIdx: number,
+    readonly spec: Spec,
+  ) {}
+  check = () => true;
+  async run(m: Model, real: Real) {
+    const u = m.users[this.user] as ModelUser;
+    const keys = real.users[this.user]?.keys ?? [];
+    const keyIdx = this.keyIdx % keys.length;
+    const s = this.spec;
+    const res = await real.server.fetch(
+      new Request(`${BASE}/api/pricing/quote`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${keys[keyIdx]?.key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          kind: "image",
+          modelId: s.model,
+          resolution: s.resolution,
+          quality: s.quality,
+          referenceImageCount: s.refs,
+        }),
+      }),
+    );
+    const got = await checkAnswer(res);
+    count("requests");
+    if (u.revoked[keyIdx]) {
+      expect(got.status).toBe(401);
+    } else {
+      expect(got.status).toBe(200);
+      const credits = (change: PriceChange | undefined) =>
+        oracleCredits(s.model, s.resolution, s.quality, s.refs, u.multiplier, change);
+      const after = m.now >= CHANGE_AT;
+      count(after ? "quote after change" : "quote before change");
+      expect(got.body).toMatchObject({
+        credits: credits(changeAt(m.now)),
+        catalogVersion: after ? PRICE_CHANGE.version : catalog.version,
+      });
+      if (after) expect(got.body).not.toHaveProperty("nextChange");
+      else
+        expect(got.body.nextChange).toEqual({
+          version: PRICE_CHANGE.version,
+          effectiveAt: new Date(CHANGE_AT).toISOString(),
+          credits: credits(PRICE_CHANGE),
+        });
+    }
+    await checkAll(m, real);
+  }
+  toString = () => `quote(u${this.user}, k${this.keyIdx}, ${JSON.stringify(this.spec)})`;
 }
 
 /** Brings the balance to exactly one credit short of (or exactly at) a task's cost, then asks for it (S4's edge). */
@@ -316,7 +424,8 @@ class BoundaryCmd implements fc.AsyncCommand<Model, Real> {
     const keyIdx = u.revoked.indexOf(false);
     const ids = ownIds(real, this.user, this.spec);
     const cost =
-      oracleCredits(this.spec.model, this.spec.resolution, this.spec.quality, ids.length, u.multiplier) * this.spec.imageCount;
+      oracleCredits(this.spec.model, this.spec.resolution, this.spec.quality, ids.length, u.multiplier, changeAt(m.now)) *
+      this.spec.imageCount;
     const target = cost - (this.short ? 1 : 0);
     if (keyIdx < 0 || target < u.balance) return void count("boundary skipped");
     await real.server.admin.grantCredits(r.userId, target - u.balance);
@@ -367,7 +476,14 @@ class BurstCmd implements fc.AsyncCommand<Model, Real> {
     count(`burst ${this.kind}`);
     count("requests", this.n);
     for (const a of answers) count(`burst status ${a.status}`);
-    const perOutput = oracleCredits(this.spec.model, this.spec.resolution, this.spec.quality, ids.length, u.multiplier);
+    const perOutput = oracleCredits(
+      this.spec.model,
+      this.spec.resolution,
+      this.spec.quality,
+      ids.length,
+      u.multiplier,
+      changeAt(m.now),
+    );
     const cost = perOutput * this.spec.imageCount;
     if (u.revoked[keyIdx]) {
       expect(answers.every((a) => a.status === 401)).toBe(true);
@@ -385,6 +501,7 @@ class BurstCmd implements fc.AsyncCommand<Model, Real> {
           text: fresh[0]?.text as string,
           expiresAt: m.now + TTL,
           spec: this.spec,
+          at: m.now,
         });
       }
     } else {
@@ -400,11 +517,14 @@ class BurstCmd implements fc.AsyncCommand<Model, Real> {
         u.balance -= cost;
         u.charged += cost;
         const { batch } = a.body as { batch: { results: { job: { id: string } }[] } };
-        for (const r of batch.results) m.jobs.push({ jobId: r.job.id, user: this.user, credits: perOutput, failed: false });
+        for (const r of batch.results) {
+          m.jobs.push({ jobId: r.job.id, user: this.user, credits: perOutput, failed: false, at: m.now });
+        }
+        count(m.now >= CHANGE_AT ? "task after change" : "task before change");
         const key = b.idempotencyKey as string | undefined;
         if (key !== undefined) {
           const s = { ...this.spec, prompt: b.prompt as string };
-          u.records.set(key, { fp: fingerprint(s, ids), text: a.text, expiresAt: m.now + TTL, spec: s });
+          u.records.set(key, { fp: fingerprint(s, ids), text: a.text, expiresAt: m.now + TTL, spec: s, at: m.now });
         }
         expect(before).toBeGreaterThanOrEqual(cost);
       }
@@ -433,7 +553,7 @@ const commands = fc.commands(
         variant,
         fc.constantFrom(undefined, undefined, "replay", "replay", "reuse"),
       )
-      .map(([u, k, s, key, loose, v, from]) => new GenerateCmd(u, k, s, key, loose, v, from as "replay" | "reuse" | undefined)),
+      .map(([u, k, s, key, loose, v, from]) => new GenerateCmd(u, k, s, key, loose, v, from)),
     fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3 })).map(([p, t]) => new FailJobCmd(p, t)),
     fc
       .tuple(user, fc.constantFrom<string | number>("1", "1.15", "0.5", "2.345", "0", " 0.333 ", 1.07, 3))
@@ -443,6 +563,13 @@ const commands = fc.commands(
       .tuple(user, fc.constantFrom<"revoke" | "create">("revoke", "create", "create"), fc.nat({ max: 3 }))
       .map(([u, a, k]) => new KeyCmd(u, a, k)),
     fc.constantFrom(10, 400, 999, 1000, 1500).map((ms) => new ClockCmd(ms)),
+    fc
+      .tuple(
+        fc.constantFrom(-1000, -1, 0, 1, 86_400_000),
+        fc.option(fc.record({ user, spec, loose: fc.boolean() }), { nil: undefined, freq: 3 }),
+      )
+      .map(([offset, retry]) => new TimePassesCmd(offset, retry)),
+    fc.tuple(user, fc.nat({ max: 3 }), spec).map(([u, k, s]) => new QuoteCmd(u, k, s)),
     fc.tuple(user, spec, fc.boolean()).map(([u, s, short]) => new BoundaryCmd(u, s, short)),
     fc
       .tuple(
@@ -457,15 +584,17 @@ const commands = fc.commands(
   { maxCommands: 60, size: "large" },
 );
 
-describe("reliability: model-based sequences against a model of the ledger (S4-S7, S13)", () => {
-  it("S4/S5/S6/S7/S13: after every step of any sequence the balance is granted - charged + refunded, never negative; replays return the original body; each job is refunded at most once, by its stored charge", async () => {
+describe("reliability: model-based sequences against a model of the ledger (P8, S4-S7, S11, S13)", () => {
+  it("P8/S4/S5/S6/S7/S11/S13: after every step of any sequence, across a scheduled price change, the balance is granted - charged + refunded, never negative; tasks and quotes are priced by the catalog in force; replays return the original body; each job is refunded at most once, by its stored charge", async () => {
     let sequences = 0;
     let steps = 0;
     await fc.assert(
-      fc.asyncProperty(commands, fc.integer({ min: 0, max: 3000 }), async (cmds, credits) => {
+      fc.asyncProperty(commands, fc.integer({ min: 0, max: 3000 }), fc.constantFrom(3000, 600), async (cmds, credits, lead) => {
         sequences++;
-        const clock = { now: Date.UTC(2026, 0, 1) };
-        const w = await world(USERS, credits, { now: () => clock.now, idempotencyTtlMs: TTL });
+        // Shortly before the change, so ordinary clock steps cross it too, not only "time passes"; from
+        // 600 ms before it, every key taken before the change still lives when the clock crosses it.
+        const clock = { now: CHANGE_AT - lead };
+        const w = await world(USERS, credits, { now: () => clock.now, idempotencyTtlMs: TTL, catalogs: HISTORY });
         const real: Real = {
           server: w.server,
           clock,
@@ -508,10 +637,25 @@ describe("reliability: model-based sequences against a model of the ledger (S4-S
       "burst status 402",
       "boundary 202",
       "boundary 402",
+      "clock crossed the change",
+      "task before change",
+      "task after change",
+      "quote before change",
+      "quote after change",
+      "replay across change",
+      "refund across change",
     ]) {
       expect(stats.get(what) ?? 0, what).toBeGreaterThan(0);
     }
     if (process.env.RELIABILITY_STATS) console.log(JSON.stringify({ sequences, steps, ...Object.fromEntries(stats) }));
     expect(steps).toBeGreaterThan(sequences);
   }, 120_000);
+
+  it("P8: the model's change is the oracle's prices moved, and takes effect at its version date, 00:00 UTC", () => {
+    expect(new Date(CHANGE_AT).toISOString()).toBe(`${PRICE_CHANGE.version}T00:00:00.000Z`);
+    // Some cell moves, so a sequence that crosses the change can tell the two catalogs apart.
+    expect(oracleCredits("beta2", "4K", "low", 0, "1", PRICE_CHANGE)).toBe(130);
+    expect(oracleCredits("beta2", "4K", "low", 0, "1")).toBe(120);
+    expect(oracleCredits("alpha-img2-official", "1K", "low", 2, "1", PRICE_CHANGE)).toBe(18 + 7 + 2 * 13);
+  });
 });

@@ -215,13 +215,29 @@ export interface components {
         rounding: "half-up";
         credits: number;
       };
+      /** @description The version of the catalog that priced this quote: the UTC date (YYYY-MM-DD) its prices took effect (P8). */
       catalogVersion: string;
+      nextChange?: components["schemas"]["NextChange"];
     };
     UnpricedQuote: {
       credits: null;
       reason: string;
       message: string;
+      /** @description The version of the catalog that priced this quote: the UTC date (YYYY-MM-DD) its prices took effect (P8). */
       catalogVersion: string;
+      nextChange?: components["schemas"]["NextChange"];
+    };
+    /** @description Present only when the server already knows a later catalog than the one in force (P8): a price preview can say when prices change. Absent otherwise. */
+    NextChange: {
+      /** @description The later catalog's version: the UTC date (YYYY-MM-DD) it takes effect. */
+      version: string;
+      /**
+       * Format: date-time
+       * @description When it takes effect: 00:00 UTC of that date, as an ISO 8601 date-time. Quotes from this instant on use it.
+       */
+      effectiveAt: string;
+      /** @description What the same spec will cost per image under that catalog at the caller's current multiplier; null when that catalog cannot price it. */
+      credits: number | null;
     };
     Ping: {
       /** @constant */
@@ -353,7 +369,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
+      /** @description The store cannot be reached, or no catalog is in force yet (a price history whose first catalog is still ahead); nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
@@ -379,7 +395,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The price, or credits: null with a reason. */
+      /** @description The price, or credits: null with a reason, from the catalog in force now (catalogVersion); nextChange says when a later catalog already known takes effect. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -424,7 +440,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
+      /** @description The store cannot be reached, or no catalog is in force yet (a price history whose first catalog is still ahead); nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
       503: {
         headers: {
           /** @description Seconds to wait before retrying. */
