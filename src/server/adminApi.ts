@@ -79,7 +79,7 @@ type Json = Record<string, unknown>;
 /** A field's check: `undefined` when fine, else the issue's code and message. */
 type FieldCheck = (value: unknown) => { code: string; message: string } | undefined;
 
-/** What a route does with its body: none (empty or `{}`), optional (empty means `{}`) or required. */
+/** What a route does with its body: none (empty or `{}`), optional (empty means `{}`) or required (a JSON object). */
 type BodyKind = "none" | "optional" | "required";
 
 type AdminRoute = {
@@ -254,17 +254,19 @@ async function readBody(
   requestId: string,
 ): Promise<{ ok: true; body: Json } | { ok: false; out: Outgoing }> {
   if (route.method === "GET") return { ok: true, body: {} };
-  if (route.body !== "required" && incoming.header("content-type") === null) {
-    // No media type: only an empty body is accepted, and it means `{}`.
+  let source = incoming;
+  if (route.body !== "required") {
+    // An empty body means `{}`, whatever its media type (curl -X POST sends none, fetch text/plain).
     const bytes = await incoming.readBody(ctx.maxBodyBytes);
     if (bytes instanceof Uint8Array && bytes.byteLength === 0) return { ok: true, body: {} };
-    const out =
-      bytes === "too_large"
-        ? failure(requestId, { code: "payload_too_large", message: m.payloadTooLarge(ctx.maxBodyBytes) })
-        : failure(requestId, { code: "unsupported_media_type", message: m.unsupportedMediaType() });
-    return { ok: false, out };
+    source = {
+      method: incoming.method,
+      path: incoming.path,
+      header: (name) => incoming.header(name),
+      readBody: async () => bytes,
+    };
   }
-  const read = await readJsonBody(incoming, ctx.maxBodyBytes);
+  const read = await readJsonBody(source, ctx.maxBodyBytes);
   if (!read.ok) return { ok: false, out: failure(requestId, read.failure) };
   const value = read.value;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {

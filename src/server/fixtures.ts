@@ -4,6 +4,7 @@
  */
 import { parseMultiplier } from "../pricing/decimal.js";
 import type { Issue } from "../types.js";
+import { newId } from "./ids.js";
 import { type ApiKeyMode, MAX_CREDITS, type Store } from "./store.js";
 
 /** An API key given verbatim: the key itself, or `{ key }`. Its mode follows from its prefix. */
@@ -92,12 +93,12 @@ function shown(value: unknown): string {
  * characters, or given twice.
  *
  * @param input - A parsed fixtures file or object.
- * @param newUserId - Makes the id of a user given without one.
+ * @param newUserId - Makes the id of a user given without one (default: a random `usr_` id).
  * @returns The checked fixtures, or every issue.
  */
 export function checkFixtures(
   input: unknown,
-  newUserId: () => string,
+  newUserId: () => string = newId.user,
 ): { success: true; output: CheckedFixtures } | { success: false; issues: Issue[] } {
   const issues: Issue[] = [];
   let unreported = 0;
@@ -234,7 +235,9 @@ function listOf(
     return;
   }
   if (value.length > MAX_ITEMS) problem(path, "too_many", `At most ${MAX_ITEMS} entries; got ${value.length}.`);
-  value.slice(0, MAX_ITEMS).forEach((item, i) => each(item, `${path}[${i}]`));
+  value.slice(0, MAX_ITEMS).forEach((item, i) => {
+    each(item, `${path}[${i}]`);
+  });
 }
 
 /**
