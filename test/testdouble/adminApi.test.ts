@@ -312,10 +312,12 @@ describe("every admin route (S2, S6, S13)", () => {
       const e = await errorOf(res);
       expect(e.code).toBe("invalid_request");
       expect(e.param).toBe(param);
-      expect((e.issues?.[0] as { code: string }).code, `${path} ${JSON.stringify(body)}`).toBe(code);
+      expect((e.issues?.[0] as { code?: string } | undefined)?.code, `${path} ${JSON.stringify(body)}`).toBe(code);
     }
     const mode = await errorOf(await call(server, `/admin/users/${userId}/api-keys`, { method: "POST", body: { mode: "prod" } }));
-    expect((mode.issues?.[0] as { message: string }).message).toBe('mode must be "live" or "test"; received "prod".');
+    expect((mode.issues?.[0] as { message?: string } | undefined)?.message).toBe(
+      'mode must be "live" or "test"; received "prod".',
+    );
     expect(await server.admin.balance(userId)).toBe(10);
     expect(await server.admin.user(userId)).toEqual({ userId, balance: 10, multiplier: "1" });
   });

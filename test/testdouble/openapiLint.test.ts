@@ -27,7 +27,7 @@ describe("the OpenAPI documents pass Redocly's recommended ruleset (S12)", () =>
   });
 
   it("S12: the linter does catch what it is meant to (a document without servers or license fails)", async () => {
-    const { servers: _servers, ...rest } = createOpenApiDocument() as { servers: unknown; info: object };
+    const { servers: _servers, ...rest } = createOpenApiDocument() as unknown as { servers: unknown; info: object };
     const stripped = { ...rest, info: { ...rest.info, license: undefined } };
     const problems = await lint(stripped);
     expect(problems.some((p) => p.startsWith("error no-empty-servers"))).toBe(true);
