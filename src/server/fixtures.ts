@@ -54,9 +54,10 @@ export class FixturesError extends Error {
    * @param summary - What happened, before the problems (default: refused, nothing loaded).
    */
   constructor(issues: readonly Issue[], summary = "Fixtures refused, nothing loaded") {
-    const shown = issues.slice(0, 10).map((issue) => `${issue.path || "(root)"}: ${issue.message}`);
+    // Each message is a sentence; joined by semicolons they read as one.
+    const shown = issues.slice(0, 10).map((issue) => `${issue.path || "(root)"}: ${issue.message.replace(/\.$/, "")}`);
     const more = issues.length > shown.length ? `; and ${issues.length - shown.length} more` : "";
-    super(`${summary}: ${shown.join("; ")}${more}`);
+    super(`${summary}: ${shown.join("; ")}${more}.`);
     this.issues = issues;
   }
 }
