@@ -64,8 +64,8 @@ describe("npm start (scripts/start.ts)", () => {
     expect(quote?.status).toBe(200);
     expect(generation?.status).toBe(202);
     // The quote prices exactly what the generation is charged: the same model, resolution, quality and references.
-    const billing = (generation?.body as { billing: { totalCreditCost: number } }).billing;
-    expect(billing.totalCreditCost).toBe(quote?.body.credits);
+    const billing = (generation?.body as { billing?: { totalCreditCost: number } } | undefined)?.billing;
+    expect(billing?.totalCreditCost).toBe(quote?.body.credits);
     expect(quote?.body.credits).toBe(130);
 
     child.process.kill("SIGINT");
