@@ -51,11 +51,11 @@ class ReferenceServerTest(unittest.TestCase):
             stderr=subprocess.STDOUT,
             text=True,
         )
-        # The first line that holds a URL is the base URL; the server prints it once it listens.
+        # The server prints "Listening on <base URL>" once it listens (npx may print warnings first).
         for line in cls.server.stdout:
-            match = re.search(r"https?://[^\s]+", line)
+            match = re.search(r"Listening on (https?://\S+)", line)
             if match:
-                cls.base = match.group(0).rstrip("/")
+                cls.base = match.group(1).rstrip("/")
                 break
         else:
             raise RuntimeError("the server exited before printing its URL")
