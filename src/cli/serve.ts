@@ -303,6 +303,11 @@ function summary(
   return `${lines.join("\n")}\n`;
 }
 
+/** Fixtures with every user's id given: the ids a check made for users given without one. */
+function withIds(fixtures: Fixtures, ids: readonly string[]): Fixtures {
+  return { ...fixtures, users: fixtures.users.map((user, i) => ({ ...user, id: ids[i] as string })) };
+}
+
 /** Waits for SIGINT or SIGTERM, and stops listening for them once one came. */
 function signals(): Promise<string> {
   return new Promise((resolve) => {
@@ -353,7 +358,8 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     const server = createReferenceServer({
       hashApiKey: sha256Hex,
       ...(store ? { store } : {}),
-      ...(fixtures === undefined ? {} : { fixtures: fixtures as Fixtures }),
+      // The ids made for users given without one, so that what is printed is what is served.
+      ...(checked?.success ? { fixtures: withIds(fixtures as Fixtures, fixtureIds) } : {}),
       ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
     });
     try {
@@ -442,9 +448,14 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     else write(`Stopped (${stoppedBy}); the server is closed.`);
     return EXIT.ok;
   } catch (error) {
-    if (!(error instanceof StartError)) throw error;
-    io.err(`${error.message}\n`);
-    return error.code;
+    if (error instanceof StartError) {
+      io.err(`${error.message}\n`);
+      return error.code;
+    }
+    // Anything else is unexpected; still one line, with what went wrong.
+    const e = error instanceof Error ? error : new Error(String(error));
+    io.err(`Cannot start the server: ${e.name}: ${oneLine(redactKeys(e.message))}\n`);
+    return 1;
   } finally {
     await running?.close().catch(() => {});
     await store?.close().catch(() => {});

@@ -122,6 +122,25 @@ describe("imagegen-pricing serve (built CLI)", () => {
     expect(JSON.parse(child.stdout().trimEnd().split("\n").at(-1) ?? "")).toEqual({ event: "closed", by: "SIGTERM" });
   });
 
+  it("S2: a fixture user given without an id is served under the id printed for it", async () => {
+    const key = "ck_test_anonymous_000000000001";
+    const child = serve([
+      "--port",
+      "0",
+      "--json",
+      "--fixtures",
+      file("anonymous.json", { users: [{ credits: 7, apiKeys: [key] }] }),
+    ]);
+    await child.waitFor('"event":"listening"');
+    const startup = JSON.parse(child.stdout().split("\n")[0] ?? "");
+    const printed = startup.users[0].userId as string;
+    expect(printed).toMatch(/^usr_[0-9a-f]{16}$/);
+    const ping = await (await fetch(`${startup.url}/api/ping`, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(ping.userId).toBe(printed);
+    child.process.kill("SIGTERM");
+    expect((await child.exited).code).toBe(0);
+  });
+
   it("S1: without fixtures or an admin token it makes a demo user, prints its key once, and the curl lines agree", async () => {
     const child = serve(["--port", "0"]);
     const url = await baseUrl(child);
