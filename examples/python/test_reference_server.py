@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import unittest
 import urllib.error
@@ -50,21 +51,33 @@ class ReferenceServerTest(unittest.TestCase):
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            # A process group of its own: npx runs the server through a shell that does not pass
+            # SIGTERM on, so the teardown stops the whole group.
+            start_new_session=True,
         )
-        # The first line that holds a URL is the base URL; the server prints it once it listens.
+        # The server prints "Listening on <base URL>" once it listens (npx may print warnings first).
         for line in cls.server.stdout:
-            match = re.search(r"https?://[^\s]+", line)
+            match = re.search(r"Listening on (https?://\S+)", line)
             if match:
-                cls.base = match.group(0).rstrip("/")
+                cls.base = match.group(1).rstrip("/")
                 break
         else:
+            cls.stop()
             raise RuntimeError("the server exited before printing its URL")
 
     @classmethod
-    def tearDownClass(cls):
-        cls.server.terminate()
+    def stop(cls):
+        """SIGTERM to the server's process group (or the process, where there are no groups)."""
+        try:
+            os.killpg(cls.server.pid, signal.SIGTERM)
+        except (AttributeError, ProcessLookupError):
+            cls.server.terminate()
         cls.server.wait(timeout=10)
         cls.server.stdout.close()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.stop()
 
     def test_admin_user_generation_failure_and_refund(self):
         status, _, created = call(self.base, "POST", "/admin/users", ADMIN_TOKEN, {"credits": 500})

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `imagegen-pricing` command: quote, check, models, schema, diff. See `imagegen-pricing --help`.
+ * The `imagegen-pricing` command: quote, check, models, schema, diff, serve. See `imagegen-pricing --help`.
  *
  * @packageDocumentation
  */

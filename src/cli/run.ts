@@ -5,6 +5,7 @@ import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
 import { runModels } from "./models.js";
 import { runQuote } from "./quote.js";
 import { runSchema } from "./schema.js";
+import { runServe } from "./serve.js";
 
 /** `--help` text of the whole tool. */
 export const HELP = `Usage: imagegen-pricing <command> [options]
@@ -20,12 +21,15 @@ Commands:
   schema   print the JSON Schema of a request (of one model with --model)
   diff     list what changed between two catalogs (prices, limits, accepted values, models)
            imagegen-pricing diff before.json after.json
+  serve    run the reference server over HTTP, as a test double for any language
+           imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token <token>
 
 Run "imagegen-pricing <command> --help" for a command's options. Every command takes --json for
 output meant for programs (schema always prints JSON). quote, check, models and schema take
 --at <instant> to use the catalog in force then, such as --at 2027-01-15.
 
-Exit status: 0 done, 1 invalid, not priceable or (diff) different, 2 bad arguments or files.
+Exit status: 0 done, 1 invalid, not priceable or (diff) different (serve: could not start),
+2 bad arguments or files.
 `;
 
 const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
@@ -34,6 +38,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   models: runModels,
   schema: runSchema,
   diff: runDiff,
+  serve: (args, io) => runServe(args, io),
 };
 
 /** parseArgs' own errors are about the command line, so they are usage errors too. */

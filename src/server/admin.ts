@@ -57,6 +57,15 @@ export type TaskView = {
   clientIdempotencyKey: boolean;
 };
 
+/** A user as the operator sees it: balance and price multiplier. */
+export type UserView = {
+  userId: string;
+  /** Whole credits. */
+  balance: number;
+  /** The multiplier as an exact plain decimal (`"1.15"`). */
+  multiplier: string;
+};
+
 /** The admin methods of a reference server; each returns a Promise and rejects with an {@link AdminError}. */
 export type Admin = {
   /** Adds a user with a grant of `credits` (0 to 2^53 - 1) and a multiplier (default 1). */
@@ -75,6 +84,8 @@ export type Admin = {
   failJob(jobId: string): Promise<{ refundedCredits: number }>;
   /** A user's balance. */
   balance(userId: string): Promise<number>;
+  /** A user's balance and multiplier. */
+  user(userId: string): Promise<UserView>;
   /** A user's ledger: grants, debits and refunds, oldest first (S13). */
   ledger(userId: string): Promise<LedgerEntry[]>;
   /** A task as stored (S8). */
@@ -174,6 +185,10 @@ export function createAdmin(ctx: ServerContext): Admin {
     },
     async balance(userId) {
       return (await userOrThrow(userId)).balance;
+    },
+    async user(userId) {
+      const { id, balance, multiplier } = await userOrThrow(userId);
+      return { userId: id, balance, multiplier };
     },
     async ledger(userId) {
       const records = await store.ledger(userId);

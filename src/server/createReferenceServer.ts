@@ -6,6 +6,7 @@
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { type Admin, createAdmin } from "./admin.js";
+import { type AdminHttp, checkAdminToken, createAdminHttp } from "./adminApi.js";
 import { type ApiKeyHasher, hashApiKey } from "./auth.js";
 import { firstCatalogStart, type ServerCatalogs, serverCatalogs } from "./catalogs.js";
 import { serverMessages as m } from "./errors.js";
@@ -19,8 +20,10 @@ import {
   RESPOND,
   toResponse,
 } from "./http.js";
+import { checkFixtures, type Fixtures, FixturesError, loadFixtures } from "./fixtures.js";
 import { newId } from "./ids.js";
 import { createMemoryStore } from "./memoryStore.js";
+import { createAdminOpenApiDocument } from "./openapi.js";
 import { type Store, StoreUnavailableError } from "./store.js";
 
 /** A line the server logs. It never holds a key, a header or a body. */
@@ -46,6 +49,8 @@ export type ServerContext = {
   readonly hashApiKey: ApiKeyHasher;
   /** The serialized OpenAPI document of the catalog in force now, made once per catalog. */
   readonly openApiText: () => string;
+  /** The admin HTTP API under `/admin/`, when an admin token is configured. */
+  readonly adminHttp?: AdminHttp;
 };
 
 /** Options of {@link createReferenceServer}; every one has a default. */
@@ -89,14 +94,32 @@ export type ReferenceServerOptions = {
    * It must return exactly the SHA-256 hex of the key; keys are never kept in any other form.
    */
   hashApiKey?: ApiKeyHasher;
+  /**
+   * The starting state: users with their credits, multipliers, verbatim API keys and asset ids.
+   * Checked when the server is made (a `FixturesError` names every problem, and nothing is loaded),
+   * then loaded into the store before the first request or admin call is answered. Loading into a
+   * store that already holds a fixture user keeps that user as it is (see `loadFixtures`).
+   */
+  fixtures?: Fixtures;
+  /**
+   * Turns on the admin HTTP API under `/admin/`, authorized by `Authorization: Bearer <adminToken>`:
+   * 1 to 256 visible ASCII characters, not starting with `ck_` (it is not an API key). Off when absent.
+   */
+  adminToken?: string;
 };
 
 /** A reference server: the fetch handler of the four endpoints and the admin methods. */
 export type ReferenceServer = {
   /** Answers a request; never rejects, never answers without a `Request-Id` header. */
   fetch: (request: Request) => Promise<Response>;
-  /** The operator's methods (not reachable over HTTP); each returns a Promise. */
+  /** The operator's methods (over HTTP too, under `/admin/`, when an `adminToken` is given); each returns a Promise. */
   admin: Admin;
+  /**
+   * Resolves once the fixtures are loaded (at once without fixtures). Requests and admin calls wait
+   * for it on their own; a program awaits it to report a load that failed (a store that cannot be
+   * reached, a key another user holds) before it serves. After a failure, the next call tries again.
+   */
+  ready: () => Promise<void>;
   /** @internal The same handler without web `Request`/`Response` objects, for runtime bindings. */
   readonly [RESPOND]: (incoming: Incoming) => Promise<Outgoing>;
 };
@@ -147,6 +170,9 @@ function retryAfterOf(error: unknown): number | undefined {
 export function createReferenceServer(options: ReferenceServerOptions = {}): ReferenceServer {
   const catalogs = serverCatalogs(options.catalog, options.catalogs);
   const now = options.now ?? Date.now;
+  const checked = options.fixtures === undefined ? undefined : checkFixtures(options.fixtures, newId.user);
+  if (checked && !checked.success) throw new FixturesError(checked.issues);
+  const adminToken = options.adminToken === undefined ? undefined : checkAdminToken(options.adminToken);
   const ctx: ServerContext = {
     store: options.store ?? createMemoryStore(),
     catalogs,
@@ -157,8 +183,39 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     log: options.log ?? defaultLog,
     hashApiKey: options.hashApiKey ?? hashApiKey,
     openApiText: () => catalogs.openApiText(now()),
+    ...(adminToken === undefined
+      ? {}
+      : {
+          adminHttp: createAdminHttp(
+            adminToken,
+            () => admin,
+            () => JSON.stringify(createAdminOpenApiDocument()),
+          ),
+        }),
   };
-  const admin = createAdmin(ctx);
+
+  // The fixtures load once; a failed load (the store unreachable) is tried again by the next caller.
+  let loading: Promise<void> | undefined;
+  let loaded = !checked;
+  const ready = (): Promise<void> => {
+    if (!checked) return Promise.resolve();
+    loading ??= loadFixtures(ctx.store, checked.output, {
+      hashApiKey: ctx.hashApiKey,
+      newApiKeyId: newId.apiKey,
+      now: ctx.now(),
+    }).then(
+      () => {
+        loaded = true;
+      },
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    );
+    return loading;
+  };
+  if (checked) ready().catch(() => {}); // started now; whoever calls next sees the outcome
+  const admin = checked ? afterLoad(createAdmin(ctx), ready) : createAdmin(ctx);
 
   const report = (requestId: string, message: string, error: unknown) => {
     try {
@@ -176,6 +233,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   const answer = async (incoming: Incoming): Promise<Outgoing> => {
     const requestId = newId.request();
     try {
+      if (!loaded) await ready();
       return await dispatch(incoming, ctx, requestId);
     } catch (error) {
       // Never the request's headers or body in the log: only what went wrong.
@@ -209,5 +267,17 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     return incoming.method === "HEAD" ? { ...out, body: "" } : out;
   };
   const fetch = async (request: Request): Promise<Response> => toResponse(await respond(fromRequest(request)));
-  return { fetch, admin, [RESPOND]: respond };
+  return { fetch, admin, ready, [RESPOND]: respond };
+}
+
+/** The admin methods, each waiting for the fixtures first, so a call never sees a half-loaded store. */
+function afterLoad(admin: Admin, ready: () => Promise<void>): Admin {
+  const wrapped = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(admin)) {
+    wrapped[name] = async (...args: unknown[]) => {
+      await ready();
+      return (method as (...a: unknown[]) => unknown)(...args);
+    };
+  }
+  return wrapped as Admin;
 }

@@ -4,6 +4,7 @@
  */
 import { parseMultiplier } from "../pricing/decimal.js";
 import type { Issue } from "../types.js";
+import { newId } from "./ids.js";
 import { type ApiKeyMode, MAX_CREDITS, type Store } from "./store.js";
 
 /** An API key given verbatim: the key itself, or `{ key }`. Its mode follows from its prefix. */
@@ -37,16 +38,26 @@ export type CheckedFixtures = {
   }[];
 };
 
-/** Thrown when a fixtures object has problems; `issues` names every one. Nothing was loaded. */
+/**
+ * Thrown when a fixtures object has problems; `issues` names every one. Nothing was loaded, unless
+ * the message says otherwise (an asset id another user owns in a store loaded before).
+ */
 export class FixturesError extends Error {
   override readonly name = "FixturesError";
   /** Every problem, each at its path (`users[0].apiKeys[1]`). */
   readonly issues: readonly Issue[];
 
-  constructor(issues: readonly Issue[]) {
-    const shown = issues.slice(0, 10).map((issue) => `${issue.path || "(root)"}: ${issue.message}`);
+  /**
+   * Makes the error of refused fixtures.
+   *
+   * @param issues - Every problem, at least one.
+   * @param summary - What happened, before the problems (default: refused, nothing loaded).
+   */
+  constructor(issues: readonly Issue[], summary = "Fixtures refused, nothing loaded") {
+    // Each message is a sentence; joined by semicolons they read as one.
+    const shown = issues.slice(0, 10).map((issue) => `${issue.path || "(root)"}: ${issue.message.replace(/\.$/, "")}`);
     const more = issues.length > shown.length ? `; and ${issues.length - shown.length} more` : "";
-    super(`Fixtures refused, nothing loaded: ${shown.join("; ")}${more}`);
+    super(`${summary}: ${shown.join("; ")}${more}.`);
     this.issues = issues;
   }
 }
@@ -83,12 +94,12 @@ function shown(value: unknown): string {
  * characters, or given twice.
  *
  * @param input - A parsed fixtures file or object.
- * @param newUserId - Makes the id of a user given without one.
+ * @param newUserId - Makes the id of a user given without one (default: a random `usr_` id).
  * @returns The checked fixtures, or every issue.
  */
 export function checkFixtures(
   input: unknown,
-  newUserId: () => string,
+  newUserId: () => string = newId.user,
 ): { success: true; output: CheckedFixtures } | { success: false; issues: Issue[] } {
   const issues: Issue[] = [];
   let unreported = 0;
@@ -225,17 +236,26 @@ function listOf(
     return;
   }
   if (value.length > MAX_ITEMS) problem(path, "too_many", `At most ${MAX_ITEMS} entries; got ${value.length}.`);
-  for (let i = 0; i < Math.min(value.length, MAX_ITEMS); i++) each(value[i], `${path}[${i}]`);
+  value.slice(0, MAX_ITEMS).forEach((item, i) => {
+    each(item, `${path}[${i}]`);
+  });
 }
 
 /**
- * Loads checked fixtures into a store. A user whose id the store already holds is taken as loaded
- * before (a durable store keeps its fixtures across restarts), and so are its keys and assets.
+ * Loads checked fixtures into a store, so that loading the same fixtures again changes nothing.
+ *
+ * A user whose id the store already holds is not created again: its balance and multiplier are the
+ * store's (a durable store keeps what happened since the first load, and a second opening grant
+ * would give credits twice). Its keys and assets that the store lacks are added, so a load cut
+ * short (the database went away) is completed by the next one. A key that the store holds for
+ * another user, or an asset id another user owns, is a conflict: every key conflict is found before
+ * anything is written, and the load is refused with a {@link FixturesError} naming each one.
  *
  * @param store - Where to load them.
  * @param fixtures - Fixtures checked by {@link checkFixtures}.
  * @param deps - How keys are hashed and key ids made, and the time of the opening grants.
- * @returns The users loaded now (not those found already loaded).
+ * @returns The ids of the users created now (not those found already loaded).
+ * @throws FixturesError when a key or asset belongs to another user in the store.
  * @internal
  */
 export async function loadFixtures(
@@ -243,14 +263,43 @@ export async function loadFixtures(
   fixtures: CheckedFixtures,
   deps: { hashApiKey: (key: string) => string | Promise<string>; newApiKeyId: () => string; now: number },
 ): Promise<string[]> {
-  const loaded: string[] = [];
-  for (const user of fixtures.users) {
-    if (!(await store.createUser({ id: user.id, credits: user.credits, multiplier: user.multiplier }, deps.now))) continue;
-    loaded.push(user.id);
-    for (const { key, mode } of user.apiKeys) {
-      await store.putApiKey({ id: deps.newApiKeyId(), userId: user.id, mode, hash: await deps.hashApiKey(key), revoked: false });
+  const taken = (path: string, what: string): Issue => ({
+    path,
+    code: "taken",
+    message: `${what} already belongs to another user in the store.`,
+  });
+  // First, without writing: the keys to add, and any key the store holds for another user.
+  const conflicts: Issue[] = [];
+  const keysToAdd = new Map<string, { hash: string; mode: ApiKeyMode }[]>();
+  for (const [i, user] of fixtures.users.entries()) {
+    const adds: { hash: string; mode: ApiKeyMode }[] = [];
+    for (const [j, { key, mode }] of user.apiKeys.entries()) {
+      const hash = await deps.hashApiKey(key);
+      const existing = await store.findApiKeyByHash(hash);
+      if (!existing) adds.push({ hash, mode });
+      else if (existing.userId !== user.id) conflicts.push(taken(`users[${i}].apiKeys[${j}]`, "This API key"));
     }
-    for (const asset of user.assets) await store.putAsset(asset, user.id);
+    keysToAdd.set(user.id, adds);
   }
+  if (conflicts.length > 0) throw new FixturesError(conflicts);
+
+  const loaded: string[] = [];
+  for (const [i, user] of fixtures.users.entries()) {
+    if (await store.createUser({ id: user.id, credits: user.credits, multiplier: user.multiplier }, deps.now)) {
+      loaded.push(user.id);
+    }
+    for (const { hash, mode } of keysToAdd.get(user.id) ?? []) {
+      // `false`: the hash was stored meanwhile (another instance loading the same fixtures).
+      await store.putApiKey({ id: deps.newApiKeyId(), userId: user.id, mode, hash, revoked: false });
+    }
+    const owned = user.assets.length > 0 ? await store.ownedAssets(user.id, user.assets) : new Set<string>();
+    for (const [j, asset] of user.assets.entries()) {
+      if (owned.has(asset) || (await store.putAsset(asset, user.id))) continue;
+      const [owner] = await store.ownedAssets(user.id, [asset]);
+      if (owner === undefined) conflicts.push(taken(`users[${i}].assets[${j}]`, `Asset id ${shown(asset)}`));
+    }
+  }
+  // Asset owners can only be found by writing: users before the conflict were loaded.
+  if (conflicts.length > 0) throw new FixturesError(conflicts, "Fixtures partly loaded");
   return loaded;
 }

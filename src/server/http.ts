@@ -2,7 +2,8 @@
  * The HTTP exchange of the reference server: what it reads of a request ({@link Incoming}) and what
  * it answers ({@link Outgoing}), reading a JSON body, building JSON answers with a `Request-Id`, and
  * the route table with its dispatch in the order S12 fixes: route (404, 405), key (401), then the
- * endpoint (media type 415, size 413, JSON 400, and the endpoint's own checks).
+ * endpoint (media type 415, size 413, JSON 400, and the endpoint's own checks). Paths under
+ * `/admin/` go to the admin API when it is on.
  */
 import { ping, queryCredits } from "./account.js";
 import { authenticate, type Caller } from "./auth.js";
@@ -295,6 +296,8 @@ const allowed = (route: Route): string[] => (route.method === "GET" ? ["GET", "H
  */
 export async function dispatch(incoming: Incoming, ctx: ServerContext, requestId: string): Promise<Outgoing> {
   const path = incoming.path;
+  // The admin API answers its own paths, and exists only when an admin token is configured.
+  if (ctx.adminHttp && (path === "/admin" || path.startsWith("/admin/"))) return ctx.adminHttp(incoming, ctx, requestId);
   const route = ROUTES.get(path);
   if (!route) return failure(requestId, { code: "not_found", message: m.notFound(path) });
   const method = incoming.method === "HEAD" ? "GET" : incoming.method;

@@ -7,7 +7,9 @@
  */
 export { createReferenceServer } from "./createReferenceServer.js";
 export { createMemoryStore } from "./memoryStore.js";
-export { createOpenApiDocument } from "./openapi.js";
+export { createAdminOpenApiDocument, createOpenApiDocument } from "./openapi.js";
+export { checkFixtures, FixturesError } from "./fixtures.js";
+export { ADMIN_ERRORS } from "./adminApi.js";
 export { AdminError, SERVER_ERRORS } from "./errors.js";
 export { API_KEY_PREFIXES } from "./auth.js";
 export { DEFAULT_MAX_BODY_BYTES } from "./http.js";
@@ -27,7 +29,9 @@ export {
 } from "./openapi.js";
 
 export type { LogEntry, ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
-export type { Admin, JobView, LedgerEntry, TaskView } from "./admin.js";
+export type { Admin, JobView, LedgerEntry, TaskView, UserView } from "./admin.js";
+export type { AdminHttpErrorCode } from "./adminApi.js";
+export type { CheckedFixtures, FixtureApiKey, Fixtures, FixtureUser } from "./fixtures.js";
 export type { ApiKeyHasher } from "./auth.js";
 export type { AdminErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";
 export type {

@@ -1,0 +1,463 @@
+/**
+ * `imagegen-pricing serve`: the reference server as a process, for test suites in any language and
+ * for trying the API by hand: fixtures, an admin token, an optional PostgreSQL store, a request log,
+ * and a clean stop on SIGINT or SIGTERM.
+ */
+import { parseArgs } from "node:util";
+import { type RunningServer, serve, sha256Hex } from "../node/index.js";
+import { checkAdminToken } from "../server/adminApi.js";
+import { redactSecrets } from "../server/redact.js";
+import { checkFixtures, FixturesError } from "../server/fixtures.js";
+import { type Incoming, type Outgoing, RESPOND } from "../server/http.js";
+import { createReferenceServer, type Fixtures, type ReferenceServer, type Store } from "../server/index.js";
+import { wholeNumber } from "./args.js";
+import { type CliIo, EXIT, type UsageError } from "./io.js";
+
+/** `--help` text of `serve`. */
+export const SERVE_HELP = `Usage: imagegen-pricing serve [options]
+
+Runs the reference server of the service (the four endpoints and /openapi.json) over HTTP, as a
+test double for any language. It prints its base URL first ("Listening on http://..."), then the
+users and the keys a client can use.
+
+Options:
+      --port <n>            TCP port, 0 for a free one (default: 8787)
+      --host <address>      address to listen on (default: 127.0.0.1, this machine only)
+      --fixtures <file>     the starting state: users, verbatim API keys, assets (a JSON file; see
+                            the fixtures JSON Schema, data/fixtures.schema.json in the package)
+      --admin-token <t>     turn on the admin API under /admin/ (Authorization: Bearer <t>):
+                            1 to 256 visible ASCII characters, not starting with ck_
+      --database-url <url>  keep the state in PostgreSQL (needs the pg package) instead of memory
+      --schema <name>       the PostgreSQL schema of its tables (default: imagegen)
+      --log                 print one line per request: method, path, status, time, request id
+      --json                print the startup summary and the request lines as JSON, one per line
+  -h, --help                show this help
+
+Without --fixtures and --admin-token it makes a demo user with a ck_test_ key and three assets.
+Fixture keys that start with ck_test_ are printed (a test suite hard-codes them anyway); ck_live_
+keys from a file are never printed.
+
+Exit status: 0 stopped by SIGINT or SIGTERM, 1 could not start (port in use, database
+unreachable), 2 bad options or a bad fixtures file. Every error is one line on standard error.
+
+Examples:
+  imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token secret-token --log
+  imagegen-pricing serve --database-url postgres://localhost/imagegen --fixtures fixtures.json
+`;
+
+/** A reason to stop before serving: one line, and the exit code. */
+class StartError extends Error {
+  override readonly name = "StartError";
+  readonly code: number;
+
+  constructor(message: string, code: number) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** How `serve` is stopped: by default SIGINT or SIGTERM; tests may pass a promise instead. */
+export type ServeControl = {
+  /** Resolves (to what stopped it, for the last line) when the server should stop. */
+  stop?: Promise<string>;
+};
+
+type Options = {
+  port: number;
+  host: string;
+  fixtures: string | undefined;
+  adminToken: string | undefined;
+  databaseUrl: string | undefined;
+  schema: string | undefined;
+  log: boolean;
+  json: boolean;
+};
+
+/** One line, whatever a message holds. */
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim();
+
+function readOptions(args: string[]): Options | "help" {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        fixtures: { type: "string" },
+        "admin-token": { type: "string" },
+        "database-url": { type: "string" },
+        schema: { type: "string" },
+        log: { type: "boolean", default: false },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (error) {
+    // parseArgs explains at length how to pass a value starting with "-": the first sentence is the point.
+    const message = (error as Error).message.split(". To specify")[0] ?? "";
+    throw new StartError(`${oneLine(message)}. Run "imagegen-pricing serve --help" for the options.`, EXIT.usage);
+  }
+  if (values.help) return "help";
+  const text = (name: string) => values[name] as string | undefined;
+  let port = 8787;
+  const portText = text("port");
+  if (portText !== undefined) {
+    try {
+      port = wholeNumber("--port", portText, 0);
+    } catch (error) {
+      throw new StartError((error as UsageError).message, EXIT.usage);
+    }
+    if (port > 65535) throw new StartError(`--port must be from 0 to 65535; received "${portText}".`, EXIT.usage);
+  }
+  const host = text("host") ?? "127.0.0.1";
+  if (host.trim() === "") throw new StartError("--host must name an address, such as 127.0.0.1 or 0.0.0.0.", EXIT.usage);
+  const adminToken = text("admin-token");
+  if (adminToken !== undefined) {
+    try {
+      checkAdminToken(adminToken);
+    } catch (error) {
+      throw new StartError(`--admin-token: ${(error as Error).message.replace(/^adminToken /, "the token ")}`, EXIT.usage);
+    }
+  }
+  const databaseUrl = text("database-url");
+  if (databaseUrl !== undefined && databaseUrl.trim() === "") {
+    throw new StartError("--database-url must be a postgres:// URL.", EXIT.usage);
+  }
+  if (text("schema") !== undefined && databaseUrl === undefined) {
+    throw new StartError("--schema needs --database-url: the in-memory store has no schema.", EXIT.usage);
+  }
+  return {
+    port,
+    host: host.trim(),
+    fixtures: text("fixtures"),
+    adminToken,
+    databaseUrl,
+    schema: text("schema"),
+    log: values.log === true,
+    json: values.json === true,
+  };
+}
+
+/** Reads and parses a fixtures file; what the server checks when it is made. */
+async function readFixtures(path: string, io: CliIo): Promise<unknown> {
+  let text: string;
+  try {
+    text = await io.readFile(path);
+  } catch (error) {
+    throw new StartError(`Cannot read the fixtures file ${path}: ${oneLine((error as Error).message)}`, EXIT.usage);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new StartError(`The fixtures file ${path} is not valid JSON: ${oneLine((error as Error).message)}`, EXIT.usage);
+  }
+}
+
+/** The PostgreSQL store, loaded only when asked for, so that `pg` stays optional. */
+async function postgresStore(url: string, schema: string | undefined): Promise<Store> {
+  let module: typeof import("../postgres/index.js");
+  try {
+    module = await import("../postgres/index.js");
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+      throw new StartError("--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).", 1);
+    }
+    throw error;
+  }
+  try {
+    return await module.createPostgresStore({ connectionString: url, ...(schema === undefined ? {} : { schema }) });
+  } catch (error) {
+    if (error instanceof TypeError) throw new StartError(`--schema: ${oneLine(error.message)}`, EXIT.usage);
+    // Never the URL itself: it may hold a password.
+    const cause = (error as { cause?: unknown }).cause;
+    const detail = cause instanceof Error && cause.message ? `: ${oneLine(cause.message)}` : "";
+    throw new StartError(`Cannot use the database: ${oneLine((error as Error).message)}${detail}`, 1);
+  }
+}
+
+/** What `listen` failed with, as one line. */
+function listenError(error: unknown, host: string, port: number): StartError {
+  const code = (error as { code?: unknown }).code;
+  if (code === "EADDRINUSE") {
+    return new StartError(`Port ${port} on ${host} is in use; choose another with --port (0 picks a free one).`, 1);
+  }
+  if (code === "EACCES") return new StartError(`Not allowed to listen on port ${port} of ${host}; choose a port above 1023.`, 1);
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new StartError(`Cannot listen on ${host}: no such address on this machine (--host).`, EXIT.usage);
+  }
+  return new StartError(`Cannot listen on ${host}:${port}: ${oneLine((error as Error).message)}`, 1);
+}
+
+/** A request line of `--log`: never a header, a body or a key (a key-shaped run in the path is masked). */
+function requestLine(incoming: Incoming, out: Outgoing, ms: number, json: boolean): string {
+  const path = redactSecrets(incoming.path.length > 200 ? `${incoming.path.slice(0, 200)}...` : incoming.path).replace(
+    /[^\x21-\x7E]/g,
+    (c) => encodeURIComponent(c),
+  );
+  const requestId = out.headers["request-id"] ?? "-";
+  const time = Math.round(ms * 10) / 10;
+  if (json) {
+    return JSON.stringify({ event: "request", method: incoming.method, path, status: out.status, ms: time, requestId });
+  }
+  return `${incoming.method} ${path} ${out.status} ${time.toFixed(1)}ms ${requestId}`;
+}
+
+/** The server bound to node:http, with a request line per answer when `log` is on. */
+function withLog(server: ReferenceServer, write: (line: string) => void, json: boolean): ReferenceServer {
+  const respond = server[RESPOND];
+  return {
+    ...server,
+    [RESPOND]: async (incoming: Incoming) => {
+      const start = performance.now();
+      const out = await respond(incoming);
+      write(requestLine(incoming, out, performance.now() - start, json));
+      return out;
+    },
+  };
+}
+
+/** A user as printed: its state and the keys a client may use (ck_live_ keys from a file are not shown). */
+type ShownUser = {
+  userId: string;
+  balance: number;
+  multiplier: string;
+  apiKeys: { key: string; shown: boolean }[];
+  assets: string[];
+  /** Whether this start loaded it (false: the store had it from an earlier start). */
+  loadedNow: boolean;
+};
+
+/** Quotes a value for a POSIX shell, so that a printed command works as pasted. */
+const shellQuote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+
+/** The curl lines of a user: the same spec quoted and generated, so their credits agree. */
+function curlLines(url: string, key: string, assetId: string | undefined): string[] {
+  const spec = { modelId: "alpha-img2-official", resolution: "2K", quality: "medium" };
+  const quoteSpec = { kind: "image", ...spec, referenceImageCount: assetId === undefined ? 0 : 1 };
+  const generation = {
+    prompt: "a red fox in the snow",
+    ...spec,
+    generationType: assetId === undefined ? "text-to-image" : "image-to-image",
+    inputAssetIds: assetId === undefined ? [] : [assetId],
+    imageCount: 1,
+    idempotencyKey: "demo-1",
+  };
+  const auth = `-H ${shellQuote(`Authorization: Bearer ${key}`)}`;
+  const json = `-H 'Content-Type: application/json'`;
+  return [
+    `curl -s ${url}/api/ping ${auth}`,
+    `curl -s ${url}/api/query/credits ${auth}`,
+    `curl -s ${url}/api/pricing/quote ${auth} ${json} -d ${shellQuote(JSON.stringify(quoteSpec))}`,
+    `curl -s ${url}/api/generations ${auth} ${json} -d ${shellQuote(JSON.stringify(generation))}`,
+  ];
+}
+
+/** The most users the startup summary lists one by one. */
+const MAX_LISTED_USERS = 10;
+
+function summary(
+  url: string,
+  boundTo: string | undefined,
+  options: Options,
+  users: ShownUser[],
+  counts: { total: number; loadedNow: number },
+  demo: boolean,
+  storeName: string,
+): string {
+  const lines = [`Listening on ${url}${boundTo ? ` (bound to ${boundTo})` : ""}`, ""];
+  lines.push(`Store: ${storeName}`);
+  if (options.fixtures !== undefined) {
+    const { total, loadedNow } = counts;
+    lines.push(
+      `Fixtures ${options.fixtures}: ${total} user${total === 1 ? "" : "s"}` +
+        (loadedNow === total ? "" : ` (${loadedNow} loaded now, ${total - loadedNow} kept as the store had them)`),
+    );
+  }
+  for (const user of users.slice(0, MAX_LISTED_USERS)) {
+    lines.push(
+      `${demo ? "Demo user " : "  "}${user.userId}: ${user.balance} credits, multiplier ${user.multiplier}` +
+        (user.assets.length > 0 ? `, assets ${user.assets.slice(0, 5).join(", ")}${user.assets.length > 5 ? ", ..." : ""}` : ""),
+    );
+    for (const key of user.apiKeys) {
+      lines.push(`    ${key.shown ? key.key : `${key.key.slice(0, 8)}... (a live key from the file, not shown)`}`);
+    }
+  }
+  if (counts.total > users.length) lines.push(`  ... and ${counts.total - users.length} more users`);
+  if (demo) lines.push("  (the key is shown once: the server keeps only its SHA-256)");
+  if (options.adminToken !== undefined) {
+    lines.push(`Admin API: ${url}/admin/ with Authorization: Bearer <the --admin-token>; described at ${url}/admin/openapi.json`);
+  }
+  const tryUser = users.find((u) => u.apiKeys.some((k) => k.shown));
+  const tryKey = tryUser?.apiKeys.find((k) => k.shown)?.key;
+  if (tryUser && tryKey) {
+    lines.push("", `Try (as ${tryUser.userId}; the quote and the generation price the same spec):`, "");
+    for (const line of curlLines(url, tryKey, tryUser.assets[0])) lines.push(`  ${line}`, "");
+  } else {
+    lines.push("");
+  }
+  lines.push(`OpenAPI document: ${url}/openapi.json`, "Ctrl-C stops the server.");
+  return `${lines.join("\n")}\n`;
+}
+
+/** Fixtures with every user's id given: the ids a check made for users given without one. */
+function withIds(fixtures: Fixtures, ids: readonly string[]): Fixtures {
+  return { ...fixtures, users: fixtures.users.map((user, i) => ({ ...user, id: ids[i] as string })) };
+}
+
+/** Waits for SIGINT or SIGTERM, and stops listening for them once one came. */
+function signals(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", on);
+      process.off("SIGTERM", on);
+      resolve(signal);
+    };
+    process.on("SIGINT", on);
+    process.on("SIGTERM", on);
+  });
+}
+
+/**
+ * Runs `serve`: starts the reference server and answers until SIGINT or SIGTERM (or `control.stop`).
+ *
+ * @param args - The arguments after `serve`.
+ * @param io - Where to write and how to read the fixtures file.
+ * @param control - How it is stopped (default: SIGINT or SIGTERM).
+ * @returns The exit code: 0 after a clean stop, 1 when it could not start, 2 for bad options or fixtures.
+ */
+export async function runServe(args: string[], io: CliIo, control: ServeControl = {}): Promise<number> {
+  let store: Store | undefined;
+  let running: RunningServer | undefined;
+  try {
+    const options = readOptions(args);
+    if (options === "help") {
+      io.out(SERVE_HELP);
+      return EXIT.ok;
+    }
+    const fixtures = options.fixtures === undefined ? undefined : await readFixtures(options.fixtures, io);
+
+    // Checked before any database work: a bad file is refused whole, with its first problems named.
+    const checked = fixtures === undefined ? undefined : checkFixtures(fixtures);
+    if (checked && !checked.success) {
+      throw new StartError(
+        `The fixtures file ${options.fixtures}: ${oneLine(new FixturesError(checked.issues).message)}`,
+        EXIT.usage,
+      );
+    }
+    const fixtureIds = (checked?.success ? checked.output.users : []).map((u) => u.id);
+    const found = new Set<string>();
+    if (options.databaseUrl !== undefined) {
+      store = await postgresStore(options.databaseUrl, options.schema);
+      // Which fixture users an earlier start loaded: they are kept as the store has them.
+      for (const id of fixtureIds) if (await store.getUser(id)) found.add(id);
+    }
+    const server = createReferenceServer({
+      hashApiKey: sha256Hex,
+      ...(store ? { store } : {}),
+      // The ids made for users given without one, so that what is printed is what is served.
+      ...(checked?.success ? { fixtures: withIds(fixtures as Fixtures, fixtureIds) } : {}),
+      ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+    });
+    try {
+      await server.ready();
+    } catch (error) {
+      if (error instanceof FixturesError) {
+        throw new StartError(`The fixtures file ${options.fixtures}: ${oneLine(error.message)}`, EXIT.usage);
+      }
+      if ((error as Error | undefined)?.name === "StoreUnavailableError") {
+        throw new StartError(`Cannot use the database: ${oneLine((error as Error).message)}`, 1);
+      }
+      throw error;
+    }
+
+    const users: ShownUser[] = [];
+    const demo = fixtures === undefined && options.adminToken === undefined;
+    if (demo) {
+      const { userId } = await server.admin.createUser({ credits: 10_000 });
+      const assets: string[] = [];
+      for (let i = 0; i < 3; i++) assets.push((await server.admin.createAsset(userId)).assetId);
+      const { key } = await server.admin.createApiKey(userId);
+      users.push({ userId, balance: 10_000, multiplier: "1", apiKeys: [{ key, shown: true }], assets, loadedNow: true });
+    }
+    for (const user of checked?.success ? checked.output.users.slice(0, MAX_LISTED_USERS) : []) {
+      const view = await server.admin.user(user.id);
+      users.push({
+        userId: user.id,
+        balance: view.balance,
+        multiplier: view.multiplier,
+        apiKeys: user.apiKeys.map(({ key, mode }) => ({ key, shown: mode === "test" })),
+        assets: [...user.assets],
+        loadedNow: !found.has(user.id),
+      });
+    }
+    const counts = { total: demo ? 1 : fixtureIds.length, loadedNow: demo ? 1 : fixtureIds.length - found.size };
+
+    const write = (line: string) => io.out(`${line}\n`);
+    const bound = options.log ? withLog(server, write, options.json) : server;
+    try {
+      running = await serve({ port: options.port, host: options.host, server: bound, handleSignals: false });
+    } catch (error) {
+      throw listenError(error, options.host, options.port);
+    }
+    // The address a client connects to: a wildcard address is reached on the loopback.
+    const url = running.url.replace("//0.0.0.0:", "//127.0.0.1:").replace("//[::]:", "//[::1]:");
+    const storeName =
+      options.databaseUrl === undefined
+        ? "in memory (gone when the process ends)"
+        : `PostgreSQL, schema ${options.schema ?? "imagegen"}`;
+    if (options.json) {
+      write(
+        JSON.stringify({
+          event: "listening",
+          url,
+          store: options.databaseUrl === undefined ? "memory" : "postgres",
+          admin: options.adminToken !== undefined,
+          userCount: counts.total,
+          users: users.map((u) => ({
+            userId: u.userId,
+            balance: u.balance,
+            multiplier: u.multiplier,
+            apiKeys: u.apiKeys.map((k) => (k.shown ? k.key : `${k.key.slice(0, 8)}...`)),
+            assets: u.assets,
+          })),
+        }),
+      );
+    } else {
+      io.out(summary(url, url === running.url ? undefined : running.host, options, users, counts, demo, storeName));
+    }
+    if (options.adminToken !== undefined && options.adminToken.length < 16 && !/^(127\.|::1$|localhost$)/.test(options.host)) {
+      io.err(
+        `Warning: an admin token of ${options.adminToken.length} characters on ${options.host} is easy to guess; use 16 or more.\n`,
+      );
+    }
+
+    const stoppedBy = await (control.stop ?? signals());
+    // In-flight requests finish; a connection still busy after a grace period is cut.
+    const grace = setTimeout(() => running?.httpServer.closeAllConnections(), 5000);
+    grace.unref();
+    await running.close();
+    running = undefined;
+    clearTimeout(grace);
+    await store?.close();
+    store = undefined;
+    if (options.json) write(JSON.stringify({ event: "closed", by: stoppedBy }));
+    else write(`Stopped (${stoppedBy}); the server is closed.`);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof StartError) {
+      io.err(`${error.message}\n`);
+      return error.code;
+    }
+    // Anything else is unexpected; still one line, with what went wrong.
+    const e = error instanceof Error ? error : new Error(String(error));
+    io.err(`Cannot start the server: ${e.name}: ${oneLine(redactSecrets(e.message))}\n`);
+    return 1;
+  } finally {
+    await running?.close().catch(() => {});
+    await store?.close().catch(() => {});
+  }
+}
