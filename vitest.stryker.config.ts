@@ -8,10 +8,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: [
-      "test/catalog.test.ts",
-      "test/normalizeRequest.test.ts",
-      "test/validateForModel.test.ts",
-      "test/pricing.test.ts",
+      "test/models/**/*.test.ts",
+      "test/request/**/*.test.ts",
+      "test/pricing/**/*.test.ts",
+      "test/messages.test.ts",
       "test/golden.test.ts",
       "test/properties/**/*.test.ts",
     ],

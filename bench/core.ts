@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { Bench } from "tinybench";
 import { computeCharge } from "../src/pricing/computeCharge.js";
-import { parseMultiplier } from "../src/pricing/decimal.js";
+import { parseMultiplier } from "../src/pricing/multiplier.js";
 import { quote } from "../src/pricing/quote.js";
 import { normalizeRequest } from "../src/request/normalizeRequest.js";
 import { validateForModel } from "../src/request/validateForModel.js";

@@ -8,7 +8,7 @@ import {
   normalizeRequest,
   validateForModel,
 } from "../index.js";
-import { parseMultiplier } from "../pricing/decimal.js";
+import { parseMultiplier } from "../pricing/multiplier.js";
 import { wholeNumber } from "./args.js";
 import { breakdownLines, credits, issueLines } from "./format.js";
 import { type CliIo, EXIT, UsageError } from "./io.js";

@@ -2,7 +2,7 @@
  * The operator's methods (API.md): users, keys, assets, multipliers, failing jobs, balances and the
  * ledger. Bad arguments throw an {@link AdminError}; nothing changes when one is thrown.
  */
-import { parseMultiplier } from "../pricing/decimal.js";
+import { parseMultiplier } from "../pricing/multiplier.js";
 import type { GenerationRequest } from "../types.js";
 import { type ApiKeyMode, generateApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";

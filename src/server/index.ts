@@ -13,7 +13,7 @@ export { API_KEY_PREFIXES } from "./auth.js";
 export { DEFAULT_MAX_BODY_BYTES } from "./body.js";
 export { DEFAULT_IDEMPOTENCY_TTL_MS } from "./idempotency.js";
 export { ledgerBalance } from "./ledger.js";
-export { QuoteSpecSchema } from "./quoteSpecSchema.js";
+export { QuoteSpecSchema } from "../pricing/quoteSpec.js";
 export {
   CreditsAnswerSchema,
   ErrorBodySchema,

@@ -34,17 +34,6 @@ export const serverMessages = {
   idempotencyKeyReused: () => "This idempotencyKey was already used with a different request; use a new key for a new request.",
   internalError: () => "Something went wrong on our side; nothing was charged for this request.",
 
-  // quote spec (S11)
-  specNotObject: (got: unknown) => `A quote spec must be a JSON object; received ${show(got)}.`,
-  specUnknownField: (field: string) =>
-    `${field} is not a field of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.`,
-  specRequired: (field: string) => `${field} is required.`,
-  specWrongType: (field: string, expected: string, got: unknown) => `${field} must be ${expected}; received ${show(got)}.`,
-  specOption: (field: string, got: unknown, allowed: readonly string[]) =>
-    `${field} ${show(got)} is not accepted; use one of ${list(allowed)}.`,
-  specReferenceCount: (max: number, got: unknown) =>
-    `referenceImageCount must be a whole number from 0 to ${max}; received ${show(got)}.`,
-
   // admin
   invalidCredits: (got: unknown) => `credits must be a non-negative whole number; received ${show(got)}.`,
   invalidMultiplier: (got: unknown) =>

@@ -9,7 +9,7 @@ import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLU
 import type { Catalog } from "../models/modelSpec.js";
 import { requestSchema } from "../request/schema.js";
 import { SERVER_ERRORS } from "./errors.js";
-import { QuoteSpecSchema } from "./quoteSpecSchema.js";
+import { QuoteSpecSchema } from "../pricing/quoteSpec.js";
 import {
   CreditsAnswerSchema,
   ErrorBodySchema,

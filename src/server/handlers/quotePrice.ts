@@ -7,7 +7,7 @@ import { quote } from "../../pricing/quote.js";
 import { readJsonBody } from "../body.js";
 import type { Handler } from "../context.js";
 import { serverMessages as m } from "../messages.js";
-import { parseQuoteSpec } from "../quoteSpecSchema.js";
+import { parseQuoteSpec } from "../../pricing/quoteSpec.js";
 import { failure, invalidRequest, json } from "../responses.js";
 
 /** @internal */

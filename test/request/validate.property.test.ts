@@ -29,7 +29,7 @@ import {
   oracleQualities,
   oracleResolutions,
 } from "../oracle/seed.js";
-import { issuesOf, verdict } from "./helpers.js";
+import { issuesOf, verdict } from "../properties/helpers.js";
 
 type Field = "aspectRatio" | "resolution" | "quality" | "background";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type GenerationRequest, type Issue, type ModelId, normalizeRequest, validateForModel } from "../src/index.js";
+import { type GenerationRequest, type Issue, type ModelId, normalizeRequest, validateForModel } from "../../src/index.js";
 import {
   ALL_RATIOS,
   ORACLE_MAX_IMAGES,
@@ -9,7 +9,8 @@ import {
   oracleBackgrounds,
   oracleQualities,
   oracleResolutions,
-} from "./oracle/seed.js";
+} from "../oracle/seed.js";
+import { issuesOf } from "../properties/helpers.js";
 
 function request(modelId: ModelId, over: Partial<GenerationRequest> = {}): GenerationRequest {
   const base = normalizeRequest({ prompt: "x", modelId, resolution: modelId === "alpha-img2" ? "1K" : "2K" });
@@ -19,6 +20,11 @@ function request(modelId: ModelId, over: Partial<GenerationRequest> = {}): Gener
 const verdict = (r: GenerationRequest): Issue[] => {
   const result = validateForModel(r);
   return result.success ? [] : result.issues;
+};
+const ok = (body: Record<string, unknown>): GenerationRequest => {
+  const r = normalizeRequest({ prompt: "x", ...body });
+  if (!r.success) throw new Error(JSON.stringify(r.issues));
+  return r.output;
 };
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `asset_${i}`);
 
@@ -131,5 +137,29 @@ describe("validateForModel", () => {
     expect(verdict({ ...request("beta"), inputAssetIds: "a" as unknown as string[] })[0]).toMatchObject({
       path: "inputAssetIds",
     });
+  });
+});
+
+describe("V1-V6: hand-built requests (not from normalizeRequest) are checked, never crash", () => {
+  const base = ok({ modelId: "beta" });
+
+  it("V6: ids of any type are counted, not trimmed into a crash", () => {
+    const r = validateForModel({ ...base, generationType: "image-to-image", inputAssetIds: [1, 1, "a", " a"] } as never);
+    expect(r.success).toBe(true);
+    const gamma = validateForModel({ ...ok({ modelId: "gamma-image-1.5" }), inputAssetIds: [1, 2] } as never);
+    expect(issuesOf(gamma).map((i) => i.code)).toEqual(["too_many_references"]);
+  });
+
+  it("N11/N12: a non-integer imageCount or a non-array inputAssetIds is an issue with its message", () => {
+    expect(issuesOf(validateForModel({ ...base, imageCount: 1.5 }))).toEqual([
+      { path: "imageCount", code: "not_integer", message: "imageCount must be a whole number; received 1.5." },
+    ]);
+    expect(issuesOf(validateForModel({ ...base, inputAssetIds: "a" as never }))).toEqual([
+      {
+        path: "inputAssetIds",
+        code: "invalid_type",
+        message: 'inputAssetIds must be an array of asset id strings; received "a".',
+      },
+    ]);
   });
 });

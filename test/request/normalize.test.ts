@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Issue, normalizeRequest } from "../src/index.js";
+import { type Issue, normalizeRequest } from "../../src/index.js";
 
 const ok = (input: unknown) => {
   const r = normalizeRequest(input);
@@ -284,5 +284,116 @@ describe("normalizeRequest", () => {
     const copy = structuredClone(body);
     ok(body);
     expect(body).toEqual(copy);
+  });
+});
+
+describe("normalizeRequest: messages, and checks across fields next to other issues", () => {
+  it("N4: a long prompt of lone low surrogates is counted one per unit (12000 ok, 12001 too long)", () => {
+    expect(normalizeRequest({ prompt: "\udc00".repeat(12000) }).success).toBe(true);
+    expect(issues({ prompt: "\udc00".repeat(12001) })).toMatchObject([{ path: "prompt", code: "too_long" }]);
+    expect(issues({ prompt: "A\udc00".repeat(6001) })).toMatchObject([{ path: "prompt", code: "too_long" }]);
+    expect(normalizeRequest({ prompt: "\ud800\udc00".repeat(12000) }).success).toBe(true);
+  });
+
+  it("N14: a wrong type says what the field must be and what it got", () => {
+    const at = (body: Record<string, unknown>, path: string) => issues({ prompt: "x", ...body }).find((i) => i.path === path);
+    expect(at({ modelId: 5 }, "modelId")?.message).toBe("modelId must be a string; received 5.");
+    expect(at({ prompt: null }, "prompt")?.message).toBe("prompt must be a string; received null.");
+    expect(at({ imageCount: "2" }, "imageCount")?.message).toBe('imageCount must be a number; received "2".');
+    expect(at({ generationType: "image-to-image", inputAssetIds: ["a", 7] }, "inputAssetIds[1]")?.message).toBe(
+      "each inputAssetIds entry must be a string; received 7.",
+    );
+    expect(at({ inputAssetIds: {} }, "inputAssetIds")?.message).toBe(
+      "inputAssetIds must be an array of asset id strings; received an object.",
+    );
+    expect(at({ quality: [] }, "quality")?.message).toBe("quality must be a string; received an array.");
+  });
+
+  it("N7/N9: an option outside the list names the allowed values, with the hint only where it applies", () => {
+    expect(issues({ prompt: "x", aspectRatio: "7:5" })[0]?.message).toBe(
+      'aspectRatio "7:5" is not accepted; use one of Auto, 1:1, 2:3, 3:2, 3:4, 4:3, 9:16, 16:9, 5:4, 4:5, 2:1, 1:2, 21:9, 9:21, 3:1, 1:3.',
+    );
+    expect(issues({ prompt: "x", quality: "ultra" })[0]?.message).toBe(
+      'quality "ultra" is not accepted; use one of low, medium, high.',
+    );
+    expect(issues({ prompt: "x", quality: " max " })[0]?.message).toBe(
+      'quality "max" is not accepted (auto, xhigh and max are not offered by any model); use one of low, medium, high.',
+    );
+  });
+
+  it("N2: an unknown field's message quotes it; N1: the body's message names what came", () => {
+    expect(issues({ prompt: "x", cost: 1 })[0]?.message).toBe(
+      'Field "cost" is not part of a generation request; remove it (prices are computed by the service, never taken from the request).',
+    );
+    expect(issues([])[0]?.message).toBe("The request body must be a JSON object; received an array.");
+  });
+
+  it("N12: a blank id on a text-to-image request is one issue at the id, not also 'references not allowed'", () => {
+    expect(issues({ prompt: "x", inputAssetIds: ["a", " "] }).map((i) => [i.path, i.code])).toEqual([
+      ["inputAssetIds[1]", "too_short"],
+    ]);
+    expect(issues({ prompt: "x", generationType: "image-to-image", inputAssetIds: [" "] }).map((i) => [i.path, i.code])).toEqual([
+      ["inputAssetIds[0]", "too_short"],
+    ]);
+    expect(issues({ prompt: "x", generationType: "image-to-image", inputAssetIds: "" }).map((i) => [i.path, i.code])).toEqual([
+      ["inputAssetIds", "invalid_type"],
+    ]);
+  });
+
+  it("N12: the references rules are reported together with an issue of another field", () => {
+    const found = (body: Record<string, unknown>) => issues(body).map((i) => [i.path, i.code]);
+    expect(found({ prompt: "", generationType: "image-to-image" })).toEqual([
+      ["prompt", "too_short"],
+      ["inputAssetIds", "references_required"],
+    ]);
+    expect(found({ prompt: "x", imageCount: 0, inputAssetIds: ["a"] })).toEqual([
+      ["imageCount", "too_small"],
+      ["inputAssetIds", "references_not_allowed"],
+    ]);
+    expect(found({ prompt: 1, generationType: 2, inputAssetIds: ["a"] })).toEqual([
+      ["prompt", "invalid_type"],
+      ["generationType", "invalid_type"],
+    ]);
+  });
+
+  it("N12: the references rules run even when another field has the wrong type (they look only at their own fields)", () => {
+    const found = (body: Record<string, unknown>) => issues(body).map((i) => [i.path, i.code]);
+    expect(found({ prompt: 1, inputAssetIds: ["a"] })).toEqual([
+      ["prompt", "invalid_type"],
+      ["inputAssetIds", "references_not_allowed"],
+    ]);
+    expect(found({ prompt: 1, generationType: "image-to-image" })).toEqual([
+      ["prompt", "invalid_type"],
+      ["inputAssetIds", "references_required"],
+    ]);
+  });
+
+  it("V2: alpha-img2 without a resolution is reported even when another field has the wrong type", () => {
+    expect(issues({ prompt: 1, modelId: "alpha-img2" }).map((i) => [i.path, i.code])).toEqual([
+      ["prompt", "invalid_type"],
+      ["resolution", "resolution_required"],
+    ]);
+  });
+
+  it("V2: alpha-img2 without a resolution is reported together with an issue of another field", () => {
+    expect(issues({ prompt: "", modelId: "alpha-img2" }).map((i) => [i.path, i.code])).toEqual([
+      ["prompt", "too_short"],
+      ["resolution", "resolution_required"],
+    ]);
+    expect(issues({ prompt: "x", modelId: 7 }).map((i) => [i.path, i.code])).toEqual([["modelId", "invalid_type"]]);
+  });
+
+  it("N2/S15: an unknown field named '' or ' ' gets a sentence that names it, quoted; a long name is cut in path and message", () => {
+    const r = normalizeRequest({ prompt: "x", "": 1, " ": 2, ["z".repeat(500)]: 3 });
+    expect(r.success).toBe(false);
+    const issues = r.success ? [] : r.issues;
+    expect(issues.map((i) => [i.path, i.code])).toEqual([
+      ["", "unknown_field"],
+      [" ", "unknown_field"],
+      [`${"z".repeat(40)}...`, "unknown_field"],
+    ]);
+    expect(issues[0]?.message).toMatch(/^Field "" is not part of a generation request; remove it/);
+    expect(issues[1]?.message).toMatch(/^Field " " is not part/);
+    expect(issues[2]?.message).toMatch(new RegExp(`^Field "${"z".repeat(40)}\\.\\.\\." is not part`));
   });
 });
