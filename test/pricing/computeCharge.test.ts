@@ -9,6 +9,7 @@ import {
   quote,
 } from "../../src/index.js";
 import { ORACLE_MAX_REFS, type OracleModel } from "../oracle/seed.js";
+import { priceValidated } from "../../src/pricing/computeCharge.js";
 import { CELLS, generation } from "./helpers.js";
 
 const ok = (body: Record<string, unknown>): GenerationRequest => {
@@ -132,5 +133,40 @@ describe("computeCharge", () => {
         }
       }
     }
+  });
+});
+
+describe("priceValidated: the charge of a request already validated", () => {
+  it("P5/P7: gives computeCharge's charge for a valid request, without validating the request again", () => {
+    for (const body of [
+      { modelId: "beta2", resolution: "4K", imageCount: 3 },
+      { modelId: "alpha-img2-official", quality: "high", generationType: "image-to-image", inputAssetIds: ["a", "b"] },
+      { modelId: "alpha-img2", resolution: "1K" },
+    ]) {
+      const request = generation(body);
+      for (const options of [{}, { account: { multiplier: "1.15" } }, { referenceCount: 0 }]) {
+        if ("referenceCount" in options && request.inputAssetIds.length === 0) continue;
+        expect(priceValidated(request, options)).toEqual(computeCharge(request, options));
+      }
+    }
+    // not validated again: a limit the caller already checked is not judged here (imageCount above V5's 4)
+    const five = { ...generation({ modelId: "beta2" }), imageCount: 5 };
+    expect(() => computeCharge(five)).toThrow(InvalidRequestError);
+    expect(priceValidated(five).totalCreditCost).toBe(5 * 80);
+  });
+
+  it("P4/P6: still checks the account's multiplier, the reference count and that the cell has a price", () => {
+    const request = generation({ generationType: "image-to-image", inputAssetIds: ["a"] });
+    const e = thrown(() => priceValidated(request, { referenceCount: 2, account: { multiplier: "-1" } }));
+    expect(e.issues.map((i) => [i.path, i.code])).toEqual([
+      ["referenceCount", "invalid_reference_count"],
+      ["account.multiplier", "invalid_multiplier"],
+    ]);
+    const noCell = { ...generation({ modelId: "beta2" }), quality: "high" as const };
+    expect(thrown(() => priceValidated(noCell)).issues).toEqual([
+      { path: "", code: "not_priceable", message: "beta2 has no price at resolution 2K and quality high." },
+    ]);
+    const unknownModel = { ...generation({}), modelId: "delta" as never };
+    expect(thrown(() => priceValidated(unknownModel)).issues.map((i) => i.code)).toEqual(["not_priceable"]);
   });
 });

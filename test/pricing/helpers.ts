@@ -18,6 +18,7 @@ import {
   oraclePrice,
   oracleQualities,
   oracleResolutions,
+  HUNDREDTHS,
 } from "../oracle/seed.js";
 
 export const REASONS: QuoteReason[] = [
@@ -123,3 +124,15 @@ export const CELLS = ORACLE_MODEL_IDS.flatMap((modelId) =>
     oracleQualities(modelId).map((quality) => ({ modelId, resolution, quality })),
   ),
 );
+
+/**
+ * The multipliers of the P4 grids. The whole suite checks every hundredth from 0.01 to 3.00. Under
+ * mutation testing (`STRYKER=1`, set by vitest.stryker.config.ts) every case runs instrumented,
+ * once per mutant, so the grids take 0.01 to 0.10 and every tenth up to 3.00: 39 multipliers, a
+ * grid about an eighth of the size, still crossing every half-credit boundary of the small prices.
+ */
+export const GRID_MULTIPLIERS: readonly string[] =
+  process.env.STRYKER === "1" ? HUNDREDTHS.filter((_, i) => i < 10 || i % 10 === 9) : HUNDREDTHS;
+
+/** A test's time limit from the number of cases it runs (about 50 µs each, at least vitest's 5 s). */
+export const timeFor = (cases: number): number => Math.max(5_000, Math.ceil(cases / 20));

@@ -13,10 +13,9 @@ import {
   quote,
   ROUNDING,
 } from "../../src/index.js";
-import { CELLS } from "./helpers.js";
+import { CELLS, GRID_MULTIPLIERS, timeFor } from "./helpers.js";
 import {
   bigIntHalfUp,
-  HUNDREDTHS,
   ORACLE_MAX_REFS,
   ORACLE_MODEL_IDS,
   ORACLE_PRICES,
@@ -142,28 +141,33 @@ describe("prices", () => {
     expect(ROUNDING).toBe("half-up");
   });
 
-  it("P4: exactness over every priceable cell x every allowed reference count x multipliers 0.01..3.00 (BigInt oracle)", () => {
-    let checked = 0;
-    const wrong: string[] = [];
-    for (const { modelId, resolution, quality } of CELLS) {
-      const base = ORACLE_PRICES[modelId][resolution]?.[quality] as number;
-      for (let refs = 0; refs <= ORACLE_MAX_REFS[modelId as OracleModel]; refs++) {
-        const subtotal = base + ORACLE_SURCHARGE[modelId] * refs;
-        for (const m of HUNDREDTHS) {
-          const expected = bigIntHalfUp(subtotal, m);
-          const spec = { kind: "image", modelId, resolution, quality, referenceImageCount: refs } as const;
-          const fromString = quote(spec, { multiplier: m }).credits;
-          const fromNumber = quote(spec, { multiplier: Number(m) }).credits;
-          if (fromString !== expected || fromNumber !== expected)
-            wrong.push(`${modelId} ${resolution} ${quality} refs=${refs} x ${m}`);
-          checked++;
+  // alpha-img2 1 cell x 15 ref counts, quality models 3 x 9 x 15, beta family 3 x 3 x 15, gamma 3 x 2
+  const gridCases = GRID_MULTIPLIERS.length * (15 + 405 + 135 + 6);
+  it(
+    "P4: exactness over every priceable cell x every allowed reference count x multipliers 0.01..3.00 (BigInt oracle)",
+    () => {
+      let checked = 0;
+      const wrong: string[] = [];
+      for (const { modelId, resolution, quality } of CELLS) {
+        const base = ORACLE_PRICES[modelId][resolution]?.[quality] as number;
+        for (let refs = 0; refs <= ORACLE_MAX_REFS[modelId as OracleModel]; refs++) {
+          const subtotal = base + ORACLE_SURCHARGE[modelId] * refs;
+          for (const m of GRID_MULTIPLIERS) {
+            const expected = bigIntHalfUp(subtotal, m);
+            const spec = { kind: "image", modelId, resolution, quality, referenceImageCount: refs } as const;
+            const fromString = quote(spec, { multiplier: m }).credits;
+            const fromNumber = quote(spec, { multiplier: Number(m) }).credits;
+            if (fromString !== expected || fromNumber !== expected)
+              wrong.push(`${modelId} ${resolution} ${quality} refs=${refs} x ${m}`);
+            checked++;
+          }
         }
       }
-    }
-    expect(wrong).toEqual([]);
-    // alpha-img2 1 cell x 15 ref counts, quality models 3 x 9 x 15, beta family 3 x 3 x 15, gamma 3 x 2
-    expect(checked).toBe(300 * (15 + 405 + 135 + 6));
-  });
+      expect(wrong).toEqual([]);
+      expect(checked).toBe(gridCases);
+    },
+    timeFor(gridCases),
+  );
 });
 
 describe("quote: corners", () => {

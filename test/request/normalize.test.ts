@@ -397,3 +397,75 @@ describe("normalizeRequest: messages, and checks across fields next to other iss
     expect(issues[2]?.message).toMatch(new RegExp(`^Field "${"z".repeat(40)}\\.\\.\\." is not part`));
   });
 });
+
+describe("normalizeRequest: bounded work and answers (S15)", () => {
+  const i2i = (ids: unknown) => ({ prompt: "x", generationType: "image-to-image", inputAssetIds: ids });
+
+  it("S15: a list of more than 1000 references is one too_many_references issue; its entries are not read", () => {
+    for (const length of [1001, 40_000, 200_000]) {
+      expect(issues(i2i(Array(length).fill(0)))).toEqual([
+        {
+          path: "inputAssetIds",
+          code: "too_many_references",
+          message: `inputAssetIds may list at most 14 distinct assets in at most 1000 entries; it has ${length} entries, which were not read.`,
+        },
+      ]);
+    }
+    // valid entries too: the length alone decides
+    expect(only(i2i(Array.from({ length: 1001 }, () => "a")))).toMatchObject({ code: "too_many_references" });
+    // up to 1000 entries are read, duplicates counted once (N12)
+    expect(ok(i2i(Array.from({ length: 1000 }, (_, i) => `a${i % 14}`))).inputAssetIds).toHaveLength(14);
+    expect(only({ prompt: "x", inputAssetIds: Array(1001).fill("a") })).toMatchObject({ code: "too_many_references" });
+  });
+
+  it("S15: at most 50 issues are reported, then one too_many_issues issue at path '' counting the rest", () => {
+    const found = issues(i2i(Array(1000).fill(0)));
+    expect(found).toHaveLength(51);
+    expect(found.slice(0, 50).every((i, n) => i.path === `inputAssetIds[${n}]` && i.code === "invalid_type")).toBe(true);
+    expect(found[50]).toEqual({
+      path: "",
+      code: "too_many_issues",
+      message: "950 more issues were left out to keep the answer short; fix the ones listed first.",
+    });
+    const keys: Record<string, unknown> = { prompt: "" };
+    for (let i = 0; i < 90_000; i++) keys[`k${i}`] = i;
+    const unknown = issues(keys);
+    expect(unknown).toHaveLength(51);
+    expect(unknown[0]).toMatchObject({ path: "k0", code: "unknown_field" });
+    expect(unknown[50]?.message).toMatch(/^89951 more issues were left out/);
+    // exactly 50 issues: no count
+    const fifty: Record<string, unknown> = { prompt: "x" };
+    for (let i = 0; i < 50; i++) fifty[`k${i}`] = i;
+    expect(issues(fifty).map((i) => i.code)).toEqual(Array(50).fill("unknown_field"));
+  });
+
+  it("S15: a long unknown field name or value comes back cut to 40 code points, in its path and in its message", () => {
+    const name = `${"n".repeat(300_000)}`;
+    const found = only({ prompt: "x", [name]: 1 });
+    expect(found.path).toBe(`${"n".repeat(40)}...`);
+    expect(found.message).toBe(
+      `Field "${"n".repeat(40)}..." is not part of a generation request; remove it (prices are computed by the service, never taken from the request).`,
+    );
+    for (const field of ["modelId", "generationType", "aspectRatio", "resolution", "quality", "background"]) {
+      const issue = only({ prompt: "x", [field]: "v".repeat(100_000) });
+      expect(issue.message, field).toContain(`"${"v".repeat(40)}..."`);
+      expect(issue.message.length, field).toBeLessThan(300);
+    }
+    expect(only({ prompt: "p".repeat(1_000_000) }).message).toBe(
+      "prompt must be at most 12000 characters after trimming; it has 1000000.",
+    );
+    expect(only(i2i(["a", "c".repeat(1_000_000), 7])).message).toBe("each inputAssetIds entry must be a string; received 7.");
+  });
+
+  it("S15: a deeply nested value is named by its type, never walked", () => {
+    let deep: unknown = "x";
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(only({ prompt: deep })).toEqual({
+      path: "prompt",
+      code: "invalid_type",
+      message: "prompt must be a string; received an array.",
+    });
+    expect(only({ prompt: "x", extra: deep })).toMatchObject({ path: "extra", code: "unknown_field" });
+    expect(issues(i2i([deep, deep])).map((i) => i.path)).toEqual(["inputAssetIds[0]", "inputAssetIds[1]"]);
+  });
+});
