@@ -65,7 +65,7 @@ describe("the model catalog", () => {
     for (const id of MODEL_IDS) expect(catalog.models[id].defaultAspectRatio).toBe("9:16");
   });
 
-  it("V1-V6: capabilities() lists exactly what each model accepts, matching the seed", () => {
+  it("V1-V6: capabilities() lists exactly what each model accepts, matching the oracle", () => {
     for (const id of ORACLE_MODEL_IDS) {
       const caps = capabilities(id);
       expect(caps?.aspectRatios, id).toEqual(ORACLE_RATIOS[id]);

@@ -7,7 +7,7 @@ import { verdict } from "../properties/helpers.js";
 import { cell, ids, normalized, one, oracleQuote, quoteSpec, REASONS, specOf } from "./helpers.js";
 
 describe("quote and computeCharge: one property per rule", () => {
-  it("P1: property: every cell quotes the seed's table price at multiplier 1, strings padded", () => {
+  it("P1: property: every cell quotes the table price (P1) at multiplier 1, strings padded", () => {
     fc.assert(
       fc.property(cell, one, fc.tuple(fc.boolean(), fc.boolean()), (c, account, [padModel, padCell]) => {
         const ws = (s: string, on: boolean) => (on ? ` ${s}\u3000` : s);

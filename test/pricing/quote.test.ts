@@ -44,7 +44,7 @@ const priced = (q: ReturnType<typeof quote>): PricedQuote => {
 };
 
 describe("prices", () => {
-  it("P1: every model x resolution x quality cell quotes the seed's table price at multiplier 1", () => {
+  it("P1: every model x resolution x quality cell quotes the table price (P1) at multiplier 1", () => {
     expect(CELLS).toHaveLength(1 + 3 * 9 + 4 * 3);
     for (const { modelId, resolution, quality } of CELLS) {
       const q = priced(quote({ kind: "image", modelId, resolution, quality }));
@@ -53,7 +53,7 @@ describe("prices", () => {
     }
   });
 
-  it("P1: spot prices from the seed, typed out", () => {
+  it("P1: spot prices from the P1 table, typed out", () => {
     const p = (modelId: string, resolution?: string, quality?: string) =>
       quote({ kind: "image", modelId, ...(resolution && { resolution }), ...(quality && { quality }) }).credits;
     expect(p("alpha-img2", "1K")).toBe(18);
