@@ -27,6 +27,13 @@ describe("show and cut", () => {
     // a lone surrogate counts as one code point, as [...s] counts it
     expect(cut(`${"\ud800".repeat(40)}x`)).toBe(`${"\ud800".repeat(40)}...`);
     expect(cut(`${"\udc00".repeat(41)}`)).toBe(`${"\udc00".repeat(40)}...`);
+    // the ends of the surrogate ranges
+    expect(cut(`${"a".repeat(39)}\udbff\udfffb`)).toBe(`${"a".repeat(39)}\udbff\udfff...`);
+    expect(cut(`${"a".repeat(39)}\ud800\udc00b`)).toBe(`${"a".repeat(39)}\ud800\udc00...`);
+    expect(cut(`${"a".repeat(39)}\udc00\udc00b`)).toBe(`${"a".repeat(39)}\udc00...`);
+    expect(cut(`${"a".repeat(39)}\ud800\ue000b`)).toBe(`${"a".repeat(39)}\ud800...`);
+    expect(cut(`${"a".repeat(39)}\ud7ff\udc00b`)).toBe(`${"a".repeat(39)}\ud7ff...`);
+    expect(cut(`${"a".repeat(39)}\ud800\udbffb`)).toBe(`${"a".repeat(39)}\ud800...`);
     expect(cut("abcdef", 3)).toBe("abc...");
     expect(cut("abc", 3)).toBe("abc");
     const huge = "x".repeat(5_000_000);

@@ -83,7 +83,7 @@ export function priceValidated(valid: GenerationRequest, options: ChargeOptions 
   const referenceCount: unknown = options.referenceCount ?? listed;
   const multiplier = parseMultiplier(options.account?.multiplier);
   const problems: Issue[] = [];
-  if (typeof referenceCount !== "number" || !Number.isInteger(referenceCount) || referenceCount < 0 || referenceCount > listed) {
+  if (!Number.isInteger(referenceCount) || (referenceCount as number) < 0 || (referenceCount as number) > listed) {
     problems.push({
       path: "referenceCount",
       code: "invalid_reference_count",

@@ -99,8 +99,9 @@ export function priceQuoteSpec(fields: SpecFields, account: AccountPricing | und
     const message = messages.unsupported("quality", quality, model.id, model.qualities);
     return unpriced("unsupported_quality", message, catalogVersion);
   }
-  const references = fields.referenceImageCount ?? 0;
-  if (typeof references !== "number" || !Number.isInteger(references) || references < 0 || references > LIMITS.maxReferences) {
+  const references = (fields.referenceImageCount ?? 0) as number;
+  // Number.isInteger is false for anything that is not a number.
+  if (!Number.isInteger(references) || references < 0 || references > LIMITS.maxReferences) {
     return unpriced(
       "invalid_reference_count",
       messages.invalidReferenceCount("referenceImageCount", LIMITS.maxReferences, fields.referenceImageCount),

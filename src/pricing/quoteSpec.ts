@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import { messages } from "../messages.js";
 import { option, qualityOption, text } from "../request/fields.js";
-import { bounded, coded, toIssue, unknownFields } from "../request/issues.js";
+import { bounded, coded, formatPath, toIssue, unknownFields } from "../request/issues.js";
 import { isPlainObject } from "../request/normalizeRequest.js";
 import type { Issue, Result } from "../types.js";
 
@@ -58,7 +58,7 @@ export const QuoteSpecSchema = v.strictObject(
     ),
   },
   // valibot reports a missing key with the object's message, at the key's path.
-  (i) => (i.path ? messages.required(String(i.path[0]?.key)) : messages.invalidSpec(i.input)),
+  (i) => (i.path ? messages.required(formatPath(i.path)) : messages.invalidSpec(i.input)),
 );
 
 /** A quote spec's fields as read: strings trimmed, anything else as given. @internal */
@@ -69,13 +69,6 @@ export type ReadSpec = { fields: SpecFields; issues: Issue[] };
 
 const NONE: Issue[] = [];
 
-/** Whether trimming `s` would leave it as it is: the usual ASCII ends answer without trimming. */
-function unpadded(s: string): boolean {
-  const first = s.charCodeAt(0);
-  const last = s.charCodeAt(s.length - 1);
-  return (first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f) || s === s.trim();
-}
-
 /**
  * A spec that reading would leave as it is: `kind` and `modelId` strings with nothing to trim, the
  * other fields absent or already one of their values. Most specs are, and they skip the schema.
@@ -85,8 +78,8 @@ function isCanonical(s: SpecFields): boolean {
   return (
     typeof kind === "string" &&
     typeof modelId === "string" &&
-    unpadded(kind) &&
-    unpadded(modelId) &&
+    kind === kind.trim() &&
+    modelId === modelId.trim() &&
     (resolution === undefined || (RESOLUTIONS as readonly unknown[]).includes(resolution)) &&
     (quality === undefined || (QUALITIES as readonly unknown[]).includes(quality)) &&
     (n === undefined || (Number.isInteger(n) && (n as number) >= 0 && (n as number) <= LIMITS.maxReferences))
@@ -114,7 +107,7 @@ export function readQuoteSpec(spec: object, strict: boolean): ReadSpec {
   const unknown = own ? unknownFields(own, KNOWN, messages.unknownSpecField) : { issues: NONE, omitted: 0 };
   const result = v.safeParse(QuoteSpecSchema, known);
   const issues = [...unknown.issues, ...(result.issues ?? []).map(toIssue)];
-  return { fields: result.output as SpecFields, issues: issues.length > 0 ? bounded(issues, unknown.omitted) : NONE };
+  return { fields: result.output as SpecFields, issues: bounded(issues, unknown.omitted) };
 }
 
 /**

@@ -36,8 +36,8 @@ export function checkRequest(input: unknown, options?: { catalog?: Catalog }): R
   const { fields, malformed } = shape;
   // The model's limits judge the fields that are given and well formed, when the model is known
   // (V7); an absent field takes the model's default, which the model accepts.
-  const model = fields && !malformed.has("modelId") ? findModel(catalog, fields.modelId) : undefined;
-  const limits =
-    model && fields ? modelIssues(model, fields, (field) => fields[field] !== undefined && !malformed.has(field)) : [];
+  // (A malformed `modelId` names no model.)
+  const model = fields && findModel(catalog, fields.modelId);
+  const limits = model ? modelIssues(model, fields, (field) => fields[field] !== undefined && !malformed.has(field)) : [];
   return { success: false, issues: bounded([...shape.issues, ...limits], shape.omitted) };
 }

@@ -60,7 +60,8 @@ export function formatPath(path: readonly { key: unknown }[] | undefined): strin
  * @returns The public issue.
  */
 export function toIssue(issue: CodedIssue): Issue {
-  const missing = issue.kind === "schema" && issue.path?.at(-1)?.origin === "key";
+  // Only an object schema reports at a key's own path: a key that is missing.
+  const missing = issue.path?.at(-1)?.origin === "key";
   return { path: formatPath(issue.path), code: issue.code ?? (missing ? "required" : "invalid_type"), message: issue.message };
 }
 

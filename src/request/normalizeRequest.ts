@@ -54,19 +54,21 @@ export function readShape(input: unknown, catalog: Catalog): Shape {
     return { success: false, issues, omitted: 0, fields: undefined, malformed: new Set() };
   }
   const schema = requestSchema(catalog);
+  // The schema reads only its own fields, so the known fields are all checked whatever else the
+  // body holds (N15).
   const unknown = unknownFields(Object.keys(input), KNOWN, messages.unknownField);
-  let body: Record<string, unknown> = input;
-  if (unknown.issues.length > 0) {
-    // Only the known fields reach the schema, so that they are all checked too (N15).
-    body = {};
-    for (const key of REQUEST_FIELDS) if (Object.hasOwn(input, key)) body[key] = input[key];
-  }
-  const result = v.safeParse(schema, body);
+  const result = v.safeParse(schema, input);
   if (result.success && unknown.issues.length === 0) return { success: true, output: result.output };
-  const issues = [...unknown.issues, ...(result.issues ?? []).map(toIssue)];
-  const malformed = new Set<string>();
-  for (const issue of result.issues ?? []) malformed.add(String(issue.path?.[0]?.key));
-  return { success: false, issues, omitted: unknown.omitted, fields: result.output as Record<string, unknown>, malformed };
+  const shaped = (result.issues ?? []).map(toIssue);
+  // A field is malformed when an issue is at it or inside it (`inputAssetIds[3]`).
+  const malformed = new Set(shaped.map((issue) => issue.path.split("[", 1)[0] as string));
+  return {
+    success: false,
+    issues: [...unknown.issues, ...shaped],
+    omitted: unknown.omitted,
+    fields: result.output as Record<string, unknown>,
+    malformed,
+  };
 }
 
 /**

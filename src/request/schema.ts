@@ -5,12 +5,12 @@
 import * as v from "valibot";
 import { catalog as builtIn } from "../models/catalog.js";
 import { ASPECT_RATIOS, BACKGROUNDS, DEFAULTS, GENERATION_TYPES, LIMITS, RESOLUTIONS } from "../models/lists.js";
-import { type Catalog, findModel } from "../models/modelSpec.js";
+import { type Catalog, findModel, type ModelSpec } from "../models/modelSpec.js";
 import { type IssueCode, messages } from "../messages.js";
 import type { GenerationRequest } from "../types.js";
 import { BOUNDS } from "./bounds.js";
 import { option, qualityOption, sizedFirst, text, trimmedString } from "./fields.js";
-import { coded } from "./issues.js";
+import { coded, formatPath } from "./issues.js";
 
 /** The fields of a generation request, in the order the output lists them. */
 export const REQUEST_FIELDS = [
@@ -26,9 +26,7 @@ export const REQUEST_FIELDS = [
   "idempotencyKey",
 ] as const;
 
-function dedupe(ids: string[]): string[] {
-  return ids.length < 2 ? ids : [...new Set(ids)];
-}
+const dedupe = (ids: string[]): string[] => [...new Set(ids)];
 
 function createRequestSchema(catalog: Catalog) {
   const modelIds = Object.keys(catalog.models);
@@ -81,21 +79,23 @@ function createRequestSchema(catalog: Catalog) {
     idempotencyKey: v.optional(trimmedString("idempotencyKey", LIMITS.idempotencyKeyMaxChars)),
   };
 
-  const shape = v.object(entries, (i) => (i.path ? messages.required(String(i.path[0]?.key)) : messages.notAnObject(i.input)));
+  // valibot reports a missing key with the object's message, at the key's path.
+  const shape = v.object(entries, (i) => (i.path ? messages.required(formatPath(i.path)) : messages.notAnObject(i.input)));
   type Fields = v.InferOutput<typeof shape>;
   type Field = keyof Fields & string;
   /**
-   * A check across two fields, run when both are well formed whatever the others (valibot's
-   * partial check), reported at `field` with `code` (N12, N15, V2).
+   * A check across fields, run when `field` is well formed whatever the others (valibot's partial
+   * check), and reported there with `code` (N12, N15, V2). Each requirement holds for a malformed
+   * value of the other field it reads (a malformed `generationType` is neither type, a malformed
+   * `modelId` names no model), so it needs only `field` to be well formed.
    */
   const across = (
     code: IssueCode,
     field: Field,
-    paths: [[Field], [Field]],
     requirement: (r: Partial<Fields>) => boolean,
     message: string | ((issue: v.PartialCheckIssue<Partial<Fields>>) => string),
   ) =>
-    v.partialCheck(paths as never, requirement as never, coded(code, message as never, field)) as unknown as v.BaseValidation<
+    v.partialCheck([[field]] as never, requirement as never, coded(code, message as never, field)) as unknown as v.BaseValidation<
       Fields,
       Fields,
       v.BaseIssue<unknown>
@@ -106,36 +106,34 @@ function createRequestSchema(catalog: Catalog) {
     across(
       "references_required",
       "inputAssetIds",
-      [["generationType"], ["inputAssetIds"]],
       (r) => r.generationType !== "image-to-image" || (r.inputAssetIds?.length ?? 0) > 0,
       messages.referencesRequired(),
     ),
     across(
       "references_not_allowed",
       "inputAssetIds",
-      [["generationType"], ["inputAssetIds"]],
       (r) => r.generationType !== "text-to-image" || (r.inputAssetIds?.length ?? 0) === 0,
       messages.referencesNotAllowed(),
     ),
     across(
       "resolution_required",
       "resolution",
-      [["modelId"], ["resolution"]],
       (r) => r.resolution !== undefined || findModel(catalog, r.modelId)?.defaultResolution !== null,
       (i) => {
-        const model = findModel(catalog, i.input.modelId);
-        return messages.resolutionRequired(model?.id ?? "this model", model?.resolutions ?? RESOLUTIONS);
+        // Reported only for a model found without a default resolution.
+        const model = findModel(catalog, i.input.modelId) as ModelSpec;
+        return messages.resolutionRequired(model.id, model.resolutions);
       },
     ),
     v.transform((r): GenerationRequest => {
       // Every entry passed, so the model exists and (V2 aside, checked above) has its defaults.
-      const model = findModel(catalog, r.modelId);
+      const model = findModel(catalog, r.modelId) as ModelSpec;
       const out = {
         prompt: r.prompt,
         modelId: r.modelId,
         generationType: r.generationType,
-        aspectRatio: r.aspectRatio ?? model?.defaultAspectRatio,
-        resolution: r.resolution ?? model?.defaultResolution,
+        aspectRatio: r.aspectRatio ?? model.defaultAspectRatio,
+        resolution: r.resolution ?? model.defaultResolution,
         quality: r.quality,
         background: r.background,
         imageCount: r.imageCount,

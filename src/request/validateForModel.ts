@@ -56,13 +56,13 @@ export function modelIssues(
 
   const count = fields.imageCount;
   if (checked("imageCount")) {
-    if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1) {
+    if (!Number.isSafeInteger(count) || (count as number) < 1) {
       issues.push({ path: "imageCount", code: "not_integer", message: messages.notInteger("imageCount", count) });
-    } else if (count > model.maxImageCount) {
+    } else if ((count as number) > model.maxImageCount) {
       issues.push({
         path: "imageCount",
         code: "too_many_images",
-        message: messages.tooManyImages(model.maxImageCount, count, model.id),
+        message: messages.tooManyImages(model.maxImageCount, count as number, model.id),
       });
     }
   }

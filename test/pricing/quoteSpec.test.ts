@@ -1,7 +1,8 @@
 /** The quote spec: its strict parser (S11) and the one reader behind it and behind quote (P2, S15). */
 import { describe, expect, it } from "vitest";
-import { BOUNDS, parseQuoteSpec, quote } from "../../src/index.js";
-import { readQuoteSpec } from "../../src/pricing/quoteSpec.js";
+import * as v from "valibot";
+import { BOUNDS, parseQuoteSpec, QuoteSpecSchema, quote } from "../../src/index.js";
+import { readQuoteSpec, specFields } from "../../src/pricing/quoteSpec.js";
 import { issuesOf } from "../properties/helpers.js";
 
 const found = (input: unknown) => issuesOf(parseQuoteSpec(input)).map((i) => [i.path, i.code]);
@@ -60,6 +61,15 @@ describe("parseQuoteSpec", () => {
     expect(found(JSON.parse('{"kind":"image","modelId":"beta2","__proto__":{"x":1}}'))).toEqual([["__proto__", "unknown_field"]]);
   });
 
+  it("S11: the schema alone names a body that is not an object, and a missing field", () => {
+    expect(v.safeParse(QuoteSpecSchema, 5).issues?.[0]?.message).toBe("A quote spec must be a JSON object; received 5.");
+    expect(v.safeParse(QuoteSpecSchema, { kind: "image" }).issues?.[0]?.message).toBe("modelId is required.");
+    expect(quote(null as never)).toMatchObject({
+      reason: "invalid_spec",
+      message: "A quote spec must be a JSON object; received null.",
+    });
+  });
+
   it("S11: a body that is not a plain object is one issue at path ''", () => {
     for (const input of [[], null, "spec", 3, new Date()]) {
       expect(issuesOf(parseQuoteSpec(input))).toEqual([
@@ -92,6 +102,15 @@ describe("readQuoteSpec", () => {
     const canonical = { kind: "video", modelId: "delta", resolution: "1K", quality: "high", referenceImageCount: 14 };
     expect(readQuoteSpec(canonical, false).fields).toBe(canonical);
     expect(readQuoteSpec(canonical, true)).toEqual({ fields: canonical, issues: [] });
+    for (const spec of [
+      { kind: "image", modelId: "beta2" },
+      { kind: "image", modelId: "beta2", referenceImageCount: 0 },
+    ]) {
+      expect(readQuoteSpec(spec, false).fields).toBe(spec);
+      expect(readQuoteSpec(spec, true).fields).toBe(spec);
+      expect(specFields(spec)).toBe(spec);
+    }
+    expect(specFields({ kind: " image", modelId: "beta2" })).toEqual({ kind: "image", modelId: "beta2" });
     for (const padded of [
       { kind: "image ", modelId: "beta2" },
       { kind: "image", modelId: "\u00a0beta2" },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type Issue, normalizeRequest } from "../../src/index.js";
+import * as v from "valibot";
+import { GenerationRequestSchema, type Issue, normalizeRequest } from "../../src/index.js";
 
 const ok = (input: unknown) => {
   const r = normalizeRequest(input);
@@ -416,6 +417,8 @@ describe("normalizeRequest: bounded work and answers (S15)", () => {
     // up to 1000 entries are read, duplicates counted once (N12)
     expect(ok(i2i(Array.from({ length: 1000 }, (_, i) => `a${i % 14}`))).inputAssetIds).toHaveLength(14);
     expect(only({ prompt: "x", inputAssetIds: Array(1001).fill("a") })).toMatchObject({ code: "too_many_references" });
+    // only a list is sized: a long string is a wrong type
+    expect(only(i2i("a".repeat(5000)))).toMatchObject({ path: "inputAssetIds", code: "invalid_type" });
   });
 
   it("S15: at most 50 issues are reported, then one too_many_issues issue at path '' counting the rest", () => {
@@ -455,6 +458,13 @@ describe("normalizeRequest: bounded work and answers (S15)", () => {
       "prompt must be at most 12000 characters after trimming; it has 1000000.",
     );
     expect(only(i2i(["a", "c".repeat(1_000_000), 7])).message).toBe("each inputAssetIds entry must be a string; received 7.");
+  });
+
+  it("N1/N4: the schema alone names a body that is not an object, and a missing prompt", () => {
+    expect(v.safeParse(GenerationRequestSchema, 5).issues?.[0]?.message).toBe(
+      "The request body must be a JSON object; received 5.",
+    );
+    expect(v.safeParse(GenerationRequestSchema, {}).issues?.[0]?.message).toBe("prompt is required.");
   });
 
   it("S15: a deeply nested value is named by its type, never walked", () => {

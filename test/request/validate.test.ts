@@ -65,6 +65,10 @@ describe("validateForModel", () => {
     expect(found).toEqual([{ path: "resolution", code: "resolution_required", message: expect.stringContaining('"1K"') }]);
     const { resolution: __, ...flare } = request("alpha-img2-5-flare");
     expect(validateForModel(flare as GenerationRequest)).toMatchObject({ success: true, output: { resolution: "1K" } });
+    // a request that names its resolution is accepted as it is, not copied
+    const named = request("beta2");
+    expect(validateForModel(named)).toEqual({ success: true, output: named });
+    expect((validateForModel(named) as { output: GenerationRequest }).output).toBe(named);
   });
 
   it("V3: the three quality models accept low, medium, high; every other model only low", () => {
