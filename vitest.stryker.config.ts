@@ -16,7 +16,9 @@ export default defineConfig({
       "test/properties/**/*.test.ts",
     ],
     setupFiles: ["test/setup.ts"],
-    // Every case runs instrumented, once per mutant: the P4 grids take a smaller set of multipliers.
+    // Every case runs instrumented, once per mutant: the P4 grids take a smaller set of multipliers,
+    // and each test's own time limit is only a backstop, since Stryker times every mutant itself.
     env: { STRYKER: "1" },
+    testTimeout: 60_000,
   },
 });
