@@ -18,6 +18,9 @@ describe("parseQuoteSpec", () => {
     const canonical = { kind: "image", modelId: "beta2" };
     const again = parseQuoteSpec(canonical);
     expect(again).toEqual({ success: true, output: canonical });
+    // only the fields given: no key for an absent one
+    expect(Object.keys((again as { output: object }).output)).toEqual(["kind", "modelId"]);
+    expect(Object.keys((parsed as { output: object }).output)).toEqual(Object.keys(input));
     expect(again.success && again.output).not.toBe(canonical);
     // a well-formed spec may still be unpriceable: that is quote's answer, not a parse issue
     expect(parseQuoteSpec({ kind: "video", modelId: "delta-9" }).success).toBe(true);
@@ -56,7 +59,9 @@ describe("parseQuoteSpec", () => {
     expect(found({ kind: "image", modelId: "beta2", referenceImageCount: "2" })).toEqual([
       ["referenceImageCount", "invalid_type"],
     ]);
-    expect(found({ kind: "image", modelId: null })).toEqual([["modelId", "invalid_type"]]);
+    expect(issuesOf(parseQuoteSpec({ kind: "image", modelId: null }))).toEqual([
+      { path: "modelId", code: "invalid_type", message: "modelId must be a string; received null." },
+    ]);
     expect(found({ kind: "image", modelId: "beta2", resolution: "1k" })).toEqual([["resolution", "invalid_option"]]);
     expect(found(JSON.parse('{"kind":"image","modelId":"beta2","__proto__":{"x":1}}'))).toEqual([["__proto__", "unknown_field"]]);
   });
@@ -111,6 +116,10 @@ describe("readQuoteSpec", () => {
       expect(specFields(spec)).toBe(spec);
     }
     expect(specFields({ kind: " image", modelId: "beta2" })).toEqual({ kind: "image", modelId: "beta2" });
+    // a spec in code: inherited fields are read, padded or not (P2)
+    const inheritedPadded = Object.assign(Object.create({ kind: " image " }), { modelId: "beta2" });
+    expect(specFields(inheritedPadded)).toEqual({ kind: "image", modelId: "beta2" });
+    expect(quote(inheritedPadded).credits).toBe(80);
     for (const padded of [
       { kind: "image ", modelId: "beta2" },
       { kind: "image", modelId: "\u00a0beta2" },

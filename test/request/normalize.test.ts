@@ -110,7 +110,9 @@ describe("normalizeRequest", () => {
     expect(ok({ prompt: "x", modelId: "alpha-img2", resolution: "1K" }).modelId).toBe("alpha-img2");
     const issue = only({ prompt: "x", modelId: "delta" });
     expect(issue).toMatchObject({ path: "modelId", code: "unknown_model" });
-    expect(issue.message).toContain("beta-pro");
+    expect(issue.message).toBe(
+      'modelId "delta" is not a known model; use one of alpha-img2, alpha-img2-official, alpha-img2-5-flare, alpha-img2-5-sunburst, beta-pro, beta2, beta, gamma-image-1.5.',
+    );
     expect(only({ prompt: "x", modelId: "__proto__" })).toMatchObject({ code: "unknown_model" });
   });
 

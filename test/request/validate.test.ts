@@ -166,4 +166,21 @@ describe("V1-V6: hand-built requests (not from normalizeRequest) are checked, ne
       },
     ]);
   });
+
+  it("V1/V3/V4: a hand-built request without a ratio, quality or background is told so, not taken for a missing resolution", () => {
+    for (const [field, code] of [
+      ["aspectRatio", "unsupported_aspect_ratio"],
+      ["quality", "unsupported_quality"],
+      ["background", "unsupported_background"],
+    ] as const) {
+      const { [field]: _, ...without } = ok({ modelId: "alpha-img2", resolution: "1K" });
+      expect(issuesOf(validateForModel(without as GenerationRequest))).toEqual([
+        {
+          path: field,
+          code,
+          message: expect.stringMatching(new RegExp(`^${field} undefined is not supported by alpha-img2; use one of `)),
+        },
+      ]);
+    }
+  });
 });
