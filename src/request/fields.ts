@@ -37,17 +37,25 @@ export function charLength(s: string): number {
 /** A string is at most `max` code points; the cheap UTF-16 length answers most cases alone. */
 const fitsIn = (max: number) => (s: string) => s.length <= max || charLength(s) <= max;
 
+/** A string; a wrong type is `invalid_type` (N14). Each helper below starts its own flat pipe with it. */
+const string = (field: string) => v.string((i) => messages.wrongType(field, "a string", i.input));
+
 /**
  * A string field, trimmed (N3); a wrong type is `invalid_type` (N14). @internal
  *
  * @param field - The field's name, for the message.
  * @returns The schema.
  */
-export const text = (field: string) =>
-  v.pipe(
-    v.string((i) => messages.wrongType(field, "a string", i.input)),
-    v.trim(),
-  );
+export const text = (field: string) => v.pipe(string(field), v.trim());
+
+/**
+ * A trimmed string of 1 or more code points (N12's asset ids). @internal
+ *
+ * @param field - The field's name, for the messages.
+ * @returns The schema.
+ */
+export const nonBlank = (field: string) =>
+  v.pipe(string(field), v.trim(), v.minLength(1, coded("too_short", messages.blank(field))));
 
 /**
  * A trimmed string of 1 to `max` code points (N4, N13). @internal
@@ -58,7 +66,8 @@ export const text = (field: string) =>
  */
 export const trimmedString = (field: string, max: number) =>
   v.pipe(
-    text(field),
+    string(field),
+    v.trim(),
     v.minLength(1, coded("too_short", messages.blank(field))),
     v.check(
       fitsIn(max),
@@ -81,7 +90,8 @@ export const option = <const T extends string>(
   options: { code?: IssueCode; message?: (got: unknown) => string; hint?: (got: unknown) => string } = {},
 ) =>
   v.pipe(
-    text(field),
+    string(field),
+    v.trim(),
     v.picklist(
       allowed,
       coded(

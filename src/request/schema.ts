@@ -9,7 +9,7 @@ import { type Catalog, findModel, type ModelSpec } from "../models/modelSpec.js"
 import { type IssueCode, messages } from "../messages.js";
 import type { GenerationRequest } from "../types.js";
 import { BOUNDS } from "./bounds.js";
-import { option, qualityOption, sizedFirst, text, trimmedString } from "./fields.js";
+import { nonBlank, option, qualityOption, sizedFirst, trimmedString } from "./fields.js";
 import { coded, formatPath } from "./issues.js";
 
 /** The fields of a generation request, in the order the output lists them. */
@@ -56,12 +56,8 @@ function createRequestSchema(catalog: Catalog) {
       v.pipe(
         // The list's length is checked before its entries (S15).
         sizedFirst(
-          v.array(
-            v.pipe(
-              text("each inputAssetIds entry"),
-              v.minLength(1, coded("too_short", messages.blank("each inputAssetIds entry"))),
-            ),
-            (i) => messages.wrongType("inputAssetIds", "an array of asset id strings", i.input),
+          v.array(nonBlank("each inputAssetIds entry"), (i) =>
+            messages.wrongType("inputAssetIds", "an array of asset id strings", i.input),
           ),
           BOUNDS.maxReferenceEntries,
           "too_many_references",

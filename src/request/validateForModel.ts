@@ -89,6 +89,8 @@ export function modelIssues(
   return issues;
 }
 
+const EVERY_FIELD = () => true;
+
 /**
  * Checks a normalized request against its model's own limits (rules V1-V6), read from the catalog:
  * the code names no model (V7).
@@ -113,7 +115,7 @@ export function validateForModel(request: GenerationRequest, catalog: Catalog = 
       issues: [{ path: "modelId", code: "unknown_model", message: messages.unknownModel(request.modelId, ids) }],
     };
   }
-  const issues = modelIssues(model, request, () => true);
+  const issues = modelIssues(model, request, EVERY_FIELD);
   if (issues.length > 0) return { success: false, issues };
   // A request built without a resolution takes the model's default (one without a default failed above).
   const resolution = request.resolution ?? model.defaultResolution;
