@@ -8,13 +8,17 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: [
-      "test/catalog.test.ts",
-      "test/normalizeRequest.test.ts",
-      "test/validateForModel.test.ts",
-      "test/pricing.test.ts",
+      "test/models/**/*.test.ts",
+      "test/request/**/*.test.ts",
+      "test/pricing/**/*.test.ts",
+      "test/messages.test.ts",
       "test/golden.test.ts",
       "test/properties/**/*.test.ts",
     ],
     setupFiles: ["test/setup.ts"],
+    // Every case runs instrumented, once per mutant: the P4 grids take a smaller set of multipliers,
+    // and each test's own time limit is only a backstop, since Stryker times every mutant itself.
+    env: { STRYKER: "1" },
+    testTimeout: 60_000,
   },
 });

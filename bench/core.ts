@@ -5,8 +5,10 @@
 import { isDeepStrictEqual } from "node:util";
 import { Bench } from "tinybench";
 import { computeCharge } from "../src/pricing/computeCharge.js";
-import { parseMultiplier } from "../src/pricing/decimal.js";
+import { multiplyAndRound, multiplyAndRoundExact, parseMultiplier, readMultiplier } from "../src/pricing/multiplier.js";
 import { quote } from "../src/pricing/quote.js";
+import { BOUNDS } from "../src/request/bounds.js";
+import { checkRequest } from "../src/request/checkRequest.js";
 import { normalizeRequest } from "../src/request/normalizeRequest.js";
 import { validateForModel } from "../src/request/validateForModel.js";
 import type { GenerationRequest, Result } from "../src/types.js";
@@ -110,6 +112,51 @@ export const consumed = () => sink;
 
 const BATCH = 64;
 
+const MiB = 1024 * 1024;
+
+/** JSON text of at most 1 MiB: `head`, then as many `item(i)` joined by commas as fit, then `tail`. */
+function fill(head: string, item: (i: number) => string, tail: string): string {
+  const parts: string[] = [];
+  let size = head.length + tail.length;
+  for (let i = 0; ; i++) {
+    const next = item(i);
+    if (size + next.length + 1 > MiB) break;
+    parts.push(next);
+    size += next.length + 1;
+  }
+  return head + parts.join(",") + tail;
+}
+
+/**
+ * A valid body of 1 MiB: the longest prompt and 14 distinct references of about 74 KiB each (asset
+ * ids have no length limit), the baseline of the hostile bodies below.
+ */
+export const VALID_MIB = JSON.stringify({
+  prompt: "a".repeat(12_000),
+  modelId: "alpha-img2-official",
+  generationType: "image-to-image",
+  inputAssetIds: Array.from({ length: 14 }, (_, i) => `ast_${i}_${"x".repeat(Math.floor((MiB - 13_000) / 14) - 20)}`),
+});
+
+/** Bodies of 1 MiB made to cost as much as possible (S15), as JSON text. */
+export const HOSTILE_MIB: Record<string, string> = {
+  "500k bad references": fill('{"prompt":"x","generationType":"image-to-image","inputAssetIds":[', () => "0", "]}"),
+  [`${BOUNDS.maxReferenceEntries} bad references (all read)`]: JSON.stringify({
+    prompt: "x",
+    generationType: "image-to-image",
+    inputAssetIds: Array(BOUNDS.maxReferenceEntries).fill(null),
+    idempotencyKey: "k".repeat(MiB - 6_000),
+  }),
+  "100k unknown fields": fill('{"prompt":"x",', (i) => `"k${i}":0`, "}"),
+  "one 1 MiB unknown field name": JSON.stringify({ prompt: "x", ["k".repeat(MiB - 40)]: 1 }),
+  "a 1 MiB prompt": JSON.stringify({ prompt: "p".repeat(MiB - 20) }),
+  "a 1 MiB aspect ratio": JSON.stringify({ prompt: "x", aspectRatio: "r".repeat(MiB - 40) }),
+  "a prompt nested 500k arrays deep": `{"prompt":${"[".repeat(MiB / 2 - 10)}${"]".repeat(MiB / 2 - 10)}}`,
+};
+
+/** What a server does with a body: parse it, then check it. */
+const parseAndCheck = (text: string) => checkRequest(JSON.parse(text));
+
 async function pair(
   name: string,
   baseline: string,
@@ -117,15 +164,16 @@ async function pair(
   base: () => unknown,
   rounds: number,
   time: number,
+  calls = BATCH,
 ): Promise<PairResult> {
   const batch = (f: () => unknown) => () => {
-    for (let i = 0; i < BATCH; i++) sink = f();
+    for (let i = 0; i < calls; i++) sink = f();
   };
   const a: number[] = [];
   const b: number[] = [];
   const ratios: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const bench = new Bench({ time, warmupTime: Math.min(200, time), throws: true });
+    const bench = new Bench({ time, warmupTime: Math.min(200, time), throws: true, iterations: 3, warmupIterations: 2 });
     const tasks = [
       ["case", batch(fn)],
       ["baseline", batch(base)],
@@ -135,7 +183,7 @@ async function pair(
     const ops = (label: string) => {
       const result = bench.getTask(label)?.result;
       if (result?.state !== "completed") throw new Error(`${name}: ${label} did not complete`);
-      return result.throughput.p50 * BATCH;
+      return result.throughput.p50 * calls;
     };
     a.push(ops("case"));
     b.push(ops("baseline"));
@@ -216,5 +264,58 @@ export async function runCore(rounds: number, time: number): Promise<PairResult[
       time,
     ),
   );
+  out.push(
+    await pair(
+      "checkRequest, valid body",
+      hand,
+      () => checkRequest(VALID_BODY),
+      () => handNormalize(VALID_BODY),
+      rounds,
+      time,
+    ),
+  );
+
+  // The memo of read multipliers and the double-precision path of multiplyAndRound, each beside
+  // the work it saves: they are kept only while they pay.
+  out.push(
+    await pair(
+      'parseMultiplier("1.15"), memo',
+      "readMultiplier, no memo",
+      () => parseMultiplier("1.15"),
+      () => readMultiplier("1.15"),
+      rounds,
+      time,
+    ),
+  );
+  const m = parseMultiplier("1.15") as NonNullable<ReturnType<typeof parseMultiplier>>;
+  let credits = 0;
+  out.push(
+    await pair(
+      "multiplyAndRound, double path",
+      "multiplyAndRoundExact, bigint",
+      () => multiplyAndRound(180 + (credits++ & 255), m),
+      () => multiplyAndRoundExact(180 + (credits++ & 255), m),
+      rounds,
+      time,
+    ),
+  );
+
+  // Hostile bodies of 1 MiB against a valid one of 1 MiB, parsed and checked as a server would (S15).
+  const valid = "parse + checkRequest, valid 1 MiB body";
+  if (!checkRequest(JSON.parse(VALID_MIB)).success) throw new Error("the valid 1 MiB body must be valid");
+  for (const [label, text] of Object.entries(HOSTILE_MIB)) {
+    if (text.length > MiB) throw new Error(`${label} is over 1 MiB`);
+    out.push(
+      await pair(
+        `parse + checkRequest, ${label}`,
+        valid,
+        () => parseAndCheck(text),
+        () => parseAndCheck(VALID_MIB),
+        rounds,
+        time,
+        1,
+      ),
+    );
+  }
   return out;
 }

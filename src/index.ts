@@ -5,11 +5,14 @@
  */
 export { normalizeRequest } from "./request/normalizeRequest.js";
 export { validateForModel } from "./request/validateForModel.js";
+export { checkRequest } from "./request/checkRequest.js";
+export { BOUNDS } from "./request/bounds.js";
 export { GenerationRequestSchema, requestSchema } from "./request/schema.js";
 export { quote } from "./pricing/quote.js";
+export { parseQuoteSpec, QuoteSpecSchema } from "./pricing/quoteSpec.js";
 export { computeCharge } from "./pricing/computeCharge.js";
 export { InvalidRequestError } from "./pricing/errors.js";
-export { Multiplier, parseMultiplier, ROUNDING } from "./pricing/decimal.js";
+export { Multiplier, parseMultiplier, ROUNDING } from "./pricing/multiplier.js";
 export { catalog, MODEL_IDS } from "./models/catalog.js";
 export { capabilities } from "./models/capabilities.js";
 export { CatalogSchema, ModelSpecSchema, defineCatalog } from "./models/modelSpec.js";
@@ -42,6 +45,7 @@ export type { Capabilities } from "./models/capabilities.js";
 export type { CatalogChangeTime, CatalogHistoryProblem, Instant } from "./models/history.js";
 export type { AcceptedValuesField, CatalogChange, CatalogChangeKind } from "./models/diff.js";
 export type { RequestSchema } from "./request/schema.js";
-export type { AccountPricing, PricedQuote, Quote, QuoteSpec, UnpricedQuote } from "./pricing/quote.js";
+export type { AccountPricing, PricedQuote, Quote, UnpricedQuote } from "./pricing/quote.js";
+export type { QuoteSpec } from "./pricing/quoteSpec.js";
 export type { Charge, ChargeLine, ChargeOptions } from "./pricing/computeCharge.js";
 export type { PriceBreakdown } from "./pricing/priceOutput.js";

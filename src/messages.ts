@@ -1,9 +1,13 @@
 /**
- * Every issue code and every sentence the package says, kept together so that the wording stays
- * consistent and a translation has one file to replace.
+ * Every issue code and every sentence the core says, for requests and quote specs alike, kept
+ * together so that the wording stays consistent and a translation has one file to replace.
  */
+import { BOUNDS } from "./request/bounds.js";
 
-/** Stable codes of request issues (`normalizeRequest`, `validateForModel`, `computeCharge`). */
+/**
+ * Stable codes of request and quote-spec issues (`normalizeRequest`, `validateForModel`,
+ * `checkRequest`, `computeCharge`, `parseQuoteSpec`).
+ */
 export type IssueCode =
   | "invalid_type"
   | "unknown_field"
@@ -25,7 +29,8 @@ export type IssueCode =
   | "too_many_images"
   | "invalid_multiplier"
   | "invalid_reference_count"
-  | "not_priceable";
+  | "not_priceable"
+  | "too_many_issues";
 
 /** Why a quote has no price (`credits: null`). */
 export type QuoteReason =
@@ -40,12 +45,25 @@ export type QuoteReason =
   | "invalid_multiplier"
   | "not_priceable";
 
-/** Shows a received value briefly: strings quoted and cut at 40 characters, other values by type. */
-export function show(value: unknown): string {
-  if (typeof value === "string") {
-    const chars = [...value];
-    return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 40).join("")}...` : value);
+/**
+ * The first `max` code points of `s`, then `...`; `s` itself when it is no longer. Reads only the
+ * start of `s`, so cutting a megabyte costs what cutting a word does. @internal
+ */
+export function cut(s: string, max: number = BOUNDS.maxEchoChars): string {
+  if (s.length <= max) return s;
+  let end = 0;
+  for (let n = 0; n < max && end < s.length; n++) {
+    const c = s.charCodeAt(end);
+    const d = s.charCodeAt(end + 1);
+    // A surrogate pair is one code point: never cut between its halves.
+    end += c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
   }
+  return end >= s.length ? s : `${s.slice(0, end)}...`;
+}
+
+/** Shows a received value briefly: strings quoted and cut (see {@link cut}), other values by type. */
+export function show(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(cut(value));
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number") return String(value);
@@ -74,6 +92,8 @@ export const messages = {
     "inputAssetIds must be empty when generationType is text-to-image; set generationType to image-to-image to use reference images.",
   tooManyReferences: (max: number, got: number, modelId?: string) =>
     `inputAssetIds may list at most ${max} distinct assets${modelId ? ` for ${modelId}` : ""}; it lists ${got}.`,
+  tooManyEntries: (maxDistinct: number, maxEntries: number, got: number) =>
+    `inputAssetIds may list at most ${maxDistinct} distinct assets in at most ${maxEntries} entries; it has ${got} entries, which were not read.`,
   resolutionRequired: (modelId: string, allowed: readonly string[]) =>
     `resolution is required for ${modelId}; pass ${list(allowed.map((r) => `"${r}"`))} explicitly.`,
   unsupported: (field: string, got: unknown, modelId: string, allowed: readonly string[]) =>
@@ -86,6 +106,12 @@ export const messages = {
     `${field} must be a whole number from 0 to ${max}; received ${show(got)}.`,
   notPriceable: (modelId: string, resolution: string, quality: string) =>
     `${modelId} has no price at resolution ${resolution} and quality ${quality}.`,
-  invalidSpec: (got: unknown) => `A quote spec must be an object; received ${show(got)}.`,
+  tooManyIssues: (count: number) =>
+    count === 1
+      ? "1 more issue was left out to keep the answer short; fix the ones listed first."
+      : `${count} more issues were left out to keep the answer short; fix the ones listed first.`,
+  invalidSpec: (got: unknown) => `A quote spec must be a JSON object; received ${show(got)}.`,
+  unknownSpecField: (field: string) =>
+    `Field ${show(field)} is not part of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.`,
   invalidKind: (got: unknown) => `kind must be "image"; received ${show(got)}.`,
 } as const;

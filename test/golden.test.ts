@@ -17,7 +17,7 @@ describe("the golden price table (npm run golden regenerates it)", () => {
     expect(renderMarkdown()).toBe(readFileSync(MD_PATH, "utf8"));
   });
 
-  it("P1/P3/V6: golden: the committed fixture agrees with the oracle typed in from the service interface, cell by cell", () => {
+  it("P1/P3/V6: golden: the committed fixture agrees with the hand-typed oracle, cell by cell", () => {
     expect(Object.keys(committed.prices).sort()).toEqual([...ORACLE_MODEL_IDS].sort());
     expect(committed.multiplier).toBe("1");
     let priced = 0;

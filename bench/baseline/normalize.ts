@@ -1,5 +1,5 @@
 /**
- * The hand-written baseline of the validation benchmark: rules N1-N15 and V1-V6 in plain
+ * The hand-written baseline of the validation benchmark: rules N1-N15, V1-V6 and the bounds of S15 in plain
  * TypeScript, one pass over the body with no schema library, reading the same catalog and writing
  * the same issues (codes, paths and messages) as `normalizeRequest` + `validateForModel`. The bench
  * checks that both give equal results on its bodies before it times anything, so the baseline does
@@ -16,7 +16,8 @@ import {
   RESOLUTIONS,
 } from "../../src/models/lists.js";
 import type { Catalog, ModelSpec } from "../../src/models/modelSpec.js";
-import { messages } from "../../src/messages.js";
+import { cut, messages } from "../../src/messages.js";
+import { BOUNDS } from "../../src/request/bounds.js";
 import { REQUEST_FIELDS } from "../../src/request/schema.js";
 import type { GenerationRequest, Issue, Result } from "../../src/types.js";
 
@@ -45,8 +46,12 @@ export function handNormalize(input: unknown, catalog: Catalog = builtIn): Resul
   if (proto !== Object.prototype && proto !== null) return notObject(input);
   const body = input as Record<string, unknown>;
   const issues: Issue[] = [];
+  let omitted = 0;
   for (const key of Object.keys(body)) {
-    if (!FIELDS.has(key)) issues.push({ path: key, code: "unknown_field", message: messages.unknownField(key) });
+    if (FIELDS.has(key)) continue;
+    if (issues.length < BOUNDS.maxIssues)
+      issues.push({ path: cut(key), code: "unknown_field", message: messages.unknownField(key) });
+    else omitted++;
   }
   const own = (key: string) => (Object.hasOwn(body, key) ? body[key] : undefined);
 
@@ -144,6 +149,10 @@ export function handNormalize(input: unknown, catalog: Catalog = builtIn): Resul
       idsOk = false;
       const message = messages.wrongType("inputAssetIds", "an array of asset id strings", rawIds);
       issues.push({ path: "inputAssetIds", code: "invalid_type", message });
+    } else if (rawIds.length > BOUNDS.maxReferenceEntries) {
+      idsOk = false;
+      const message = messages.tooManyEntries(LIMITS.maxReferences, BOUNDS.maxReferenceEntries, rawIds.length);
+      issues.push({ path: "inputAssetIds", code: "too_many_references", message });
     } else {
       const seen = new Set<string>();
       for (let i = 0; i < rawIds.length; i++) {
@@ -189,7 +198,7 @@ export function handNormalize(input: unknown, catalog: Catalog = builtIn): Resul
     const message = messages.resolutionRequired(model.id, model.resolutions);
     issues.push({ path: "resolution", code: "resolution_required", message });
   }
-  if (issues.length > 0 || !model || prompt === undefined) return { success: false, issues };
+  if (issues.length > 0 || !model || prompt === undefined) return { success: false, issues: bounded(issues, omitted) };
 
   // V1-V6, from the model's entry
   const out: GenerationRequest = {
@@ -224,6 +233,13 @@ export function handNormalize(input: unknown, catalog: Catalog = builtIn): Resul
     issues.push({ path: "inputAssetIds", code: "too_many_references", message });
   }
   return issues.length > 0 ? { success: false, issues } : { success: true, output: out };
+}
+
+/** At most 50 issues, then one counting the rest (S15). */
+function bounded(issues: Issue[], omitted: number): Issue[] {
+  const over = issues.length + omitted - BOUNDS.maxIssues;
+  if (over <= 0) return issues;
+  return [...issues.slice(0, BOUNDS.maxIssues), { path: "", code: "too_many_issues", message: messages.tooManyIssues(over) }];
 }
 
 function notObject(input: unknown): Result<GenerationRequest> {

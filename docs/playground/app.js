@@ -1,6 +1,6 @@
 // The live price preview. `./core.js` is the browser build of the package's core entry
 // (src/index.ts bundled by esbuild), served by scripts/playground.ts; it is not committed.
-import { capabilities, catalog, computeCharge, InvalidRequestError, normalizeRequest, validateForModel } from "./core.js";
+import { capabilities, catalog, checkRequest, computeCharge, InvalidRequestError } from "./core.js";
 
 const $ = (id) => /** @type {HTMLInputElement & HTMLSelectElement} */ (document.getElementById(id));
 const form = $("spec");
@@ -70,8 +70,7 @@ function render() {
   };
   let issues = [];
   let charge;
-  const normalized = normalizeRequest(body);
-  const checked = normalized.success ? validateForModel(normalized.output) : normalized;
+  const checked = checkRequest(body); // shape and model limits together: every issue at once (N15)
   if (!checked.success) issues = checked.issues;
   if (typeof references !== "number" || !Number.isInteger(references) || references < 0) {
     issues.push({ path: "referenceCount", code: "invalid_reference_count", message: "Reference images must be a whole number." });

@@ -1,14 +1,7 @@
 import { parseArgs } from "node:util";
-import {
-  type Charge,
-  capabilities,
-  computeCharge,
-  type Issue,
-  InvalidRequestError,
-  normalizeRequest,
-  validateForModel,
-} from "../index.js";
-import { parseMultiplier } from "../pricing/decimal.js";
+import { type Charge, capabilities, type Issue, InvalidRequestError, checkRequest } from "../index.js";
+import { priceValidated } from "../pricing/computeCharge.js";
+import { parseMultiplier } from "../pricing/multiplier.js";
 import { catalogForAt, wholeNumber } from "./args.js";
 import { breakdownLines, credits, issueLines } from "./format.js";
 import { type CliIo, EXIT, UsageError } from "./io.js";
@@ -82,12 +75,11 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     ]);
   }
 
-  const normalized = normalizeRequest(body, { catalog });
-  const checked = normalized.success ? validateForModel(normalized.output, catalog) : normalized;
+  const checked = checkRequest(body, { catalog });
   if (!checked.success) return report(io, values.json, checked.issues);
   let charge: Charge;
   try {
-    charge = computeCharge(checked.output, {
+    charge = priceValidated(checked.output, {
       ...(values.multiplier !== undefined && { account: { multiplier: values.multiplier } }),
       ...(refs !== undefined && { referenceCount: refs }),
       catalog,

@@ -1,9 +1,13 @@
+/**
+ * `computeCharge`: the exact charge of a generation request (P4-P6), one rounded line per output
+ * image and their sum.
+ */
 import { catalog as builtIn } from "../models/catalog.js";
 import { type Catalog, findModel } from "../models/modelSpec.js";
 import { messages } from "../messages.js";
 import { distinctReferences, validateForModel } from "../request/validateForModel.js";
 import type { GenerationRequest, Issue, Quality, Resolution } from "../types.js";
-import { parseMultiplier } from "./decimal.js";
+import { parseMultiplier } from "./multiplier.js";
 import { InvalidRequestError } from "./errors.js";
 import type { AccountPricing } from "./quote.js";
 import { type PriceBreakdown, priceOutput } from "./priceOutput.js";
@@ -57,17 +61,29 @@ export type ChargeOptions = {
  * ```
  */
 export function computeCharge(request: GenerationRequest, options: ChargeOptions = {}): Charge {
-  const catalog = options.catalog ?? builtIn;
-  const checked = validateForModel(request, catalog);
+  const checked = validateForModel(request, options.catalog ?? builtIn);
   if (!checked.success) throw new InvalidRequestError(checked.issues);
-  const valid = checked.output;
-  const model = findModel(catalog, valid.modelId);
+  return priceValidated(checked.output, options);
+}
 
+/**
+ * {@link computeCharge} for a request that `validateForModel` (or `checkRequest`) has already
+ * accepted, so that a request is validated once: the request's limits are not checked again; the
+ * account's multiplier and the reference count still are. @internal
+ *
+ * @param valid - A request the model's limits accept, with its resolution.
+ * @param options - The account, the authorized reference count and the catalog.
+ * @returns The charge.
+ * @throws {@link InvalidRequestError} for an invalid multiplier or reference count, or a cell with no price.
+ */
+export function priceValidated(valid: GenerationRequest, options: ChargeOptions = {}): Charge {
+  const catalog = options.catalog ?? builtIn;
+  const model = findModel(catalog, valid.modelId);
   const listed = distinctReferences(valid.inputAssetIds);
   const referenceCount: unknown = options.referenceCount ?? listed;
   const multiplier = parseMultiplier(options.account?.multiplier);
   const problems: Issue[] = [];
-  if (typeof referenceCount !== "number" || !Number.isInteger(referenceCount) || referenceCount < 0 || referenceCount > listed) {
+  if (!Number.isInteger(referenceCount) || (referenceCount as number) < 0 || (referenceCount as number) > listed) {
     problems.push({
       path: "referenceCount",
       code: "invalid_reference_count",
@@ -81,8 +97,8 @@ export function computeCharge(request: GenerationRequest, options: ChargeOptions
       message: messages.invalidMultiplier(options.account?.multiplier),
     });
   }
-  if (problems.length > 0 || !model || !multiplier) throw new InvalidRequestError(problems);
-  const price = priceOutput(model, valid.resolution, valid.quality, referenceCount as number, multiplier);
+  if (problems.length > 0 || !multiplier) throw new InvalidRequestError(problems);
+  const price = model && priceOutput(model, valid.resolution, valid.quality, referenceCount as number, multiplier);
   if (!price) {
     const message = messages.notPriceable(valid.modelId, valid.resolution, valid.quality);
     throw new InvalidRequestError([{ path: "", code: "not_priceable", message }]);

@@ -1,6 +1,6 @@
 import type { ModelSpec } from "../models/modelSpec.js";
 import type { Quality, Resolution } from "../types.js";
-import { type Multiplier, multiplyAndRound, ROUNDING } from "./decimal.js";
+import { type Multiplier, multiplyAndRound, ROUNDING } from "./multiplier.js";
 
 /** How one output image's price is made (P1, P3, P4). */
 export type PriceBreakdown = {

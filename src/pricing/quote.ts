@@ -1,21 +1,15 @@
+/**
+ * `quote`: the price of one output image for an account (P1-P4, P7), or why a spec has none (P2).
+ */
 import { catalog as builtIn } from "../models/catalog.js";
 import { DEFAULTS, LIMITS } from "../models/lists.js";
 import { type Catalog, findModel } from "../models/modelSpec.js";
 import { messages, type QuoteReason } from "../messages.js";
-import { type Multiplier, parseMultiplier } from "./decimal.js";
+import { type Multiplier, parseMultiplier } from "./multiplier.js";
 import { type PriceBreakdown, priceOutput } from "./priceOutput.js";
+import { type QuoteSpec, type SpecFields, specFields } from "./quoteSpec.js";
 
-/** What to price: one output image of a model (the service's image specification). */
-export type QuoteSpec = {
-  kind: "image";
-  modelId: string;
-  /** Default: the model's default resolution (N8). */
-  resolution?: string;
-  /** Default: `"low"` (N9). */
-  quality?: string;
-  /** Distinct reference images; default 0. */
-  referenceImageCount?: number;
-};
+export type { QuoteSpec } from "./quoteSpec.js";
 
 /** An account's price adjustment. */
 export type AccountPricing = {
@@ -39,20 +33,8 @@ export type UnpricedQuote = { credits: null; reason: QuoteReason; message: strin
 /** The answer of {@link quote}. */
 export type Quote = PricedQuote | UnpricedQuote;
 
-const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : value);
-
-/**
- * The member of `allowed` that `value` names after trimming (N3), or `undefined`. An accepted value
- * has no surrounding whitespace, so the common case is matched before anything is trimmed.
- */
-function pick<T>(value: unknown, allowed: readonly T[]): T | undefined {
-  if (allowed.includes(value as T)) return value as T;
-  if (typeof value !== "string") return undefined;
-  const t = value.trim() as T;
-  return allowed.includes(t) ? t : undefined;
-}
-
-const KIND = ["image"] as const;
+/** Whether `value` is one of `allowed`. */
+const among = <T>(value: unknown, allowed: readonly T[]): value is T => allowed.includes(value as T);
 
 const unpriced = (reason: QuoteReason, message: string, catalogVersion: string): UnpricedQuote => ({
   credits: null,
@@ -77,39 +59,52 @@ const unpriced = (reason: QuoteReason, message: string, catalogVersion: string):
  * ```
  */
 export function quote(spec: QuoteSpec, account?: AccountPricing, catalog: Catalog = builtIn): Quote {
+  if (typeof spec !== "object" || spec === null) return unpriced("invalid_spec", messages.invalidSpec(spec), catalog.version);
+  // A spec that prices as it is has nothing to trim (every value it names is exact), so reading it
+  // could change nothing: only a spec that does not price is read, then priced as read.
+  const asGiven = priceQuoteSpec(spec, account, catalog);
+  return asGiven.credits !== null ? asGiven : priceQuoteSpec(specFields(spec), account, catalog);
+}
+
+/**
+ * Prices a spec already read (its strings trimmed), without reading it again: what {@link quote}
+ * does after reading, and what a quote endpoint does with a spec `parseQuoteSpec` accepted.
+ * Judges values of any type, so a malformed field gives its `credits: null` reason. @internal
+ *
+ * @param fields - The spec's fields as read.
+ * @param account - The account's multiplier (default 1).
+ * @param catalog - The catalog to price from.
+ * @returns The quote.
+ */
+export function priceQuoteSpec(fields: SpecFields, account: AccountPricing | undefined, catalog: Catalog): Quote {
   const catalogVersion = catalog.version;
-  if (typeof spec !== "object" || spec === null) return unpriced("invalid_spec", messages.invalidSpec(spec), catalogVersion);
-  if (pick(spec.kind, KIND) === undefined) return unpriced("invalid_kind", messages.invalidKind(spec.kind), catalogVersion);
-  const model = findModel(catalog, spec.modelId) ?? findModel(catalog, trimmed(spec.modelId));
-  if (!model) {
-    return unpriced("unknown_model", messages.unknownModel(trimmed(spec.modelId), Object.keys(catalog.models)), catalogVersion);
-  }
+  if (fields.kind !== "image") return unpriced("invalid_kind", messages.invalidKind(fields.kind), catalogVersion);
+  const model = findModel(catalog, fields.modelId);
+  if (!model)
+    return unpriced("unknown_model", messages.unknownModel(fields.modelId, Object.keys(catalog.models)), catalogVersion);
 
   // The catalog's lists are within the public ones (CatalogSchema checks it), so membership in the
   // model's list is the whole check.
-  const resolution = spec.resolution === undefined ? model.defaultResolution : pick(spec.resolution, model.resolutions);
-  if (resolution === null) {
+  // An absent resolution is the model's default; `null` is a value, and not an accepted one (P2).
+  if (fields.resolution === undefined && model.defaultResolution === null) {
     return unpriced("resolution_required", messages.resolutionRequired(model.id, model.resolutions), catalogVersion);
   }
-  if (resolution === undefined) {
-    const message = messages.unsupported("resolution", trimmed(spec.resolution), model.id, model.resolutions);
+  const resolution = fields.resolution === undefined ? model.defaultResolution : fields.resolution;
+  if (!among(resolution, model.resolutions)) {
+    const message = messages.unsupported("resolution", resolution, model.id, model.resolutions);
     return unpriced("unsupported_resolution", message, catalogVersion);
   }
-  const quality = pick(spec.quality === undefined ? DEFAULTS.quality : spec.quality, model.qualities);
-  if (quality === undefined) {
-    const message = messages.unsupported(
-      "quality",
-      trimmed(spec.quality === undefined ? DEFAULTS.quality : spec.quality),
-      model.id,
-      model.qualities,
-    );
+  const quality = fields.quality === undefined ? DEFAULTS.quality : fields.quality;
+  if (!among(quality, model.qualities)) {
+    const message = messages.unsupported("quality", quality, model.id, model.qualities);
     return unpriced("unsupported_quality", message, catalogVersion);
   }
-  const references: unknown = spec.referenceImageCount ?? 0;
-  if (typeof references !== "number" || !Number.isInteger(references) || references < 0 || references > LIMITS.maxReferences) {
+  const references = (fields.referenceImageCount ?? 0) as number;
+  // Number.isInteger is false for anything that is not a number.
+  if (!Number.isInteger(references) || references < 0 || references > LIMITS.maxReferences) {
     return unpriced(
       "invalid_reference_count",
-      messages.invalidReferenceCount("referenceImageCount", LIMITS.maxReferences, spec.referenceImageCount),
+      messages.invalidReferenceCount("referenceImageCount", LIMITS.maxReferences, fields.referenceImageCount),
       catalogVersion,
     );
   }
@@ -124,7 +119,6 @@ export function quote(spec: QuoteSpec, account?: AccountPricing, catalog: Catalo
   if (!multiplier) return unpriced("invalid_multiplier", messages.invalidMultiplier(account?.multiplier), catalogVersion);
 
   const breakdown = priceOutput(model, resolution, quality, references, multiplier);
-  if (!breakdown)
-    return unpriced("not_priceable", messages.notPriceable(model.id, String(resolution), String(quality)), catalogVersion);
+  if (!breakdown) return unpriced("not_priceable", messages.notPriceable(model.id, resolution, quality), catalogVersion);
   return { credits: breakdown.credits, breakdown, catalogVersion };
 }

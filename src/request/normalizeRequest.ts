@@ -1,14 +1,23 @@
+/**
+ * `normalizeRequest`: the shape rules of a generation request body (N1-N15), every issue at once,
+ * within the bounds of S15.
+ */
 import * as v from "valibot";
 import { catalog as builtIn } from "../models/catalog.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { messages } from "../messages.js";
 import type { GenerationRequest, Issue, Result } from "../types.js";
-import { toIssue } from "./issues.js";
+import { bounded, toIssue, unknownFields } from "./issues.js";
 import { REQUEST_FIELDS, requestSchema } from "./schema.js";
 
 const KNOWN = new Set<string>(REQUEST_FIELDS);
 
-/** A plain object: not null, not an array, made by `{}` / `JSON.parse` or with a null prototype. @internal */
+/**
+ * A plain object: not null, not an array, made by `{}` / `JSON.parse` or with a null prototype. @internal
+ *
+ * @param value - Anything.
+ * @returns Whether `value` is a plain object.
+ */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const proto = Object.getPrototypeOf(value);
@@ -16,9 +25,58 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /**
+ * What the shape rules found in a body. On failure, `issues` is every issue made (not yet bounded),
+ * `omitted` counts unknown fields found but not made into issues, and `fields` holds each known
+ * field as far as it was read (trimmed strings, defaults), with `malformed` naming the fields that
+ * have an issue. @internal
+ */
+export type Shape =
+  | { success: true; output: GenerationRequest }
+  | {
+      success: false;
+      issues: Issue[];
+      omitted: number;
+      fields: Record<string, unknown> | undefined;
+      malformed: ReadonlySet<string>;
+    };
+
+/**
+ * Checks a body against the shape rules, without bounding the issues: the one pass that
+ * {@link normalizeRequest} and `checkRequest` share. @internal
+ *
+ * @param input - A parsed JSON body, of any type.
+ * @param catalog - Whose models and defaults apply.
+ * @returns The normalized request, or what was found.
+ */
+export function readShape(input: unknown, catalog: Catalog): Shape {
+  if (!isPlainObject(input)) {
+    const issues = [{ path: "", code: "invalid_type", message: messages.notAnObject(input) }];
+    return { success: false, issues, omitted: 0, fields: undefined, malformed: new Set() };
+  }
+  const schema = requestSchema(catalog);
+  // The schema reads only its own fields, so the known fields are all checked whatever else the
+  // body holds (N15).
+  const unknown = unknownFields(Object.keys(input), KNOWN, messages.unknownField);
+  const result = v.safeParse(schema, input);
+  if (result.success && unknown.issues.length === 0) return { success: true, output: result.output };
+  const shaped = (result.issues ?? []).map(toIssue);
+  // A field is malformed when an issue is at it or inside it (`inputAssetIds[3]`).
+  const malformed = new Set(shaped.map((issue) => issue.path.split("[", 1)[0] as string));
+  return {
+    success: false,
+    issues: [...unknown.issues, ...shaped],
+    omitted: unknown.omitted,
+    fields: result.output as Record<string, unknown>,
+    malformed,
+  };
+}
+
+/**
  * Normalizes a generation request body: checks its shape, trims every string, applies the defaults
  * (the model-dependent ones too), and de-duplicates references (rules N1-N15, and V2's explicit
- * resolution). Every issue is reported at once. The input is never modified.
+ * resolution). Every issue is reported at once, up to a bound: at most 50, then one
+ * `too_many_issues` issue counting the rest (S15). The input is never modified. To check the
+ * model's own limits in the same call, use `checkRequest`.
  *
  * @param input - A parsed JSON body, of any type.
  * @param options - `catalog`: whose models and defaults apply (default: the built-in one).
@@ -31,23 +89,6 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * ```
  */
 export function normalizeRequest(input: unknown, options?: { catalog?: Catalog }): Result<GenerationRequest> {
-  if (!isPlainObject(input)) {
-    return { success: false, issues: [{ path: "", code: "invalid_type", message: messages.notAnObject(input) }] };
-  }
-  const schema = requestSchema(options?.catalog ?? builtIn);
-
-  const unknown: Issue[] = [];
-  for (const key of Object.keys(input)) {
-    if (!KNOWN.has(key)) unknown.push({ path: key, code: "unknown_field", message: messages.unknownField(key) });
-  }
-  if (unknown.length > 0) {
-    // Check the known fields too, so that every issue is reported at once (N15).
-    const known: Record<string, unknown> = {};
-    for (const key of REQUEST_FIELDS) if (Object.hasOwn(input, key)) known[key] = input[key];
-    const rest = v.safeParse(schema, known);
-    return { success: false, issues: rest.success ? unknown : [...unknown, ...rest.issues.map(toIssue)] };
-  }
-
-  const result = v.safeParse(schema, input);
-  return result.success ? { success: true, output: result.output } : { success: false, issues: result.issues.map(toIssue) };
+  const shape = readShape(input, options?.catalog ?? builtIn);
+  return shape.success ? shape : { success: false, issues: bounded(shape.issues, shape.omitted) };
 }

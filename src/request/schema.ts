@@ -1,9 +1,16 @@
+/**
+ * The valibot schema of a generation request body (N3-N14), built once per catalog: the shape rules
+ * field by field, then the checks across fields.
+ */
 import * as v from "valibot";
 import { catalog as builtIn } from "../models/catalog.js";
-import { ASPECT_RATIOS, BACKGROUNDS, DEFAULTS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
-import { type Catalog, findModel } from "../models/modelSpec.js";
+import { ASPECT_RATIOS, BACKGROUNDS, DEFAULTS, GENERATION_TYPES, LIMITS, RESOLUTIONS } from "../models/lists.js";
+import { type Catalog, findModel, type ModelSpec } from "../models/modelSpec.js";
 import { type IssueCode, messages } from "../messages.js";
 import type { GenerationRequest } from "../types.js";
+import { BOUNDS } from "./bounds.js";
+import { nonBlank, option, qualityOption, sizedFirst, trimmedString } from "./fields.js";
+import { coded, formatPath } from "./issues.js";
 
 /** The fields of a generation request, in the order the output lists them. */
 export const REQUEST_FIELDS = [
@@ -19,153 +26,110 @@ export const REQUEST_FIELDS = [
   "idempotencyKey",
 ] as const;
 
-/** Length in Unicode code points, the unit of every length rule. @internal */
-export function charLength(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
-
-/** A string is at most `max` code points; the cheap UTF-16 length answers most cases alone. */
-const fitsIn = (max: number) => (s: string) => s.length <= max || (s.length <= 2 * max && charLength(s) <= max);
-
-/**
- * Gives a valibot check action a stable issue code as its `type`, so an issue names the rule it
- * broke without a lookup table. @internal
- */
-function coded<A extends { type: string }>(code: IssueCode, action: A): A {
-  return { ...action, type: code };
-}
-
-const text = (field: string) => v.string((i) => messages.wrongType(field, "a string", i.input));
-
-const trimmedString = (field: string, max: number) =>
-  v.pipe(
-    text(field),
-    v.trim(),
-    v.minLength(1, messages.blank(field)),
-    coded(
-      "too_long",
-      v.check(fitsIn(max), (i) => messages.tooLong(field, max, charLength(i.input))),
-    ),
-  );
-
-const option = <const T extends string>(field: string, allowed: readonly T[], hint?: (got: unknown) => string) =>
-  v.pipe(
-    text(field),
-    v.trim(),
-    v.picklist(allowed, (i) => messages.invalidOption(field, i.input, allowed, hint?.(i.input) ?? "")),
-  );
-
-const UNOFFERED_QUALITIES = ["auto", "xhigh", "max"];
-
-function dedupe(ids: string[]): string[] {
-  return ids.length < 2 ? ids : [...new Set(ids)];
-}
+const dedupe = (ids: string[]): string[] => [...new Set(ids)];
 
 function createRequestSchema(catalog: Catalog) {
   const modelIds = Object.keys(catalog.models);
   const entries = {
     prompt: trimmedString("prompt", LIMITS.promptMaxChars),
     modelId: v.optional(
-      v.pipe(
-        text("modelId"),
-        v.trim(),
-        v.picklist(modelIds, (i) => messages.unknownModel(i.input, modelIds)),
-      ),
+      option("modelId", modelIds, { code: "unknown_model", message: (got) => messages.unknownModel(got, modelIds) }),
       catalog.defaultModelId,
     ),
     generationType: v.optional(option("generationType", GENERATION_TYPES), DEFAULTS.generationType),
     aspectRatio: v.optional(option("aspectRatio", ASPECT_RATIOS)),
     resolution: v.optional(option("resolution", RESOLUTIONS)),
-    quality: v.optional(
-      option("quality", QUALITIES, (got) =>
-        UNOFFERED_QUALITIES.includes(String(got)) ? " (auto, xhigh and max are not offered by any model)" : "",
-      ),
-      DEFAULTS.quality,
-    ),
+    quality: v.optional(qualityOption(), DEFAULTS.quality),
     background: v.optional(option("background", BACKGROUNDS), DEFAULTS.background),
     imageCount: v.optional(
       v.pipe(
         v.number((i) => messages.wrongType("imageCount", "a number", i.input)),
-        v.integer((i) => messages.notInteger("imageCount", i.input)),
-        v.minValue(1, (i) => messages.tooSmall("imageCount", 1, i.input)),
+        v.integer(coded("not_integer", (i) => messages.notInteger("imageCount", i.input))),
+        v.minValue(
+          1,
+          coded("too_small", (i) => messages.tooSmall("imageCount", 1, i.input)),
+        ),
       ),
       DEFAULTS.imageCount,
     ),
     inputAssetIds: v.optional(
       v.pipe(
-        v.array(
-          v.pipe(
-            v.string((i) => messages.wrongType("each inputAssetIds entry", "a string", i.input)),
-            v.trim(),
-            v.minLength(1, messages.blank("each inputAssetIds entry")),
+        // The list's length is checked before its entries (S15).
+        sizedFirst(
+          v.array(nonBlank("each inputAssetIds entry"), (i) =>
+            messages.wrongType("inputAssetIds", "an array of asset id strings", i.input),
           ),
-          (i) => messages.wrongType("inputAssetIds", "an array of asset id strings", i.input),
+          BOUNDS.maxReferenceEntries,
+          "too_many_references",
+          (length) => messages.tooManyEntries(LIMITS.maxReferences, BOUNDS.maxReferenceEntries, length),
         ),
         v.transform(dedupe),
-        v.maxLength(LIMITS.maxReferences, (i) => messages.tooManyReferences(LIMITS.maxReferences, i.input.length)),
+        v.maxLength(
+          LIMITS.maxReferences,
+          coded("too_many_references", (i) =>
+            messages.tooManyReferences(LIMITS.maxReferences, (i.input as readonly unknown[]).length),
+          ),
+        ),
       ),
     ),
     idempotencyKey: v.optional(trimmedString("idempotencyKey", LIMITS.idempotencyKeyMaxChars)),
   };
 
+  // valibot reports a missing key with the object's message, at the key's path.
+  const shape = v.object(entries, (i) => (i.path ? messages.required(formatPath(i.path)) : messages.notAnObject(i.input)));
+  type Fields = v.InferOutput<typeof shape>;
+  type Field = keyof Fields & string;
+  /**
+   * A check across fields, run when `field` is well formed whatever the others (valibot's partial
+   * check), and reported there with `code` (N12, N15, V2). Each requirement holds for a malformed
+   * value of the other field it reads (a malformed `generationType` is neither type, a malformed
+   * `modelId` names no model), so it needs only `field` to be well formed.
+   */
+  const across = (
+    code: IssueCode,
+    field: Field,
+    requirement: (r: Partial<Fields>) => boolean,
+    message: string | ((issue: v.PartialCheckIssue<Partial<Fields>>) => string),
+  ) =>
+    v.partialCheck([[field]] as never, requirement as never, coded(code, message as never, field)) as unknown as v.BaseValidation<
+      Fields,
+      Fields,
+      v.BaseIssue<unknown>
+    >;
+
   return v.pipe(
-    v.object(entries, (i) => (i.path ? messages.required(String(i.path[0]?.key)) : messages.notAnObject(i.input))),
-    v.forward(
-      coded(
-        "references_required",
-        v.partialCheck(
-          [["generationType"], ["inputAssetIds"]],
-          (r) => r.generationType !== "image-to-image" || (r.inputAssetIds?.length ?? 0) > 0,
-          messages.referencesRequired(),
-        ),
-      ),
-      ["inputAssetIds"],
+    shape,
+    across(
+      "references_required",
+      "inputAssetIds",
+      (r) => r.generationType !== "image-to-image" || (r.inputAssetIds?.length ?? 0) > 0,
+      messages.referencesRequired(),
     ),
-    v.forward(
-      coded(
-        "references_not_allowed",
-        v.partialCheck(
-          [["generationType"], ["inputAssetIds"]],
-          (r) => r.generationType !== "text-to-image" || (r.inputAssetIds?.length ?? 0) === 0,
-          messages.referencesNotAllowed(),
-        ),
-      ),
-      ["inputAssetIds"],
+    across(
+      "references_not_allowed",
+      "inputAssetIds",
+      (r) => r.generationType !== "text-to-image" || (r.inputAssetIds?.length ?? 0) === 0,
+      messages.referencesNotAllowed(),
     ),
-    v.forward(
-      coded(
-        "resolution_required",
-        v.partialCheck(
-          [["modelId"], ["resolution"]],
-          (r) => r.resolution !== undefined || findModel(catalog, r.modelId)?.defaultResolution !== null,
-          (i) => {
-            const model = findModel(catalog, (i.input as { modelId?: unknown }).modelId);
-            return messages.resolutionRequired(model?.id ?? "this model", model?.resolutions ?? RESOLUTIONS);
-          },
-        ),
-      ),
-      ["resolution"],
+    across(
+      "resolution_required",
+      "resolution",
+      (r) => r.resolution !== undefined || findModel(catalog, r.modelId)?.defaultResolution !== null,
+      (i) => {
+        // Reported only for a model found without a default resolution.
+        const model = findModel(catalog, i.input.modelId) as ModelSpec;
+        return messages.resolutionRequired(model.id, model.resolutions);
+      },
     ),
     v.transform((r): GenerationRequest => {
       // Every entry passed, so the model exists and (V2 aside, checked above) has its defaults.
-      const model = findModel(catalog, r.modelId);
+      const model = findModel(catalog, r.modelId) as ModelSpec;
       const out = {
         prompt: r.prompt,
         modelId: r.modelId,
         generationType: r.generationType,
-        aspectRatio: r.aspectRatio ?? model?.defaultAspectRatio,
-        resolution: r.resolution ?? model?.defaultResolution,
+        aspectRatio: r.aspectRatio ?? model.defaultAspectRatio,
+        resolution: r.resolution ?? model.defaultResolution,
         quality: r.quality,
         background: r.background,
         imageCount: r.imageCount,

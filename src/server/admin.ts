@@ -3,7 +3,7 @@
  * (S13). Every one returns a Promise; a bad argument rejects with an {@link AdminError}, and then
  * nothing has changed.
  */
-import { parseMultiplier } from "../pricing/decimal.js";
+import { parseMultiplier } from "../pricing/multiplier.js";
 import type { GenerationRequest } from "../types.js";
 import { generateApiKey } from "./auth.js";
 import type { ServerContext } from "./createReferenceServer.js";

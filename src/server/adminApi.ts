@@ -4,7 +4,7 @@
  * admin token that is never an API key, with the service's error shape.
  */
 import { show } from "../messages.js";
-import { parseMultiplier } from "../pricing/decimal.js";
+import { parseMultiplier } from "../pricing/multiplier.js";
 import type { Issue } from "../types.js";
 import type { Admin } from "./admin.js";
 import type { ServerContext } from "./createReferenceServer.js";

@@ -2,7 +2,7 @@
  * Fixtures: the starting state of a reference server given as data (users with their credits,
  * multipliers, verbatim API keys and asset ids), checked whole before anything is loaded.
  */
-import { parseMultiplier } from "../pricing/decimal.js";
+import { parseMultiplier } from "../pricing/multiplier.js";
 import type { Issue } from "../types.js";
 import { newId } from "./ids.js";
 import { type ApiKeyMode, MAX_CREDITS, type Store } from "./store.js";

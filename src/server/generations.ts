@@ -4,10 +4,9 @@
  * the task, commit it in one atomic store call, and render its 202 body from the stored task (the
  * first answer and every replay alike).
  */
-import { computeCharge } from "../pricing/computeCharge.js";
+import { priceValidated } from "../pricing/computeCharge.js";
 import { InvalidRequestError } from "../pricing/errors.js";
-import { normalizeRequest } from "../request/normalizeRequest.js";
-import { validateForModel } from "../request/validateForModel.js";
+import { checkRequest } from "../request/checkRequest.js";
 import type { Catalog } from "../models/modelSpec.js";
 import type { GenerationRequest } from "../types.js";
 import { type Caller, INVALID_API_KEY } from "./auth.js";
@@ -76,9 +75,10 @@ export async function createGeneration(
 
   const user = await store.getUser(caller.userId);
   if (!user) return failure(requestId, INVALID_API_KEY);
-  let charge: ReturnType<typeof computeCharge>;
+  let charge: ReturnType<typeof priceValidated>;
   try {
-    charge = computeCharge(request, {
+    // Validated above with this catalog: priced without a second pass over the limits.
+    charge = priceValidated(request, {
       account: { multiplier: user.multiplier },
       referenceCount: ids.length, // every listed reference was authorized above (P6)
       catalog,
@@ -125,10 +125,9 @@ export async function createGeneration(
   }
 }
 
-/** Normalizes and validates a body against one catalog (N, V). */
+/** Checks a body against one catalog, shape and model limits in one pass, every issue at once (N, V, N15). */
 function check(raw: unknown, catalog: Catalog) {
-  const normalized = normalizeRequest(raw, { catalog });
-  return normalized.success ? validateForModel(normalized.output, catalog) : normalized;
+  return checkRequest(raw, { catalog });
 }
 
 /**

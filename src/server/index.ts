@@ -16,7 +16,7 @@ export { DEFAULT_MAX_BODY_BYTES } from "./http.js";
 export { DEFAULT_IDEMPOTENCY_TTL_MS } from "./generations.js";
 export { ledgerBalance } from "./admin.js";
 export { MAX_CREDITS, StoreUnavailableError } from "./store.js";
-export { QuoteSpecSchema } from "./quoteSpecSchema.js";
+export { QuoteSpecSchema } from "../pricing/quoteSpec.js";
 export {
   CreditsAnswerSchema,
   ErrorBodySchema,

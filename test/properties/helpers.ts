@@ -5,7 +5,10 @@ import { type GenerationRequest, type Issue, normalizeRequest, type Result, vali
 
 // FC_RUNS raises the runs per property; give each test time in proportion, so a local run with many
 // runs on a busy machine does not hit vitest's 5 s default (100 runs take well under a second).
-vi.setConfig({ testTimeout: Math.max(5_000, (fc.readConfigureGlobal().numRuns ?? 100) * 60) });
+// Under mutation testing every run is instrumented and Stryker times each mutant itself, so the
+// limit there is only a backstop.
+const perRun = process.env.STRYKER === "1" ? 600 : 60;
+vi.setConfig({ testTimeout: Math.max(5_000, (fc.readConfigureGlobal().numRuns ?? 100) * perRun) });
 
 /** The whole verdict on a body: shape rules, then the model's own limits. */
 export function verdict(body: unknown): Result<GenerationRequest> {

@@ -29,7 +29,7 @@ import {
   oracleQualities,
   oracleResolutions,
 } from "../oracle/seed.js";
-import { issuesOf, verdict } from "./helpers.js";
+import { issuesOf, verdict } from "../properties/helpers.js";
 
 type Field = "aspectRatio" | "resolution" | "quality" | "background";
 
@@ -142,7 +142,7 @@ describe("validateForModel: one property per rule", () => {
     );
   });
 
-  it("V8: property: the catalog records each model's output format: PNG exactly on the 2.5 models, null where the seed is silent", () => {
+  it("V8: property: the catalog records each model's output format: PNG exactly on the 2.5 models, null where the service interface is silent", () => {
     fc.assert(
       fc.property(fc.constantFrom(...ORACLE_MODEL_IDS), (m) => {
         expect(catalog.models[m].outputFormat).toBe(oracleOutputFormat(m));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type Issue, normalizeRequest } from "../src/index.js";
+import * as v from "valibot";
+import { GenerationRequestSchema, type Issue, normalizeRequest } from "../../src/index.js";
 
 const ok = (input: unknown) => {
   const r = normalizeRequest(input);
@@ -109,7 +110,9 @@ describe("normalizeRequest", () => {
     expect(ok({ prompt: "x", modelId: "alpha-img2", resolution: "1K" }).modelId).toBe("alpha-img2");
     const issue = only({ prompt: "x", modelId: "delta" });
     expect(issue).toMatchObject({ path: "modelId", code: "unknown_model" });
-    expect(issue.message).toContain("beta-pro");
+    expect(issue.message).toBe(
+      'modelId "delta" is not a known model; use one of alpha-img2, alpha-img2-official, alpha-img2-5-flare, alpha-img2-5-sunburst, beta-pro, beta2, beta, gamma-image-1.5.',
+    );
     expect(only({ prompt: "x", modelId: "__proto__" })).toMatchObject({ code: "unknown_model" });
   });
 
@@ -284,5 +287,197 @@ describe("normalizeRequest", () => {
     const copy = structuredClone(body);
     ok(body);
     expect(body).toEqual(copy);
+  });
+});
+
+describe("normalizeRequest: messages, and checks across fields next to other issues", () => {
+  it("N4: a long prompt of lone low surrogates is counted one per unit (12000 ok, 12001 too long)", () => {
+    expect(normalizeRequest({ prompt: "\udc00".repeat(12000) }).success).toBe(true);
+    expect(issues({ prompt: "\udc00".repeat(12001) })).toMatchObject([{ path: "prompt", code: "too_long" }]);
+    expect(issues({ prompt: "A\udc00".repeat(6001) })).toMatchObject([{ path: "prompt", code: "too_long" }]);
+    expect(normalizeRequest({ prompt: "\ud800\udc00".repeat(12000) }).success).toBe(true);
+  });
+
+  it("N14: a wrong type says what the field must be and what it got", () => {
+    const at = (body: Record<string, unknown>, path: string) => issues({ prompt: "x", ...body }).find((i) => i.path === path);
+    expect(at({ modelId: 5 }, "modelId")?.message).toBe("modelId must be a string; received 5.");
+    expect(at({ prompt: null }, "prompt")?.message).toBe("prompt must be a string; received null.");
+    expect(at({ imageCount: "2" }, "imageCount")?.message).toBe('imageCount must be a number; received "2".');
+    expect(at({ generationType: "image-to-image", inputAssetIds: ["a", 7] }, "inputAssetIds[1]")?.message).toBe(
+      "each inputAssetIds entry must be a string; received 7.",
+    );
+    expect(at({ inputAssetIds: {} }, "inputAssetIds")?.message).toBe(
+      "inputAssetIds must be an array of asset id strings; received an object.",
+    );
+    expect(at({ quality: [] }, "quality")?.message).toBe("quality must be a string; received an array.");
+  });
+
+  it("N7/N9: an option outside the list names the allowed values, with the hint only where it applies", () => {
+    expect(issues({ prompt: "x", aspectRatio: "7:5" })[0]?.message).toBe(
+      'aspectRatio "7:5" is not accepted; use one of Auto, 1:1, 2:3, 3:2, 3:4, 4:3, 9:16, 16:9, 5:4, 4:5, 2:1, 1:2, 21:9, 9:21, 3:1, 1:3.',
+    );
+    expect(issues({ prompt: "x", quality: "ultra" })[0]?.message).toBe(
+      'quality "ultra" is not accepted; use one of low, medium, high.',
+    );
+    expect(issues({ prompt: "x", quality: " max " })[0]?.message).toBe(
+      'quality "max" is not accepted (auto, xhigh and max are not offered by any model); use one of low, medium, high.',
+    );
+  });
+
+  it("N2: an unknown field's message quotes it; N1: the body's message names what came", () => {
+    expect(issues({ prompt: "x", cost: 1 })[0]?.message).toBe(
+      'Field "cost" is not part of a generation request; remove it (prices are computed by the service, never taken from the request).',
+    );
+    expect(issues([])[0]?.message).toBe("The request body must be a JSON object; received an array.");
+  });
+
+  it("N12: a blank id on a text-to-image request is one issue at the id, not also 'references not allowed'", () => {
+    expect(issues({ prompt: "x", inputAssetIds: ["a", " "] }).map((i) => [i.path, i.code])).toEqual([
+      ["inputAssetIds[1]", "too_short"],
+    ]);
+    expect(issues({ prompt: "x", generationType: "image-to-image", inputAssetIds: [" "] }).map((i) => [i.path, i.code])).toEqual([
+      ["inputAssetIds[0]", "too_short"],
+    ]);
+    expect(issues({ prompt: "x", generationType: "image-to-image", inputAssetIds: "" }).map((i) => [i.path, i.code])).toEqual([
+      ["inputAssetIds", "invalid_type"],
+    ]);
+  });
+
+  it("N12: the references rules are reported together with an issue of another field", () => {
+    const found = (body: Record<string, unknown>) => issues(body).map((i) => [i.path, i.code]);
+    expect(found({ prompt: "", generationType: "image-to-image" })).toEqual([
+      ["prompt", "too_short"],
+      ["inputAssetIds", "references_required"],
+    ]);
+    expect(found({ prompt: "x", imageCount: 0, inputAssetIds: ["a"] })).toEqual([
+      ["imageCount", "too_small"],
+      ["inputAssetIds", "references_not_allowed"],
+    ]);
+    expect(found({ prompt: 1, generationType: 2, inputAssetIds: ["a"] })).toEqual([
+      ["prompt", "invalid_type"],
+      ["generationType", "invalid_type"],
+    ]);
+  });
+
+  it("N12: the references rules run even when another field has the wrong type (they look only at their own fields)", () => {
+    const found = (body: Record<string, unknown>) => issues(body).map((i) => [i.path, i.code]);
+    expect(found({ prompt: 1, inputAssetIds: ["a"] })).toEqual([
+      ["prompt", "invalid_type"],
+      ["inputAssetIds", "references_not_allowed"],
+    ]);
+    expect(found({ prompt: 1, generationType: "image-to-image" })).toEqual([
+      ["prompt", "invalid_type"],
+      ["inputAssetIds", "references_required"],
+    ]);
+  });
+
+  it("V2: alpha-img2 without a resolution is reported even when another field has the wrong type", () => {
+    expect(issues({ prompt: 1, modelId: "alpha-img2" }).map((i) => [i.path, i.code])).toEqual([
+      ["prompt", "invalid_type"],
+      ["resolution", "resolution_required"],
+    ]);
+  });
+
+  it("V2: alpha-img2 without a resolution is reported together with an issue of another field", () => {
+    expect(issues({ prompt: "", modelId: "alpha-img2" }).map((i) => [i.path, i.code])).toEqual([
+      ["prompt", "too_short"],
+      ["resolution", "resolution_required"],
+    ]);
+    expect(issues({ prompt: "x", modelId: 7 }).map((i) => [i.path, i.code])).toEqual([["modelId", "invalid_type"]]);
+  });
+
+  it("N2/S15: an unknown field named '' or ' ' gets a sentence that names it, quoted; a long name is cut in path and message", () => {
+    const r = normalizeRequest({ prompt: "x", "": 1, " ": 2, ["z".repeat(500)]: 3 });
+    expect(r.success).toBe(false);
+    const issues = r.success ? [] : r.issues;
+    expect(issues.map((i) => [i.path, i.code])).toEqual([
+      ["", "unknown_field"],
+      [" ", "unknown_field"],
+      [`${"z".repeat(40)}...`, "unknown_field"],
+    ]);
+    expect(issues[0]?.message).toMatch(/^Field "" is not part of a generation request; remove it/);
+    expect(issues[1]?.message).toMatch(/^Field " " is not part/);
+    expect(issues[2]?.message).toMatch(new RegExp(`^Field "${"z".repeat(40)}\\.\\.\\." is not part`));
+  });
+});
+
+describe("normalizeRequest: bounded work and answers (S15)", () => {
+  const i2i = (ids: unknown) => ({ prompt: "x", generationType: "image-to-image", inputAssetIds: ids });
+
+  it("S15: a list of more than 1000 references is one too_many_references issue; its entries are not read", () => {
+    for (const length of [1001, 40_000, 200_000]) {
+      expect(issues(i2i(Array(length).fill(0)))).toEqual([
+        {
+          path: "inputAssetIds",
+          code: "too_many_references",
+          message: `inputAssetIds may list at most 14 distinct assets in at most 1000 entries; it has ${length} entries, which were not read.`,
+        },
+      ]);
+    }
+    // valid entries too: the length alone decides
+    expect(only(i2i(Array.from({ length: 1001 }, () => "a")))).toMatchObject({ code: "too_many_references" });
+    // up to 1000 entries are read, duplicates counted once (N12)
+    expect(ok(i2i(Array.from({ length: 1000 }, (_, i) => `a${i % 14}`))).inputAssetIds).toHaveLength(14);
+    expect(only({ prompt: "x", inputAssetIds: Array(1001).fill("a") })).toMatchObject({ code: "too_many_references" });
+    // only a list is sized: a long string is a wrong type
+    expect(only(i2i("a".repeat(5000)))).toMatchObject({ path: "inputAssetIds", code: "invalid_type" });
+  });
+
+  it("S15: at most 50 issues are reported, then one too_many_issues issue at path '' counting the rest", () => {
+    const found = issues(i2i(Array(1000).fill(0)));
+    expect(found).toHaveLength(51);
+    expect(found.slice(0, 50).every((i, n) => i.path === `inputAssetIds[${n}]` && i.code === "invalid_type")).toBe(true);
+    expect(found[50]).toEqual({
+      path: "",
+      code: "too_many_issues",
+      message: "950 more issues were left out to keep the answer short; fix the ones listed first.",
+    });
+    const keys: Record<string, unknown> = { prompt: "" };
+    for (let i = 0; i < 90_000; i++) keys[`k${i}`] = i;
+    const unknown = issues(keys);
+    expect(unknown).toHaveLength(51);
+    expect(unknown[0]).toMatchObject({ path: "k0", code: "unknown_field" });
+    expect(unknown[50]?.message).toMatch(/^89951 more issues were left out/);
+    // exactly 50 issues: no count
+    const fifty: Record<string, unknown> = { prompt: "x" };
+    for (let i = 0; i < 50; i++) fifty[`k${i}`] = i;
+    expect(issues(fifty).map((i) => i.code)).toEqual(Array(50).fill("unknown_field"));
+  });
+
+  it("S15: a long unknown field name or value comes back cut to 40 code points, in its path and in its message", () => {
+    const name = `${"n".repeat(300_000)}`;
+    const found = only({ prompt: "x", [name]: 1 });
+    expect(found.path).toBe(`${"n".repeat(40)}...`);
+    expect(found.message).toBe(
+      `Field "${"n".repeat(40)}..." is not part of a generation request; remove it (prices are computed by the service, never taken from the request).`,
+    );
+    for (const field of ["modelId", "generationType", "aspectRatio", "resolution", "quality", "background"]) {
+      const issue = only({ prompt: "x", [field]: "v".repeat(100_000) });
+      expect(issue.message, field).toContain(`"${"v".repeat(40)}..."`);
+      expect(issue.message.length, field).toBeLessThan(300);
+    }
+    expect(only({ prompt: "p".repeat(1_000_000) }).message).toBe(
+      "prompt must be at most 12000 characters after trimming; it has 1000000.",
+    );
+    expect(only(i2i(["a", "c".repeat(1_000_000), 7])).message).toBe("each inputAssetIds entry must be a string; received 7.");
+  });
+
+  it("N1/N4: the schema alone names a body that is not an object, and a missing prompt", () => {
+    expect(v.safeParse(GenerationRequestSchema, 5).issues?.[0]?.message).toBe(
+      "The request body must be a JSON object; received 5.",
+    );
+    expect(v.safeParse(GenerationRequestSchema, {}).issues?.[0]?.message).toBe("prompt is required.");
+  });
+
+  it("S15: a deeply nested value is named by its type, never walked", () => {
+    let deep: unknown = "x";
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(only({ prompt: deep })).toEqual({
+      path: "prompt",
+      code: "invalid_type",
+      message: "prompt must be a string; received an array.",
+    });
+    expect(only({ prompt: "x", extra: deep })).toMatchObject({ path: "extra", code: "unknown_field" });
+    expect(issues(i2i([deep, deep])).map((i) => i.path)).toEqual(["inputAssetIds[0]", "inputAssetIds[1]"]);
   });
 });

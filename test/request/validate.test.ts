@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type GenerationRequest, type Issue, type ModelId, normalizeRequest, validateForModel } from "../src/index.js";
+import { type GenerationRequest, type Issue, type ModelId, normalizeRequest, validateForModel } from "../../src/index.js";
 import {
   ALL_RATIOS,
   ORACLE_MAX_IMAGES,
@@ -9,7 +9,8 @@ import {
   oracleBackgrounds,
   oracleQualities,
   oracleResolutions,
-} from "./oracle/seed.js";
+} from "../oracle/seed.js";
+import { issuesOf } from "../properties/helpers.js";
 
 function request(modelId: ModelId, over: Partial<GenerationRequest> = {}): GenerationRequest {
   const base = normalizeRequest({ prompt: "x", modelId, resolution: modelId === "alpha-img2" ? "1K" : "2K" });
@@ -19,6 +20,11 @@ function request(modelId: ModelId, over: Partial<GenerationRequest> = {}): Gener
 const verdict = (r: GenerationRequest): Issue[] => {
   const result = validateForModel(r);
   return result.success ? [] : result.issues;
+};
+const ok = (body: Record<string, unknown>): GenerationRequest => {
+  const r = normalizeRequest({ prompt: "x", ...body });
+  if (!r.success) throw new Error(JSON.stringify(r.issues));
+  return r.output;
 };
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `asset_${i}`);
 
@@ -59,6 +65,10 @@ describe("validateForModel", () => {
     expect(found).toEqual([{ path: "resolution", code: "resolution_required", message: expect.stringContaining('"1K"') }]);
     const { resolution: __, ...flare } = request("alpha-img2-5-flare");
     expect(validateForModel(flare as GenerationRequest)).toMatchObject({ success: true, output: { resolution: "1K" } });
+    // a request that names its resolution is accepted as it is, not copied
+    const named = request("beta2");
+    expect(validateForModel(named)).toEqual({ success: true, output: named });
+    expect((validateForModel(named) as { output: GenerationRequest }).output).toBe(named);
   });
 
   it("V3: the three quality models accept low, medium, high; every other model only low", () => {
@@ -131,5 +141,46 @@ describe("validateForModel", () => {
     expect(verdict({ ...request("beta"), inputAssetIds: "a" as unknown as string[] })[0]).toMatchObject({
       path: "inputAssetIds",
     });
+  });
+});
+
+describe("V1-V6: hand-built requests (not from normalizeRequest) are checked, never crash", () => {
+  const base = ok({ modelId: "beta" });
+
+  it("V6: ids of any type are counted, not trimmed into a crash", () => {
+    const r = validateForModel({ ...base, generationType: "image-to-image", inputAssetIds: [1, 1, "a", " a"] } as never);
+    expect(r.success).toBe(true);
+    const gamma = validateForModel({ ...ok({ modelId: "gamma-image-1.5" }), inputAssetIds: [1, 2] } as never);
+    expect(issuesOf(gamma).map((i) => i.code)).toEqual(["too_many_references"]);
+  });
+
+  it("N11/N12: a non-integer imageCount or a non-array inputAssetIds is an issue with its message", () => {
+    expect(issuesOf(validateForModel({ ...base, imageCount: 1.5 }))).toEqual([
+      { path: "imageCount", code: "not_integer", message: "imageCount must be a whole number; received 1.5." },
+    ]);
+    expect(issuesOf(validateForModel({ ...base, inputAssetIds: "a" as never }))).toEqual([
+      {
+        path: "inputAssetIds",
+        code: "invalid_type",
+        message: 'inputAssetIds must be an array of asset id strings; received "a".',
+      },
+    ]);
+  });
+
+  it("V1/V3/V4: a hand-built request without a ratio, quality or background is told so, not taken for a missing resolution", () => {
+    for (const [field, code] of [
+      ["aspectRatio", "unsupported_aspect_ratio"],
+      ["quality", "unsupported_quality"],
+      ["background", "unsupported_background"],
+    ] as const) {
+      const { [field]: _, ...without } = ok({ modelId: "alpha-img2", resolution: "1K" });
+      expect(issuesOf(validateForModel(without as GenerationRequest))).toEqual([
+        {
+          path: field,
+          code,
+          message: expect.stringMatching(new RegExp(`^${field} undefined is not supported by alpha-img2; use one of `)),
+        },
+      ]);
+    }
   });
 });

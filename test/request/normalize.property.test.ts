@@ -15,7 +15,7 @@ import {
 import { blank, lengthAround, textOfLength } from "../arbitraries/text.js";
 import { isPlainObject, jsonValue, notAnObject } from "../arbitraries/values.js";
 import { ORACLE_FIELDS, ORACLE_KEY_MAX, ORACLE_PROMPT_MAX, ORACLE_PUBLIC_MAX_REFS } from "../oracle/seed.js";
-import { expectOnly, expectWellFormed, issuesOf, verdict } from "./helpers.js";
+import { expectOnly, expectWellFormed, issuesOf, verdict } from "../properties/helpers.js";
 
 /** Valid bodies and bodies that break one rule, the domain of the laws below. */
 const anyBody = fc.oneof(

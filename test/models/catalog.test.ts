@@ -13,8 +13,8 @@ import {
   normalizeRequest,
   quote,
   validateForModel,
-} from "../src/index.js";
-import { ORACLE_MAX_IMAGES, ORACLE_MAX_REFS, ORACLE_MODEL_IDS, ORACLE_RATIOS, oracleDefaultResolution } from "./oracle/seed.js";
+} from "../../src/index.js";
+import { ORACLE_MAX_IMAGES, ORACLE_MAX_REFS, ORACLE_MODEL_IDS, ORACLE_RATIOS, oracleDefaultResolution } from "../oracle/seed.js";
 
 describe("the model catalog", () => {
   it("V7: every entry parses with the valibot ModelSpec schema, and the whole catalog with CatalogSchema", () => {
@@ -65,7 +65,7 @@ describe("the model catalog", () => {
     for (const id of MODEL_IDS) expect(catalog.models[id].defaultAspectRatio).toBe("9:16");
   });
 
-  it("V1-V6: capabilities() lists exactly what each model accepts, matching the seed", () => {
+  it("V1-V6: capabilities() lists exactly what each model accepts, matching the oracle", () => {
     for (const id of ORACLE_MODEL_IDS) {
       const caps = capabilities(id);
       expect(caps?.aspectRatios, id).toEqual(ORACLE_RATIOS[id]);
@@ -144,5 +144,51 @@ describe("V7: a made-up model added to a copy of the catalog", () => {
         .credits,
     ).toBe(98);
     expect(capabilities("zeta-1", extended)?.outputFormat).toBe("webp");
+  });
+});
+
+describe("V7: the catalog schema explains what is wrong", () => {
+  const beta2 = catalog.models.beta2;
+  const problem = (c: unknown) => {
+    try {
+      defineCatalog(c as Catalog);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return "accepted";
+  };
+
+  it("V7: each check of the catalog schema has its own sentence, and every problem is listed", () => {
+    expect(problem({ ...catalog, defaultModelId: "nope" })).toBe(
+      "Invalid catalog: (catalog): The default model must be in the catalog.",
+    );
+    const two = problem({
+      ...catalog,
+      models: { ...catalog.models, beta2: { ...beta2, qualities: ["low", "low"], defaultAspectRatio: "21:9" } },
+    });
+    expect(two).toContain("Each value may be listed once.");
+    expect(two).toContain("; ");
+    expect(problem({ ...catalog, models: { ...catalog.models, beta2: { ...beta2, defaultAspectRatio: "21:9" } } })).toContain(
+      "The default aspect ratio must be an accepted one.",
+    );
+    expect(
+      problem({
+        ...catalog,
+        models: { ...catalog.models, beta2: { ...beta2, resolutions: ["1K"], prices: { "1K": { low: 60 } } } },
+      }),
+    ).toContain("The default resolution must be an accepted one.");
+    expect(problem({ ...catalog, models: { ...catalog.models, beta2: { ...beta2, prices: { "1K": { low: 60 } } } } })).toContain(
+      "Every accepted resolution x quality cell, and no other, must have a price.",
+    );
+  });
+
+  it("V7: a model id is lower-case letters, digits, dots and dashes, from its first to its last character", () => {
+    for (const id of ["Zeta-1", "zeta_1", "-zeta", "zeta 1", "zeta-1!"]) {
+      const result = v.safeParse(ModelSpecSchema, { ...beta2, id });
+      expect(result.success, id).toBe(false);
+      expect(result.issues?.[0]?.message).toBe("A model id is lower-case letters, digits, dots and dashes.");
+    }
+    expect(v.safeParse(ModelSpecSchema, { ...beta2, id: "zeta-1.5" }).success).toBe(true);
+    expect(v.safeParse(CatalogSchema, catalog).success).toBe(true);
   });
 });

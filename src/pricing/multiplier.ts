@@ -1,18 +1,17 @@
 /**
- * The one door to decimal arithmetic: the only module that reads a multiplier or multiplies and
- * rounds. Everything else asks it.
+ * The price multiplier (P4): how one is read and checked, and the one place where credits are
+ * multiplied and rounded. Everything else asks this module.
  *
  * A multiplier is kept as an exact fraction `num / 10^scale` of integers, so a product is exact and
  * the only rounding is the final half-up step. Integers are doubles while they are provably safe and
- * `bigint` beyond. (decimal.js did this job in the first release; it weighed 12.5 KiB gzipped in a
- * browser bundle, two thirds of the core. The test suite proves this module equal to decimal.js,
- * which stays as the tests' authority; see docs/decisions.md, P4.)
+ * `bigint` beyond. The tests prove every result equal to decimal.js computing with unbounded
+ * precision.
  */
 
 /** The one rounding mode of every charge: half-up to a whole credit (P4). */
 export const ROUNDING = "half-up" as const;
 
-/** A multiplier string as RULES.md P4 allows it (after trimming): digits, optionally a point and digits. */
+/** A multiplier string as P4 allows it (after trimming): digits, optionally a point and digits. */
 const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /** What `String(n)` prints for a finite non-negative number: plain, or with an exponent (`1e-7`, `1.5e+21`). */
 const NUMBER_TEXT = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
@@ -90,8 +89,9 @@ function fromDigits(digits: string, scale: number): Multiplier {
 
 /**
  * Multipliers already read, by their input: an account's multiplier is read on every quote and
- * charge, and reading it (a regex and `bigint`s) costs several times the pricing itself. Results are
- * frozen, so sharing them is safe; the map is emptied when full, so it stays small whatever it is fed.
+ * charge, and reading it (a regex, `bigint`s, a frozen object) costs many times a memo lookup
+ * (docs/benchmarks.md). Results are frozen, so sharing them is safe; the map is emptied when full,
+ * so it stays small whatever it is fed.
  */
 const known = new Map<string | number, Multiplier | undefined>();
 const KNOWN_LIMIT = 256;

@@ -1,0 +1,155 @@
+/**
+ * A quote spec (P2, S11): its fields, its schema, and the one reader that trims and checks it,
+ * shared by `quote` (which turns what it cannot price into `credits: null`) and by a quote endpoint
+ * (which answers a malformed spec with its issues).
+ */
+import * as v from "valibot";
+import { LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
+import { messages } from "../messages.js";
+import { option, qualityOption, text } from "../request/fields.js";
+import { bounded, coded, formatPath, toIssue, unknownFields } from "../request/issues.js";
+import { isPlainObject } from "../request/normalizeRequest.js";
+import type { Issue, Result } from "../types.js";
+
+/** What to price: one output image of a model (the service's image specification). */
+export type QuoteSpec = {
+  kind: "image";
+  modelId: string;
+  /** Default: the model's default resolution (N8). */
+  resolution?: string;
+  /** Default: `"low"` (N9). */
+  quality?: string;
+  /** Distinct reference images; default 0. */
+  referenceImageCount?: number;
+};
+
+/** The fields of a quote spec. */
+export const QUOTE_SPEC_FIELDS = ["kind", "modelId", "resolution", "quality", "referenceImageCount"] as const;
+
+const KNOWN = new Set<string>(QUOTE_SPEC_FIELDS);
+
+const referenceCount = (i: { input: unknown }) =>
+  messages.invalidReferenceCount("referenceImageCount", LIMITS.maxReferences, i.input);
+
+/**
+ * The quote spec schema (S11): `kind` and `modelId` strings (required), `resolution` and `quality`
+ * within the public lists, `referenceImageCount` a whole number from 0 to 14, nothing else.
+ * Strings are trimmed (N3). A well-formed spec may still be unpriceable (an unknown model, a
+ * `kind` other than `image`, a cell the model does not offer): `quote` says so with `credits: null`.
+ */
+export const QuoteSpecSchema = v.strictObject(
+  {
+    /** Required; `"image"` is the only kind priced (another is `credits: null`, P2). */
+    kind: text("kind"),
+    /** Required; an unknown model is `credits: null` (P2). */
+    modelId: text("modelId"),
+    /** `1K`, `2K` or `4K`; default: the model's. */
+    resolution: v.optional(option("resolution", RESOLUTIONS)),
+    /** `low`, `medium` or `high`; default `low`. */
+    quality: v.optional(qualityOption()),
+    /** Distinct reference images, 0 to 14; default 0. */
+    referenceImageCount: v.optional(
+      v.pipe(
+        v.number(referenceCount),
+        v.integer(coded("invalid_reference_count", referenceCount)),
+        v.minValue(0, coded("invalid_reference_count", referenceCount)),
+        v.maxValue(LIMITS.maxReferences, coded("invalid_reference_count", referenceCount)),
+      ),
+    ),
+  },
+  // valibot reports a missing key with the object's message, at the key's path.
+  (i) => (i.path ? messages.required(formatPath(i.path)) : messages.invalidSpec(i.input)),
+);
+
+/** A quote spec's fields as read: strings trimmed, anything else as given. @internal */
+export type SpecFields = { readonly [K in (typeof QUOTE_SPEC_FIELDS)[number]]?: unknown };
+
+/** What one read of a spec gives: its fields, and its issues (none when it is well formed). @internal */
+export type ReadSpec = { fields: SpecFields; issues: Issue[] };
+
+const NONE: Issue[] = [];
+
+/**
+ * A spec that reading would leave as it is: `kind` and `modelId` strings with nothing to trim, the
+ * other fields absent or already one of their values. Most specs are, and they skip the schema.
+ */
+function isCanonical(s: SpecFields): boolean {
+  const { kind, modelId, resolution, quality, referenceImageCount: n } = s;
+  return (
+    typeof kind === "string" &&
+    typeof modelId === "string" &&
+    kind === kind.trim() &&
+    modelId === modelId.trim() &&
+    (resolution === undefined || (RESOLUTIONS as readonly unknown[]).includes(resolution)) &&
+    (quality === undefined || (QUALITIES as readonly unknown[]).includes(quality)) &&
+    (n === undefined || (Number.isInteger(n) && (n as number) >= 0 && (n as number) <= LIMITS.maxReferences))
+  );
+}
+
+/**
+ * Reads a quote spec once: trims its strings and checks each field against {@link QuoteSpecSchema},
+ * every issue at once and within the bounds of S15. The one reader behind `quote` and
+ * {@link parseQuoteSpec}. @internal
+ *
+ * @param spec - Any object.
+ * @param strict - Read own fields only and report unknown ones (a body from a client), or read
+ *   fields as properties and ignore the rest (a spec in code).
+ * @returns The fields as read (even when malformed), and the issues.
+ */
+export function readQuoteSpec(spec: object, strict: boolean): ReadSpec {
+  const s = spec as Record<string, unknown>;
+  const own = strict ? Object.keys(s) : undefined;
+  if (own === undefined ? isCanonical(s) : own.every((key) => KNOWN.has(key)) && isCanonical(pickOwn(s))) {
+    return { fields: s, issues: NONE };
+  }
+  const known: Record<string, unknown> = {};
+  for (const key of QUOTE_SPEC_FIELDS) if (strict ? Object.hasOwn(s, key) : key in s) known[key] = s[key];
+  const unknown = own ? unknownFields(own, KNOWN, messages.unknownSpecField) : { issues: NONE, omitted: 0 };
+  const result = v.safeParse(QuoteSpecSchema, known);
+  const issues = [...unknown.issues, ...(result.issues ?? []).map(toIssue)];
+  return { fields: result.output as SpecFields, issues: bounded(issues, unknown.omitted) };
+}
+
+/**
+ * The fields of a spec in code, as {@link readQuoteSpec} reads them, without making anything for a
+ * spec that is already canonical: what `quote` prices. @internal
+ *
+ * @param spec - Any object.
+ * @returns The fields as read.
+ */
+export function specFields(spec: object): SpecFields {
+  return isCanonical(spec) ? spec : readQuoteSpec(spec, false).fields;
+}
+
+/** The spec's own known fields. */
+function pickOwn(s: Record<string, unknown>): SpecFields {
+  const out: Record<string, unknown> = {};
+  for (const key of QUOTE_SPEC_FIELDS) if (Object.hasOwn(s, key)) out[key] = s[key];
+  return out;
+}
+
+/**
+ * Checks a quote spec from a client strictly (S11): a plain object with `kind` and `modelId`
+ * strings, `resolution` and `quality` from the public lists, a `referenceImageCount` from 0 to 14,
+ * and no other field. Strings are trimmed (N3). A spec that passes may still be unpriceable; `quote`
+ * says so with `credits: null`.
+ *
+ * @param input - A parsed JSON body, of any type.
+ * @returns `{ success: true, output }` with the trimmed spec, or `{ success: false, issues }` with
+ *   every issue (`unknown_field`, `required`, `invalid_type`, `invalid_option`,
+ *   `invalid_reference_count`; at most 50, then `too_many_issues`).
+ * @example
+ * ```ts
+ * const spec = parseQuoteSpec(JSON.parse(body));
+ * if (!spec.success) return { status: 400, issues: spec.issues };
+ * return { status: 200, body: quote(spec.output, account) };
+ * ```
+ */
+export function parseQuoteSpec(input: unknown): Result<QuoteSpec> {
+  if (!isPlainObject(input)) {
+    return { success: false, issues: [{ path: "", code: "invalid_type", message: messages.invalidSpec(input) }] };
+  }
+  const read = readQuoteSpec(input, true);
+  if (read.issues.length > 0) return { success: false, issues: read.issues };
+  return { success: true, output: pickOwn(read.fields as Record<string, unknown>) as QuoteSpec };
+}
