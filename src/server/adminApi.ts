@@ -234,7 +234,7 @@ function adminFailure(
 }
 
 const invalid = (requestId: string, issues: Issue[]): Outgoing =>
-  adminFailure(requestId, "invalid_request", m.invalidRequest(issues.length), { param: issues[0]?.path ?? "", issues });
+  adminFailure(requestId, "invalid_request", m.invalidRequest(issues), { param: issues[0]?.path ?? "", issues });
 
 /** The field an admin method's bad-argument code is about. */
 const FIELD_OF: Partial<Record<AdminErrorCode, string>> = {

@@ -126,9 +126,14 @@ function utf8Bytes(text: string): number {
  * @internal
  */
 export function boundIssues(issues: readonly Issue[]): Issue[] {
+  // The core reports at most its own maximum and ends with a `too_many_issues` count of the rest;
+  // that count is kept as it is, and only the issues before it are cut and budgeted here.
+  const last = issues.at(-1);
+  const counted = last?.code === "too_many_issues" ? last : undefined;
+  const own = counted ? issues.slice(0, -1) : issues;
   const listed: Issue[] = [];
   let budget = ISSUES_BUDGET_BYTES;
-  for (const issue of issues) {
+  for (const issue of own) {
     if (listed.length === MAX_LISTED_ISSUES) break;
     const bounded = {
       path: cut(issue.path, MAX_PATH_CHARS),
@@ -139,8 +144,12 @@ export function boundIssues(issues: readonly Issue[]): Issue[] {
     if (budget < 0) break;
     listed.push(bounded);
   }
-  const rest = issues.length - listed.length;
-  if (rest > 0) listed.push({ path: "", code: "too_many_issues", message: serverMessages.moreIssues(rest) });
+  const rest = own.length - listed.length;
+  if (rest > 0) {
+    listed.push({ path: "", code: "too_many_issues", message: serverMessages.moreIssues(rest, counted !== undefined) });
+  } else if (counted) {
+    listed.push({ path: "", code: counted.code, message: cut(counted.message, MAX_MESSAGE_CHARS) });
+  }
   return listed;
 }
 
@@ -166,9 +175,13 @@ export const serverMessages = {
   invalidUtf8: () => "The request body is not valid UTF-8.",
   invalidJson: () => "The request body is not valid JSON.",
   unreadableBody: () => "The request body could not be read.",
-  invalidRequest: (count: number) =>
-    count === 1 ? "The request has 1 problem; see issues." : `The request has ${count} problems; see issues.`,
-  moreIssues: (rest: number) => `${rest} more problem${rest === 1 ? " is" : "s are"} not listed; fix those above and send again.`,
+  invalidRequest: (issues: readonly Issue[]) => {
+    const count = issues.length;
+    if (issues.at(-1)?.code === "too_many_issues") return `The request has more than ${count - 1} problems; see issues.`;
+    return count === 1 ? "The request has 1 problem; see issues." : `The request has ${count} problems; see issues.`;
+  },
+  moreIssues: (rest: number, andMore = false) =>
+    `${rest}${andMore ? " or more" : ""} more problem${rest === 1 && !andMore ? " is" : "s are"} not listed; fix those above and send again.`,
   assetNotFound: (param: string, id: string) => `${param}: there is no asset ${showId(id)} in this account.`,
   insufficientCredits: (cost: number, balance: number) =>
     `This task costs ${cost} credits and the balance is ${balance}; nothing was charged.`,

@@ -261,7 +261,7 @@ export function failure(requestId: string, f: Failure): Outgoing {
 export function invalidRequest(requestId: string, issues: Issue[]): Outgoing {
   return failure(requestId, {
     code: "invalid_request",
-    message: m.invalidRequest(issues.length),
+    message: m.invalidRequest(issues),
     param: issues[0]?.path ?? "",
     issues,
   });
