@@ -174,6 +174,10 @@ export const serverMessages = {
   emptyBody: () => "The request body is empty; send a JSON object.",
   invalidUtf8: () => "The request body is not valid UTF-8.",
   invalidJson: () => "The request body is not valid JSON.",
+  jsonTooComplex: (bound: "depth" | "values", limit: number) =>
+    bound === "depth"
+      ? `The request body is nested more than ${limit} levels deep; no request needs that.`
+      : `The request body holds more than ${limit} values; no request needs that.`,
   unreadableBody: () => "The request body could not be read.",
   invalidRequest: (issues: readonly Issue[]) => {
     const count = issues.length;

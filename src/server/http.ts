@@ -162,6 +162,42 @@ export function isJsonMediaType(header: string | null): boolean {
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
+ * What a request body may hold before it is parsed (S15). No valid request comes near either bound
+ * (ten fields, at most 1,000 reference entries read, nesting of two levels), but `JSON.parse` of a
+ * 1 MiB body of hundreds of thousands of values, or nested hundreds of thousands deep, blocks the
+ * process for tens to hundreds of milliseconds; one linear scan of the text refuses those first.
+ */
+export const JSON_BOUNDS = { depth: 32, values: 10_000 } as const;
+
+/**
+ * Scans a JSON text once, outside its strings, for nesting deeper than {@link JSON_BOUNDS}.depth or
+ * more than {@link JSON_BOUNDS}.values values (counted by their separators). Malformed text is left
+ * for `JSON.parse` to refuse.
+ *
+ * @param text - The body.
+ * @returns Which bound the text passes, or `undefined`.
+ * @internal
+ */
+export function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undefined {
+  let depth = 0;
+  let separators = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character, a quote included
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > JSON_BOUNDS.depth) return "depth";
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && ++separators >= JSON_BOUNDS.values) return "values";
+  }
+  return undefined;
+}
+
+/**
  * Reads and parses a JSON request body, never more than `maxBytes` of it: the declared
  * `Content-Length` is checked first, then the bytes actually read, before any parsing.
  *
@@ -189,6 +225,12 @@ export async function readJsonBody(incoming: Incoming, maxBytes: number): Promis
     return fail({ code: "invalid_json", message: m.invalidUtf8() });
   }
   if (text.trim() === "") return fail({ code: "invalid_json", message: m.emptyBody() });
+  const shape = jsonShapeProblem(text);
+  if (shape) {
+    // Valid JSON or not, no request of the service holds that much: one request-rules issue.
+    const issue = { path: "", code: "too_complex", message: m.jsonTooComplex(shape, JSON_BOUNDS[shape]) };
+    return fail({ code: "invalid_request", message: m.invalidRequest([issue]), param: "", issues: [issue] });
+  }
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
