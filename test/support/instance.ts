@@ -32,7 +32,8 @@ const pool = new pg.Pool({
   connectionString,
   max: Number(process.env.INSTANCE_POOL_MAX ?? 10),
   connectionTimeoutMillis: Number(process.env.INSTANCE_CONNECT_TIMEOUT_MS ?? 5000),
-  application_name: "imagegen-pricing-instance",
+  // Names this process in pg_stat_activity, so that a test can see what its connections wait on.
+  application_name: `imagegen-pricing-instance-${process.pid}`,
 });
 const store = await createPostgresStore({ pool, schema });
 const server = createReferenceServer({ store, hashApiKey: sha256Hex });
