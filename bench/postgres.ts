@@ -26,9 +26,25 @@ type Scenario = "one hot user" | "1,000 users";
 /** The body every generation of the benchmark sends (with a fresh idempotency key each). */
 const BODY = { prompt: "a watercolor fox in the snow", modelId: "beta2", imageCount: 1 };
 
+/** What a server process reports when asked: its CPU time and the statements its pools sent. */
+type Stats = { cpuUs: number; queries: number };
+
 async function child(kind: Kind, credits: number): Promise<void> {
   const connectionString = process.env.DATABASE_URL ?? "";
   const schema = process.env.BENCH_SCHEMA ?? "";
+  // Counts every statement sent through a pool (the store and the baseline both use pool.query),
+  // so that the report can say how many round trips an accepted generation costs each server.
+  let queries = 0;
+  const query = pg.Pool.prototype.query;
+  pg.Pool.prototype.query = function (this: pg.Pool, ...args: unknown[]) {
+    queries++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  process.on("message", (message: { stats?: boolean }) => {
+    if (!message.stats) return;
+    const cpu = process.cpuUsage();
+    process.send?.({ stats: { cpuUs: cpu.user + cpu.system, queries } satisfies Stats });
+  });
   if (kind === "baseline") {
     const { startBaseline } = await import("./baseline/postgres.js");
     const { port } = await startBaseline({ connectionString, schema, credits });
@@ -56,13 +72,19 @@ export type PostgresResult = {
   baseP99: number;
   /** Median over rounds of the reference / baseline accepted generations per second of the same round. */
   ratio: number;
+  /** Statements sent to the database per accepted generation, by the reference server and by the baseline. */
+  queries: number;
+  baseQueries: number;
+  /** CPU time of the server processes per accepted generation (µs). */
+  cpuUs: number;
+  baseCpuUs: number;
   rounds: number;
 };
 
 /** What the database was, for the report. */
 export type PostgresSetup = { version: string; fsync: string; synchronousCommit: string; source: string; users: number };
 
-type Run = { rps: number; p50: number; p99: number; accepted: number };
+type Run = { rps: number; p50: number; p99: number; accepted: number; queries: number; cpuUs: number };
 
 /** Stops a child and waits for it. */
 function stop(proc: ChildProcess): Promise<void> {
@@ -82,7 +104,18 @@ async function start(kind: Kind, credits: number, connectionString: string, sche
     proc.once("message", (m) => resolve((m as { port: number }).port));
     proc.once("exit", (code) => reject(new Error(`${kind} server exited with ${code}`)));
   });
-  return { proc, port };
+  const stats = () =>
+    new Promise<Stats>((resolve) => {
+      const onMessage = (m: unknown) => {
+        const reported = (m as { stats?: Stats }).stats;
+        if (!reported) return;
+        proc.off("message", onMessage);
+        resolve(reported);
+      };
+      proc.on("message", onMessage);
+      proc.send({ stats: true });
+    });
+  return { proc, port, stats };
 }
 
 /**
@@ -154,14 +187,18 @@ export async function runPostgres(opts: {
     const credits = ((await probe.json()) as { batch: { totalCreditCost: number } }).batch.totalCreditCost;
     await store.close();
 
-    const servers: Record<Kind, number[]> = { reference: [], baseline: [] };
+    const servers: Record<Kind, { port: number; stats: () => Promise<Stats> }[]> = { reference: [], baseline: [] };
     for (const kind of ["reference", "baseline"] as const) {
       for (let i = 0; i < 2; i++) {
-        const { proc, port } = await start(kind, credits, connectionString, schema);
+        const { proc, port, stats } = await start(kind, credits, connectionString, schema);
         children.push(proc);
-        servers[kind].push(port);
+        servers[kind].push({ port, stats });
       }
     }
+    const statsOf = async (targets: { stats: () => Promise<Stats> }[]) => {
+      const all = await Promise.all(targets.map((t) => t.stats()));
+      return { cpuUs: all.reduce((sum, x) => sum + x.cpuUs, 0), queries: all.reduce((sum, x) => sum + x.queries, 0) };
+    };
 
     const taskCount = async () =>
       Number((await sql.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".tasks`)).rows[0]?.n ?? 0);
@@ -177,18 +214,23 @@ export async function runPostgres(opts: {
       return last;
     };
     let tag = 0;
-    const load = async (ports: number[], keys: string[], seconds: number): Promise<Run> => {
+    const load = async (
+      targets: { port: number; stats: () => Promise<Stats> }[],
+      keys: string[],
+      seconds: number,
+    ): Promise<Run> => {
       const run = `${++tag}-${randomBytes(4).toString("hex")}`;
       let n = 0;
       const before = await settledCount();
+      const statsBefore = await statsOf(targets);
       const results = await Promise.all(
-        ports.map((port) =>
+        targets.map(({ port }) =>
           autocannon({
             url: `http://127.0.0.1:${port}/api/generations`,
             method: "POST",
-            connections: Math.max(1, Math.round(opts.connections / ports.length)),
+            connections: Math.max(1, Math.round(opts.connections / targets.length)),
             duration: seconds,
-            maxOverallRequests: Math.ceil(opts.maxRequests / ports.length),
+            maxOverallRequests: Math.ceil(opts.maxRequests / targets.length),
             requests: [
               {
                 setupRequest: (request) => {
@@ -206,6 +248,7 @@ export async function runPostgres(opts: {
       );
       // A request still in flight when the load ends may commit without its answer being counted.
       const accepted = (await settledCount()) - before;
+      const statsAfter = await statsOf(targets);
       const answered = results.reduce((sum, r) => sum + r["2xx"], 0);
       for (const r of results) {
         if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
@@ -221,6 +264,8 @@ export async function runPostgres(opts: {
         p50: Math.max(...results.map((r) => r.latency.p50)),
         p99: Math.max(...results.map((r) => r.latency.p99)),
         accepted,
+        queries: (statsAfter.queries - statsBefore.queries) / accepted,
+        cpuUs: (statsAfter.cpuUs - statsBefore.cpuUs) / accepted,
       };
     };
 
@@ -235,9 +280,9 @@ export async function runPostgres(opts: {
       for (const [c, { instances, keys }] of cases.entries()) {
         const order = round % 2 === 0 ? (["reference", "baseline"] as const) : (["baseline", "reference"] as const);
         for (const kind of order) {
-          const ports = servers[kind].slice(0, instances);
-          await load(ports, keys, opts.warmup);
-          runs[c]?.[kind].push(await load(ports, keys, opts.seconds));
+          const targets = servers[kind].slice(0, instances);
+          await load(targets, keys, opts.warmup);
+          runs[c]?.[kind].push(await load(targets, keys, opts.seconds));
         }
       }
     }
@@ -253,6 +298,10 @@ export async function runPostgres(opts: {
         baseP50: median(b.map((x) => x.p50)),
         baseP99: median(b.map((x) => x.p99)),
         ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
+        queries: median(r.map((x) => x.queries)),
+        baseQueries: median(b.map((x) => x.queries)),
+        cpuUs: median(r.map((x) => x.cpuUs)),
+        baseCpuUs: median(b.map((x) => x.cpuUs)),
         rounds: opts.rounds,
       };
     });

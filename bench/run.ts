@@ -154,6 +154,16 @@ if (postgres) {
       `| ${r.scenario} | ${r.instances} | ${int(r.rps)} | ${r.p50} | ${r.p99} | ${int(r.baseRps)} | ${r.baseP50} | ${r.baseP99} | ${ratio(r.ratio)} |`,
     );
   }
+  lines.push("", "Where the time goes, per accepted generation (medians over rounds):", "");
+  lines.push(
+    "| case | instances | statements sent | baseline statements | server CPU µs | baseline server CPU µs |",
+    "|---|---:|---:|---:|---:|---:|",
+  );
+  for (const r of postgres.results) {
+    lines.push(
+      `| ${r.scenario} | ${r.instances} | ${r.queries.toFixed(2)} | ${r.baseQueries.toFixed(2)} | ${int(r.cpuUs)} | ${int(r.baseCpuUs)} |`,
+    );
+  }
   lines.push("");
 }
 if (memory) {
