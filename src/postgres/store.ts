@@ -47,6 +47,25 @@ const assertCredits = (credits: number, what: string) => {
   }
 };
 
+/**
+ * PostgreSQL text cannot hold U+0000, and no stored id contains it: an id with one names nothing,
+ * so a lookup answers "not found" without asking (an id with a lone surrogate reaches the database
+ * as U+FFFD and matches nothing either).
+ */
+const nameable = (id: string): boolean => !id.includes("\u0000");
+
+const assertNameable = (id: string, what: string) => {
+  if (!nameable(id)) throw new RangeError(`${what} cannot contain U+0000 (PostgreSQL text cannot hold it)`);
+};
+
+/**
+ * An idempotency key as stored: the inside of its JSON string literal. That is the key itself for
+ * every key without `"`, `\`, control characters or lone surrogates, and for any key it is a
+ * one-to-one encoding into text PostgreSQL can hold, so distinct keys stay distinct claims (a key
+ * with U+0000 is stored, and "a\ud800" and "a\ud801" do not both become "a\ufffd").
+ */
+const storedKey = (key: string): string => JSON.stringify(key).slice(1, -1);
+
 const assertTime = (at: number, what: string) => {
   if (!Number.isSafeInteger(at)) throw new RangeError(`${what} must be epoch milliseconds (an integer); got ${at}`);
 };
@@ -257,6 +276,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     schema,
 
     async createUser(user, at) {
+      assertNameable(user.id, "user.id");
       assertCredits(user.credits, "credits");
       assertTime(at, "at");
       const { rows } = await run<{ created: number }>("creating a user", sql.createUser, [
@@ -269,6 +289,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async getUser(userId) {
+      if (!nameable(userId)) return undefined;
       const { rows } = await run<{ id: string; balance: string; multiplier: string }>("reading a user", sql.getUser, [userId]);
       const row = rows[0];
       return row && ({ id: row.id, balance: toNumber(row.balance), multiplier: row.multiplier } satisfies UserRecord);
@@ -277,6 +298,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async grant(userId, credits, at): Promise<GrantResult> {
       assertCredits(credits, "credits");
       assertTime(at, "at");
+      if (!nameable(userId)) return { ok: false, reason: "unknown_user" };
       const { rows } = await run<{ balance: string }>("granting credits", sql.grant, [userId, credits, at]);
       const row = rows[0];
       if (row) return { ok: true, balance: toNumber(row.balance) };
@@ -285,26 +307,32 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async setMultiplier(userId, multiplier) {
+      if (!nameable(userId)) return false;
       const result = await run("setting a multiplier", sql.setMultiplier, [userId, multiplier]);
       return result.rowCount === 1;
     },
 
     async putApiKey(key) {
+      assertNameable(key.id, "key.id");
+      if (!nameable(key.userId)) return false;
       const result = await run("storing an API key", sql.putApiKey, [key.id, key.userId, key.mode, key.hash, key.revoked]);
       return result.rowCount === 1;
     },
 
     async findApiKeyByHash(hash) {
+      if (!nameable(hash)) return undefined;
       const { rows } = await run<ApiKeyRow>("finding an API key", sql.findApiKeyByHash, [hash]);
       return rows[0] && keyFromRow(rows[0]);
     },
 
     async getApiKey(apiKeyId) {
+      if (!nameable(apiKeyId)) return undefined;
       const { rows } = await run<ApiKeyRow>("reading an API key", sql.getApiKey, [apiKeyId]);
       return rows[0] && keyFromRow(rows[0]);
     },
 
-    revokeApiKey(apiKeyId) {
+    async revokeApiKey(apiKeyId) {
+      if (!nameable(apiKeyId)) return false;
       return withRetries("revoking an API key", async () => {
         const client = await pool.connect();
         let broken = false;
@@ -325,19 +353,23 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async putAsset(assetId, userId) {
+      assertNameable(assetId, "assetId");
+      if (!nameable(userId)) return false;
       const result = await run("storing an asset", sql.putAsset, [assetId, userId]);
       return result.rowCount === 1;
     },
 
     async ownedAssets(userId, assetIds) {
-      if (assetIds.length === 0) return new Set<string>();
-      const { rows } = await run<{ asset_id: string }>("reading assets", sql.ownedAssets, [userId, [...assetIds]]);
+      const named = assetIds.filter(nameable);
+      if (named.length === 0 || !nameable(userId)) return new Set<string>();
+      const { rows } = await run<{ asset_id: string }>("reading assets", sql.ownedAssets, [userId, named]);
       return new Set(rows.map((row) => row.asset_id));
     },
 
     async findClaimedTask(userId, key, now) {
       assertTime(now, "now");
-      const { rows } = await run<TaskRow>("reading an idempotency claim", sql.findClaimedTask, [userId, key, now]);
+      if (!nameable(userId)) return undefined;
+      const { rows } = await run<TaskRow>("reading an idempotency claim", sql.findClaimedTask, [userId, storedKey(key), now]);
       return rows[0] && taskFromRow(rows[0]);
     },
 
@@ -347,11 +379,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       assertCredits(task.totalCredits, "task.totalCredits");
       for (const credits of task.jobCredits) assertCredits(credits, "task.jobCredits[]");
       if (claim?.expiresAt !== undefined) assertTime(claim.expiresAt, "claim.expiresAt");
+      assertNameable(task.id, "task.id");
+      if (!nameable(task.userId)) return { ok: false, reason: "unknown_user" };
+      if (!nameable(apiKeyId)) return { ok: false, reason: "api_key_revoked" };
       const values = [
         task.userId,
         task.id,
         apiKeyId,
-        claim?.key ?? null,
+        claim === undefined ? null : storedKey(claim.key),
         claim?.expiresAt ?? null,
         now,
         task.createdAt,
@@ -390,19 +425,21 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async getTask(taskId) {
+      if (!nameable(taskId)) return undefined;
       const { rows } = await run<TaskRow>("reading a task", sql.getTask, [taskId]);
       return rows[0] && taskFromRow(rows[0]);
     },
 
     async failJob(taskId, index, at) {
       assertTime(at, "at");
-      if (!Number.isSafeInteger(index) || index < 0 || index > 2 ** 31 - 1) return undefined;
+      if (!Number.isSafeInteger(index) || index < 0 || index > 2 ** 31 - 1 || !nameable(taskId)) return undefined;
       const { rows } = await run<{ refunded: string | null }>("refunding a job", sql.failJob, [taskId, index, at]);
       const refunded = rows[0]?.refunded;
       return refunded === null || refunded === undefined ? undefined : toNumber(refunded);
     },
 
     async ledger(userId) {
+      if (!nameable(userId)) return undefined;
       const { rows } = await run<{ id: string } & { [K in keyof LedgerRow]: LedgerRow[K] | null }>(
         "reading a ledger",
         sql.ledger,

@@ -173,16 +173,17 @@ describe("reliability: secrets (S1, S2)", () => {
       ),
     );
     expect(answers).toBeGreaterThanOrEqual(4 * (fc.readConfigureGlobal().numRuns ?? 100));
-    // Admin errors (an operator pasting a key where an id goes) show only the prefix.
+    // Admin errors (an operator pasting a key where an id goes) show only the prefix. One call at a
+    // time: a call made before the previous one is awaited could reject with no handler yet.
     for (const call of [
-      server.admin.revokeApiKey(own.key),
-      server.admin.failJob(own.key),
-      server.admin.task(own.key),
-      server.admin.job(own.key),
-      server.admin.balance(own.key),
-      server.admin.createApiKey(own.key),
+      () => server.admin.revokeApiKey(own.key),
+      () => server.admin.failJob(own.key),
+      () => server.admin.task(own.key),
+      () => server.admin.job(own.key),
+      () => server.admin.balance(own.key),
+      () => server.admin.createApiKey(own.key),
     ]) {
-      const error = await call.then(
+      const error = await call().then(
         () => undefined,
         (e: unknown) => e,
       );

@@ -1,8 +1,14 @@
 /**
  * The one place where the server and reliability suites get their servers and stores: switching
  * {@link makeStore} runs every suite against another store.
+ *
+ * `IMAGEGEN_TEST_STORE=postgres` (the `postgres` project of vitest.config.ts) makes every store a
+ * PostgreSQL store on this run's database, all the stores of one test file sharing one pool and one
+ * fresh schema, dropped when the file is done; without it, every store is a new in-memory store.
  */
+import pg from "pg";
 import { afterAll } from "vitest";
+import { createPostgresStore } from "../../src/postgres/index.js";
 import {
   createMemoryStore,
   createReferenceServer,
@@ -10,18 +16,55 @@ import {
   type ReferenceServerOptions,
   type Store,
 } from "../../src/server/index.js";
+import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 
 export const BASE = "http://localhost";
 
+/** Which store the suites run on: `"memory"` (the default) or `"postgres"`. */
+export const STORE_KIND: "memory" | "postgres" = process.env.IMAGEGEN_TEST_STORE === "postgres" ? "postgres" : "memory";
+if (!["memory", "postgres", undefined].includes(process.env.IMAGEGEN_TEST_STORE)) {
+  throw new Error(`IMAGEGEN_TEST_STORE must be "memory" or "postgres"; got ${process.env.IMAGEGEN_TEST_STORE}`);
+}
+
 /** Every store made for the current test file, closed once the file is done. */
 const stores: Store[] = [];
+
+/** This file's schema and pool on PostgreSQL: made by the first {@link makeStore}, removed after the file. */
+let database: Promise<{ db: PostgresTestDatabase; pool: pg.Pool }> | undefined;
+
 afterAll(async () => {
   await Promise.all(stores.splice(0).map((store) => store.close()));
-});
+  if (database) {
+    const { db, pool } = await database;
+    database = undefined;
+    await pool.end();
+    await db.drop();
+  }
+}, 60_000);
 
-/** A new, empty store: where every test server keeps its state. */
+/**
+ * A new store with no users: where every test server keeps its state. On PostgreSQL, the stores of
+ * one test file share a schema; ids are random, so each test still sees only its own users, keys
+ * and tasks.
+ *
+ * @returns The store, closed after the test file.
+ * @throws Error saying how to install PostgreSQL, on the postgres project when there is none.
+ */
 export async function makeStore(): Promise<Store> {
-  const store = createMemoryStore();
+  let store: Store;
+  if (STORE_KIND === "postgres") {
+    database ??= withPostgres().then((db) => ({
+      db,
+      // More connections than the store's default 10: the concurrency tests send bursts of requests.
+      pool: new pg.Pool({ connectionString: db.connectionString, max: 20, connectionTimeoutMillis: 10_000 }),
+    }));
+    // Each store on the pool listens for its idle-connection errors until the file ends.
+    (await database).pool.setMaxListeners(0);
+    const { db, pool } = await database;
+    store = await createPostgresStore({ pool, schema: db.schema });
+  } else {
+    store = createMemoryStore();
+  }
   stores.push(store);
   return store;
 }

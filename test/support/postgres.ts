@@ -8,6 +8,7 @@
  * here skips: without a server, the asking test fails and says how to install one.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import pg from "pg";
 import { inject } from "vitest";
 
@@ -85,4 +86,18 @@ export async function oneShot<R extends pg.QueryResultRow = pg.QueryResultRow>(
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The reconciliation query of docs/postgres.md (its ```sql reconcile block), as printed there, on
+ * another schema: the tests run the very query the docs give operators.
+ *
+ * @param schema - The schema to run it on.
+ * @returns The SQL: one row per user whose balance is not grants - debits + refunds.
+ */
+export function reconcileQuery(schema: string): string {
+  const doc = readFileSync(new URL("../../docs/postgres.md", import.meta.url), "utf8");
+  const query = /```sql reconcile\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (!query) throw new Error("docs/postgres.md has no ```sql reconcile block");
+  return query.replaceAll("imagegen.", `"${schema}".`);
 }

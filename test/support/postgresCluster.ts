@@ -86,13 +86,16 @@ function postgresUser(): { uid: number; gid: number } {
 
 /**
  * Starts a new cluster in a temporary directory: `initdb -A trust`, then `pg_ctl start` on a free
- * port of 127.0.0.1 with `fsync=off`; as the `postgres` user (through `runuser`) when running as
- * root. The caller must {@link PostgresCluster.destroy} it; a process exit stops it as a backstop.
+ * port of 127.0.0.1 with `fsync=off` (unless `durable`); as the `postgres` user (through `runuser`)
+ * when running as root. The caller must {@link PostgresCluster.destroy} it; a process exit stops it
+ * as a backstop.
  *
+ * @param options.durable - Keep PostgreSQL's defaults `fsync=on` and `full_page_writes=on`, so that
+ *   every commit is flushed to disk (for a benchmark; tests need not pay for it).
  * @returns The running cluster.
  * @throws Error with {@link INSTALL_HINT} when the binaries are missing, or initdb's or pg_ctl's output.
  */
-export async function startPostgres(): Promise<PostgresCluster> {
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   const dir = mkdtempSync(join(tmpdir(), "imagegen-pg-"));
   const dataDir = join(dir, "data");
@@ -134,7 +137,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
       "-t",
       "120",
       "-o",
-      `-p ${p} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=300`,
+      `-p ${p} -k ${dir} -c listen_addresses=127.0.0.1 ${options.durable ? "" : "-c fsync=off -c full_page_writes=off "}-c max_connections=300`,
       "start",
     ]);
   for (let attempt = 1; ; attempt++) {

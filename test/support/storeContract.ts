@@ -317,6 +317,43 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await balance(userId)).toBe(80);
       });
 
+      it("S5: keys that differ only in a NUL, a lone surrogate, U+FFFD, a quote or a backslash are distinct claims", async () => {
+        const { userId, apiKeyId } = await account(1000);
+        const keys = ["k", "k\u0000", "k\ud800", "k\ud801", "k\ufffd", 'k"', "k\\", "k\\u0000", "\u0000"];
+        const drafts = keys.map(() => sampleDraft(userId, [3]));
+        for (const [i, key] of keys.entries()) {
+          expect(await commit(drafts[i] as TaskDraft, apiKeyId, { key })).toMatchObject({ ok: true });
+        }
+        for (const [i, key] of keys.entries()) {
+          expect((await store.findClaimedTask(userId, key, T0))?.id).toBe(drafts[i]?.id);
+        }
+        expect(await balance(userId)).toBe(1000 - 3 * keys.length);
+        expect(await store.findClaimedTask(userId, "k\udfff", T0)).toBeUndefined();
+      });
+
+      it("S12: ids with a NUL or a lone surrogate name nothing: every lookup answers not found, nothing is charged", async () => {
+        const { userId, apiKeyId } = await account(100);
+        const asset = `ast_${hex(8)}`;
+        await store.putAsset(asset, userId);
+        for (const odd of [`${userId}\u0000`, "\u0000", `usr_\ud800`]) {
+          expect(await store.getUser(odd)).toBeUndefined();
+          expect(await store.ledger(odd)).toBeUndefined();
+          expect(await store.grant(odd, 5, T0)).toEqual({ ok: false, reason: "unknown_user" });
+          expect(await store.setMultiplier(odd, "2")).toBe(false);
+          expect(await store.getApiKey(odd)).toBeUndefined();
+          expect(await store.revokeApiKey(odd)).toBe(false);
+          expect(await store.findApiKeyByHash(odd)).toBeUndefined();
+          expect(await store.getTask(odd)).toBeUndefined();
+          expect(await store.failJob(odd, 0, T0)).toBeUndefined();
+          expect(await store.findClaimedTask(odd, "k", T0)).toBeUndefined();
+          expect(await store.ownedAssets(userId, [odd, asset])).toEqual(new Set([asset]));
+          expect(await store.ownedAssets(odd, [asset])).toEqual(new Set());
+          expect(await commit(sampleDraft(odd, [5]), apiKeyId, { key: "k" })).toEqual({ ok: false, reason: "unknown_user" });
+        }
+        expect(await balance(userId)).toBe(100);
+        expect(await store.getApiKey(apiKeyId)).toMatchObject({ revoked: false });
+      });
+
       it("S5: 50 concurrent commits with one key: one accepted, every other answered with its task", async () => {
         const { userId, apiKeyId } = await account(1000);
         const request = sampleRequest({ imageCount: 1 });

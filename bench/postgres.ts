@@ -1,0 +1,320 @@
+/**
+ * PostgreSQL on loopback: accepted generations per second and latency of the reference server on
+ * the PostgreSQL store (`serve()` of `<package>/node`, one and two instances on one schema), for one
+ * hot user and for 1,000 users, each beside the hand-written baseline of bench/baseline/postgres.ts
+ * (a bare node:http handler running the same transaction with `pg`) on the same database, users and
+ * load. The servers run in child processes; autocannon runs in this one; every load is bounded in
+ * time and in count, and every accepted answer is checked against the tasks the database holds.
+ *
+ * The database is `BENCH_DATABASE_URL` (a schema of its own, dropped afterwards) or a throwaway
+ * cluster from the machine's PostgreSQL binaries with `fsync` on, so that a commit costs what it
+ * costs on this machine's disk.
+ *
+ * Child mode: `bench/postgres.ts child <reference|baseline> <credits>` with `DATABASE_URL` and
+ * `BENCH_SCHEMA`; it reports its port over IPC.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import pg from "pg";
+import { median } from "./stats.js";
+
+type Kind = "reference" | "baseline";
+type Scenario = "one hot user" | "1,000 users";
+
+/** The body every generation of the benchmark sends (with a fresh idempotency key each). */
+const BODY = { prompt: "a watercolor fox in the snow", modelId: "beta2", imageCount: 1 };
+
+/** What a server process reports when asked: its CPU time and the statements its pools sent. */
+type Stats = { cpuUs: number; queries: number };
+
+async function child(kind: Kind, credits: number): Promise<void> {
+  const connectionString = process.env.DATABASE_URL ?? "";
+  const schema = process.env.BENCH_SCHEMA ?? "";
+  // Counts every statement sent through a pool (the store and the baseline both use pool.query),
+  // so that the report can say how many round trips an accepted generation costs each server.
+  let queries = 0;
+  const query = pg.Pool.prototype.query;
+  pg.Pool.prototype.query = function (this: pg.Pool, ...args: unknown[]) {
+    queries++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  process.on("message", (message: { stats?: boolean }) => {
+    if (!message.stats) return;
+    const cpu = process.cpuUsage();
+    process.send?.({ stats: { cpuUs: cpu.user + cpu.system, queries } satisfies Stats });
+  });
+  if (kind === "baseline") {
+    const { startBaseline } = await import("./baseline/postgres.js");
+    const { port } = await startBaseline({ connectionString, schema, credits });
+    process.send?.({ port });
+    return;
+  }
+  const { serve, sha256Hex } = await import("../src/node/index.js");
+  const { createPostgresStore } = await import("../src/postgres/index.js");
+  const { createReferenceServer } = await import("../src/server/index.js");
+  const store = await createPostgresStore({ connectionString, schema });
+  const server = createReferenceServer({ store, hashApiKey: sha256Hex });
+  const running = await serve({ port: 0, server, handleSignals: false });
+  process.send?.({ port: running.port });
+}
+
+/** One scenario's numbers: the reference server and the baseline, medians over rounds. */
+export type PostgresResult = {
+  scenario: Scenario;
+  instances: 1 | 2;
+  rps: number;
+  p50: number;
+  p99: number;
+  baseRps: number;
+  baseP50: number;
+  baseP99: number;
+  /** Median over rounds of the reference / baseline accepted generations per second of the same round. */
+  ratio: number;
+  /** Statements sent to the database per accepted generation, by the reference server and by the baseline. */
+  queries: number;
+  baseQueries: number;
+  /** CPU time of the server processes per accepted generation (µs). */
+  cpuUs: number;
+  baseCpuUs: number;
+  rounds: number;
+};
+
+/** What the database was, for the report. */
+export type PostgresSetup = { version: string; fsync: string; synchronousCommit: string; source: string; users: number };
+
+type Run = { rps: number; p50: number; p99: number; accepted: number; queries: number; cpuUs: number };
+
+/** Stops a child and waits for it. */
+function stop(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    proc.once("exit", () => resolve());
+    proc.kill("SIGINT");
+  });
+}
+
+async function start(kind: Kind, credits: number, connectionString: string, schema: string) {
+  const proc = fork(fileURLToPath(import.meta.url), ["child", kind, String(credits)], {
+    execArgv: ["--import", fileURLToPath(new URL("./register.mjs", import.meta.url))],
+    env: { ...process.env, DATABASE_URL: connectionString, BENCH_SCHEMA: schema },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.once("message", (m) => resolve((m as { port: number }).port));
+    proc.once("exit", (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+  const stats = () =>
+    new Promise<Stats>((resolve) => {
+      const onMessage = (m: unknown) => {
+        const reported = (m as { stats?: Stats }).stats;
+        if (!reported) return;
+        proc.off("message", onMessage);
+        resolve(reported);
+      };
+      proc.on("message", onMessage);
+      proc.send({ stats: true });
+    });
+  return { proc, port, stats };
+}
+
+/**
+ * Runs the scenarios against the reference server and the baseline, `rounds` times, alternating
+ * which goes first.
+ *
+ * @param opts.seconds - Measured seconds per load (after `warmup` seconds of the same load).
+ * @param opts.connections - Client connections in all (split evenly over the instances).
+ * @param opts.maxRequests - The most requests one load may send, whatever the time.
+ * @param opts.users - How many users the many-user scenario spreads its requests over.
+ * @returns The results, and what the database was.
+ */
+export async function runPostgres(opts: {
+  seconds: number;
+  warmup: number;
+  rounds: number;
+  connections: number;
+  maxRequests: number;
+  users: number;
+}): Promise<{ results: PostgresResult[]; setup: PostgresSetup }> {
+  const { createPostgresStore } = await import("../src/postgres/index.js");
+  const { createReferenceServer } = await import("../src/server/index.js");
+  const { sha256Hex } = await import("../src/node/index.js");
+
+  let connectionString = process.env.BENCH_DATABASE_URL;
+  let source = "BENCH_DATABASE_URL";
+  let destroy = async () => {};
+  if (!connectionString) {
+    const { startPostgres } = await import("../test/support/postgresCluster.js");
+    // Durable: every commit is flushed to this machine's disk, as in production.
+    const cluster = await startPostgres({ durable: true });
+    connectionString = cluster.url;
+    source = "a throwaway cluster on this machine (initdb, 127.0.0.1, otherwise default settings)";
+    destroy = () => cluster.destroy();
+  }
+  const schema = `bench_${randomBytes(6).toString("hex")}`;
+  const sql = new pg.Pool({ connectionString, max: 2 });
+  const children: ChildProcess[] = [];
+  try {
+    const show = async (name: string) => (await sql.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name] ?? "?";
+    const setup: PostgresSetup = {
+      version: await show("server_version"),
+      fsync: await show("fsync"),
+      synchronousCommit: await show("synchronous_commit"),
+      source,
+      users: opts.users,
+    };
+
+    // Users and keys, made through the reference server's admin on the benchmark's schema.
+    const store = await createPostgresStore({ connectionString, schema });
+    const server = createReferenceServer({ store, hashApiKey: sha256Hex });
+    const account = async (credits: number) => {
+      const { userId } = await server.admin.createUser({ credits });
+      return (await server.admin.createApiKey(userId)).key;
+    };
+    const hot = [await account(1e15)];
+    const many: string[] = [];
+    while (many.length < opts.users) {
+      many.push(...(await Promise.all(Array.from({ length: Math.min(50, opts.users - many.length) }, () => account(1e12)))));
+    }
+    // The charge of the benchmark's body, as the reference server computes it: the baseline charges the same.
+    const probe = await server.fetch(
+      new Request("http://bench/api/generations", {
+        method: "POST",
+        headers: { authorization: `Bearer ${hot[0]}`, "content-type": "application/json" },
+        body: JSON.stringify(BODY),
+      }),
+    );
+    const credits = ((await probe.json()) as { batch: { totalCreditCost: number } }).batch.totalCreditCost;
+    await store.close();
+
+    const servers: Record<Kind, { port: number; stats: () => Promise<Stats> }[]> = { reference: [], baseline: [] };
+    for (const kind of ["reference", "baseline"] as const) {
+      for (let i = 0; i < 2; i++) {
+        const { proc, port, stats } = await start(kind, credits, connectionString, schema);
+        children.push(proc);
+        servers[kind].push({ port, stats });
+      }
+    }
+    const statsOf = async (targets: { stats: () => Promise<Stats> }[]) => {
+      const all = await Promise.all(targets.map((t) => t.stats()));
+      return { cpuUs: all.reduce((sum, x) => sum + x.cpuUs, 0), queries: all.reduce((sum, x) => sum + x.queries, 0) };
+    };
+
+    const taskCount = async () =>
+      Number((await sql.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".tasks`)).rows[0]?.n ?? 0);
+    /** The task count once the requests still in flight at the end of a load have committed. */
+    const settledCount = async () => {
+      let last = await taskCount();
+      for (let tries = 0; tries < 50; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const now = await taskCount();
+        if (now === last) return now;
+        last = now;
+      }
+      return last;
+    };
+    let tag = 0;
+    const load = async (
+      targets: { port: number; stats: () => Promise<Stats> }[],
+      keys: string[],
+      seconds: number,
+    ): Promise<Run> => {
+      const run = `${++tag}-${randomBytes(4).toString("hex")}`;
+      let n = 0;
+      const before = await settledCount();
+      const statsBefore = await statsOf(targets);
+      const results = await Promise.all(
+        targets.map(({ port }) =>
+          autocannon({
+            url: `http://127.0.0.1:${port}/api/generations`,
+            method: "POST",
+            connections: Math.max(1, Math.round(opts.connections / targets.length)),
+            duration: seconds,
+            maxOverallRequests: Math.ceil(opts.maxRequests / targets.length),
+            requests: [
+              {
+                setupRequest: (request) => {
+                  const i = n++;
+                  return {
+                    ...request,
+                    headers: { authorization: `Bearer ${keys[i % keys.length]}`, "content-type": "application/json" },
+                    body: JSON.stringify({ ...BODY, idempotencyKey: `bench-${run}-${i}` }),
+                  };
+                },
+              },
+            ],
+          }),
+        ),
+      );
+      // A request still in flight when the load ends may commit without its answer being counted.
+      const accepted = (await settledCount()) - before;
+      const statsAfter = await statsOf(targets);
+      const answered = results.reduce((sum, r) => sum + r["2xx"], 0);
+      for (const r of results) {
+        if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+          throw new Error(`PostgreSQL load: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+        }
+      }
+      if (accepted < answered || accepted > answered + opts.connections) {
+        throw new Error(`PostgreSQL load: ${answered} answers 202 but ${accepted} tasks stored`);
+      }
+      return {
+        rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+        // With two instances: the slower instance's percentile (each instance gets half the connections).
+        p50: Math.max(...results.map((r) => r.latency.p50)),
+        p99: Math.max(...results.map((r) => r.latency.p99)),
+        accepted,
+        queries: (statsAfter.queries - statsBefore.queries) / accepted,
+        cpuUs: (statsAfter.cpuUs - statsBefore.cpuUs) / accepted,
+      };
+    };
+
+    const cases: { scenario: Scenario; instances: 1 | 2; keys: string[] }[] = [
+      { scenario: "one hot user", instances: 1, keys: hot },
+      { scenario: "one hot user", instances: 2, keys: hot },
+      { scenario: "1,000 users", instances: 1, keys: many },
+      { scenario: "1,000 users", instances: 2, keys: many },
+    ];
+    const runs = cases.map(() => ({ reference: [] as Run[], baseline: [] as Run[] }));
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const [c, { instances, keys }] of cases.entries()) {
+        const order = round % 2 === 0 ? (["reference", "baseline"] as const) : (["baseline", "reference"] as const);
+        for (const kind of order) {
+          const targets = servers[kind].slice(0, instances);
+          await load(targets, keys, opts.warmup);
+          runs[c]?.[kind].push(await load(targets, keys, opts.seconds));
+        }
+      }
+    }
+    const results = cases.map(({ scenario, instances }, c) => {
+      const { reference: r = [], baseline: b = [] } = runs[c] ?? {};
+      return {
+        scenario,
+        instances,
+        rps: median(r.map((x) => x.rps)),
+        p50: median(r.map((x) => x.p50)),
+        p99: median(r.map((x) => x.p99)),
+        baseRps: median(b.map((x) => x.rps)),
+        baseP50: median(b.map((x) => x.p50)),
+        baseP99: median(b.map((x) => x.p99)),
+        ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
+        queries: median(r.map((x) => x.queries)),
+        baseQueries: median(b.map((x) => x.queries)),
+        cpuUs: median(r.map((x) => x.cpuUs)),
+        baseCpuUs: median(b.map((x) => x.cpuUs)),
+        rounds: opts.rounds,
+      };
+    });
+    return { results, setup };
+  } finally {
+    await Promise.all(children.map(stop));
+    await sql.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+    await sql.end();
+    await destroy();
+  }
+}
+
+if (process.argv[2] === "child") {
+  process.on("SIGINT", () => process.exit(0));
+  await child(process.argv[3] as Kind, Number(process.argv[4]));
+}
