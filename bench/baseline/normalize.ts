@@ -5,6 +5,8 @@
  * checks that both give equal results on its bodies before it times anything, so the baseline does
  * the same work, not less.
  */
+
+import { cut, messages } from "../../src/messages.js";
 import { catalog as builtIn } from "../../src/models/catalog.js";
 import {
   ASPECT_RATIOS,
@@ -16,7 +18,6 @@ import {
   RESOLUTIONS,
 } from "../../src/models/lists.js";
 import type { Catalog, ModelSpec } from "../../src/models/modelSpec.js";
-import { cut, messages } from "../../src/messages.js";
 import { BOUNDS } from "../../src/request/bounds.js";
 import { REQUEST_FIELDS } from "../../src/request/schema.js";
 import type { GenerationRequest, Issue, Result } from "../../src/types.js";

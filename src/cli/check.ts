@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { type Charge, capabilities, type Issue, InvalidRequestError, checkRequest } from "../index.js";
+import { type Charge, capabilities, checkRequest, InvalidRequestError, type Issue } from "../index.js";
 import { priceValidated } from "../pricing/computeCharge.js";
 import { parseMultiplier } from "../pricing/multiplier.js";
 import { catalogForAt, wholeNumber } from "./args.js";

@@ -6,10 +6,10 @@
 import { parseArgs } from "node:util";
 import { type RunningServer, serve, sha256Hex } from "../node/index.js";
 import { checkAdminToken } from "../server/adminApi.js";
-import { redactSecrets } from "../server/redact.js";
 import { checkFixtures, FixturesError } from "../server/fixtures.js";
 import { type Incoming, type Outgoing, RESPOND } from "../server/http.js";
 import { createReferenceServer, type Fixtures, type ReferenceServer, type Store } from "../server/index.js";
+import { redactSecrets } from "../server/redact.js";
 import { wholeNumber } from "./args.js";
 import { type CliIo, EXIT, type UsageError } from "./io.js";
 

@@ -1,5 +1,5 @@
-import type { ModelSpec } from "./modelSpec.js";
 import { ASPECT_RATIOS, PUBLIC_RATIOS } from "./lists.js";
+import type { ModelSpec } from "./modelSpec.js";
 
 const WITH_AUTO = ["Auto", ...PUBLIC_RATIOS] as const;
 const FIXED_15 = ASPECT_RATIOS.filter((r) => r !== "Auto");

@@ -1,5 +1,5 @@
-import type { ModelSpec } from "./modelSpec.js";
 import { PUBLIC_RATIOS } from "./lists.js";
+import type { ModelSpec } from "./modelSpec.js";
 
 const BETA_FAMILY = {
   aspectRatios: ["Auto", ...PUBLIC_RATIOS],

@@ -1,9 +1,9 @@
 /** The built-in catalogs: every set of models and prices the package ships, oldest first (P8). */
 import type { ModelId } from "../types.js";
-import type { Catalog, ModelSpec } from "./modelSpec.js";
 import { alphaImg2, alphaImg2Official, alphaImg25Flare, alphaImg25Sunburst } from "./alpha.js";
 import { beta, beta2, betaPro } from "./beta.js";
 import { gammaImage15 } from "./gamma.js";
+import type { Catalog, ModelSpec } from "./modelSpec.js";
 
 /** The eight models of the service interface and their prices, in force from 2026-11-20 00:00 UTC. */
 const from20261120 = {

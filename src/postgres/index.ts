@@ -4,7 +4,8 @@
  *
  * @module imagegen-pricing/postgres
  */
-export { createPostgresStore, migratePostgres } from "./store.js";
-export type { PostgresStore, PostgresStoreOptions } from "./store.js";
+
 // The class the store rejects with: from here, the very class this entry throws, whatever the module system.
 export { StoreUnavailableError } from "../server/store.js";
+export type { PostgresStore, PostgresStoreOptions } from "./store.js";
+export { createPostgresStore, migratePostgres } from "./store.js";

@@ -3,8 +3,8 @@
  * shared safely by any number of instances.
  */
 import { createHash } from "node:crypto";
-import pg from "pg";
 import type { Pool, QueryResultRow } from "pg";
+import pg from "pg";
 import type {
   ApiKeyRecord,
   CommitInput,

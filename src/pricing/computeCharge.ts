@@ -2,15 +2,16 @@
  * `computeCharge`: the exact charge of a generation request (P4-P6), one rounded line per output
  * image and their sum.
  */
+
+import { messages } from "../messages.js";
 import { catalog as builtIn } from "../models/catalog.js";
 import { type Catalog, findModel } from "../models/modelSpec.js";
-import { messages } from "../messages.js";
 import { distinctReferences, validateForModel } from "../request/validateForModel.js";
 import type { GenerationRequest, Issue, Quality, Resolution } from "../types.js";
-import { parseMultiplier } from "./multiplier.js";
 import { InvalidRequestError } from "./errors.js";
-import type { AccountPricing } from "./quote.js";
+import { parseMultiplier } from "./multiplier.js";
 import { type PriceBreakdown, priceOutput } from "./priceOutput.js";
+import type { AccountPricing } from "./quote.js";
 
 /** One output image of a charge. */
 export type ChargeLine = { index: number; credits: number };

@@ -1,10 +1,11 @@
 /**
  * `quote`: the price of one output image for an account (P1-P4, P7), or why a spec has none (P2).
  */
+
+import { messages, type QuoteReason } from "../messages.js";
 import { catalog as builtIn } from "../models/catalog.js";
 import { DEFAULTS, LIMITS } from "../models/lists.js";
 import { type Catalog, findModel } from "../models/modelSpec.js";
-import { messages, type QuoteReason } from "../messages.js";
 import { type Multiplier, parseMultiplier } from "./multiplier.js";
 import { type PriceBreakdown, priceOutput } from "./priceOutput.js";
 import { type QuoteSpec, type SpecFields, specFields } from "./quoteSpec.js";

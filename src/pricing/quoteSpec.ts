@@ -4,8 +4,8 @@
  * (which answers a malformed spec with its issues).
  */
 import * as v from "valibot";
-import { LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import { messages } from "../messages.js";
+import { LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import { option, qualityOption, text } from "../request/fields.js";
 import { bounded, coded, formatPath, toIssue, unknownFields } from "../request/issues.js";
 import { isPlainObject } from "../request/normalizeRequest.js";

@@ -3,9 +3,9 @@
  * within the bounds of S15.
  */
 import * as v from "valibot";
+import { messages } from "../messages.js";
 import { catalog as builtIn } from "../models/catalog.js";
 import type { Catalog } from "../models/modelSpec.js";
-import { messages } from "../messages.js";
 import type { GenerationRequest, Issue, Result } from "../types.js";
 import { bounded, toIssue, unknownFields } from "./issues.js";
 import { REQUEST_FIELDS, requestSchema } from "./schema.js";

@@ -3,10 +3,10 @@
  * field by field, then the checks across fields.
  */
 import * as v from "valibot";
+import { type IssueCode, messages } from "../messages.js";
 import { catalog as builtIn } from "../models/catalog.js";
 import { ASPECT_RATIOS, BACKGROUNDS, DEFAULTS, GENERATION_TYPES, LIMITS, RESOLUTIONS } from "../models/lists.js";
 import { type Catalog, findModel, type ModelSpec } from "../models/modelSpec.js";
-import { type IssueCode, messages } from "../messages.js";
 import type { GenerationRequest } from "../types.js";
 import { BOUNDS } from "./bounds.js";
 import { nonBlank, option, qualityOption, sizedFirst, trimmedString } from "./fields.js";

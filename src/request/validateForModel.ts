@@ -2,9 +2,10 @@
  * `validateForModel`: a request against its model's own limits (V1-V7), read from the catalog, and
  * the model checks that `checkRequest` runs on the well-formed fields of a malformed body.
  */
+
+import { messages } from "../messages.js";
 import { catalog as builtIn } from "../models/catalog.js";
 import { type Catalog, findModel, type ModelSpec } from "../models/modelSpec.js";
-import { messages } from "../messages.js";
 import type { GenerationRequest, Issue, Result } from "../types.js";
 
 /**

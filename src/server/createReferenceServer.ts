@@ -10,6 +10,7 @@ import { type AdminHttp, checkAdminToken, createAdminHttp } from "./adminApi.js"
 import { type ApiKeyHasher, hashApiKey } from "./auth.js";
 import { firstCatalogStart, type ServerCatalogs, serverCatalogs } from "./catalogs.js";
 import { serverMessages as m } from "./errors.js";
+import { checkFixtures, type Fixtures, FixturesError, loadFixtures } from "./fixtures.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   dispatch,
@@ -20,7 +21,6 @@ import {
   RESPOND,
   toResponse,
 } from "./http.js";
-import { checkFixtures, type Fixtures, FixturesError, loadFixtures } from "./fixtures.js";
 import { newId } from "./ids.js";
 import { createMemoryStore } from "./memoryStore.js";
 import { createAdminOpenApiDocument } from "./openapi.js";

@@ -4,10 +4,11 @@
  * the task, commit it in one atomic store call, and render its 202 body from the stored task (the
  * first answer and every replay alike).
  */
+
+import type { Catalog } from "../models/modelSpec.js";
 import { priceValidated } from "../pricing/computeCharge.js";
 import { InvalidRequestError } from "../pricing/errors.js";
 import { checkRequest } from "../request/checkRequest.js";
-import type { Catalog } from "../models/modelSpec.js";
 import type { GenerationRequest } from "../types.js";
 import { type Caller, INVALID_API_KEY } from "./auth.js";
 import type { ServerContext } from "./createReferenceServer.js";

@@ -5,14 +5,15 @@
  * endpoint (media type 415, size 413, JSON 400, and the endpoint's own checks). Paths under
  * `/admin/` go to the admin API when it is on.
  */
+
+import type { Issue } from "../types.js";
 import { ping, queryCredits } from "./account.js";
 import { authenticate, type Caller } from "./auth.js";
 import type { ServerContext } from "./createReferenceServer.js";
-import { boundIssues, cut, type ErrorBody, type Failure, SERVER_ERRORS, serverMessages as m } from "./errors.js";
-import { redactSecrets } from "./redact.js";
+import { boundIssues, cut, type ErrorBody, type Failure, serverMessages as m, SERVER_ERRORS } from "./errors.js";
 import { createGeneration } from "./generations.js";
 import { quotePrice } from "./quotes.js";
-import type { Issue } from "../types.js";
+import { redactSecrets } from "./redact.js";
 
 /**
  * What the server reads of a request. Runtime-neutral and small, so that a binding can hand a

@@ -5,35 +5,23 @@
  *
  * @module imagegen-pricing/server
  */
-export { createReferenceServer } from "./createReferenceServer.js";
-export { createMemoryStore } from "./memoryStore.js";
-export { createAdminOpenApiDocument, createOpenApiDocument } from "./openapi.js";
-export { checkFixtures, FixturesError } from "./fixtures.js";
-export { ADMIN_ERRORS } from "./adminApi.js";
-export { AdminError, SERVER_ERRORS } from "./errors.js";
-export { API_KEY_PREFIXES } from "./auth.js";
-export { DEFAULT_MAX_BODY_BYTES } from "./http.js";
-export { DEFAULT_IDEMPOTENCY_TTL_MS } from "./generations.js";
-export { ledgerBalance } from "./admin.js";
-export { MAX_CREDITS, StoreUnavailableError } from "./store.js";
-export { QuoteSpecSchema } from "../pricing/quoteSpec.js";
-export {
-  CreditsAnswerSchema,
-  ErrorBodySchema,
-  GenerationAcceptedSchema,
-  NextChangeSchema,
-  PingAnswerSchema,
-  PricedQuoteSchema,
-  QuoteAnswerSchema,
-  UnpricedQuoteSchema,
-} from "./openapi.js";
 
-export type { LogEntry, ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
+export { QuoteSpecSchema } from "../pricing/quoteSpec.js";
 export type { Admin, JobView, LedgerEntry, TaskView, UserView } from "./admin.js";
+export { ledgerBalance } from "./admin.js";
 export type { AdminHttpErrorCode } from "./adminApi.js";
-export type { CheckedFixtures, FixtureApiKey, Fixtures, FixtureUser } from "./fixtures.js";
+export { ADMIN_ERRORS } from "./adminApi.js";
 export type { ApiKeyHasher } from "./auth.js";
+export { API_KEY_PREFIXES } from "./auth.js";
+export type { LogEntry, ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
+export { createReferenceServer } from "./createReferenceServer.js";
 export type { AdminErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";
+export { AdminError, SERVER_ERRORS } from "./errors.js";
+export type { CheckedFixtures, FixtureApiKey, Fixtures, FixtureUser } from "./fixtures.js";
+export { checkFixtures, FixturesError } from "./fixtures.js";
+export { DEFAULT_IDEMPOTENCY_TTL_MS } from "./generations.js";
+export { DEFAULT_MAX_BODY_BYTES } from "./http.js";
+export { createMemoryStore } from "./memoryStore.js";
 export type {
   CreditsAnswer,
   GenerationAccepted,
@@ -41,6 +29,18 @@ export type {
   OpenApiDocument,
   PingAnswer,
   QuoteAnswer,
+} from "./openapi.js";
+export {
+  CreditsAnswerSchema,
+  createAdminOpenApiDocument,
+  createOpenApiDocument,
+  ErrorBodySchema,
+  GenerationAcceptedSchema,
+  NextChangeSchema,
+  PingAnswerSchema,
+  PricedQuoteSchema,
+  QuoteAnswerSchema,
+  UnpricedQuoteSchema,
 } from "./openapi.js";
 export type {
   ApiKeyMode,
@@ -55,3 +55,4 @@ export type {
   TaskRecord,
   UserRecord,
 } from "./store.js";
+export { MAX_CREDITS, StoreUnavailableError } from "./store.js";

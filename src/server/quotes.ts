@@ -5,11 +5,11 @@
  * already known.
  */
 import { quote } from "../pricing/quote.js";
+import { parseQuoteSpec } from "../pricing/quoteSpec.js";
 import { type Caller, INVALID_API_KEY } from "./auth.js";
 import type { ServerContext } from "./createReferenceServer.js";
 import { failure, type Incoming, invalidRequest, json, type Outgoing, readJsonBody } from "./http.js";
 import type { QuoteAnswer } from "./openapi.js";
-import { parseQuoteSpec } from "../pricing/quoteSpec.js";
 
 /**
  * `POST /api/pricing/quote`.

@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import {
   ALL_RATIOS,
+  isQualityModel,
   ORACLE_BACKGROUNDS,
   ORACLE_DEFAULT_MODEL,
   ORACLE_DEFAULT_RATIO,
@@ -21,7 +22,6 @@ import {
   ORACLE_RATIOS,
   ORACLE_RESOLUTIONS,
   type OracleModel,
-  isQualityModel,
   oracleBackgrounds,
   oracleDefaultResolution,
   oracleQualities,

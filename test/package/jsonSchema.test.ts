@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { modelRequestJsonSchema, modelRequestJsonSchemas, requestJsonSchema } from "../../src/jsonSchema.js";
 import {
   ASPECT_RATIOS,
   BACKGROUNDS,
@@ -13,6 +12,7 @@ import {
   RESOLUTIONS,
   validateForModel,
 } from "../../src/index.js";
+import { modelRequestJsonSchema, modelRequestJsonSchemas, requestJsonSchema } from "../../src/jsonSchema.js";
 import { ORACLE_FIELDS } from "../oracle/seed.js";
 
 type Prop = { enum?: string[]; default?: unknown; maximum?: number; maxItems?: number; maxLength?: number; const?: string };

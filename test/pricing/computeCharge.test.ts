@@ -8,8 +8,8 @@ import {
   normalizeRequest,
   quote,
 } from "../../src/index.js";
-import { ORACLE_MAX_REFS, type OracleModel } from "../oracle/seed.js";
 import { priceValidated } from "../../src/pricing/computeCharge.js";
+import { ORACLE_MAX_REFS, type OracleModel } from "../oracle/seed.js";
 import { CELLS, generation } from "./helpers.js";
 
 const ok = (body: Record<string, unknown>): GenerationRequest => {

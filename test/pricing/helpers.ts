@@ -11,6 +11,7 @@ import {
 } from "../../src/index.js";
 import { padded } from "../arbitraries/text.js";
 import {
+  HUNDREDTHS,
   ORACLE_MAX_REFS,
   ORACLE_MODEL_IDS,
   type OracleModel,
@@ -18,7 +19,6 @@ import {
   oraclePrice,
   oracleQualities,
   oracleResolutions,
-  HUNDREDTHS,
 } from "../oracle/seed.js";
 
 export const REASONS: QuoteReason[] = [

@@ -13,7 +13,6 @@ import {
   quote,
   ROUNDING,
 } from "../../src/index.js";
-import { CELLS, GRID_MULTIPLIERS, timeFor } from "./helpers.js";
 import {
   bigIntHalfUp,
   ORACLE_MAX_REFS,
@@ -22,6 +21,7 @@ import {
   ORACLE_SURCHARGE,
   type OracleModel,
 } from "../oracle/seed.js";
+import { CELLS, GRID_MULTIPLIERS, timeFor } from "./helpers.js";
 
 const ok = (body: Record<string, unknown>): GenerationRequest => {
   const r = normalizeRequest({ prompt: "x", ...body });

@@ -1,6 +1,7 @@
 /** The quote spec: its strict parser (S11) and the one reader behind it and behind quote (P2, S15). */
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
+import { describe, expect, it } from "vitest";
 import { BOUNDS, parseQuoteSpec, QuoteSpecSchema, quote } from "../../src/index.js";
 import { readQuoteSpec, specFields } from "../../src/pricing/quoteSpec.js";
 import { issuesOf } from "../properties/helpers.js";

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import * as v from "valibot";
+import { describe, expect, it } from "vitest";
 import { GenerationRequestSchema, type Issue, normalizeRequest } from "../../src/index.js";
 
 const ok = (input: unknown) => {

@@ -2,8 +2,8 @@ import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { ErrorBodySchema, type LogEntry } from "../../src/server/index.js";
-import { BASE, errorOf, makeServer, makeStore, type Setup, setup, wrapStore } from "./helpers.js";
 import { ORACLE_FIELDS } from "../oracle/seed.js";
+import { BASE, errorOf, makeServer, makeStore, type Setup, setup, wrapStore } from "./helpers.js";
 
 const raw = (
   s: Setup,

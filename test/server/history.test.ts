@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { CatalogHistoryError, type Catalog, catalog, defineCatalog, quote } from "../../src/index.js";
+import { type Catalog, CatalogHistoryError, catalog, defineCatalog, quote } from "../../src/index.js";
 import {
   createOpenApiDocument,
   createReferenceServer,

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createOpenApiDocument } from "../../src/server/index.js";
 import { serverMessages } from "../../src/server/errors.js";
+import { createOpenApiDocument } from "../../src/server/index.js";
 import { cutForEcho, redactSecrets } from "../../src/server/redact.js";
 
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
