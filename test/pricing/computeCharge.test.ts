@@ -10,23 +10,7 @@ import {
 } from "../../src/index.js";
 import { priceValidated } from "../../src/pricing/computeCharge.js";
 import { ORACLE_MAX_REFS, type OracleModel } from "../oracle/seed.js";
-import { CELLS, generation } from "./helpers.js";
-
-const ok = (body: Record<string, unknown>): GenerationRequest => {
-  const r = normalizeRequest({ prompt: "x", ...body });
-  if (!r.success) throw new Error(JSON.stringify(r.issues));
-  return r.output;
-};
-
-const thrown = (f: () => unknown): InvalidRequestError => {
-  try {
-    f();
-  } catch (error) {
-    if (error instanceof InvalidRequestError) return error;
-    throw error;
-  }
-  throw new Error("did not throw");
-};
+import { CELLS, generation, ok, thrown } from "./helpers.js";
 
 describe("computeCharge", () => {
   it("P6: computeCharge's own issues carry their path, code and message", () => {

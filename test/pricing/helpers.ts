@@ -4,6 +4,7 @@ import fc from "fast-check";
 import {
   type AccountPricing,
   type GenerationRequest,
+  InvalidRequestError,
   type Multiplier,
   normalizeRequest,
   type QuoteReason,
@@ -139,3 +140,21 @@ export const GRID_MULTIPLIERS: readonly string[] =
  * 1 ms a case under mutation testing, where every case runs instrumented.
  */
 export const timeFor = (cases: number): number => Math.max(5_000, Math.ceil(cases * (process.env.STRYKER === "1" ? 1 : 0.05)));
+
+/** A request normalized from a body with a prompt; throws on a body the rules reject. */
+export const ok = (body: Record<string, unknown>): GenerationRequest => {
+  const r = normalizeRequest({ prompt: "x", ...body });
+  if (!r.success) throw new Error(JSON.stringify(r.issues));
+  return r.output;
+};
+
+/** The InvalidRequestError `f` throws; any other outcome fails the test. */
+export const thrown = (f: () => unknown): InvalidRequestError => {
+  try {
+    f();
+  } catch (error) {
+    if (error instanceof InvalidRequestError) return error;
+    throw error;
+  }
+  throw new Error("did not throw");
+};

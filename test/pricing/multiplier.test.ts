@@ -4,22 +4,14 @@ import {
   catalog,
   computeCharge,
   defineCatalog,
-  type GenerationRequest,
   InvalidRequestError,
   Multiplier,
-  normalizeRequest,
   parseMultiplier,
   quote,
 } from "../../src/index.js";
 import { multiplyAndRound, multiplyAndRoundExact } from "../../src/pricing/multiplier.js";
 import { bigIntHalfUp } from "../oracle/seed.js";
-import { byDecimalJs, GRID_MULTIPLIERS, generation, timeFor } from "./helpers.js";
-
-const ok = (body: Record<string, unknown>): GenerationRequest => {
-  const r = normalizeRequest({ prompt: "x", ...body });
-  if (!r.success) throw new Error(JSON.stringify(r.issues));
-  return r.output;
-};
+import { byDecimalJs, GRID_MULTIPLIERS, generation, ok, timeFor } from "./helpers.js";
 
 describe("parseMultiplier and multiplyAndRound", () => {
   it("P4: the multiplier is a plain decimal string (trimmed) or a finite number, from 0 to 1000", () => {

@@ -5,10 +5,7 @@ import {
   catalog,
   computeCharge,
   defineCatalog,
-  type GenerationRequest,
-  InvalidRequestError,
   type ModelSpec,
-  normalizeRequest,
   type PricedQuote,
   quote,
   ROUNDING,
@@ -21,22 +18,7 @@ import {
   ORACLE_SURCHARGE,
   type OracleModel,
 } from "../oracle/seed.js";
-import { CELLS, GRID_MULTIPLIERS, timeFor } from "./helpers.js";
-
-const ok = (body: Record<string, unknown>): GenerationRequest => {
-  const r = normalizeRequest({ prompt: "x", ...body });
-  if (!r.success) throw new Error(JSON.stringify(r.issues));
-  return r.output;
-};
-const thrown = (f: () => unknown): InvalidRequestError => {
-  try {
-    f();
-  } catch (error) {
-    if (error instanceof InvalidRequestError) return error;
-    throw error;
-  }
-  throw new Error("did not throw");
-};
+import { CELLS, GRID_MULTIPLIERS, ok, thrown, timeFor } from "./helpers.js";
 
 const priced = (q: ReturnType<typeof quote>): PricedQuote => {
   if (q.credits === null) throw new Error(`unpriced: ${q.reason} ${q.message}`);
