@@ -8,7 +8,6 @@
  *   npm run catalog:json              regenerate both files
  *   npm run catalog:json -- --check   exit 1 when either file is out of date
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type JSONSchema7, toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
@@ -21,6 +20,7 @@ import {
   QUALITIES,
   RESOLUTIONS,
 } from "../src/index.js";
+import { writeOrCheck } from "./generated.js";
 
 export const CATALOG_JSON_PATH = fileURLToPath(new URL("../data/catalog.json", import.meta.url));
 export const CATALOG_SCHEMA_PATH = fileURLToPath(new URL("../data/catalog.schema.json", import.meta.url));
@@ -191,22 +191,7 @@ function main(argv: readonly string[]): number {
     [CATALOG_JSON_PATH, renderCatalogJson()],
     [CATALOG_SCHEMA_PATH, renderCatalogSchema()],
   ];
-  if (argv.includes("--check")) {
-    const stale = files.filter(([path, text]) => {
-      try {
-        return readFileSync(path, "utf8") !== text;
-      } catch {
-        return true;
-      }
-    });
-    for (const [path] of stale) console.error(`out of date: ${path} (run npm run catalog:json)`);
-    return stale.length > 0 ? 1 : 0;
-  }
-  for (const [path, text] of files) {
-    writeFileSync(path, text);
-    console.log(`wrote ${path}`);
-  }
-  return 0;
+  return writeOrCheck(files, argv, "npm run catalog:json");
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -8,7 +8,6 @@
  *   npm run golden            regenerate both files
  *   npm run golden -- --check exit 1 when either file is out of date
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   type Catalog,
@@ -21,6 +20,7 @@ import {
   quote,
   RESOLUTIONS,
 } from "../src/index.js";
+import { writeOrCheck } from "./generated.js";
 
 /** Credits per reference count 0..14, `null` where not priceable; `null` for a cell not priceable at all. */
 export type GoldenCell = (number | null)[] | null;
@@ -135,22 +135,7 @@ function main(argv: readonly string[]): number {
     [JSON_PATH, renderJson(golden)],
     [MD_PATH, renderMarkdown()],
   ];
-  if (argv.includes("--check")) {
-    const stale = files.filter(([path, text]) => {
-      try {
-        return readFileSync(path, "utf8") !== text;
-      } catch {
-        return true;
-      }
-    });
-    for (const [path] of stale) console.error(`out of date: ${path} (run npm run golden)`);
-    return stale.length > 0 ? 1 : 0;
-  }
-  for (const [path, text] of files) {
-    writeFileSync(path, text);
-    console.log(`wrote ${path}`);
-  }
-  return 0;
+  return writeOrCheck(files, argv, "npm run golden");
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

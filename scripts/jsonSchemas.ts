@@ -8,7 +8,6 @@
  *   npx tsx scripts/jsonSchemas.ts --check    exit 1 when it is out of date
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
@@ -24,6 +23,7 @@ import {
   QuoteSpecSchema,
   UnpricedQuoteSchema,
 } from "../src/server/index.js";
+import { writeOrCheck } from "./generated.js";
 
 export const GENERATED_PATH = fileURLToPath(new URL("../src/generated/jsonSchemas.ts", import.meta.url));
 
@@ -87,21 +87,7 @@ export const JSON_SCHEMAS: Readonly<Record<${Object.keys(schemas)
 }
 
 function main(argv: readonly string[]): number {
-  const text = renderJsonSchemas();
-  let current = "";
-  try {
-    current = readFileSync(GENERATED_PATH, "utf8");
-  } catch {
-    // not generated yet
-  }
-  if (argv.includes("--check")) {
-    if (current === text) return 0;
-    console.error(`${GENERATED_PATH} is out of date: run "npx tsx scripts/jsonSchemas.ts".`);
-    return 1;
-  }
-  if (current !== text) writeFileSync(GENERATED_PATH, text);
-  console.log(current === text ? "Up to date." : `Wrote ${GENERATED_PATH}.`);
-  return 0;
+  return writeOrCheck([[GENERATED_PATH, renderJsonSchemas()]], argv, "npx tsx scripts/jsonSchemas.ts");
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
