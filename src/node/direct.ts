@@ -73,6 +73,7 @@ export function targetPath(target: string): string {
 function send(req: IncomingMessage, res: ServerResponse, out: Outgoing, guard: Guard): void {
   if (guard.answered(req) || res.destroyed || res.headersSent) return;
   const headers = out.headers;
+  // For a HEAD this is the GET's length: the body is the GET's, and Node does not write it.
   headers["content-length"] = String(Buffer.byteLength(out.body));
   const early = !req.complete;
   const drain = early && guard.canDrain(req);

@@ -261,12 +261,14 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       return failure(requestId, { code: "internal_error", message: m.internalError() });
     }
   };
-  const respond = async (incoming: Incoming): Promise<Outgoing> => {
-    const out = await answer(incoming);
-    // A HEAD is answered like its GET, with the same status and headers and no body.
-    return incoming.method === "HEAD" ? { ...out, body: "" } : out;
+  // A HEAD is answered like its GET: same status and headers, no body. The body is dropped here for
+  // web `Response`s; a runtime binding gets it whole, so it can send the GET's Content-Length (Node
+  // itself never writes the body of an answer to a HEAD).
+  const respond = answer;
+  const fetch = async (request: Request): Promise<Response> => {
+    const out = await respond(fromRequest(request));
+    return toResponse(request.method === "HEAD" ? { ...out, body: "" } : out);
   };
-  const fetch = async (request: Request): Promise<Response> => toResponse(await respond(fromRequest(request)));
   return { fetch, admin, ready, [RESPOND]: respond };
 }
 

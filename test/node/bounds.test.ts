@@ -219,3 +219,19 @@ describe("serve(): the bounds of a connection (S12, S15)", () => {
     expect(pings).toBeGreaterThan(0);
   }, 30_000);
 });
+
+describe("serve(): HEAD (S12)", () => {
+  it("S12: HEAD /openapi.json over HTTP answers the GET's status and Content-Length, and no body", async () => {
+    const r = await start({ server: createReferenceServer() });
+    const base = `http://127.0.0.1:${r.port}/openapi.json`;
+    const get = await fetch(base);
+    const head = await fetch(base, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const length = Buffer.byteLength(await get.text());
+    expect(length).toBeGreaterThan(1000);
+    expect(head.headers.get("content-length")).toBe(String(length));
+    expect(get.headers.get("content-length")).toBe(String(length));
+    expect(head.headers.get("request-id")).toMatch(/^req_/);
+  });
+});
