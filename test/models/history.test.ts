@@ -13,6 +13,7 @@ import {
   normalizeRequest,
   quote,
 } from "../../src/index.js";
+import { toEpochMs } from "../../src/models/history.js";
 import { copy, dayVersion, history, inForce, instantFor, pricedCells } from "./arbitraries.js";
 
 /** The built-in catalog, then the same with beta2 4K at 144 credits from 2026-12-01. */
@@ -284,5 +285,75 @@ describe("P8 properties over generated histories", () => {
         expect(nextCatalogChange(h, start - 1)?.effectiveAtMs).toBe(start);
       }),
     );
+  });
+});
+
+describe("toEpochMs: reading an instant (P8)", () => {
+  it("P8: offsets move the instant by exactly their hours and minutes, in the right direction", () => {
+    const utc = Date.UTC(2027, 0, 15, 9, 30);
+    expect(toEpochMs("2027-01-15T09:30:00Z")).toBe(utc);
+    expect(toEpochMs("2027-01-15T10:45:00+01:15")).toBe(utc);
+    expect(toEpochMs("2027-01-15T08:15:00-01:15")).toBe(utc);
+    expect(toEpochMs("2027-01-15T09:30+00:00")).toBe(utc);
+    expect(toEpochMs("2027-01-15t09:30:00.5z")).toBe(utc + 500);
+    expect(toEpochMs("2027-01-15T09:30:00.1239Z")).toBe(utc + 123);
+    expect(toEpochMs(" 2027-01-15T09:30:07Z ")).toBe(utc + 7000);
+  });
+
+  it("P8: hours, minutes, seconds and offsets out of range are not instants", () => {
+    for (const bad of [
+      "2027-01-15T23:60:00Z",
+      "2027-01-15T23:59:60Z",
+      "2027-01-15T24:00:00Z",
+      "2027-01-15T09:30:00+24:00",
+      "2027-01-15T09:30:00+23:60",
+      "2027-01-15T09:30:00",
+      "27-01-15",
+      "2027-1-15",
+      "2027-01-5",
+      "2027-01-15T9:30Z",
+      "2027-00-10",
+      "2027-01-00",
+      "2027-04-31",
+      "2027-12-32",
+    ]) {
+      expect(() => toEpochMs(bad), bad).toThrow(RangeError);
+    }
+    expect(toEpochMs("2027-01-15T23:59:59+23:59")).toBe(Date.UTC(2027, 0, 15, 23, 59, 59) - (23 * 60 + 59) * 60_000);
+    expect(toEpochMs("2027-12-31")).toBe(Date.UTC(2027, 11, 31));
+    expect(toEpochMs("2027-04-30")).toBe(Date.UTC(2027, 3, 30));
+  });
+
+  it("P8: leap years: February 29 exists every 4 years, not every 100, but every 400", () => {
+    expect(toEpochMs("2024-02-29")).toBe(Date.UTC(2024, 1, 29));
+    expect(toEpochMs("2000-02-29")).toBe(Date.UTC(2000, 1, 29));
+    expect(() => toEpochMs("2100-02-29")).toThrow(RangeError);
+    expect(() => toEpochMs("2027-02-29")).toThrow(RangeError);
+    expect(toEpochMs("2027-02-28")).toBe(Date.UTC(2027, 1, 28));
+  });
+
+  it("P8: the Date range is the bound: 8.64e15 ms either way is an instant, one more is not", () => {
+    expect(toEpochMs(8.64e15)).toBe(8.64e15);
+    expect(toEpochMs(-8.64e15)).toBe(-8.64e15);
+    expect(() => toEpochMs(8.64e15 + 1)).toThrow(RangeError);
+    expect(() => toEpochMs(Number.NaN)).toThrow(RangeError);
+    expect(() => toEpochMs(new Date(Number.NaN))).toThrow(/an invalid Date/);
+  });
+
+  it("P8: catalogAt and nextCatalogChange at the edges of a two-entry history", () => {
+    const [a, b] = [
+      { ...copy(catalog), version: "2027-01-01" },
+      { ...copy(catalog), version: "2027-02-01" },
+    ];
+    const h = defineCatalogHistory([a, b]);
+    expect(() => catalogAt(h, "2026-12-31T23:59:59.999Z")).toThrow(NoCatalogInForceError);
+    expect(nextCatalogChange(h, "2026-12-31T23:59:59.999Z")?.version).toBe("2027-01-01");
+    expect(nextCatalogChange(h, "2027-01-31T23:59:59.999Z")).toMatchObject({
+      version: "2027-02-01",
+      effectiveAt: "2027-02-01T00:00:00.000Z",
+      effectiveAtMs: Date.UTC(2027, 1, 1),
+    });
+    expect(nextCatalogChange(h, "2027-02-01")).toBeUndefined();
+    expect(catalogAt(h, "2027-02-01").version).toBe("2027-02-01");
   });
 });
