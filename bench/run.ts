@@ -136,7 +136,11 @@ if (http.length > 0) {
       `| ${r.name} | ${int(r.rps)} | ${r.p50} | ${r.p99} | ${int(r.bareRps)} | ${r.bareP50} | ${r.bareP99} | ${ratio(r.ratio)} |`,
     );
   }
-  lines.push("", "Garbage collection in the server process during the measured load (medians over rounds):", "");
+  lines.push(
+    "",
+    "Stop-the-world garbage collections (scavenges and full collections) in the server process during the measured load (medians over rounds):",
+    "",
+  );
   lines.push("| endpoint | GC pause ms/s | longest GC pause ms | bare GC pause ms/s | bare longest GC pause ms |");
   lines.push("|---|---:|---:|---:|---:|");
   for (const r of http) {
