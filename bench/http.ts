@@ -4,19 +4,41 @@
  * The servers run in child processes; autocannon runs in this one. Endpoints and servers alternate,
  * one load at a time, so the two cores are shared the same way for every measurement.
  *
+ * Each server process also counts its garbage-collection pauses (`perf_hooks`), so that a latency
+ * percentile can be told apart from the collector's work.
+ *
  * Child mode: `tsx bench/http.ts child <bare|reference>`; it reports its port (and a key) over IPC.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { constants, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { median } from "./stats.js";
 
 type Kind = "bare" | "reference";
 type Ready = { port: number; key: string };
+/** Stop-the-world collections in a server process since it started: total pause and longest pause (ms). */
+type Gc = { totalMs: number; maxMs: number };
 
 async function child(kind: Kind): Promise<void> {
+  // The longest pause is since the last report, so that each load gets its own.
+  const gc: Gc = { totalMs: 0, maxMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      // Scavenges and full collections stop the program; incremental marking runs beside it.
+      const kind = (entry.detail as { kind?: number } | null)?.kind ?? 0;
+      if (kind !== constants.NODE_PERFORMANCE_GC_MINOR && kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  }).observe({ entryTypes: ["gc"] });
+  process.on("message", (message: { gc?: boolean }) => {
+    if (!message.gc) return;
+    process.send?.({ gc: { ...gc } });
+    gc.maxMs = 0;
+  });
   if (kind === "bare") {
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -81,10 +103,15 @@ export type HttpResult = {
   bareP99: number;
   /** Median over rounds of the reference / bare req/s of the same round. */
   ratio: number;
+  /** Garbage-collection pause per second of load (ms/s) and the longest pause (ms), medians over rounds. */
+  gcMsPerS: number;
+  gcMaxMs: number;
+  bareGcMsPerS: number;
+  bareGcMaxMs: number;
   rounds: number;
 };
 
-type Run = { rps: number; p50: number; p99: number };
+type Run = { rps: number; p50: number; p99: number; gcMsPerS: number; gcMaxMs: number };
 
 async function load(
   port: number,
@@ -106,7 +133,21 @@ async function load(
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(`${e.name} on port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, gcMsPerS: 0, gcMaxMs: 0 };
+}
+
+/** Asks a server process for its garbage-collection figures. */
+function gcOf(proc: ChildProcess): Promise<Gc> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      const gc = (m as { gc?: Gc }).gc;
+      if (!gc) return;
+      proc.off("message", onMessage);
+      resolve(gc);
+    };
+    proc.on("message", onMessage);
+    proc.send({ gc: true });
+  });
 }
 
 async function start(kind: Kind, execArgv: string[]): Promise<{ proc: ChildProcess; ready: Ready }> {
@@ -141,9 +182,13 @@ export async function runHttp(opts: {
       for (const [i, e] of ENDPOINTS.entries()) {
         const order = round % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
         for (const kind of order) {
-          const { ready } = kind === "bare" ? bare : ref;
+          const { ready, proc } = kind === "bare" ? bare : ref;
           await load(ready.port, ready.key, e, opts.warmup, opts.connections);
+          const before = await gcOf(proc);
           const run = await load(ready.port, ready.key, e, opts.seconds, opts.connections);
+          const after = await gcOf(proc);
+          run.gcMsPerS = (after.totalMs - before.totalMs) / opts.seconds;
+          run.gcMaxMs = after.maxMs;
           runs[i]?.[kind === "bare" ? "bare" : "ref"].push(run);
         }
       }
@@ -159,6 +204,10 @@ export async function runHttp(opts: {
         bareP50: median(b.map((x) => x.p50)),
         bareP99: median(b.map((x) => x.p99)),
         ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
+        gcMsPerS: median(r.map((x) => x.gcMsPerS)),
+        gcMaxMs: median(r.map((x) => x.gcMaxMs)),
+        bareGcMsPerS: median(b.map((x) => x.gcMsPerS)),
+        bareGcMaxMs: median(b.map((x) => x.gcMaxMs)),
         rounds: opts.rounds,
       };
     });

@@ -136,6 +136,18 @@ if (http.length > 0) {
       `| ${r.name} | ${int(r.rps)} | ${r.p50} | ${r.p99} | ${int(r.bareRps)} | ${r.bareP50} | ${r.bareP99} | ${ratio(r.ratio)} |`,
     );
   }
+  lines.push(
+    "",
+    "Stop-the-world garbage collections (scavenges and full collections) in the server process during the measured load (medians over rounds):",
+    "",
+  );
+  lines.push("| endpoint | GC pause ms/s | longest GC pause ms | bare GC pause ms/s | bare longest GC pause ms |");
+  lines.push("|---|---:|---:|---:|---:|");
+  for (const r of http) {
+    lines.push(
+      `| ${r.name} | ${r.gcMsPerS.toFixed(1)} | ${r.gcMaxMs.toFixed(1)} | ${r.bareGcMsPerS.toFixed(1)} | ${r.bareGcMaxMs.toFixed(1)} |`,
+    );
+  }
   lines.push("");
 }
 if (postgres) {
@@ -216,7 +228,7 @@ the machine and on its load, the ratios much less.
 ## How it was run
 
 \`\`\`sh
-npm run bench                      # everything, then rewrites this file (about 10 minutes)
+npm run bench                      # everything, then rewrites this file (about 15 minutes)
 BENCH_QUICK=1 npm run bench        # short runs, writes nothing
 BENCH_ONLY=http npm run bench      # some parts: core, http, memory, postgres
 BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server under load
