@@ -357,3 +357,54 @@ describe("toEpochMs: reading an instant (P8)", () => {
     expect(catalogAt(h, "2027-02-01").version).toBe("2027-02-01");
   });
 });
+
+describe("CatalogHistoryError: every problem, in entry order, each named (P8)", () => {
+  const at = (version: unknown) => ({ ...copy(catalog), version }) as unknown as Catalog;
+
+  it("P8: the message names each entry by index and version, and the error says what it is", () => {
+    const error = problemOf(() => defineCatalogHistory([at("2027-02-01"), at("2027-01-01"), at(20270301)]));
+    expect(error.name).toBe("CatalogHistoryError");
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.problems.map((p) => [p.index, p.version])).toEqual([
+      [1, "2027-01-01"],
+      [2, 20270301], // refused by the schema, and named once
+    ]);
+    expect(error.problems[0]?.message).toBe(
+      "versions must be strictly increasing, oldest first, and entry 0 has version 2027-02-01",
+    );
+    expect(error.message).toMatch(/^Invalid catalog history: entry 1 \(version 2027-01-01\): versions must be strictly/);
+    expect(error.message).toContain("entry 2 (version 20270301): version:");
+    expect(error.message.endsWith(".")).toBe(true);
+    expect(error.message).not.toContain("..");
+  });
+
+  it("P8: a version the schema refuses is named once, and a list's own problem comes first", () => {
+    const error = problemOf(() => defineCatalogHistory([at("2027-02-01"), at("2027-02-30")]));
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatchObject({ index: 1, version: "2027-02-30" });
+    const empty = problemOf(() => defineCatalogHistory([] as unknown as readonly Catalog[]));
+    expect(empty.problems).toEqual([
+      { index: null, version: null, message: "a catalog history must be a non-empty array of catalogs, oldest first" },
+    ]);
+    expect(empty.message).toBe("Invalid catalog history: a catalog history must be a non-empty array of catalogs, oldest first.");
+    const notList = problemOf(() => defineCatalogHistory("x" as unknown as readonly Catalog[]));
+    expect(notList.problems.map((p) => p.index)).toEqual([null]);
+  });
+
+  it("P8: catalogAt before the first entry names the first version; a history out of order is refused there too", () => {
+    const h = defineCatalogHistory([at("2027-01-01"), at("2027-02-01")]);
+    const error = (() => {
+      try {
+        catalogAt(h, "2026-06-01");
+      } catch (e) {
+        return e as NoCatalogInForceError;
+      }
+      throw new Error("no error");
+    })();
+    expect(error.name).toBe("NoCatalogInForceError");
+    expect(error.firstVersion).toBe("2027-01-01");
+    expect(error.message).toContain("2027-01-01");
+    expect(() => catalogAt([at("2027-02-01"), at("2027-01-01")], "2027-03-01")).toThrow(CatalogHistoryError);
+    expect(() => nextCatalogChange([], "2027-03-01")).toThrow(CatalogHistoryError);
+  });
+});
