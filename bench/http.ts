@@ -227,5 +227,7 @@ function stop(proc: ChildProcess): Promise<void> {
 
 if (process.argv[2] === "child") {
   process.on("SIGINT", () => process.exit(0));
+  // The benchmark is gone (ended or killed): so is this server.
+  process.on("disconnect", () => process.exit(0));
   await child(process.argv[3] as Kind);
 }

@@ -140,6 +140,10 @@ export async function runPostgres(opts: {
   const { createReferenceServer } = await import("../src/server/index.js");
   const { sha256Hex } = await import("../src/node/index.js");
 
+  // A benchmark stopped by a signal still removes its cluster: exiting runs the cluster's exit hook.
+  const onSignal = (signal: NodeJS.Signals) => process.exit(signal === "SIGINT" ? 130 : 143);
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   let connectionString = process.env.BENCH_DATABASE_URL;
   let source = "BENCH_DATABASE_URL";
   let destroy = async () => {};
@@ -311,10 +315,14 @@ export async function runPostgres(opts: {
     await sql.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
     await sql.end();
     await destroy();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   }
 }
 
 if (process.argv[2] === "child") {
   process.on("SIGINT", () => process.exit(0));
+  // The benchmark is gone (ended or killed): so is this server.
+  process.on("disconnect", () => process.exit(0));
   await child(process.argv[3] as Kind, Number(process.argv[4]));
 }

@@ -49,6 +49,8 @@ process.once("SIGTERM", () => void shutdown());
 process.once("SIGINT", () => void shutdown());
 
 if (process.send) {
+  // The test that started this instance is gone (ended or killed): so is the instance.
+  process.on("disconnect", () => process.exit(0));
   process.on("message", (message: AdminCall) => {
     const method = server.admin[message.method] as (...args: unknown[]) => Promise<unknown>;
     Promise.resolve()
