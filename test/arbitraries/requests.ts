@@ -225,6 +225,21 @@ export function applyBreak(body: Record<string, unknown>, b: Break): unknown {
   return out;
 }
 
+/**
+ * A body with several breaks applied at once: every field each one sets (own fields, so a
+ * "__proto__" key stays a field) and every field each one drops.
+ */
+export function applyBreaks(body: Record<string, unknown>, breaks: readonly Break[]): unknown {
+  const set: Record<string, unknown> = {};
+  const drop: string[] = [];
+  for (const b of breaks) {
+    // defineProperty, not Object.assign: a "__proto__" key must stay an own field
+    for (const [k, v] of Object.entries(b.set ?? {})) Object.defineProperty(set, k, { value: v, enumerable: true });
+    drop.push(...(b.drop ?? []));
+  }
+  return applyBreak(body, { set, drop, path: "", codes: [] });
+}
+
 /** Strings that are not in `allowed` after trimming (and so are not accepted as that field). */
 const notIn = (allowed: readonly string[], known: readonly string[]) =>
   fc
