@@ -13,11 +13,12 @@ import { bundleCore } from "./coreBundle.js";
 
 const PAGE_DIR = new URL("../docs/playground/", import.meta.url);
 
-/** The only paths served: the page, its script and the core bundle. Nothing else is reachable. */
+/** The only paths served: the page, its scripts and the core bundle. Nothing else is reachable. */
 const FILES: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/index.html": { file: "index.html", type: "text/html; charset=utf-8" },
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
+  "/fields.js": { file: "fields.js", type: "text/javascript; charset=utf-8" },
 };
 
 /** A running playground server. */
