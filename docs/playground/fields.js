@@ -4,7 +4,7 @@
 /**
  * Issue path (from `checkRequest` or `computeCharge`) -> id of the control that sets that field.
  * The words the user reads come from that control's own <label>, so a renamed label renames its
- * errors too. A path with an index (`inputAssetIds.2`) belongs to the field before the first dot.
+ * errors too. A path into a field (`inputAssetIds[2]`) belongs to that field.
  */
 export const FIELDS = {
   modelId: "model",
@@ -28,7 +28,7 @@ export const FIELDS = {
  */
 export function controlFor(path) {
   if (Object.hasOwn(FIELDS, path)) return FIELDS[path];
-  const field = path.split(".")[0] ?? "";
+  const field = path.split(/[.[]/)[0] ?? "";
   return Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
 }
 

@@ -156,7 +156,7 @@ describe("the live price preview in headless Chromium", { timeout: 30_000 }, () 
     expect(await breakdownAmounts()).toEqual(["750 credits", "20 credits", "770 credits", "1771 credits", "5313 credits"]);
   });
 
-  it("V3: a value the model refuses marks that control invalid, described by its label, and says so in the live region", async () => {
+  it("V5: a value the model refuses marks that control invalid, described by its label, and says so in the live region", async () => {
     await control("Model").selectOption("beta2");
     await control("Images").fill("6");
     expect(await invalidControls()).toEqual(["imageCount"]);
@@ -241,9 +241,15 @@ describe("the live price preview in headless Chromium", { timeout: 30_000 }, () 
       imageCount: 99,
       inputAssetIds: Array.from({ length: 40 }, (_, i) => `r${i}`),
     };
-    const checked = checkRequest(body);
-    if (checked.success) throw new Error("expected issues");
-    const paths = [...checked.issues.map((i) => i.path), "modelId", "referenceCount", "account.multiplier"];
+    // And a blank reference, whose issue is at a path into the list (inputAssetIds[1]).
+    const edit = { ...body, generationType: "image-to-image", inputAssetIds: ["r1", " "] };
+    const paths = ["modelId", "referenceCount", "account.multiplier"];
+    for (const request of [body, edit]) {
+      const checked = checkRequest(request);
+      if (checked.success) throw new Error("expected issues");
+      paths.push(...checked.issues.map((i) => i.path));
+    }
+    expect(paths).toContain("inputAssetIds[1]");
     const controls = await inPage<(string | null)[]>(
       `import("/fields.js").then(({ controlFor }) => ${JSON.stringify(paths)}.map((path) => controlFor(path) ?? null))`,
     );
@@ -252,6 +258,8 @@ describe("the live price preview in headless Chromium", { timeout: 30_000 }, () 
       JSON.stringify(paths),
     ).toBe(true);
     for (const id of controls) expect(CONTROLS.map((c) => c[1])).toContain(id);
+    expect(controls[paths.indexOf("inputAssetIds[1]")]).toBe("referenceCount");
+    expect(controls[paths.indexOf("account.multiplier")]).toBe("multiplier");
   });
 
   it("Tab reaches every control in page order; arrow keys choose an option and the price follows", async () => {
