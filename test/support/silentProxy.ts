@@ -8,8 +8,6 @@ import { createServer, type Socket, connect as tcpConnect } from "node:net";
 export type SilentProxy = {
   /** The port clients connect to instead of the server's. */
   readonly port: number;
-  /** Connections accepted so far (also those accepted while silent). */
-  readonly accepted: number;
   /**
    * From now on nothing is forwarded, either way: the open connections stay open and carry
    * nothing, a new one is accepted and hears nothing, a client's FIN goes nowhere.
@@ -32,7 +30,6 @@ export type SilentProxy = {
  */
 export async function startSilentProxy(target: { host: string; port: number }): Promise<SilentProxy> {
   let silent = false;
-  let accepted = 0;
   const sockets = new Set<Socket>();
   /** Each connection's pair goes silent when the network does, and stays so. */
   const pairs = new Set<{ silent: boolean }>();
@@ -44,7 +41,6 @@ export async function startSilentProxy(target: { host: string; port: number }): 
   };
 
   const server = createServer({ allowHalfOpen: true }, (client) => {
-    accepted++;
     track(client);
     if (silent) {
       // Read and drop: the client's bytes leave it and never reach anyone.
@@ -78,9 +74,6 @@ export async function startSilentProxy(target: { host: string; port: number }): 
 
   return {
     port: address.port,
-    get accepted() {
-      return accepted;
-    },
     blackhole() {
       silent = true;
       for (const pair of pairs) pair.silent = true;
