@@ -21,17 +21,26 @@ const NETWORK_CODES = new Set([
   "ENOENT",
 ]);
 
-/** SQLSTATEs that mean the server is going away or refuses connections for now. */
+/**
+ * SQLSTATEs that mean the server is going away, refuses connections for now, or did not finish in
+ * time; each one rolled the transaction back.
+ */
 const UNAVAILABLE_STATES = new Set([
   "57P01", // admin_shutdown: a fast or smart shutdown ended the session
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now: starting up or shutting down
   "53300", // too_many_connections
+  "57014", // query_canceled: the statement_timeout ran out (a lock held too long, a server too slow)
+  "25P03", // idle_in_transaction_session_timeout ended the session
+  "57P05", // idle_session_timeout ended the session
 ]);
 
-/** What node-postgres and pg-pool say when a connection is lost or cannot be made. */
+/**
+ * What node-postgres and pg-pool say when a connection is lost or cannot be made, or when a
+ * statement's answer did not come within its `query_timeout` (a silent network).
+ */
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|is not queryable|Client has encountered a connection error|Connection closed/i;
+  /Connection terminated|timeout exceeded when trying to connect|is not queryable|Client has encountered a connection error|Connection closed|Query read timeout/i;
 
 /** SQLSTATEs of a transaction that lost a race and may simply be run again. */
 const TRANSIENT_STATES = new Set([
@@ -46,10 +55,14 @@ const codeOf = (error: unknown): string | undefined => {
 };
 
 /**
- * Whether an error means the database cannot be reached (then the transaction did not commit).
+ * Whether an error means the database cannot be reached or did not answer in time. The
+ * transaction did not commit, except when the answer of its commit was what got lost (a broken
+ * connection or a query timeout after the server committed): a retry with the same idempotency key
+ * then finds the task.
  *
  * @param error - What a query or a connection attempt rejected with.
- * @returns `true` for socket errors, connection timeouts, shutdowns and SQLSTATE class 08.
+ * @returns `true` for socket errors, connection and query timeouts, statement timeouts, shutdowns
+ *   and SQLSTATE class 08.
  * @internal
  */
 export function isUnavailable(error: unknown): boolean {

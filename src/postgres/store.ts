@@ -3,7 +3,7 @@
  * shared safely by any number of instances.
  */
 import { createHash } from "node:crypto";
-import type { Pool, QueryResultRow } from "pg";
+import type { Pool, QueryConfig, QueryResultRow } from "pg";
 import pg from "pg";
 import type {
   ApiKeyRecord,
@@ -21,7 +21,10 @@ import type { GenerationRequest } from "../types.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION, quoteSchema, runMigrations } from "./migrations.js";
 
-/** Where the store keeps its tables: a connection string or a pool of yours, and a schema. */
+/**
+ * Where the store keeps its tables (a connection string or a pool of yours, and a schema), and how
+ * long it waits for the database before answering that it cannot be reached.
+ */
 export type PostgresStoreOptions = {
   /** `postgres://user:password@host:5432/database`: the store makes (and closes) its own pool. */
   readonly connectionString?: string;
@@ -29,7 +32,33 @@ export type PostgresStoreOptions = {
   readonly pool?: Pool;
   /** The schema holding the store's tables, created when missing: default `"imagegen"`. */
   readonly schema?: string;
+  /**
+   * Milliseconds to open a connection, or to wait for a free one of the pool: default 5000. Only
+   * with `connectionString` (set `connectionTimeoutMillis` on a pool of yours).
+   */
+  readonly connectionTimeoutMillis?: number;
+  /**
+   * Milliseconds the server lets one statement run (PostgreSQL's `statement_timeout`) before it
+   * cancels and rolls it back: default 5000. Only with `connectionString`.
+   */
+  readonly statementTimeoutMillis?: number;
+  /**
+   * Milliseconds the store waits for the answer to one statement before it gives the connection up
+   * (destroyed, never reused) and rejects with `StoreUnavailableError`: default 10000. It applies to
+   * a pool of yours too. Keep it above `statementTimeoutMillis`, so that a database that answers
+   * is stopped by its own timeout first.
+   */
+  readonly queryTimeoutMillis?: number;
 };
+
+/** The bounds on waiting for the database that the options do not set. */
+const DEFAULTS = { connectionTimeoutMillis: 5000, statementTimeoutMillis: 5000, queryTimeoutMillis: 10_000 } as const;
+
+/** How long a connection of the store's own pool stays idle before the pool closes it. */
+const IDLE_TIMEOUT_MS = 10_000;
+
+/** How long a connection is quiet before TCP keepalive starts probing the peer. */
+const KEEPALIVE_DELAY_MS = 10_000;
 
 /** A {@link Store} on PostgreSQL. */
 export type PostgresStore = Store & {
@@ -189,34 +218,83 @@ function statements(schema: string) {
   });
 }
 
-/** Checks the options and makes the pool when given a connection string. */
-function connect(options: PostgresStoreOptions, caller: string): { schema: string; pool: Pool; ownPool: boolean } {
+/** A bound on waiting, as given: a whole number of milliseconds from 1 to 2^31 - 1 (a timer's range). */
+function bound(options: PostgresStoreOptions, name: keyof typeof DEFAULTS): number {
+  const value = options[name];
+  if (value === undefined) return DEFAULTS[name];
+  if (!Number.isSafeInteger(value) || value < 1 || value > 2 ** 31 - 1) {
+    throw new RangeError(`${name} must be whole milliseconds from 1 to ${2 ** 31 - 1}; got ${String(value)}`);
+  }
+  return value;
+}
+
+type Connection = { schema: string; pool: Pool; ownPool: boolean; queryTimeoutMillis: number };
+
+/**
+ * Checks the options and makes the pool when given a connection string: for serving (every bound
+ * set) or for migrating (no statement or query timeout: a migration may rightly take long).
+ */
+function connect(options: PostgresStoreOptions, caller: string, purpose: "serve" | "migrate"): Connection {
   const schema = options?.schema ?? "imagegen";
   quoteSchema(schema);
   if ((options?.connectionString === undefined) === (options?.pool === undefined)) {
     throw new TypeError(`${caller} needs exactly one of \`connectionString\` and \`pool\``);
   }
-  if (options.pool) return { schema, pool: options.pool, ownPool: false };
+  const queryTimeoutMillis = bound(options, "queryTimeoutMillis");
+  const connectionTimeoutMillis = bound(options, "connectionTimeoutMillis");
+  const statementTimeoutMillis = bound(options, "statementTimeoutMillis");
+  if (options.pool) {
+    for (const name of ["connectionTimeoutMillis", "statementTimeoutMillis"] as const) {
+      if (options[name] !== undefined) {
+        throw new TypeError(`${caller}: ${name} applies to the store's own pool; with \`pool\`, set it on your pool`);
+      }
+    }
+    return { schema, pool: options.pool, ownPool: false, queryTimeoutMillis };
+  }
   const pool = new pg.Pool({
     connectionString: options.connectionString,
-    // An unreachable host must fail a request within seconds, not hang it.
-    connectionTimeoutMillis: 5000,
     application_name: "imagegen-pricing",
+    // An unreachable host, or one that accepts the connection and then says nothing, fails a
+    // request within this bound instead of hanging it; so does waiting for a free connection.
+    connectionTimeoutMillis,
+    // A peer that vanished without a FIN or a RST (a partition, a firewall that forgot the
+    // connection) is found by the kernel's probes, even on a connection nobody is using.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    idleTimeoutMillis: IDLE_TIMEOUT_MS,
+    ...(purpose === "serve"
+      ? {
+          // The server ends a statement stuck on a lock or a slow plan itself, rolling it back.
+          statement_timeout: statementTimeoutMillis,
+          // A transaction whose client gave up (its query timed out) would hold its row locks
+          // until the server noticed the dead socket, which can take hours: it is ended instead.
+          idle_in_transaction_session_timeout: queryTimeoutMillis,
+        }
+      : { max: 1 }),
   });
-  return { schema, pool, ownPool: true };
+  return { schema, pool, ownPool: true, queryTimeoutMillis };
 }
 
 /**
  * Creates or upgrades the store's tables in a schema, and returns: for a deploy step that migrates
  * before the instances start ({@link createPostgresStore} does the same on start, so it is optional).
  *
- * @param options - `connectionString` or `pool` (exactly one), and `schema` (default `"imagegen"`).
+ * With `connectionString` it migrates on one connection of its own without statement or query
+ * timeouts (a migration may rightly take long), for example as the role that owns the tables while
+ * the servers connect as a role with fewer rights (docs/postgres.md, "Least privilege").
+ *
+ * @param options - `connectionString` or `pool` (exactly one), `schema` (default `"imagegen"`), and
+ *   `connectionTimeoutMillis` (default 5000).
  * @returns The versions this call applied (empty when the schema was up to date) and the version now.
- * @throws TypeError for bad options; StoreUnavailableError when the database cannot be reached;
+ * @throws TypeError or RangeError for bad options; StoreUnavailableError when the database cannot be reached;
  *   Error when the schema is at a version newer than this package.
  */
 export async function migratePostgres(options: PostgresStoreOptions): Promise<{ applied: number[]; version: number }> {
-  const { schema, pool, ownPool } = connect(options, "migratePostgres");
+  return migrate(options, "migratePostgres");
+}
+
+async function migrate(options: PostgresStoreOptions, caller: string): Promise<{ applied: number[]; version: number }> {
+  const { schema, pool, ownPool } = connect(options, caller, "migrate");
   const onIdleError = () => {};
   pool.on("error", onIdleError);
   try {
@@ -234,24 +312,30 @@ export async function migratePostgres(options: PostgresStoreOptions): Promise<{ 
  * Any number of instances (processes, machines) may use one schema at once: accepting a task and
  * refunding a job are each one transaction, so they never overdraw, never charge an idempotency
  * key twice and never refund a job twice. Races lost to another instance (deadlocks, serialization
- * failures) are retried inside the store, at most 5 runs; when the database cannot be reached a
- * method rejects with `StoreUnavailableError` and nothing has changed. The pool reconnects on its
- * own once the database is back.
+ * failures) are retried inside the store, at most 5 runs. When the database cannot be reached or
+ * does not answer within the bounds of the options (a stopped server, a silent network), a method
+ * rejects with `StoreUnavailableError`, and the connection it used is destroyed, never reused. The
+ * pool makes new connections once the database is back.
  *
- * @param options - `connectionString` or `pool` (exactly one), and `schema` (default `"imagegen"`).
+ * @param options - `connectionString` or `pool` (exactly one), `schema` (default `"imagegen"`), and
+ *   the timeouts (`connectionTimeoutMillis` 5000 and `statementTimeoutMillis` 5000 for the store's
+ *   own pool, `queryTimeoutMillis` 10000 for any pool).
  * @returns The store, once its schema is up to date; `close()` ends the pool it made.
- * @throws TypeError for a schema name that is not a lowercase identifier, or not exactly one of
- *   `connectionString` and `pool`; StoreUnavailableError when the database cannot be reached.
+ * @throws TypeError for a schema name that is not a lowercase identifier, not exactly one of
+ *   `connectionString` and `pool`, or a pool's own timeout given with `pool`; RangeError for a
+ *   timeout that is not whole milliseconds; StoreUnavailableError when the database cannot be reached.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const { schema, pool, ownPool } = connect(options, "createPostgresStore");
+  const { schema, pool, ownPool, queryTimeoutMillis } = connect(options, "createPostgresStore", "serve");
   // An idle connection the server drops (a restart, an outage) emits `error` on the pool; without a
   // listener Node would end the process. The pool discards that connection and makes new ones.
   const onIdleError = () => {};
   pool.on("error", onIdleError);
 
   try {
-    await withRetries("migrating the schema", () => runMigrations(pool, schema));
+    // On a connection of its own when the store makes its pool: the serving pool's statement and
+    // query timeouts would cut a migration that rightly takes long.
+    await migrate(options, "createPostgresStore");
   } catch (error) {
     pool.off("error", onIdleError);
     if (ownPool) await pool.end().catch(() => {});
@@ -259,8 +343,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
 
   const sql = statements(schema);
+  /**
+   * Every statement carries the client-side bound: a connection whose answer does not come (a
+   * silent network) is given up, and the pool destroys a client released with an error instead of
+   * handing out its dead socket again.
+   */
+  const timed = (config: { name?: string; text: string; values?: Values }): QueryConfig =>
+    ({ ...config, query_timeout: queryTimeoutMillis }) as unknown as QueryConfig;
   const query = <R extends QueryResultRow>(statement: { name: string; text: string }, values: Values) =>
-    pool.query<R>({ name: statement.name, text: statement.text, values: values as unknown[] });
+    pool.query<R>(timed({ name: statement.name, text: statement.text, values }));
   /** One statement is one transaction: retried whole when it loses a race. */
   const run = <R extends QueryResultRow>(what: string, statement: { name: string; text: string }, values: Values) =>
     withRetries(what, () => query<R>(statement, values));
@@ -337,14 +428,16 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         const client = await pool.connect();
         let broken = false;
         try {
-          await client.query("BEGIN");
-          await client.query({ ...sql.lockKeyOwner, values: [apiKeyId] });
-          const result = await client.query({ ...sql.revokeApiKey, values: [apiKeyId] });
-          await client.query("COMMIT");
+          await client.query(timed({ text: "BEGIN" }));
+          await client.query(timed({ ...sql.lockKeyOwner, values: [apiKeyId] }));
+          const result = await client.query(timed({ ...sql.revokeApiKey, values: [apiKeyId] }));
+          await client.query(timed({ text: "COMMIT" }));
           return result.rowCount === 1;
         } catch (error) {
+          // A connection that timed out or broke is destroyed: its socket may be dead, or the
+          // server may still be answering a statement this client no longer waits for.
           broken = isUnavailable(error);
-          if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
+          if (!broken) await client.query(timed({ text: "ROLLBACK" })).catch(() => (broken = true));
           throw error;
         } finally {
           client.release(broken);

@@ -1,0 +1,160 @@
+/**
+ * The least-privilege setup of docs/postgres.md, on this run's database: the tables are migrated by
+ * a role that owns them, the server connects as a role granted exactly the docs' ```sql grants
+ * block. The store passes its whole contract as that role, and that role cannot rewrite the
+ * ledger, alter a table or switch a trigger off.
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { createPostgresStore, migratePostgres } from "../../src/postgres/index.js";
+import { oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
+import { storeContract } from "../support/storeContract.js";
+
+type Setup = { db: PostgresTestDatabase; ownerUrl: string; serverUrl: string; owner: string; server: string };
+
+/** The docs' grants, as printed there, for a schema and a role of the test's. */
+function grantsFor(schema: string, role: string): string {
+  const doc = readFileSync(new URL("../../docs/postgres.md", import.meta.url), "utf8");
+  const block = /```sql grants\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (!block) throw new Error("docs/postgres.md has no ```sql grants block");
+  return block
+    .replace(/\bimagegen_server\b/g, `"${role}"`)
+    .replace(/\bimagegen\./g, `"${schema}".`)
+    .replace(/\bSCHEMA imagegen\b/g, `SCHEMA "${schema}"`);
+}
+
+const urlAs = (connectionString: string, user: string, password: string) => {
+  const url = new URL(connectionString);
+  url.username = user;
+  url.password = password;
+  return url.toString();
+};
+
+let ready: Promise<Setup> | undefined;
+/** Makes the two roles and the schema once for the file: owned by one, granted to the other. */
+function setup(): Promise<Setup> {
+  ready ??= (async () => {
+    const db = await withPostgres();
+    const suffix = randomBytes(6).toString("hex");
+    const owner = `ig_owner_${suffix}`;
+    const server = `ig_server_${suffix}`;
+    const ownerPassword = randomBytes(12).toString("hex");
+    const serverPassword = randomBytes(12).toString("hex");
+    // What an administrator does once: two login roles, and the schema given to the owner.
+    await db.sql(`CREATE ROLE "${owner}" LOGIN PASSWORD '${ownerPassword}'`);
+    await db.sql(`CREATE ROLE "${server}" LOGIN PASSWORD '${serverPassword}'`);
+    await db.sql(`CREATE SCHEMA "${db.schema}" AUTHORIZATION "${owner}"`);
+    const ownerUrl = urlAs(db.connectionString, owner, ownerPassword);
+    const serverUrl = urlAs(db.connectionString, server, serverPassword);
+    // The deploy step: migrate as the owner, then grant the server its rights.
+    await migratePostgres({ connectionString: ownerUrl, schema: db.schema });
+    await oneShot(ownerUrl, grantsFor(db.schema, server));
+    return { db, ownerUrl, serverUrl, owner, server };
+  })();
+  return ready;
+}
+
+afterAll(async () => {
+  if (!ready) return;
+  const { db, owner, server } = await ready;
+  await db.drop();
+  await db.sql(`DROP ROLE IF EXISTS "${server}"`);
+  await db.sql(`DROP ROLE IF EXISTS "${owner}"`);
+}, 60_000);
+
+// Every operation of the store, run as the server's role: the grants are enough.
+storeContract("PostgreSQL store as a least-privilege role", async () => {
+  const { db, serverUrl } = await setup();
+  return createPostgresStore({ connectionString: serverUrl, schema: db.schema });
+});
+
+describe("what the server's role cannot do", () => {
+  /** The SQLSTATE `text` fails with, run as `url`; `undefined` when it succeeds. */
+  async function refusal(url: string, text: string): Promise<string | undefined> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(text);
+      return undefined;
+    } catch (error) {
+      return (error as { code?: string }).code;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it("S13: the server's role cannot update, delete or truncate the ledger, alter a table, drop or disable a trigger, replace a function or switch triggers off for its session", {
+    timeout: 120_000,
+  }, async () => {
+    const { db, serverUrl, ownerUrl } = await setup();
+    const s = `"${db.schema}"`;
+    // A user with a ledger entry, made through the store as the server's role.
+    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
+    await store.createUser({ id: "usr_privilege", credits: 100, multiplier: "1" }, 1);
+    await store.close();
+
+    const forbidden = [
+      `UPDATE ${s}.ledger SET credits = 1`,
+      `DELETE FROM ${s}.ledger`,
+      `TRUNCATE ${s}.ledger`,
+      `ALTER TABLE ${s}.ledger DISABLE TRIGGER ledger_no_update`,
+      `ALTER TABLE ${s}.ledger DISABLE TRIGGER ALL`,
+      `DROP TRIGGER ledger_no_update ON ${s}.ledger`,
+      `ALTER TABLE ${s}.ledger DROP CONSTRAINT ledger_credits_check`,
+      `ALTER TABLE ${s}.users ADD COLUMN note text`,
+      `DROP TABLE ${s}.ledger`,
+      `DELETE FROM ${s}.users`,
+      `DELETE FROM ${s}.tasks`,
+      `DELETE FROM ${s}.jobs`,
+      `DELETE FROM ${s}.idempotency`,
+      `UPDATE ${s}.tasks SET total_credits = 0`,
+      `UPDATE ${s}.jobs SET credits = 0`,
+      `INSERT INTO ${s}.migrations (version, name) VALUES (999, 'x')`,
+      `CREATE TABLE ${s}.extra (id int)`,
+      `CREATE OR REPLACE FUNCTION ${s}.ledger_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`,
+      `ALTER FUNCTION ${s}.commit_task SECURITY DEFINER`,
+      // The other way to silence triggers: only a superuser may set it.
+      "SET session_replication_role = replica",
+    ];
+    for (const text of forbidden) expect(await refusal(serverUrl, text), text).toBe("42501");
+
+    // The owner could switch the ledger's trigger off: that is why the server must not connect as it.
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    try {
+      await owner.query("BEGIN");
+      await owner.query(`ALTER TABLE ${s}.ledger DISABLE TRIGGER ledger_no_update`);
+      await owner.query("ROLLBACK");
+    } finally {
+      await owner.end();
+    }
+
+    // Nothing of it happened.
+    const { rows } = await db.sql(`SELECT kind, credits FROM ${s}.ledger WHERE user_id = 'usr_privilege'`);
+    expect(rows).toEqual([{ kind: "grant", credits: "100" }]);
+    const triggers = await db.sql(
+      `SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = '${s}.ledger'::regclass AND NOT tgisinternal ORDER BY tgname`,
+    );
+    expect(triggers.rows).toEqual([
+      { tgname: "ledger_no_truncate", tgenabled: "O" },
+      { tgname: "ledger_no_update", tgenabled: "O" },
+    ]);
+  });
+
+  it("the server's role starts on a schema the owner migrated, needing no right to create anything", {
+    timeout: 60_000,
+  }, async () => {
+    const { db, serverUrl, server } = await setup();
+    const { rows } = await db.sql<{ create: boolean; owner: boolean }>(
+      `SELECT has_schema_privilege($1, $2, 'CREATE') AS create,
+              pg_has_role($1, (SELECT nspowner FROM pg_namespace WHERE nspname = $2), 'MEMBER') AS owner`,
+      [server, db.schema],
+    );
+    expect(rows).toEqual([{ create: false, owner: false }]);
+    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
+    expect(await store.getUser("usr_nobody")).toBeUndefined();
+    await store.close();
+  });
+});
