@@ -2,7 +2,7 @@
  * Every issue code and every sentence the core says, for requests and quote specs alike, kept
  * together so that the wording stays consistent and a translation has one file to replace.
  */
-import { BOUNDS } from "./request/bounds.js";
+import { safeEcho } from "./echo.js";
 
 /**
  * Stable codes of request and quote-spec issues (`normalizeRequest`, `validateForModel`,
@@ -45,25 +45,9 @@ export type QuoteReason =
   | "invalid_multiplier"
   | "not_priceable";
 
-/**
- * The first `max` code points of `s`, then `...`; `s` itself when it is no longer. Reads only the
- * start of `s`, so cutting a megabyte costs what cutting a word does. @internal
- */
-export function cut(s: string, max: number = BOUNDS.maxEchoChars): string {
-  if (s.length <= max) return s;
-  let end = 0;
-  for (let n = 0; n < max && end < s.length; n++) {
-    const c = s.charCodeAt(end);
-    const d = s.charCodeAt(end + 1);
-    // A surrogate pair is one code point: never cut between its halves.
-    end += c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
-  }
-  return end >= s.length ? s : `${s.slice(0, end)}...`;
-}
-
-/** Shows a received value briefly: strings quoted and cut (see {@link cut}), other values by type. */
+/** Shows a received value briefly: strings quoted and made safe (see {@link safeEcho}), other values by type. */
 export function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(cut(value));
+  if (typeof value === "string") return JSON.stringify(safeEcho(value));
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number") return String(value);

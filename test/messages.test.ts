@@ -1,12 +1,15 @@
-/** The sentences of the core: how a received value is shown, and cut, inside them. */
+/** The sentences of the core: how a received value is shown, made safe and cut, inside them. */
 import { describe, expect, it } from "vitest";
-import { cut, messages, show } from "../src/messages.js";
+import { HIDDEN, HIDDEN_RUN_CHARS, safeEcho } from "../src/echo.js";
+import { messages, show } from "../src/messages.js";
 
-describe("show and cut", () => {
-  it("N15: show() quotes strings up to 40 code points whole, cuts longer ones, and names other types", () => {
-    expect(show("a".repeat(40))).toBe(JSON.stringify("a".repeat(40)));
-    expect(show("a".repeat(41))).toBe(JSON.stringify(`${"a".repeat(40)}...`));
-    expect(show("😀".repeat(41))).toBe(JSON.stringify(`${"😀".repeat(40)}...`));
+describe("show and safeEcho", () => {
+  const words = (n: number) => "ab cd ".repeat(Math.ceil(n / 6)).slice(0, n);
+
+  it("N15: show() quotes strings up to 40 characters whole, cuts longer ones, and names other types", () => {
+    expect(show(words(40))).toBe(JSON.stringify(words(40)));
+    expect(show(words(41))).toBe(JSON.stringify(`${words(40)}...`));
+    expect(show("imageCount")).toBe('"imageCount"');
     expect(show(null)).toBe("null");
     expect(show([1])).toBe("an array");
     expect(show(1.5)).toBe("1.5");
@@ -15,29 +18,23 @@ describe("show and cut", () => {
     expect(show(undefined)).toBe("undefined");
   });
 
-  it("S15: cut() keeps 40 code points, never splits a surrogate pair, and keeps a string of 40 code points whole", () => {
-    expect(cut("")).toBe("");
-    expect(cut("a".repeat(40))).toBe("a".repeat(40));
-    expect(cut("a".repeat(41))).toBe(`${"a".repeat(40)}...`);
-    // 40 code points in 41 UTF-16 units: whole
-    expect(cut(`${"a".repeat(39)}😀`)).toBe(`${"a".repeat(39)}😀`);
-    // the 40th code point is a pair: kept whole, then cut
-    expect(cut(`${"a".repeat(39)}😀b`)).toBe(`${"a".repeat(39)}😀...`);
-    expect(cut(`${"a".repeat(38)}😀😀b`)).toBe(`${"a".repeat(38)}😀😀...`);
-    // a lone surrogate counts as one code point, as [...s] counts it
-    expect(cut(`${"\ud800".repeat(40)}x`)).toBe(`${"\ud800".repeat(40)}...`);
-    expect(cut(`${"\udc00".repeat(41)}`)).toBe(`${"\udc00".repeat(40)}...`);
-    // the ends of the surrogate ranges
-    expect(cut(`${"a".repeat(39)}\udbff\udfffb`)).toBe(`${"a".repeat(39)}\udbff\udfff...`);
-    expect(cut(`${"a".repeat(39)}\ud800\udc00b`)).toBe(`${"a".repeat(39)}\ud800\udc00...`);
-    expect(cut(`${"a".repeat(39)}\udc00\udc00b`)).toBe(`${"a".repeat(39)}\udc00...`);
-    expect(cut(`${"a".repeat(39)}\ud800\ue000b`)).toBe(`${"a".repeat(39)}\ud800...`);
-    expect(cut(`${"a".repeat(39)}\ud7ff\udc00b`)).toBe(`${"a".repeat(39)}\ud7ff...`);
-    expect(cut(`${"a".repeat(39)}\ud800\udbffb`)).toBe(`${"a".repeat(39)}\ud800...`);
-    expect(cut("abcdef", 3)).toBe("abc...");
-    expect(cut("abc", 3)).toBe("abc");
+  it("S15: safeEcho() keeps 40 characters, each not shown as one ?, and never half a mask", () => {
+    expect(safeEcho("")).toBe("");
+    expect(safeEcho(words(40))).toBe(words(40));
+    expect(safeEcho(words(41))).toBe(`${words(40)}...`);
+    // one ? per code point outside printable ASCII, a surrogate pair or a lone surrogate alike
+    expect(safeEcho('é 😀 \ud800 \udc00 \u0000 "q" \\')).toBe("? ? ? ? ? ?q? ?");
+    expect(safeEcho(`${words(38)} 😀b`)).toBe(`${words(38)} ?...`);
+    expect(safeEcho("abcdef", 3)).toBe("abc...");
+    expect(safeEcho("abc", 3)).toBe("abc");
+    // a run of 16 or more is hidden whole, never cut into the mask
+    expect(safeEcho(`ab ${"k".repeat(HIDDEN_RUN_CHARS)} cd`)).toBe(`ab ${HIDDEN} cd`);
+    expect(safeEcho(`ab ${"k".repeat(HIDDEN_RUN_CHARS - 1)} cd`)).toBe(`ab ${"k".repeat(HIDDEN_RUN_CHARS - 1)} cd`);
+    expect(safeEcho(`a b c ${"k".repeat(20)}`, 10)).toBe("a b c ...");
     const huge = "x".repeat(5_000_000);
-    expect(show(huge)).toBe(JSON.stringify(`${"x".repeat(40)}...`));
+    expect(show(huge)).toBe(JSON.stringify(HIDDEN));
+    expect(show(`${huge} `)).toBe(JSON.stringify(`${HIDDEN} `));
+    expect(show("x ".repeat(2_500_000))).toBe(JSON.stringify(`${"x ".repeat(20)}...`));
   });
 
   it("S15: the issue-count sentence says how many were left out, in the singular or the plural", () => {

@@ -4,12 +4,12 @@
  * and a clean stop on SIGINT or SIGTERM.
  */
 import { parseArgs } from "node:util";
+import { safeEcho } from "../echo.js";
 import { type RunningServer, serve, sha256Hex } from "../node/index.js";
 import { checkAdminToken } from "../server/adminApi.js";
 import { checkFixtures, FixturesError } from "../server/fixtures.js";
 import { type Incoming, type Outgoing, RESPOND } from "../server/http.js";
 import { createReferenceServer, type Fixtures, type ReferenceServer, type Store } from "../server/index.js";
-import { redactSecrets } from "../server/redact.js";
 import { wholeNumber } from "./args.js";
 import { type CliIo, EXIT, type UsageError } from "./io.js";
 
@@ -192,12 +192,20 @@ function listenError(error: unknown, host: string, port: number): StartError {
   return new StartError(`Cannot listen on ${host}:${port}: ${oneLine((error as Error).message)}`, 1);
 }
 
-/** A request line of `--log`: never a header, a body or a key (a key-shaped run in the path is masked). */
-function requestLine(incoming: Incoming, out: Outgoing, ms: number, json: boolean): string {
-  const path = redactSecrets(incoming.path.length > 200 ? `${incoming.path.slice(0, 200)}...` : incoming.path).replace(
-    /[^\x21-\x7E]/g,
-    (c) => encodeURIComponent(c),
-  );
+/**
+ * A request line of `--log`: never a header or a body, and the path made safe like any echo
+ * (`safeEcho`: a key- or token-shaped run is hidden).
+ *
+ * @param incoming - The request.
+ * @param out - Its answer.
+ * @param ms - How long it took.
+ * @param json - One JSON object rather than a text line.
+ * @returns The line, without its newline.
+ * @internal
+ */
+export function requestLine(incoming: Incoming, out: Outgoing, ms: number, json: boolean): string {
+  // Spaces too become `?`, so that the text line stays split by spaces.
+  const path = safeEcho(incoming.path, 200).replaceAll(" ", "?");
   const requestId = out.headers["request-id"] ?? "-";
   const time = Math.round(ms * 10) / 10;
   if (json) {
@@ -454,7 +462,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     }
     // Anything else is unexpected; still one line, with what went wrong.
     const e = error instanceof Error ? error : new Error(String(error));
-    io.err(`Cannot start the server: ${e.name}: ${oneLine(redactSecrets(e.message))}\n`);
+    io.err(`Cannot start the server: ${e.name}: ${safeEcho(oneLine(e.message), 300)}\n`);
     return 1;
   } finally {
     await running?.close().catch(() => {});

@@ -3,7 +3,8 @@
  * and path, and that keeps a list of issues within its bound (N15, S15).
  */
 import type * as v from "valibot";
-import { cut, type IssueCode, messages } from "../messages.js";
+import { safeEcho } from "../echo.js";
+import { type IssueCode, messages } from "../messages.js";
 import type { Issue } from "../types.js";
 import { BOUNDS } from "./bounds.js";
 
@@ -83,7 +84,7 @@ export function unknownFields(
   let omitted = 0;
   for (const key of keys) {
     if (known.has(key)) continue;
-    if (issues.length < BOUNDS.maxIssues) issues.push({ path: cut(key), code: "unknown_field", message: message(key) });
+    if (issues.length < BOUNDS.maxIssues) issues.push({ path: safeEcho(key), code: "unknown_field", message: message(key) });
     else omitted++;
   }
   return { issues, omitted };

@@ -3,6 +3,7 @@
  * grants, failing jobs, balances, the ledger) for test suites in any language, authorized by an
  * admin token that is never an API key, with the service's error shape.
  */
+import { safeEcho } from "../echo.js";
 import { show } from "../messages.js";
 import { parseMultiplier } from "../pricing/multiplier.js";
 import type { Issue } from "../types.js";
@@ -284,7 +285,7 @@ async function readBody(
   for (const field of Object.keys(body)) {
     if (Object.hasOwn(fields, field)) continue;
     issues.push({
-      path: cut(field, 100),
+      path: safeEcho(field),
       code: "unknown_field",
       message:
         names.length === 0

@@ -13,7 +13,6 @@ import type { ServerContext } from "./createReferenceServer.js";
 import { boundIssues, cut, type ErrorBody, type Failure, serverMessages as m, SERVER_ERRORS } from "./errors.js";
 import { createGeneration } from "./generations.js";
 import { quotePrice } from "./quotes.js";
-import { redactSecrets } from "./redact.js";
 
 /**
  * What the server reads of a request. Runtime-neutral and small, so that a binding can hand a
@@ -260,8 +259,8 @@ export function jsonText(status: number, text: string, requestId: string, extra?
 }
 
 /**
- * A JSON answer. Every such body (errors, quotes, ping, credits) has key-shaped text masked; the
- * 202 body of a generation is written by {@link jsonText} and echoes the accepted prompt as sent.
+ * A JSON answer. A client's text in it (an error's message, `param` and issues) was made safe where
+ * it was quoted (`safeEcho`), so the body is sent as serialized.
  *
  * @param status - The HTTP status.
  * @param body - A JSON value.
@@ -271,7 +270,7 @@ export function jsonText(status: number, text: string, requestId: string, extra?
  * @internal
  */
 export function json(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Outgoing {
-  return jsonText(status, redactSecrets(JSON.stringify(body)), requestId, extra);
+  return jsonText(status, JSON.stringify(body), requestId, extra);
 }
 
 /**

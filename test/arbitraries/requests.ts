@@ -4,6 +4,7 @@
  * requests that break exactly one rule, with the path and codes of the issue that rule reports.
  */
 import fc from "fast-check";
+import { safeEcho } from "../../src/echo.js";
 import {
   ALL_RATIOS,
   isQualityModel,
@@ -281,7 +282,7 @@ export const BREAKERS: Record<Breakable, { applies: (m: OracleModel) => boolean;
             .filter((k) => !ORACLE_FIELDS.includes(k)),
           jsonValue,
         )
-        .map(([key, value]) => ({ set: { [key]: value }, path: key, codes: ["unknown_field"] })),
+        .map(([key, value]) => ({ set: { [key]: value }, path: safeEcho(key), codes: ["unknown_field"] })),
   },
   N3: {
     applies: () => true,

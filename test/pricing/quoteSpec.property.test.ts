@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { safeEcho } from "../../src/echo.js";
 import { catalog, parseQuoteSpec, QuoteSpecSchema, quote } from "../../src/index.js";
 import { priceQuoteSpec } from "../../src/pricing/quote.js";
 import { QUOTE_SPEC_FIELDS, readQuoteSpec } from "../../src/pricing/quoteSpec.js";
@@ -21,10 +22,9 @@ function bySchema(spec: Record<string, unknown>, strict: boolean) {
   const result = v.safeParse(QuoteSpecSchema, known);
   return {
     fields: result.output as Record<string, unknown>,
-    issues: [...unknown.map((k) => ({ path: k, code: "unknown_field" })), ...(result.issues ?? []).map(toIssue)].map((i) => [
-      i.path,
-      i.code,
-    ]),
+    issues: [...unknown.map((k) => ({ path: safeEcho(k), code: "unknown_field" })), ...(result.issues ?? []).map(toIssue)].map(
+      (i) => [i.path, i.code],
+    ),
   };
 }
 

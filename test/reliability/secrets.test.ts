@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { HIDDEN } from "../../src/echo.js";
 import type { LogEntry, Store } from "../../src/server/index.js";
 import { makeServer, makeStore, wrapStore } from "../server/helpers.js";
 import { BASE, checkAnswer, post } from "./helpers.js";
@@ -141,7 +142,22 @@ describe("reliability: secrets (S1, S2)", () => {
     const revoked = await server.admin.createApiKey(userId);
     await server.admin.revokeApiKey(revoked.apiKeyId);
     const secrets = [own.key, live.key, revoked.key];
-    const variants = (k: string) => [k, `${k}x`, k.slice(0, -1), k.replace("ck_test_", "ck_live_"), k.toLowerCase(), ` ${k} `];
+    // The key as sent, and disguised: another script, other separators or none, a blank inside, encoded.
+    const disguise = (k: string, prefix: string) => prefix + k.slice(8);
+    const variants = (k: string) => [
+      k,
+      `${k}x`,
+      k.slice(0, -1),
+      k.replace("ck_test_", "ck_live_"),
+      k.toLowerCase(),
+      ` ${k} `,
+      disguise(k, "ск_test_"),
+      disguise(k, "ck.test."),
+      disguise(k, "cktest"),
+      disguise(k, "ck_te\u2800st_"),
+      disguise(k, "ck%5Ftest%5F"),
+      disguise(k, "ck\\u005ftest\\u005f"),
+    ];
 
     let answers = 0;
     await fc.assert(
@@ -149,11 +165,13 @@ describe("reliability: secrets (S1, S2)", () => {
         fc.constantFrom(...secrets),
         fc.constantFrom(...secrets),
         fc.nat({ max: placements.length - 1 }),
-        fc.nat({ max: 5 }),
+        fc.nat({ max: 11 }),
         async (authKey, pasted, where, variant) => {
           const k = variants(pasted)[variant] as string;
           const { path, body } = (placements[where] as (typeof placements)[0])(k);
-          for (const header of [`Bearer ${authKey}`, `Bearer ${k}`, `Basic ${k}`, k]) {
+          // A header carries Latin-1 only: a disguise in another script goes in the path and body.
+          const headers = [`Bearer ${authKey}`, `Bearer ${k}`, `Basic ${k}`, k].filter((h) => /^[\x20-\xff]*$/.test(h));
+          for (const header of headers) {
             const res = await server.fetch(
               new Request(BASE + path, {
                 method: "POST",
@@ -172,7 +190,7 @@ describe("reliability: secrets (S1, S2)", () => {
         },
       ),
     );
-    expect(answers).toBeGreaterThanOrEqual(4 * (fc.readConfigureGlobal().numRuns ?? 100));
+    expect(answers).toBeGreaterThanOrEqual(fc.readConfigureGlobal().numRuns ?? 100);
     // Admin errors (an operator pasting a key where an id goes) show only the prefix. One call at a
     // time: a call made before the previous one is awaited could reject with no handler yet.
     for (const call of [
@@ -194,7 +212,7 @@ describe("reliability: secrets (S1, S2)", () => {
     for (const line of consoleLines) for (const s of secrets) expect(line).not.toContain(s.slice(8, 24));
   }, 60_000);
 
-  it("S1: regression: a key pasted into a model id, a field name or a quote's kind came back whole in the error (now masked)", async () => {
+  it("S1: regression: a key pasted into a model id, a field name or a quote's kind came back whole in the error (now hidden)", async () => {
     const server = await makeServer();
     const { userId } = await server.admin.createUser({ credits: 100 });
     const { key } = await server.admin.createApiKey(userId);
@@ -207,7 +225,7 @@ describe("reliability: secrets (S1, S2)", () => {
     ] as const) {
       const { text } = await checkAnswer(await post(server, path, key, body));
       expect(text).not.toContain(key.slice(8));
-      expect(text).toContain("ck_test_...");
+      expect(text).toContain(HIDDEN);
     }
   }, 60_000);
 

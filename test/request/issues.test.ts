@@ -1,6 +1,7 @@
 /** How findings become public issues: paths, codes, unknown fields and the bound on a list. */
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { HIDDEN } from "../../src/echo.js";
 import { BOUNDS, type Issue } from "../../src/index.js";
 import { bounded, coded, formatPath, toIssue, unknownFields } from "../../src/request/issues.js";
 
@@ -32,15 +33,15 @@ describe("issues", () => {
     expect(bounded(many(3), 90)).toHaveLength(4);
   });
 
-  it("S15: unknown fields make at most 50 issues, each at the field's name cut to 40 code points; the rest are counted", () => {
+  it("S15: unknown fields make at most 50 issues, each at the field's name made safe and cut to 40 characters; the rest are counted", () => {
     const known = new Set(["prompt"]);
     const keys = ["prompt", ...Array.from({ length: 60 }, (_, i) => `k${i}`)];
     const found = unknownFields(keys, known, (f) => `Field ${f}.`);
     expect(found.issues).toHaveLength(50);
     expect(found.omitted).toBe(10);
     expect(found.issues[0]).toEqual({ path: "k0", code: "unknown_field", message: "Field k0." });
-    const long = unknownFields(["y".repeat(300_000)], known, () => "m.");
-    expect(long.issues[0]?.path).toBe(`${"y".repeat(40)}...`);
+    const long = unknownFields(["y ".repeat(150_000), "y".repeat(300_000)], known, () => "m.");
+    expect(long.issues.map((i) => i.path)).toEqual([`${"y ".repeat(20)}...`, HIDDEN]);
     expect(unknownFields(["prompt"], known, () => "m.")).toEqual({ issues: [], omitted: 0 });
   });
 

@@ -92,7 +92,7 @@ describe("imagegen-pricing serve (built CLI)", () => {
     const ids = [ping, missing, admin].map((r) => r.headers.get("request-id"));
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(new RegExp(`^GET /api/ping 200 \\d+\\.\\dms ${ids[0]}$`));
-    expect(lines[1]).toMatch(new RegExp(`^GET /api/nothing/ck_test_\\.\\.\\. 404 \\d+\\.\\dms ${ids[1]}$`));
+    expect(lines[1]).toMatch(new RegExp(`^GET /api/nothing/<hidden> 404 \\d+\\.\\dms ${ids[1]}$`));
     expect(lines[2]).toMatch(new RegExp(`^POST /admin/users 201 \\d+\\.\\dms ${ids[2]}$`));
     expect(child.stdout()).not.toContain(TOKEN);
 
