@@ -150,14 +150,15 @@ function statements(schema: string) {
     grant: `WITH u AS (
         UPDATE ${s}.users
         SET balance = balance + $2::bigint, ledger_seq = ledger_seq + CASE WHEN $2::bigint > 0 THEN 1 ELSE 0 END
-        WHERE id = $1 AND balance <= ${MAX_CREDITS} - $2::bigint
+        -- held: what refunds may still add (S15); counted so that no refund can pass the bound.
+        WHERE id = $1 AND balance + held <= ${MAX_CREDITS} - $2::bigint
         RETURNING id, balance, ledger_seq
       ), g AS (
         INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms)
         SELECT id, ledger_seq, 'grant', $2::bigint, $3::bigint FROM u WHERE $2::bigint > 0
       )
       SELECT balance FROM u`,
-    userExists: `SELECT 1 FROM ${s}.users WHERE id = $1`,
+    userHeld: `SELECT balance, held FROM ${s}.users WHERE id = $1`,
     setMultiplier: `UPDATE ${s}.users SET multiplier = $2 WHERE id = $1`,
     putApiKey: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
@@ -302,8 +303,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       const { rows } = await run<{ balance: string }>("granting credits", sql.grant, [userId, credits, at]);
       const row = rows[0];
       if (row) return { ok: true, balance: toNumber(row.balance) };
-      const exists = await run("reading a user", sql.userExists, [userId]);
-      return { ok: false, reason: exists.rowCount === 0 ? "unknown_user" : "balance_too_large" };
+      const { rows: users } = await run<{ balance: string; held: string }>("reading a user", sql.userHeld, [userId]);
+      const user = users[0];
+      if (!user) return { ok: false, reason: "unknown_user" };
+      return { ok: false, reason: "balance_too_large", balance: toNumber(user.balance), held: toNumber(user.held) };
     },
 
     async setMultiplier(userId, multiplier) {

@@ -174,8 +174,7 @@ export function createAdmin(ctx: ServerContext): Admin {
       const result = await store.grant(userId, checked, ctx.now());
       if (result.ok) return;
       if (result.reason === "unknown_user") throw new AdminError("unknown_user", m.unknown("user", userId));
-      const { balance } = await userOrThrow(userId);
-      throw new AdminError("credits_too_large", m.creditsTooLarge(checked, balance));
+      throw new AdminError("credits_too_large", m.creditsTooLarge(checked, result.balance, result.held));
     },
     async failJob(id) {
       const parsed = parseJobId(id);

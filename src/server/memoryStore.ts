@@ -17,7 +17,14 @@ import {
   type UserRecord,
 } from "./store.js";
 
-type MutableUser = { readonly id: string; balance: number; multiplier: string; readonly ledger: LedgerRecord[] };
+type MutableUser = {
+  readonly id: string;
+  balance: number;
+  /** Credits of the user's queued jobs: what refunds could still add to the balance (S15). */
+  held: number;
+  multiplier: string;
+  readonly ledger: LedgerRecord[];
+};
 /** A stored task: the record as committed, with its job statuses kept in an array of its own. */
 type StoredTask = TaskRecord & { readonly jobStatus: JobStatus[] };
 
@@ -58,7 +65,7 @@ export function createMemoryStore(): Store {
   return {
     async createUser(user, at) {
       if (users.has(user.id)) return false;
-      const record: MutableUser = { id: user.id, balance: user.credits, multiplier: user.multiplier, ledger: [] };
+      const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, ledger: [] };
       if (user.credits > 0) record.ledger.push({ kind: "grant", credits: user.credits, at });
       users.set(user.id, record);
       return true;
@@ -70,7 +77,10 @@ export function createMemoryStore(): Store {
     async grant(userId, credits, at): Promise<GrantResult> {
       const user = users.get(userId);
       if (!user) return { ok: false, reason: "unknown_user" };
-      if (user.balance + credits > MAX_CREDITS) return { ok: false, reason: "balance_too_large" };
+      // Counting the credits queued jobs hold keeps every later refund within the bound (S15).
+      if (user.balance + user.held + credits > MAX_CREDITS) {
+        return { ok: false, reason: "balance_too_large", balance: user.balance, held: user.held };
+      }
       user.balance += credits;
       if (credits > 0) user.ledger.push({ kind: "grant", credits, at });
       return { ok: true, balance: user.balance };
@@ -133,6 +143,7 @@ export function createMemoryStore(): Store {
       if (user.balance < total) return { ok: false, reason: "insufficient_credits", balance: user.balance };
 
       user.balance -= total;
+      user.held += total;
       const stored: StoredTask = { ...task, balanceAfter: user.balance, jobStatus: task.jobCredits.map(() => "queued") };
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
       tasks.set(task.id, stored);
@@ -154,6 +165,7 @@ export function createMemoryStore(): Store {
       if (!user) return undefined;
       task.jobStatus[index] = "failed";
       user.balance += credits;
+      user.held -= credits;
       if (credits > 0) user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });
       return credits;
     },

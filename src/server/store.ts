@@ -14,7 +14,11 @@ import type { GenerationRequest } from "../types.js";
 /** Whether a key is for production (`ck_live_`) or development (`ck_test_`). */
 export type ApiKeyMode = "live" | "test";
 
-/** The largest balance and the largest single movement: the largest exactly representable integer. */
+/**
+ * The largest balance and the largest single movement: the largest exactly representable integer.
+ * A store keeps a user's balance plus the credits of the user's queued jobs within it (it refuses a
+ * grant that would pass it), so a refund, which moves held credits back, can never pass it.
+ */
 export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 
 /** A user: balance and price multiplier. */
@@ -106,10 +110,15 @@ export type CommitResult =
   | { readonly ok: false; readonly reason: "api_key_revoked" }
   | { readonly ok: false; readonly reason: "unknown_user" };
 
-/** The outcome of {@link Store.grant}. Nothing changed unless `ok`. */
+/**
+ * The outcome of {@link Store.grant}. Nothing changed unless `ok`. `balance_too_large`: the balance,
+ * plus the credits the user's queued jobs hold (refunds could still add them), plus the grant would
+ * pass {@link MAX_CREDITS}.
+ */
 export type GrantResult =
   | { readonly ok: true; readonly balance: number }
-  | { readonly ok: false; readonly reason: "unknown_user" | "balance_too_large" };
+  | { readonly ok: false; readonly reason: "unknown_user" }
+  | { readonly ok: false; readonly reason: "balance_too_large"; readonly balance: number; readonly held: number };
 
 /**
  * The state of a reference server. Every method returns a Promise; a store that cannot reach its
@@ -120,7 +129,10 @@ export interface Store {
   createUser(user: { readonly id: string; readonly credits: number; readonly multiplier: string }, at: number): Promise<boolean>;
   /** A user, or `undefined` for an unknown id. */
   getUser(userId: string): Promise<UserRecord | undefined>;
-  /** Adds credits to a user's balance and writes a `grant` entry (when positive). */
+  /**
+   * Adds credits to a user's balance and writes a `grant` entry (when positive); refused when the
+   * balance plus the credits held by the user's queued jobs plus `credits` would pass {@link MAX_CREDITS}.
+   */
   grant(userId: string, credits: number, at: number): Promise<GrantResult>;
   /** Sets a user's price multiplier (already checked); `false` for an unknown user. */
   setMultiplier(userId: string, multiplier: string): Promise<boolean>;
@@ -151,7 +163,8 @@ export interface Store {
   getTask(taskId: string): Promise<TaskRecord | undefined>;
   /**
    * Atomically: marks a queued job failed and refunds its stored charge; a job already failed
-   * refunds nothing.
+   * refunds nothing. Never refused for the size of the balance: the charge was held since the
+   * debit, so the balance stays within {@link MAX_CREDITS}.
    *
    * @returns The credits refunded (0 when already failed), or `undefined` for an unknown job.
    */

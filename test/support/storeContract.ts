@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ApiKeyRecord,
   type CommitResult,
+  type LedgerRecord,
   MAX_CREDITS,
   type Store,
   type TaskDraft,
@@ -74,6 +75,18 @@ export const accepted = (draft: TaskDraft, balanceAfter: number): TaskRecord => 
 });
 
 /**
+ * A ledger's grants - debits + refunds, in exact integers (a float sum near 2^53 would round).
+ *
+ * @param ledger - The entries.
+ * @returns The sum as a bigint.
+ */
+export function exactSum(ledger: readonly LedgerRecord[]): bigint {
+  let sum = 0n;
+  for (const entry of ledger) sum += entry.kind === "debit" ? -BigInt(entry.credits) : BigInt(entry.credits);
+  return sum;
+}
+
+/**
  * Registers the contract suite for one kind of store.
  *
  * @param name - The store's name, in the suite's title.
@@ -138,11 +151,68 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
 
       it("S4: a grant past the largest exact balance is refused and changes nothing; an unknown user is reported", async () => {
         const id = await newUser(MAX_CREDITS - 5);
-        expect(await store.grant(id, 6, T0)).toEqual({ ok: false, reason: "balance_too_large" });
+        expect(await store.grant(id, 6, T0)).toEqual({
+          ok: false,
+          reason: "balance_too_large",
+          balance: MAX_CREDITS - 5,
+          held: 0,
+        });
         expect(await balance(id)).toBe(MAX_CREDITS - 5);
         expect(await store.grant(id, 5, T0)).toEqual({ ok: true, balance: MAX_CREDITS });
         expect(await store.grant(`usr_${hex(8)}`, 5, T0)).toEqual({ ok: false, reason: "unknown_user" });
         expect((await store.ledger(id))?.length).toBe(2);
+      });
+
+      it("S15: a grant counts the credits queued jobs hold, so a refund at the bound invents no credit", async () => {
+        const { userId, apiKeyId } = await account(MAX_CREDITS);
+        const draft = sampleDraft(userId, [80]);
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toMatchObject({ ok: true });
+        // 80 held by the queued job: granting them back would let its refund pass 2^53 - 1.
+        expect(await store.grant(userId, 80, T0)).toEqual({
+          ok: false,
+          reason: "balance_too_large",
+          balance: MAX_CREDITS - 80,
+          held: 80,
+        });
+        expect(await store.grant(userId, 1, T0)).toMatchObject({ ok: false, reason: "balance_too_large" });
+        expect(await store.grant(userId, 0, T0)).toEqual({ ok: true, balance: MAX_CREDITS - 80 });
+        expect(await store.failJob(draft.id, 0, T0 + 1)).toBe(80);
+        expect(await balance(userId)).toBe(MAX_CREDITS);
+        expect(exactSum((await store.ledger(userId)) ?? [])).toBe(BigInt(MAX_CREDITS));
+        // Refunded, the credits are no longer held: the balance itself is at the bound.
+        expect(await store.grant(userId, 1, T0)).toEqual({
+          ok: false,
+          reason: "balance_too_large",
+          balance: MAX_CREDITS,
+          held: 0,
+        });
+      });
+
+      it("S15: balance + held + grant up to exactly 2^53 - 1 is granted, and every refund after it is paid in full", async () => {
+        const { userId, apiKeyId } = await account(MAX_CREDITS - 100);
+        const draft = sampleDraft(userId, [30, 20]);
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toMatchObject({ ok: true });
+        expect(await store.grant(userId, 101, T0)).toMatchObject({ ok: false, reason: "balance_too_large", held: 50 });
+        expect(await store.grant(userId, 100, T0)).toEqual({ ok: true, balance: MAX_CREDITS - 50 });
+        expect(await store.failJob(draft.id, 1, T0)).toBe(20);
+        expect(await store.failJob(draft.id, 0, T0)).toBe(30);
+        expect(await balance(userId)).toBe(MAX_CREDITS);
+        expect(exactSum((await store.ledger(userId)) ?? [])).toBe(BigInt(MAX_CREDITS));
+      });
+
+      it("S15: a refund is never refused: credits held by a failed job are released, a free job holds nothing", async () => {
+        const { userId, apiKeyId } = await account(1000);
+        const paid = sampleDraft(userId, [400]);
+        const free = sampleDraft(userId, [0, 0]);
+        await commit(paid, apiKeyId, claimOf(paid));
+        await commit(free, apiKeyId, claimOf(free));
+        // Balance 600, held 400: the headroom is 2^53 - 1 - 1000.
+        expect(await store.grant(userId, MAX_CREDITS - 999, T0)).toMatchObject({ ok: false, held: 400 });
+        expect(await store.grant(userId, MAX_CREDITS - 1000, T0)).toEqual({ ok: true, balance: MAX_CREDITS - 400 });
+        expect(await store.failJob(free.id, 1, T0)).toBe(0);
+        expect(await store.failJob(paid.id, 0, T0)).toBe(400);
+        expect(await balance(userId)).toBe(MAX_CREDITS);
+        expect(exactSum((await store.ledger(userId)) ?? [])).toBe(BigInt(MAX_CREDITS));
       });
 
       it("setMultiplier changes the multiplier of a known user only", async () => {
