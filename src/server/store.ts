@@ -120,6 +120,39 @@ export type GrantResult =
   | { readonly ok: false; readonly reason: "unknown_user" }
   | { readonly ok: false; readonly reason: "balance_too_large"; readonly balance: number; readonly held: number };
 
+/** One user of {@link Store.loadFixtures}: its keys as hashes, each with the id it gets if added. */
+export type FixtureUserLoad = {
+  readonly id: string;
+  /** The opening balance, granted only when the user is created now. */
+  readonly credits: number;
+  readonly multiplier: string;
+  readonly apiKeys: readonly { readonly id: string; readonly hash: string; readonly mode: ApiKeyMode }[];
+  readonly assets: readonly string[];
+};
+
+/**
+ * The outcome of {@link Store.loadFixtures}. Nothing changed unless `ok`; `conflicts` names each key
+ * hash or asset id that another user holds, by its position in the load.
+ */
+export type FixtureLoadResult =
+  | { readonly ok: true; readonly created: readonly string[] }
+  | {
+      readonly ok: false;
+      readonly conflicts: readonly { readonly user: number; readonly field: "apiKeys" | "assets"; readonly index: number }[];
+    };
+
+/**
+ * Whether a store can keep a string as an id exactly: no U+0000 (PostgreSQL text cannot hold it)
+ * and no lone surrogate (UTF-8 cannot encode it, so two such ids could become one).
+ *
+ * @param id - The id.
+ * @returns `true` when every store keeps it as given.
+ * @internal
+ */
+export function storableId(id: string): boolean {
+  return !id.includes("\u0000") && !/\p{Cs}/u.test(id);
+}
+
 /**
  * The state of a reference server. Every method returns a Promise; a store that cannot reach its
  * backing service rejects with a {@link StoreUnavailableError}, and then nothing has changed.
@@ -169,6 +202,16 @@ export interface Store {
    * @returns The credits refunded (0 when already failed), or `undefined` for an unknown job.
    */
   failJob(taskId: string, index: number, at: number): Promise<number | undefined>;
+
+  /**
+   * Loads fixtures as one step (optional: without it a server loads them call by call): creates
+   * each user the store lacks, with its opening grant (a user it has keeps its balance and
+   * multiplier), and adds the key hashes and asset ids it lacks. A key hash or asset id another
+   * user holds is a conflict, and then nothing is written.
+   *
+   * @throws RangeError, writing nothing, for an id that is not {@link storableId}.
+   */
+  loadFixtures?(users: readonly FixtureUserLoad[], at: number): Promise<FixtureLoadResult>;
 
   /** A user's ledger, oldest first, or `undefined` for an unknown user. */
   ledger(userId: string): Promise<readonly LedgerRecord[] | undefined>;

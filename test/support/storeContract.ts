@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ApiKeyRecord,
   type CommitResult,
+  type FixtureUserLoad,
   type LedgerRecord,
   MAX_CREDITS,
   type Store,
@@ -220,6 +221,79 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.setMultiplier(id, "0.85")).toBe(true);
         expect((await store.getUser(id))?.multiplier).toBe("0.85");
         expect(await store.setMultiplier(`usr_${hex(8)}`, "2")).toBe(false);
+      });
+    });
+
+    describe("loading fixtures", () => {
+      const load = (users: FixtureUserLoad[], at = T0) => {
+        if (!store.loadFixtures) throw new Error("the store has no loadFixtures");
+        return store.loadFixtures(users, at);
+      };
+      const fixtureUser = (credits: number, keys = 1, assets = 1): FixtureUserLoad => ({
+        id: `usr_${hex(8)}`,
+        credits,
+        multiplier: "1.5",
+        apiKeys: Array.from({ length: keys }, () => ({ id: `apk_${hex(8)}`, hash: hex(32), mode: "test" as const })),
+        assets: Array.from({ length: assets }, () => `ast_${hex(8)}`),
+      });
+
+      it("S13: loadFixtures creates users with their opening grants, keys and assets; loading again creates nothing", async () => {
+        const a = fixtureUser(100, 2, 2);
+        const b = fixtureUser(0, 1, 0);
+        expect(await load([a, b])).toEqual({ ok: true, created: [a.id, b.id] });
+        expect(await store.getUser(a.id)).toEqual({ id: a.id, balance: 100, multiplier: "1.5" });
+        expect(await store.ledger(a.id)).toEqual([{ kind: "grant", credits: 100, at: T0 }]);
+        expect(await store.ledger(b.id)).toEqual([]);
+        for (const key of a.apiKeys)
+          expect(await store.findApiKeyByHash(key.hash)).toEqual({ ...key, userId: a.id, revoked: false });
+        expect(await store.ownedAssets(a.id, a.assets)).toEqual(new Set(a.assets));
+        await store.grant(a.id, 5, T0);
+        // Again, with one key and one asset more: the user keeps its balance, the new ones are added.
+        const more = {
+          ...a,
+          credits: 1,
+          apiKeys: [...a.apiKeys, ...fixtureUser(0).apiKeys],
+          assets: [...a.assets, `ast_${hex(8)}`],
+        };
+        expect(await load([more, b], T0 + 1)).toEqual({ ok: true, created: [] });
+        expect(await balance(a.id)).toBe(105);
+        expect((await store.findApiKeyByHash(more.apiKeys[2]?.hash ?? ""))?.userId).toBe(a.id);
+        expect(await store.ownedAssets(a.id, more.assets)).toEqual(new Set(more.assets));
+      });
+
+      it("S14: a key or asset another user holds refuses the whole load, naming each conflict; nothing is written", async () => {
+        const owner = fixtureUser(10);
+        expect(await load([owner])).toMatchObject({ ok: true });
+        const first = fixtureUser(50, 1, 1);
+        const thief = {
+          ...fixtureUser(7, 1, 2),
+          apiKeys: [
+            ...fixtureUser(0).apiKeys,
+            { ...(owner.apiKeys[0] as FixtureUserLoad["apiKeys"][number]), id: `apk_${hex(8)}` },
+          ],
+        };
+        thief.assets = [`ast_${hex(8)}`, owner.assets[0] as string];
+        expect(await load([first, thief])).toEqual({
+          ok: false,
+          conflicts: [
+            { user: 1, field: "apiKeys", index: 1 },
+            { user: 1, field: "assets", index: 1 },
+          ],
+        });
+        expect(await store.getUser(first.id)).toBeUndefined();
+        expect(await store.getUser(thief.id)).toBeUndefined();
+        expect(await store.findApiKeyByHash(first.apiKeys[0]?.hash ?? "")).toBeUndefined();
+        expect(await store.ownedAssets(first.id, first.assets)).toEqual(new Set());
+        expect(await store.ownedAssets(owner.id, owner.assets)).toEqual(new Set(owner.assets));
+      });
+
+      it("S12: an id with U+0000 or a lone surrogate is refused whole with a RangeError on every store; nothing is written", async () => {
+        for (const odd of ["ast_\u0000", "ast_\ud800"]) {
+          const first = fixtureUser(50);
+          const bad = { ...fixtureUser(5), assets: ["ast_ok", odd] };
+          await expect(load([first, bad])).rejects.toThrow(RangeError);
+          expect(await store.getUser(first.id)).toBeUndefined();
+        }
       });
     });
 
