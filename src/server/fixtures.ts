@@ -230,6 +230,61 @@ export function checkFixtures(
   return issues.length > 0 ? { success: false, issues } : { success: true, output: { users: output } };
 }
 
+/**
+ * Finds the keys a JSON text gives twice in one object: `JSON.parse` keeps the last one silently,
+ * so a fixtures file with a repeated `"credits"` or `"users"` would load something its author did
+ * not see. One pass over the text, outside strings.
+ *
+ * @param text - A JSON text that `JSON.parse` accepts.
+ * @returns A `duplicate_key` issue at the path of each repeated key (`users[0].credits`), at most 100.
+ * @internal
+ */
+export function duplicateKeyIssues(text: string): Issue[] {
+  type Frame = { readonly path: string; readonly keys: Set<string> | undefined; key: string; index: number; expectKey: boolean };
+  const stack: Frame[] = [];
+  const issues: Issue[] = [];
+  const join = (path: string, key: string) => {
+    const name = /^[A-Za-z_$][A-Za-z0-9_$]{0,39}$/.test(key) ? key : JSON.stringify(key.slice(0, 40));
+    return path === "" ? name : `${path}.${name}`;
+  };
+  const childPath = () => {
+    const parent = stack.at(-1);
+    if (!parent) return "";
+    return parent.keys ? join(parent.path, parent.key) : `${parent.path}[${parent.index}]`;
+  };
+  for (let i = 0; i < text.length && issues.length < MAX_ISSUES; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      const top = stack.at(-1);
+      if (top?.keys && top.expectKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (top.keys.has(key)) {
+          issues.push({
+            path: join(top.path, key),
+            code: "duplicate_key",
+            message: `Key ${shown(key)} is given twice in this object: give it once, as JSON keeps only the last.`,
+          });
+        }
+        top.keys.add(key);
+        top.key = key;
+        top.expectKey = false;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      stack.push({ path: childPath(), keys: c === 0x7b ? new Set() : undefined, key: "", index: 0, expectKey: true });
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+    } else if (c === 0x2c) {
+      const top = stack.at(-1);
+      if (top?.keys) top.expectKey = true;
+      else if (top) top.index++;
+    }
+  }
+  return issues;
+}
+
 function listOf(
   value: unknown,
   path: string,
