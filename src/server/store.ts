@@ -209,7 +209,8 @@ export interface Store {
    * multiplier), and adds the key hashes and asset ids it lacks. A key hash or asset id another
    * user holds is a conflict, and then nothing is written.
    *
-   * @throws RangeError, writing nothing, for an id that is not {@link storableId}.
+   * @throws RangeError, writing nothing, for an id with U+0000 or a lone surrogate (which
+   *   PostgreSQL text cannot keep as given).
    */
   loadFixtures?(users: readonly FixtureUserLoad[], at: number): Promise<FixtureLoadResult>;
 
