@@ -49,7 +49,9 @@ describe("the in-memory store's growth", () => {
     expect(bytes).toBeLessThanOrEqual(4096);
   });
 
-  it("S8: a task keeps its whole prompt (for the replay) and at most 4 KiB more, even for 12,000 emoji", { timeout: 60_000 }, async () => {
+  it("S8: a task keeps its whole prompt (for the replay) and at most 4 KiB more, even for 12,000 emoji", {
+    timeout: 60_000,
+  }, async () => {
     const prompt = "🎨".repeat(12_000); // the longest prompt, in the widest characters: 48,000 bytes as UTF-16
     const bytes = await bytesPerTask(prompt, 300);
     expect(bytes).toBeGreaterThanOrEqual(prompt.length * 2);
