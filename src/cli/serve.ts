@@ -3,11 +3,13 @@
  * for trying the API by hand: fixtures, an admin token, an optional PostgreSQL store, a request log,
  * and a clean stop on SIGINT or SIGTERM.
  */
+import { constants as fsConstants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { safeEcho } from "../echo.js";
 import { type RunningServer, serve, sha256Hex } from "../node/index.js";
 import { checkAdminToken } from "../server/adminApi.js";
-import { checkFixtures, FixturesError } from "../server/fixtures.js";
+import { checkFixtures, duplicateKeyIssues, FixturesError } from "../server/fixtures.js";
 import { type Incoming, type Outgoing, RESPOND } from "../server/http.js";
 import { createReferenceServer, type Fixtures, type ReferenceServer, type Store } from "../server/index.js";
 import { wholeNumber } from "./args.js";
@@ -141,19 +143,65 @@ function readOptions(args: string[]): Options | "help" {
   };
 }
 
-/** Reads and parses a fixtures file; what the server checks when it is made. */
-async function readFixtures(path: string, io: CliIo): Promise<unknown> {
+/** The largest fixtures file read: far more than any test suite's users, far less than a string's limit. */
+export const MAX_FIXTURES_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads and parses a fixtures file; what the server checks when it is made. Read straight from the
+ * file system (not through `io`): only an open file can be asked what it is. A FIFO or a device
+ * would block the start or never end, and a huge file would fail later with an obscure message, so
+ * only a regular file of at most {@link MAX_FIXTURES_FILE_BYTES} bytes of UTF-8 is read, and a
+ * key given twice in one object is refused (`JSON.parse` would keep the last one silently).
+ */
+async function readFixtures(path: string): Promise<unknown> {
+  const cannot = (why: string) => new StartError(`Cannot read the fixtures file ${path}: ${why}`, EXIT.usage);
+  let handle: FileHandle;
+  try {
+    // Non-blocking: opening a FIFO that has no writer returns at once (then refused below).
+    handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw cannot(oneLine((error as Error).message));
+  }
+  let bytes: Uint8Array;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw cannot("it is not a regular file (a directory, FIFO, socket or device); give a JSON file.");
+    const tooLarge = (size: string) =>
+      cannot(`it is ${size} bytes; a fixtures file is at most ${MAX_FIXTURES_FILE_BYTES} bytes (16 MiB).`);
+    if (info.size > MAX_FIXTURES_FILE_BYTES) throw tooLarge(String(info.size));
+    // One byte more than the bound: a file that grew since the stat is caught too.
+    const buffer = new Uint8Array(MAX_FIXTURES_FILE_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_FIXTURES_FILE_BYTES) throw tooLarge(`more than ${MAX_FIXTURES_FILE_BYTES}`);
+    }
+    bytes = buffer.subarray(0, length);
+  } catch (error) {
+    if (error instanceof StartError) throw error;
+    throw cannot(oneLine((error as Error).message));
+  } finally {
+    await handle.close().catch(() => {});
+  }
   let text: string;
   try {
-    text = await io.readFile(path);
-  } catch (error) {
-    throw new StartError(`Cannot read the fixtures file ${path}: ${oneLine((error as Error).message)}`, EXIT.usage);
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new StartError(`The fixtures file ${path} is not UTF-8 text.`, EXIT.usage);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new StartError(`The fixtures file ${path} is not valid JSON: ${oneLine((error as Error).message)}`, EXIT.usage);
   }
+  const duplicates = duplicateKeyIssues(text);
+  if (duplicates.length > 0) {
+    throw new StartError(`The fixtures file ${path}: ${oneLine(new FixturesError(duplicates).message)}`, EXIT.usage);
+  }
+  return value;
 }
 
 /** The PostgreSQL store, loaded only when asked for, so that `pg` stays optional. */
@@ -346,7 +394,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
       io.out(SERVE_HELP);
       return EXIT.ok;
     }
-    const fixtures = options.fixtures === undefined ? undefined : await readFixtures(options.fixtures, io);
+    const fixtures = options.fixtures === undefined ? undefined : await readFixtures(options.fixtures);
 
     // Checked before any database work: a bad file is refused whole, with its first problems named.
     const checked = fixtures === undefined ? undefined : checkFixtures(fixtures);

@@ -9,6 +9,7 @@ import type {
   ApiKeyRecord,
   CommitInput,
   CommitResult,
+  FixtureLoadResult,
   GrantResult,
   JobStatus,
   LedgerRecord,
@@ -16,7 +17,7 @@ import type {
   TaskRecord,
   UserRecord,
 } from "../server/store.js";
-import { MAX_CREDITS } from "../server/store.js";
+import { MAX_CREDITS, storableId } from "../server/store.js";
 import type { GenerationRequest } from "../types.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION, quoteSchema, runMigrations } from "./migrations.js";
@@ -179,14 +180,15 @@ function statements(schema: string) {
     grant: `WITH u AS (
         UPDATE ${s}.users
         SET balance = balance + $2::bigint, ledger_seq = ledger_seq + CASE WHEN $2::bigint > 0 THEN 1 ELSE 0 END
-        WHERE id = $1 AND balance <= ${MAX_CREDITS} - $2::bigint
+        -- held: what refunds may still add (S15); counted so that no refund can pass the bound.
+        WHERE id = $1 AND balance + held <= ${MAX_CREDITS} - $2::bigint
         RETURNING id, balance, ledger_seq
       ), g AS (
         INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms)
         SELECT id, ledger_seq, 'grant', $2::bigint, $3::bigint FROM u WHERE $2::bigint > 0
       )
       SELECT balance FROM u`,
-    userExists: `SELECT 1 FROM ${s}.users WHERE id = $1`,
+    userHeld: `SELECT balance, held FROM ${s}.users WHERE id = $1`,
     setMultiplier: `UPDATE ${s}.users SET multiplier = $2 WHERE id = $1`,
     putApiKey: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
@@ -212,6 +214,30 @@ function statements(schema: string) {
       FROM ${s}.commit_task($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9, $10::integer, $11, $12,
         $13::bigint[], $14::bigint)`,
     failJob: `SELECT ${s}.fail_job($1, $2::integer, $3::bigint) AS refunded`,
+    // Fixtures, in one transaction: users (with their opening grants), key hashes, assets, and then
+    // the conflicts, read after the writes so that a concurrent load of the same fixtures is seen.
+    loadUsers: `WITH u AS (
+        INSERT INTO ${s}.users (id, balance, multiplier, ledger_seq)
+        SELECT f.id, f.credits, f.multiplier, CASE WHEN f.credits > 0 THEN 1 ELSE 0 END
+        FROM unnest($1::text[], $2::bigint[], $3::text[]) AS f (id, credits, multiplier)
+        ON CONFLICT (id) DO NOTHING
+        RETURNING id, balance
+      ), g AS (
+        INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms)
+        SELECT id, 1, 'grant', balance, $4::bigint FROM u WHERE balance > 0
+      )
+      SELECT id FROM u`,
+    // A hash already stored is kept; a new key whose random id is taken fails the load (a retry makes new ids).
+    loadKeys: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
+      SELECT f.id, f.user_id, f.mode, f.hash, false FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS f (id, user_id, mode, hash)
+      ON CONFLICT (hash) DO NOTHING`,
+    loadAssets: `INSERT INTO ${s}.assets (user_id, asset_id)
+      SELECT f.user_id, f.asset_id FROM unnest($1::text[], $2::text[]) AS f (user_id, asset_id)
+      ON CONFLICT DO NOTHING`,
+    keyConflicts: `SELECT (f.ord - 1)::integer AS i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (hash, user_id, ord)
+      JOIN ${s}.api_keys k ON k.hash = f.hash WHERE k.user_id <> f.user_id ORDER BY f.ord`,
+    assetConflicts: `SELECT (f.ord - 1)::integer AS i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (asset_id, user_id, ord)
+      JOIN ${s}.assets a ON a.asset_id = f.asset_id WHERE a.user_id <> f.user_id ORDER BY f.ord`,
     ledger: `SELECT u.id, l.kind, l.credits, l.at_ms, l.task_id, l.job_index
       FROM ${s}.users u LEFT JOIN ${s}.ledger l ON l.user_id = u.id
       WHERE u.id = $1 ORDER BY l.seq`,
@@ -393,8 +419,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       const { rows } = await run<{ balance: string }>("granting credits", sql.grant, [userId, credits, at]);
       const row = rows[0];
       if (row) return { ok: true, balance: toNumber(row.balance) };
-      const exists = await run("reading a user", sql.userExists, [userId]);
-      return { ok: false, reason: exists.rowCount === 0 ? "unknown_user" : "balance_too_large" };
+      const { rows: users } = await run<{ balance: string; held: string }>("reading a user", sql.userHeld, [userId]);
+      const user = users[0];
+      if (!user) return { ok: false, reason: "unknown_user" };
+      return { ok: false, reason: "balance_too_large", balance: toNumber(user.balance), held: toNumber(user.held) };
     },
 
     async setMultiplier(userId, multiplier) {
@@ -529,6 +557,77 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       const { rows } = await run<{ refunded: string | null }>("refunding a job", sql.failJob, [taskId, index, at]);
       const refunded = rows[0]?.refunded;
       return refunded === null || refunded === undefined ? undefined : toNumber(refunded);
+    },
+
+    async loadFixtures(load, at): Promise<FixtureLoadResult> {
+      assertTime(at, "at");
+      const keys: { user: number; index: number; id: string; userId: string; mode: string; hash: string }[] = [];
+      const assets: { user: number; index: number; userId: string; assetId: string }[] = [];
+      for (const [u, user] of load.entries()) {
+        if (!storableId(user.id)) throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
+        assertCredits(user.credits, `users[${u}].credits`);
+        for (const [index, key] of user.apiKeys.entries()) {
+          assertNameable(key.id, `users[${u}].apiKeys[${index}].id`);
+          keys.push({ user: u, index, id: key.id, userId: user.id, mode: key.mode, hash: key.hash });
+        }
+        for (const [index, assetId] of user.assets.entries()) {
+          if (!storableId(assetId)) throw new RangeError(`users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`);
+          assets.push({ user: u, index, userId: user.id, assetId });
+        }
+      }
+      return withRetries("loading fixtures", async () => {
+        const client = await pool.connect();
+        let broken = false;
+        try {
+          const q = <R extends QueryResultRow>(statement: { name: string; text: string }, values: unknown[]) =>
+            client.query<R>({ ...statement, values });
+          await client.query("BEGIN");
+          const { rows: created } = await q<{ id: string }>(sql.loadUsers, [
+            load.map((user) => user.id),
+            load.map((user) => user.credits),
+            load.map((user) => user.multiplier),
+            at,
+          ]);
+          await q(sql.loadKeys, [
+            keys.map((k) => k.id),
+            keys.map((k) => k.userId),
+            keys.map((k) => k.mode),
+            keys.map((k) => k.hash),
+          ]);
+          await q(sql.loadAssets, [assets.map((a) => a.userId), assets.map((a) => a.assetId)]);
+          const keyHits = await q<{ i: number }>(sql.keyConflicts, [keys.map((k) => k.hash), keys.map((k) => k.userId)]);
+          const assetHits = await q<{ i: number }>(sql.assetConflicts, [
+            assets.map((a) => a.assetId),
+            assets.map((a) => a.userId),
+          ]);
+          const conflicts = [
+            ...keyHits.rows.map(({ i }) => ({
+              user: keys[i]?.user ?? -1,
+              field: "apiKeys" as const,
+              index: keys[i]?.index ?? -1,
+            })),
+            ...assetHits.rows.map(({ i }) => ({
+              user: assets[i]?.user ?? -1,
+              field: "assets" as const,
+              index: assets[i]?.index ?? -1,
+            })),
+          ].sort((a, b) => a.user - b.user || (a.field === b.field ? a.index - b.index : a.field === "apiKeys" ? -1 : 1));
+          if (conflicts.length > 0) {
+            await client.query("ROLLBACK");
+            return { ok: false, conflicts };
+          }
+          await client.query("COMMIT");
+          // In the order of the load, as the in-memory store gives them.
+          const made = new Set(created.map((row) => row.id));
+          return { ok: true, created: load.map((user) => user.id).filter((id) => made.has(id)) };
+        } catch (error) {
+          broken = isUnavailable(error);
+          if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
+          throw error;
+        } finally {
+          client.release(broken);
+        }
+      });
     },
 
     async ledger(userId) {

@@ -78,7 +78,7 @@ export type Admin = {
   createAsset(userId: string): Promise<{ assetId: string }>;
   /** Sets a user's price multiplier (P4); tasks already accepted keep their charges (S7). */
   setPriceMultiplier(userId: string, multiplier: string | number): Promise<void>;
-  /** Adds credits to a user (a `grant` ledger entry); the balance stays at most 2^53 - 1. */
+  /** Adds credits to a user (a `grant` ledger entry); the balance plus the credits its queued jobs hold stays at most 2^53 - 1. */
   grantCredits(userId: string, credits: number): Promise<void>;
   /** Fails a job and refunds its stored charge, once (S6). */
   failJob(jobId: string): Promise<{ refundedCredits: number }>;
@@ -174,8 +174,7 @@ export function createAdmin(ctx: ServerContext): Admin {
       const result = await store.grant(userId, checked, ctx.now());
       if (result.ok) return;
       if (result.reason === "unknown_user") throw new AdminError("unknown_user", m.unknown("user", userId));
-      const { balance } = await userOrThrow(userId);
-      throw new AdminError("credits_too_large", m.creditsTooLarge(checked, balance));
+      throw new AdminError("credits_too_large", m.creditsTooLarge(checked, result.balance, result.held));
     },
     async failJob(id) {
       const parsed = parseJobId(id);

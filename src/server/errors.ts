@@ -209,8 +209,8 @@ export const serverMessages = {
 
   // admin
   invalidCredits: (got: unknown) => `credits must be a non-negative whole number; received ${show(got)}.`,
-  creditsTooLarge: (credits: number, balance: number) =>
-    `credits: ${balance > 0 ? `a balance of ${balance} plus ${credits}` : show(credits)} would pass the largest exact balance, ${Number.MAX_SAFE_INTEGER} (2^53 - 1); nothing changed.`,
+  creditsTooLarge: (credits: number, balance: number, held = 0) =>
+    `credits: ${balance > 0 || held > 0 ? `a balance of ${balance}${held > 0 ? `, ${held} held by queued jobs (refunds may return them),` : ""} plus ${credits}` : show(credits)} would pass the largest exact balance, ${Number.MAX_SAFE_INTEGER} (2^53 - 1); nothing changed.`,
   invalidMultiplier: (got: unknown) =>
     `multiplier must be a plain decimal from 0 to 1000 (such as "1.15") or a finite number in that range; received ${show(got)}.`,
   invalidMode: (got: unknown) => `mode must be "live" or "test"; received ${show(got)}.`,

@@ -5,7 +5,7 @@
 import { parseMultiplier } from "../pricing/multiplier.js";
 import type { Issue } from "../types.js";
 import { newId } from "./ids.js";
-import { type ApiKeyMode, MAX_CREDITS, type Store } from "./store.js";
+import { type ApiKeyMode, type FixtureUserLoad, MAX_CREDITS, type Store } from "./store.js";
 
 /** An API key given verbatim: the key itself, or `{ key }`. Its mode follows from its prefix. */
 export type FixtureApiKey = string | { readonly key: string };
@@ -67,6 +67,12 @@ const FIXTURE_KEY = /^ck_(live|test)_[A-Za-z0-9_-]{16,256}$/;
 const USER_ID = /^usr_[A-Za-z0-9_-]{1,60}$/;
 /** Asset ids: what a request can name after trimming, bounded in length. */
 const ASSET_ID = /^\S(?:.{0,126}\S)?$/su;
+/**
+ * What no asset id holds: control characters (U+0000 among them, which PostgreSQL text cannot hold)
+ * and lone surrogates (UTF-8 cannot encode them, so two ids could become one). Refused here, so
+ * that every store loads the same fixtures.
+ */
+const UNSTORABLE = /[\p{Cc}\p{Cs}]/u;
 const USER_FIELDS = new Set(["id", "credits", "multiplier", "apiKeys", "assets"]);
 /** The most of each thing one fixtures object may hold: a fixture is for tests, not a migration. */
 const MAX_ITEMS = 10_000;
@@ -91,7 +97,7 @@ function shown(value: unknown): string {
  * `usr_...` or given twice; credits that are not a whole number from 0 to 2^53 - 1; an invalid
  * multiplier; a key not `ck_live_`/`ck_test_` followed by 16 to 256 of `A-Z a-z 0-9 _ -`, or given
  * twice (under any users); an asset id that is empty, padded with spaces, longer than 128
- * characters, or given twice.
+ * characters, holding a control character (U+0000 among them) or a lone surrogate, or given twice.
  *
  * @param input - A parsed fixtures file or object.
  * @param newUserId - Makes the id of a user given without one (default: a random `usr_` id).
@@ -200,11 +206,11 @@ export function checkFixtures(
 
     const userAssets: string[] = [];
     listOf(user.assets, `${at}.assets`, problem, (asset, path) => {
-      if (typeof asset !== "string" || !ASSET_ID.test(asset) || /ck_/i.test(asset)) {
+      if (typeof asset !== "string" || !ASSET_ID.test(asset) || UNSTORABLE.test(asset) || /ck_/i.test(asset)) {
         problem(
           path,
           "invalid_asset_id",
-          `An asset id is 1 to 128 characters with no leading or trailing space; got ${shown(asset)}.`,
+          `An asset id is 1 to 128 characters of well-formed Unicode with no control character (U+0000 to U+001F, U+007F to U+009F) and no leading or trailing space; got ${shown(asset)}.`,
         );
       } else if (assets.has(asset)) {
         problem(path, "duplicate", `Asset id ${shown(asset)} is also given at ${assets.get(asset)}.`);
@@ -222,6 +228,61 @@ export function checkFixtures(
     issues.push({ path: "", code: "too_many_issues", message: `${unreported} more problems are not listed; fix these first.` });
   }
   return issues.length > 0 ? { success: false, issues } : { success: true, output: { users: output } };
+}
+
+/**
+ * Finds the keys a JSON text gives twice in one object: `JSON.parse` keeps the last one silently,
+ * so a fixtures file with a repeated `"credits"` or `"users"` would load something its author did
+ * not see. One pass over the text, outside strings.
+ *
+ * @param text - A JSON text that `JSON.parse` accepts.
+ * @returns A `duplicate_key` issue at the path of each repeated key (`users[0].credits`), at most 100.
+ * @internal
+ */
+export function duplicateKeyIssues(text: string): Issue[] {
+  type Frame = { readonly path: string; readonly keys: Set<string> | undefined; key: string; index: number; expectKey: boolean };
+  const stack: Frame[] = [];
+  const issues: Issue[] = [];
+  const join = (path: string, key: string) => {
+    const name = /^[A-Za-z_$][A-Za-z0-9_$]{0,39}$/.test(key) ? key : JSON.stringify(key.slice(0, 40));
+    return path === "" ? name : `${path}.${name}`;
+  };
+  const childPath = () => {
+    const parent = stack.at(-1);
+    if (!parent) return "";
+    return parent.keys ? join(parent.path, parent.key) : `${parent.path}[${parent.index}]`;
+  };
+  for (let i = 0; i < text.length && issues.length < MAX_ISSUES; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      const top = stack.at(-1);
+      if (top?.keys && top.expectKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (top.keys.has(key)) {
+          issues.push({
+            path: join(top.path, key),
+            code: "duplicate_key",
+            message: `Key ${shown(key)} is given twice in this object: give it once, as JSON keeps only the last.`,
+          });
+        }
+        top.keys.add(key);
+        top.key = key;
+        top.expectKey = false;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      stack.push({ path: childPath(), keys: c === 0x7b ? new Set() : undefined, key: "", index: 0, expectKey: true });
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+    } else if (c === 0x2c) {
+      const top = stack.at(-1);
+      if (top?.keys) top.expectKey = true;
+      else if (top) top.index++;
+    }
+  }
+  return issues;
 }
 
 function listOf(
@@ -246,10 +307,14 @@ function listOf(
  *
  * A user whose id the store already holds is not created again: its balance and multiplier are the
  * store's (a durable store keeps what happened since the first load, and a second opening grant
- * would give credits twice). Its keys and assets that the store lacks are added, so a load cut
- * short (the database went away) is completed by the next one. A key that the store holds for
- * another user, or an asset id another user owns, is a conflict: every key conflict is found before
- * anything is written, and the load is refused with a {@link FixturesError} naming each one.
+ * would give credits twice). Its keys and assets that the store lacks are added. A key that the
+ * store holds for another user, or an asset id another user owns, is a conflict: the load is
+ * refused with a {@link FixturesError} naming each one.
+ *
+ * A store with {@link Store.loadFixtures} (the in-memory and the PostgreSQL store) loads everything
+ * as one step: a refused or failed load writes nothing. A store without it is loaded call by call:
+ * a load cut short (the database went away) is completed by the next one, and an asset conflict,
+ * found only by writing, leaves the users before it loaded.
  *
  * @param store - Where to load them.
  * @param fixtures - Fixtures checked by {@link checkFixtures}.
@@ -268,6 +333,23 @@ export async function loadFixtures(
     code: "taken",
     message: `${what} already belongs to another user in the store.`,
   });
+  if (store.loadFixtures) {
+    const load: FixtureUserLoad[] = [];
+    for (const user of fixtures.users) {
+      const apiKeys: FixtureUserLoad["apiKeys"][number][] = [];
+      for (const { key, mode } of user.apiKeys) apiKeys.push({ id: deps.newApiKeyId(), hash: await deps.hashApiKey(key), mode });
+      load.push({ id: user.id, credits: user.credits, multiplier: user.multiplier, apiKeys, assets: user.assets });
+    }
+    const result = await store.loadFixtures(load, deps.now);
+    if (result.ok) return [...result.created];
+    throw new FixturesError(
+      result.conflicts.map(({ user, field, index }) => {
+        const path = `users[${user}].${field}[${index}]`;
+        const asset = fixtures.users[user]?.assets[index];
+        return field === "apiKeys" ? taken(path, "This API key") : taken(path, `Asset id ${shown(asset)}`);
+      }),
+    );
+  }
   // First, without writing: the keys to add, and any key the store holds for another user.
   const conflicts: Issue[] = [];
   const keysToAdd = new Map<string, { hash: string; mode: ApiKeyMode }[]>();

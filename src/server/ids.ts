@@ -76,14 +76,17 @@ export function jobId(taskId: string, index: number): string {
 }
 
 /**
- * Splits a job id made by {@link jobId} back into its task id and index.
+ * Splits a job id made by {@link jobId} back into its task id and index. Only the spelling
+ * {@link jobId} makes is accepted: an index with leading zeros (`job_<t>_01`) names no job, so a job
+ * has exactly one id.
  *
- * @returns `undefined` for a string that is not shaped like a job id.
+ * @param id - What a caller gave as a job id.
+ * @returns `undefined` for a string that is not a job id as {@link jobId} spells it.
  * @internal
  */
 export function parseJobId(id: unknown): { taskId: string; index: number } | undefined {
   if (typeof id !== "string") return undefined;
-  const match = /^job_([0-9a-f]+)_(\d{1,4})$/.exec(id);
+  const match = /^job_([0-9a-f]+)_(0|[1-9][0-9]{0,3})$/.exec(id);
   if (!match) return undefined;
   return { taskId: `task_${match[1]}`, index: Number(match[2]) };
 }

@@ -47,6 +47,8 @@ export type {
   ApiKeyRecord,
   CommitInput,
   CommitResult,
+  FixtureLoadResult,
+  FixtureUserLoad,
   GrantResult,
   JobStatus,
   LedgerRecord,

@@ -8,16 +8,25 @@ import {
   type ApiKeyRecord,
   type CommitInput,
   type CommitResult,
+  type FixtureLoadResult,
   type GrantResult,
   type JobStatus,
   type LedgerRecord,
   MAX_CREDITS,
   type Store,
+  storableId,
   type TaskRecord,
   type UserRecord,
 } from "./store.js";
 
-type MutableUser = { readonly id: string; balance: number; multiplier: string; readonly ledger: LedgerRecord[] };
+type MutableUser = {
+  readonly id: string;
+  balance: number;
+  /** Credits of the user's queued jobs: what refunds could still add to the balance (S15). */
+  held: number;
+  multiplier: string;
+  readonly ledger: LedgerRecord[];
+};
 /** A stored task: the record as committed, with its job statuses kept in an array of its own. */
 type StoredTask = TaskRecord & { readonly jobStatus: JobStatus[] };
 
@@ -58,7 +67,7 @@ export function createMemoryStore(): Store {
   return {
     async createUser(user, at) {
       if (users.has(user.id)) return false;
-      const record: MutableUser = { id: user.id, balance: user.credits, multiplier: user.multiplier, ledger: [] };
+      const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, ledger: [] };
       if (user.credits > 0) record.ledger.push({ kind: "grant", credits: user.credits, at });
       users.set(user.id, record);
       return true;
@@ -70,7 +79,10 @@ export function createMemoryStore(): Store {
     async grant(userId, credits, at): Promise<GrantResult> {
       const user = users.get(userId);
       if (!user) return { ok: false, reason: "unknown_user" };
-      if (user.balance + credits > MAX_CREDITS) return { ok: false, reason: "balance_too_large" };
+      // Counting the credits queued jobs hold keeps every later refund within the bound (S15).
+      if (user.balance + user.held + credits > MAX_CREDITS) {
+        return { ok: false, reason: "balance_too_large", balance: user.balance, held: user.held };
+      }
       user.balance += credits;
       if (credits > 0) user.ledger.push({ kind: "grant", credits, at });
       return { ok: true, balance: user.balance };
@@ -133,6 +145,7 @@ export function createMemoryStore(): Store {
       if (user.balance < total) return { ok: false, reason: "insufficient_credits", balance: user.balance };
 
       user.balance -= total;
+      user.held += total;
       const stored: StoredTask = { ...task, balanceAfter: user.balance, jobStatus: task.jobCredits.map(() => "queued") };
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
       tasks.set(task.id, stored);
@@ -154,8 +167,50 @@ export function createMemoryStore(): Store {
       if (!user) return undefined;
       task.jobStatus[index] = "failed";
       user.balance += credits;
+      user.held -= credits;
       if (credits > 0) user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });
       return credits;
+    },
+
+    async loadFixtures(load, at): Promise<FixtureLoadResult> {
+      // No await in here: every check is made before the first write, so a load happens whole or not at all.
+      const conflicts: { user: number; field: "apiKeys" | "assets"; index: number }[] = [];
+      const keyOwners = new Map<string, string>();
+      const assetOwners = new Map<string, string>();
+      for (const [u, user] of load.entries()) {
+        if (!storableId(user.id)) throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
+        for (const [index, key] of user.apiKeys.entries()) {
+          const owner = keysByHash.get(key.hash)?.userId ?? keyOwners.get(key.hash);
+          if (owner !== undefined && owner !== user.id) conflicts.push({ user: u, field: "apiKeys", index });
+          else if (owner === undefined && keysById.has(key.id))
+            throw new RangeError(`users[${u}].apiKeys[${index}]: key id ${key.id} is taken`);
+          keyOwners.set(key.hash, owner ?? user.id);
+        }
+        for (const [index, asset] of user.assets.entries()) {
+          if (!storableId(asset)) throw new RangeError(`users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`);
+          const owner = assets.get(asset) ?? assetOwners.get(asset);
+          if (owner !== undefined && owner !== user.id) conflicts.push({ user: u, field: "assets", index });
+          assetOwners.set(asset, owner ?? user.id);
+        }
+      }
+      if (conflicts.length > 0) return { ok: false, conflicts };
+      const created: string[] = [];
+      for (const user of load) {
+        if (!users.has(user.id)) {
+          const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, ledger: [] };
+          if (user.credits > 0) record.ledger.push({ kind: "grant", credits: user.credits, at });
+          users.set(user.id, record);
+          created.push(user.id);
+        }
+        for (const key of user.apiKeys) {
+          if (keysByHash.has(key.hash)) continue;
+          const record: ApiKeyRecord = { id: key.id, userId: user.id, mode: key.mode, hash: key.hash, revoked: false };
+          keysById.set(key.id, record);
+          keysByHash.set(key.hash, record);
+        }
+        for (const asset of user.assets) if (!assets.has(asset)) assets.set(asset, user.id);
+      }
+      return { ok: true, created };
     },
 
     async ledger(userId) {

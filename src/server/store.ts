@@ -14,7 +14,11 @@ import type { GenerationRequest } from "../types.js";
 /** Whether a key is for production (`ck_live_`) or development (`ck_test_`). */
 export type ApiKeyMode = "live" | "test";
 
-/** The largest balance and the largest single movement: the largest exactly representable integer. */
+/**
+ * The largest balance and the largest single movement: the largest exactly representable integer.
+ * A store keeps a user's balance plus the credits of the user's queued jobs within it (it refuses a
+ * grant that would pass it), so a refund, which moves held credits back, can never pass it.
+ */
 export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 
 /** A user: balance and price multiplier. */
@@ -106,10 +110,48 @@ export type CommitResult =
   | { readonly ok: false; readonly reason: "api_key_revoked" }
   | { readonly ok: false; readonly reason: "unknown_user" };
 
-/** The outcome of {@link Store.grant}. Nothing changed unless `ok`. */
+/**
+ * The outcome of {@link Store.grant}. Nothing changed unless `ok`. `balance_too_large`: the balance,
+ * plus the credits the user's queued jobs hold (refunds could still add them), plus the grant would
+ * pass {@link MAX_CREDITS}.
+ */
 export type GrantResult =
   | { readonly ok: true; readonly balance: number }
-  | { readonly ok: false; readonly reason: "unknown_user" | "balance_too_large" };
+  | { readonly ok: false; readonly reason: "unknown_user" }
+  | { readonly ok: false; readonly reason: "balance_too_large"; readonly balance: number; readonly held: number };
+
+/** One user of {@link Store.loadFixtures}: its keys as hashes, each with the id it gets if added. */
+export type FixtureUserLoad = {
+  readonly id: string;
+  /** The opening balance, granted only when the user is created now. */
+  readonly credits: number;
+  readonly multiplier: string;
+  readonly apiKeys: readonly { readonly id: string; readonly hash: string; readonly mode: ApiKeyMode }[];
+  readonly assets: readonly string[];
+};
+
+/**
+ * The outcome of {@link Store.loadFixtures}. Nothing changed unless `ok`; `conflicts` names each key
+ * hash or asset id that another user holds, by its position in the load.
+ */
+export type FixtureLoadResult =
+  | { readonly ok: true; readonly created: readonly string[] }
+  | {
+      readonly ok: false;
+      readonly conflicts: readonly { readonly user: number; readonly field: "apiKeys" | "assets"; readonly index: number }[];
+    };
+
+/**
+ * Whether a store can keep a string as an id exactly: no U+0000 (PostgreSQL text cannot hold it)
+ * and no lone surrogate (UTF-8 cannot encode it, so two such ids could become one).
+ *
+ * @param id - The id.
+ * @returns `true` when every store keeps it as given.
+ * @internal
+ */
+export function storableId(id: string): boolean {
+  return !id.includes("\u0000") && !/\p{Cs}/u.test(id);
+}
 
 /**
  * The state of a reference server. Every method returns a Promise; a store that cannot reach its
@@ -120,7 +162,10 @@ export interface Store {
   createUser(user: { readonly id: string; readonly credits: number; readonly multiplier: string }, at: number): Promise<boolean>;
   /** A user, or `undefined` for an unknown id. */
   getUser(userId: string): Promise<UserRecord | undefined>;
-  /** Adds credits to a user's balance and writes a `grant` entry (when positive). */
+  /**
+   * Adds credits to a user's balance and writes a `grant` entry (when positive); refused when the
+   * balance plus the credits held by the user's queued jobs plus `credits` would pass {@link MAX_CREDITS}.
+   */
   grant(userId: string, credits: number, at: number): Promise<GrantResult>;
   /** Sets a user's price multiplier (already checked); `false` for an unknown user. */
   setMultiplier(userId: string, multiplier: string): Promise<boolean>;
@@ -151,11 +196,23 @@ export interface Store {
   getTask(taskId: string): Promise<TaskRecord | undefined>;
   /**
    * Atomically: marks a queued job failed and refunds its stored charge; a job already failed
-   * refunds nothing.
+   * refunds nothing. Never refused for the size of the balance: the charge was held since the
+   * debit, so the balance stays within {@link MAX_CREDITS}.
    *
    * @returns The credits refunded (0 when already failed), or `undefined` for an unknown job.
    */
   failJob(taskId: string, index: number, at: number): Promise<number | undefined>;
+
+  /**
+   * Loads fixtures as one step (optional: without it a server loads them call by call): creates
+   * each user the store lacks, with its opening grant (a user it has keeps its balance and
+   * multiplier), and adds the key hashes and asset ids it lacks. A key hash or asset id another
+   * user holds is a conflict, and then nothing is written.
+   *
+   * @throws RangeError, writing nothing, for an id with U+0000 or a lone surrogate (which
+   *   PostgreSQL text cannot keep as given).
+   */
+  loadFixtures?(users: readonly FixtureUserLoad[], at: number): Promise<FixtureLoadResult>;
 
   /** A user's ledger, oldest first, or `undefined` for an unknown user. */
   ledger(userId: string): Promise<readonly LedgerRecord[] | undefined>;

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ApiKeyRecord,
   type CommitResult,
+  type FixtureUserLoad,
+  type LedgerRecord,
   MAX_CREDITS,
   type Store,
   type TaskDraft,
@@ -74,6 +76,18 @@ export const accepted = (draft: TaskDraft, balanceAfter: number): TaskRecord => 
 });
 
 /**
+ * A ledger's grants - debits + refunds, in exact integers (a float sum near 2^53 would round).
+ *
+ * @param ledger - The entries.
+ * @returns The sum as a bigint.
+ */
+export function exactSum(ledger: readonly LedgerRecord[]): bigint {
+  let sum = 0n;
+  for (const entry of ledger) sum += entry.kind === "debit" ? -BigInt(entry.credits) : BigInt(entry.credits);
+  return sum;
+}
+
+/**
  * Registers the contract suite for one kind of store.
  *
  * @param name - The store's name, in the suite's title.
@@ -138,11 +152,68 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
 
       it("S4: a grant past the largest exact balance is refused and changes nothing; an unknown user is reported", async () => {
         const id = await newUser(MAX_CREDITS - 5);
-        expect(await store.grant(id, 6, T0)).toEqual({ ok: false, reason: "balance_too_large" });
+        expect(await store.grant(id, 6, T0)).toEqual({
+          ok: false,
+          reason: "balance_too_large",
+          balance: MAX_CREDITS - 5,
+          held: 0,
+        });
         expect(await balance(id)).toBe(MAX_CREDITS - 5);
         expect(await store.grant(id, 5, T0)).toEqual({ ok: true, balance: MAX_CREDITS });
         expect(await store.grant(`usr_${hex(8)}`, 5, T0)).toEqual({ ok: false, reason: "unknown_user" });
         expect((await store.ledger(id))?.length).toBe(2);
+      });
+
+      it("S15: a grant counts the credits queued jobs hold, so a refund at the bound invents no credit", async () => {
+        const { userId, apiKeyId } = await account(MAX_CREDITS);
+        const draft = sampleDraft(userId, [80]);
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toMatchObject({ ok: true });
+        // 80 held by the queued job: granting them back would let its refund pass 2^53 - 1.
+        expect(await store.grant(userId, 80, T0)).toEqual({
+          ok: false,
+          reason: "balance_too_large",
+          balance: MAX_CREDITS - 80,
+          held: 80,
+        });
+        expect(await store.grant(userId, 1, T0)).toMatchObject({ ok: false, reason: "balance_too_large" });
+        expect(await store.grant(userId, 0, T0)).toEqual({ ok: true, balance: MAX_CREDITS - 80 });
+        expect(await store.failJob(draft.id, 0, T0 + 1)).toBe(80);
+        expect(await balance(userId)).toBe(MAX_CREDITS);
+        expect(exactSum((await store.ledger(userId)) ?? [])).toBe(BigInt(MAX_CREDITS));
+        // Refunded, the credits are no longer held: the balance itself is at the bound.
+        expect(await store.grant(userId, 1, T0)).toEqual({
+          ok: false,
+          reason: "balance_too_large",
+          balance: MAX_CREDITS,
+          held: 0,
+        });
+      });
+
+      it("S15: balance + held + grant up to exactly 2^53 - 1 is granted, and every refund after it is paid in full", async () => {
+        const { userId, apiKeyId } = await account(MAX_CREDITS - 100);
+        const draft = sampleDraft(userId, [30, 20]);
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toMatchObject({ ok: true });
+        expect(await store.grant(userId, 101, T0)).toMatchObject({ ok: false, reason: "balance_too_large", held: 50 });
+        expect(await store.grant(userId, 100, T0)).toEqual({ ok: true, balance: MAX_CREDITS - 50 });
+        expect(await store.failJob(draft.id, 1, T0)).toBe(20);
+        expect(await store.failJob(draft.id, 0, T0)).toBe(30);
+        expect(await balance(userId)).toBe(MAX_CREDITS);
+        expect(exactSum((await store.ledger(userId)) ?? [])).toBe(BigInt(MAX_CREDITS));
+      });
+
+      it("S15: a refund is never refused: credits held by a failed job are released, a free job holds nothing", async () => {
+        const { userId, apiKeyId } = await account(1000);
+        const paid = sampleDraft(userId, [400]);
+        const free = sampleDraft(userId, [0, 0]);
+        await commit(paid, apiKeyId, claimOf(paid));
+        await commit(free, apiKeyId, claimOf(free));
+        // Balance 600, held 400: the headroom is 2^53 - 1 - 1000.
+        expect(await store.grant(userId, MAX_CREDITS - 999, T0)).toMatchObject({ ok: false, held: 400 });
+        expect(await store.grant(userId, MAX_CREDITS - 1000, T0)).toEqual({ ok: true, balance: MAX_CREDITS - 400 });
+        expect(await store.failJob(free.id, 1, T0)).toBe(0);
+        expect(await store.failJob(paid.id, 0, T0)).toBe(400);
+        expect(await balance(userId)).toBe(MAX_CREDITS);
+        expect(exactSum((await store.ledger(userId)) ?? [])).toBe(BigInt(MAX_CREDITS));
       });
 
       it("setMultiplier changes the multiplier of a known user only", async () => {
@@ -150,6 +221,79 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.setMultiplier(id, "0.85")).toBe(true);
         expect((await store.getUser(id))?.multiplier).toBe("0.85");
         expect(await store.setMultiplier(`usr_${hex(8)}`, "2")).toBe(false);
+      });
+    });
+
+    describe("loading fixtures", () => {
+      const load = (users: FixtureUserLoad[], at = T0) => {
+        if (!store.loadFixtures) throw new Error("the store has no loadFixtures");
+        return store.loadFixtures(users, at);
+      };
+      const fixtureUser = (credits: number, keys = 1, assets = 1): FixtureUserLoad => ({
+        id: `usr_${hex(8)}`,
+        credits,
+        multiplier: "1.5",
+        apiKeys: Array.from({ length: keys }, () => ({ id: `apk_${hex(8)}`, hash: hex(32), mode: "test" as const })),
+        assets: Array.from({ length: assets }, () => `ast_${hex(8)}`),
+      });
+
+      it("S13: loadFixtures creates users with their opening grants, keys and assets; loading again creates nothing", async () => {
+        const a = fixtureUser(100, 2, 2);
+        const b = fixtureUser(0, 1, 0);
+        expect(await load([a, b])).toEqual({ ok: true, created: [a.id, b.id] });
+        expect(await store.getUser(a.id)).toEqual({ id: a.id, balance: 100, multiplier: "1.5" });
+        expect(await store.ledger(a.id)).toEqual([{ kind: "grant", credits: 100, at: T0 }]);
+        expect(await store.ledger(b.id)).toEqual([]);
+        for (const key of a.apiKeys)
+          expect(await store.findApiKeyByHash(key.hash)).toEqual({ ...key, userId: a.id, revoked: false });
+        expect(await store.ownedAssets(a.id, a.assets)).toEqual(new Set(a.assets));
+        await store.grant(a.id, 5, T0);
+        // Again, with one key and one asset more: the user keeps its balance, the new ones are added.
+        const more = {
+          ...a,
+          credits: 1,
+          apiKeys: [...a.apiKeys, ...fixtureUser(0).apiKeys],
+          assets: [...a.assets, `ast_${hex(8)}`],
+        };
+        expect(await load([more, b], T0 + 1)).toEqual({ ok: true, created: [] });
+        expect(await balance(a.id)).toBe(105);
+        expect((await store.findApiKeyByHash(more.apiKeys[2]?.hash ?? ""))?.userId).toBe(a.id);
+        expect(await store.ownedAssets(a.id, more.assets)).toEqual(new Set(more.assets));
+      });
+
+      it("S14: a key or asset another user holds refuses the whole load, naming each conflict; nothing is written", async () => {
+        const owner = fixtureUser(10);
+        expect(await load([owner])).toMatchObject({ ok: true });
+        const first = fixtureUser(50, 1, 1);
+        const thief = {
+          ...fixtureUser(7, 1, 2),
+          apiKeys: [
+            ...fixtureUser(0).apiKeys,
+            { ...(owner.apiKeys[0] as FixtureUserLoad["apiKeys"][number]), id: `apk_${hex(8)}` },
+          ],
+        };
+        thief.assets = [`ast_${hex(8)}`, owner.assets[0] as string];
+        expect(await load([first, thief])).toEqual({
+          ok: false,
+          conflicts: [
+            { user: 1, field: "apiKeys", index: 1 },
+            { user: 1, field: "assets", index: 1 },
+          ],
+        });
+        expect(await store.getUser(first.id)).toBeUndefined();
+        expect(await store.getUser(thief.id)).toBeUndefined();
+        expect(await store.findApiKeyByHash(first.apiKeys[0]?.hash ?? "")).toBeUndefined();
+        expect(await store.ownedAssets(first.id, first.assets)).toEqual(new Set());
+        expect(await store.ownedAssets(owner.id, owner.assets)).toEqual(new Set(owner.assets));
+      });
+
+      it("S12: an id with U+0000 or a lone surrogate is refused whole with a RangeError on every store; nothing is written", async () => {
+        for (const odd of ["ast_\u0000", "ast_\ud800"]) {
+          const first = fixtureUser(50);
+          const bad = { ...fixtureUser(5), assets: ["ast_ok", odd] };
+          await expect(load([first, bad])).rejects.toThrow(RangeError);
+          expect(await store.getUser(first.id)).toBeUndefined();
+        }
       });
     });
 

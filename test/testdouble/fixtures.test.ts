@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkFixtures, FixturesError } from "../../src/server/fixtures.js";
+import { checkFixtures, duplicateKeyIssues, FixturesError } from "../../src/server/fixtures.js";
 
 let next = 0;
 const newUserId = () => `usr_generated${next++}`;
@@ -135,6 +135,49 @@ describe("checkFixtures", () => {
     expect(error.message).toMatch(/^Fixtures refused, nothing loaded: users\[0\]: bad; users\[1\]: bad; /);
     expect(error.message).toContain("users[9]: bad; and 2 more.");
     expect(error.message).not.toContain("users[10]");
+  });
+});
+
+describe("asset ids every store keeps as given", () => {
+  it("S1: an asset id with U+0000, another control character or a lone surrogate is refused, naming what is allowed", () => {
+    const odd = ["a\u0000b", "a\tb", "a\u007fb", "a\u0085b", "c\ud800", "c\udc00d"];
+    const result = checkFixtures({ users: [{ credits: 1, assets: odd }] }, newUserId);
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    expect(result.issues.map((i) => `${i.path} ${i.code}`)).toEqual(odd.map((_, i) => `users[0].assets[${i}] invalid_asset_id`));
+    expect(result.issues[0]?.message).toBe(
+      'An asset id is 1 to 128 characters of well-formed Unicode with no control character (U+0000 to U+001F, U+007F to U+009F) and no leading or trailing space; got "a\\u0000b".',
+    );
+  });
+
+  it("S1: two asset ids that differ only in a lone surrogate are both refused (a database would store both as U+FFFD)", () => {
+    const result = checkFixtures({ users: [{ credits: 1, assets: ["c\ud800", "c\ud801"] }] }, newUserId);
+    expect(result.success ? [] : result.issues.map((i) => i.code)).toEqual(["invalid_asset_id", "invalid_asset_id"]);
+  });
+
+  it("S2: spaces inside, accents, emoji and surrogate pairs are still asset ids", () => {
+    const fine = ["photo 1.png", "café", "🎨 palette", "a\u00a0b", "x".repeat(128)];
+    const result = checkFixtures({ users: [{ credits: 1, assets: fine }] }, newUserId);
+    expect(result.success && result.output.users[0]?.assets).toEqual(fine);
+  });
+});
+
+describe("duplicateKeyIssues", () => {
+  it("S1: finds a key given twice in any object, at its path, however it is escaped; none in a clean file", () => {
+    const text =
+      '{"$schema":"s","users":[{"credits":1,"apiKeys":[{"key":"k","key":"k"}]},{"credits":2,"c\\u0072edits":3,"assets":["{\\"a\\":1,\\"a\\":2}"]}],"users":[]}';
+    expect(() => JSON.parse(text)).not.toThrow();
+    expect(duplicateKeyIssues(text).map((i) => [i.path, i.code])).toEqual([
+      ["users[0].apiKeys[0].key", "duplicate_key"],
+      ["users[1].credits", "duplicate_key"],
+      ["users", "duplicate_key"],
+    ]);
+    const clean = JSON.stringify({
+      users: [{ id: "usr_a", credits: 1, apiKeys: [{ key: "k" }], assets: ["x", "x"] }, { credits: 1 }],
+    });
+    expect(duplicateKeyIssues(clean)).toEqual([]);
+    expect(duplicateKeyIssues('{"a":{"b":1},"c":{"b":2}}')).toEqual([]);
+    expect(duplicateKeyIssues('{"a b":[1,{"x":1,"x":2}]}')[0]?.path).toBe('"a b"[1].x');
   });
 });
 

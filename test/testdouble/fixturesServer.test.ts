@@ -3,7 +3,13 @@
  * loaded before the first answer, and loaded again into a durable store without giving twice.
  */
 import { describe, expect, it } from "vitest";
-import { createReferenceServer, type Fixtures, FixturesError, StoreUnavailableError } from "../../src/server/index.js";
+import {
+  createReferenceServer,
+  type Fixtures,
+  FixturesError,
+  type Store,
+  StoreUnavailableError,
+} from "../../src/server/index.js";
 import { BASE, errorOf, makeStore, wrapStore } from "../server/helpers.js";
 
 const ALICE_KEY = "ck_test_alice_0000000000000001";
@@ -16,6 +22,9 @@ const FIXTURES: Fixtures = {
     { id: "usr_bob", credits: 50, apiKeys: [BOB_KEY] },
   ],
 };
+
+const sha256 = async (text: string) =>
+  Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).toString("hex");
 
 const get = (server: { fetch: (r: Request) => Promise<Response> }, path: string, key: string) =>
   server.fetch(new Request(BASE + path, { headers: { authorization: `Bearer ${key}` } }));
@@ -140,9 +149,9 @@ describe("createReferenceServer({ fixtures })", () => {
     const store = await makeStore();
     let down = true;
     const flaky = wrapStore(store, {
-      putApiKey: async (record) => {
+      loadFixtures: async (load, at) => {
         if (down) throw new StoreUnavailableError("down", { retryAfterSeconds: 1 });
-        return store.putApiKey(record);
+        return (store.loadFixtures as NonNullable<Store["loadFixtures"]>)(load, at);
       },
     });
     const server = createReferenceServer({ store: flaky, fixtures: FIXTURES, log: () => {} });
@@ -154,5 +163,49 @@ describe("createReferenceServer({ fixtures })", () => {
     expect((await get(server, "/api/ping", BOB_KEY)).status).toBe(200);
     // The user made before the outage was not given its opening credits twice.
     expect((await server.admin.ledger("usr_alice")).map((e) => [e.kind, e.credits])).toEqual([["grant", 1000]]);
+  });
+
+  it("S14: an asset another user owns refuses the whole load: no user of the file is created, nothing is written", async () => {
+    const store = await makeStore();
+    await createReferenceServer({ store, fixtures: FIXTURES }).ready();
+    const second = createReferenceServer({
+      store,
+      fixtures: {
+        users: [
+          { id: "usr_first", credits: 10, apiKeys: ["ck_test_first_00000000000001"], assets: ["ast_first"] },
+          { id: "usr_second", credits: 20, assets: ["ast_second", "ast_alice_1"] },
+        ],
+      },
+      log: () => {},
+    });
+    const error = await second.ready().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FixturesError);
+    expect((error as FixturesError).message).toBe(
+      'Fixtures refused, nothing loaded: users[1].assets[1]: Asset id "ast_alice_1" already belongs to another user in the store.',
+    );
+    expect(await store.getUser("usr_first")).toBeUndefined();
+    expect(await store.getUser("usr_second")).toBeUndefined();
+    expect(await store.ownedAssets("usr_first", ["ast_first"])).toEqual(new Set());
+    expect(await store.findApiKeyByHash(await sha256("ck_test_first_00000000000001"))).toBeUndefined();
+    expect((await store.findApiKeyByHash(await sha256(ALICE_KEY)))?.userId).toBe("usr_alice");
+  });
+
+  it("S14: a store without loadFixtures is loaded call by call, and an asset conflict says the load is partial", async () => {
+    const store = await makeStore();
+    await createReferenceServer({ store, fixtures: FIXTURES }).ready();
+    const stepwise = wrapStore(store, { loadFixtures: undefined } as unknown as Partial<Store>);
+    const second = createReferenceServer({
+      store: stepwise,
+      fixtures: {
+        users: [
+          { id: "usr_first", credits: 10 },
+          { id: "usr_second", credits: 20, assets: ["ast_alice_1"] },
+        ],
+      },
+      log: () => {},
+    });
+    const error = await second.ready().catch((e: unknown) => e);
+    expect((error as FixturesError).message).toMatch(/^Fixtures partly loaded: users\[1\]\.assets\[0\]/);
+    expect((await store.getUser("usr_first"))?.balance).toBe(10);
   });
 });
