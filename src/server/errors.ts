@@ -190,6 +190,8 @@ export const serverMessages = {
   insufficientCredits: (cost: number, balance: number) =>
     `This task costs ${cost} credits and the balance is ${balance}; nothing was charged.`,
   idempotencyKeyReused: () => "This idempotencyKey was already used with a different request; use a new key for a new request.",
+  idempotencyKeyMismatch: (field: string, header: string) =>
+    `The body's idempotencyKey ${show(field)} and the Idempotency-Key header ${show(header)} differ; send one key, or the same key in both.`,
   internalError: () => "Something went wrong on our side; nothing was charged for this request.",
   serviceUnavailable: (seconds: number) =>
     `The service cannot reach its data right now; nothing was charged. Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,

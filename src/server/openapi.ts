@@ -270,6 +270,16 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
     paths: {
       "/api/generations": {
         post: secured("Create an image generation task", "createGeneration", {
+          parameters: [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              description:
+                "The idempotency key of a body without idempotencyKey, checked by the same rules (trimmed; 1 to 128 characters). A body that has idempotencyKey too must carry the same key: different keys are 400 invalid_request with an idempotency_key_mismatch issue at idempotencyKey.",
+              schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyMaxChars },
+            },
+          ],
           requestBody: { required: true, content: jsonContent("GenerationRequest") },
           responses: {
             "202": {
