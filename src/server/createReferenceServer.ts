@@ -55,7 +55,10 @@ export type ServerContext = {
 
 /** Options of {@link createReferenceServer}; every one has a default. */
 export type ReferenceServerOptions = {
-  /** Largest request body in bytes (default 1 MiB); a larger one is 413. */
+  /**
+   * Largest request body in bytes; a larger one is 413. Default: `DEFAULT_MAX_BODY_BYTES`, what the
+   * largest valid generation request can need (every character escaped), with a margin.
+   */
   maxBodyBytes?: number;
   /**
    * An idempotency window in milliseconds: a key then stops pointing at its task this long after the

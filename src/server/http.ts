@@ -6,6 +6,9 @@
  * `/admin/` go to the admin API when it is on.
  */
 
+import { SHIPPED_CATALOGS } from "../models/catalog.js";
+import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
+import { BOUNDS } from "../request/bounds.js";
 import type { Issue } from "../types.js";
 import { ping, queryCredits } from "./account.js";
 import { authenticate, type Caller } from "./auth.js";
@@ -127,8 +130,64 @@ export function toResponse(out: Outgoing): Response {
 
 // Reading a JSON body: media type (415), then size (413), then JSON (400)
 
-/** The default body limit: 1 MiB. */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * The most bytes one code point takes in a JSON string: an astral one escaped as a surrogate pair
+ * (`\uD83E\uDD8A`); a BMP one takes at most one `\uXXXX`, 6.
+ */
+const MAX_JSON_BYTES_PER_CODE_POINT = 12;
+/** The most bytes one ASCII character takes in a JSON string: escaped as `\u00XX`. */
+const MAX_JSON_BYTES_PER_ASCII = 6;
+/** The longest asset id a request can name: what fixtures accept (1 to 128 code points). */
+const MAX_ASSET_ID_CHARS = 128;
+/** The length of the asset ids the server makes (`ast_` and 16 hex digits). */
+const SERVER_ASSET_ID_CHARS = "ast_".length + 16;
+/** A number as a client may write a valid `imageCount` (`4`, `4.0`, `4e0`), generously. */
+const MAX_NUMBER_CHARS = 24;
+/** Room for JSON whitespace between tokens and a catalog's longer model ids, and rounding. */
+const BODY_MARGIN_BYTES = 16 * 1024;
+
+/**
+ * The largest body a valid generation request can need, in bytes, from the request rules: every
+ * field at its longest with every character escaped in its longest form (12 bytes for an astral
+ * code point, 6 for an ASCII one), `inputAssetIds` with its 14 distinct references at the longest
+ * asset id and the rest of the 1,000 entries read repeating ids the server makes. Whitespace
+ * around a value or between tokens is never needed (strings are trimmed, N3), nor are repeats of
+ * longer ids (the list is de-duplicated, N12): the margin leaves room for some of both.
+ *
+ * @returns The byte count, before the margin.
+ * @internal
+ */
+export function largestValidRequestBytes(): number {
+  const field = (name: string, valueBytes: number) => JSON.stringify(name).length + 1 + valueBytes;
+  const anyString = (chars: number) => 2 + chars * MAX_JSON_BYTES_PER_CODE_POINT;
+  const option = (values: readonly string[]) => 2 + Math.max(...values.map((v) => v.length)) * MAX_JSON_BYTES_PER_ASCII;
+  const entries = BOUNDS.maxReferenceEntries;
+  const references =
+    2 + // the brackets
+    (entries - 1) + // the commas
+    LIMITS.maxReferences * anyString(MAX_ASSET_ID_CHARS) +
+    (entries - LIMITS.maxReferences) * (2 + SERVER_ASSET_ID_CHARS * MAX_JSON_BYTES_PER_ASCII);
+  const fields = [
+    field("prompt", anyString(LIMITS.promptMaxChars)),
+    field("modelId", option(SHIPPED_CATALOGS.flatMap((c) => Object.keys(c.models)))),
+    field("generationType", option(GENERATION_TYPES)),
+    field("aspectRatio", option(ASPECT_RATIOS)),
+    field("resolution", option(RESOLUTIONS)),
+    field("quality", option(QUALITIES)),
+    field("background", option(BACKGROUNDS)),
+    field("imageCount", MAX_NUMBER_CHARS),
+    field("inputAssetIds", references),
+    field("idempotencyKey", anyString(LIMITS.idempotencyKeyMaxChars)),
+  ];
+  return 2 + (fields.length - 1) + fields.reduce((sum, bytes) => sum + bytes, 0);
+}
+
+/**
+ * The default body limit: what the largest valid request can need ({@link largestValidRequestBytes})
+ * and a margin, rounded up to a multiple of 16 KiB: under a third of a mebibyte. The time a server
+ * spends reading and parsing one body grows with its size, and no valid request needs more.
+ */
+export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + BODY_MARGIN_BYTES) / 16_384) * 16_384;
 
 /** A parsed body or why there is none. @internal */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; failure: Failure };
