@@ -26,7 +26,7 @@ Options:
       --fixtures <file>     the starting state: users, verbatim API keys, assets (a JSON file; see
                             the fixtures JSON Schema, data/fixtures.schema.json in the package)
       --admin-token <t>     turn on the admin API under /admin/ (Authorization: Bearer <t>):
-                            1 to 256 visible ASCII characters, not starting with ck_
+                            16 to 256 visible ASCII characters, not starting with ck_
       --database-url <url>  keep the state in PostgreSQL (needs the pg package) instead of memory
       --schema <name>       the PostgreSQL schema of its tables (default: imagegen)
       --log                 print one line per request: method, path, status, time, request id
@@ -428,11 +428,6 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
       );
     } else {
       io.out(summary(url, url === running.url ? undefined : running.host, options, users, counts, demo, storeName));
-    }
-    if (options.adminToken !== undefined && options.adminToken.length < 16 && !/^(127\.|::1$|localhost$)/.test(options.host)) {
-      io.err(
-        `Warning: an admin token of ${options.adminToken.length} characters on ${options.host} is easy to guess; use 16 or more.\n`,
-      );
     }
 
     const stoppedBy = await (control.stop ?? signals());

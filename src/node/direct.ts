@@ -44,6 +44,7 @@ function toIncoming(req: IncomingMessage): Incoming {
     path: targetPath(req.url ?? "/"),
     header: (name) => req.headersDistinct[name]?.join(", ") ?? null,
     readBody: (maxBytes) => readIncoming(req, maxBytes),
+    clientAddress: req.socket.remoteAddress,
   };
 }
 

@@ -31,7 +31,46 @@ export type Incoming = {
   header(name: string): string | null;
   /** Every byte of the body, or why there are none; never reads more than `maxBytes` and one chunk. */
   readBody(maxBytes: number): Promise<BodyBytes>;
+  /** The client's IP address as the runtime reports it, when it does (see {@link ClientInfo}). */
+  readonly clientAddress?: string | undefined;
 };
+
+/**
+ * What a runtime may tell the fetch handler about a request besides the request itself: the
+ * client's address, as `{ clientAddress }` or as Deno's `serve` handler info (`remoteAddr.hostname`).
+ * The admin API counts wrong tokens per client address (see `createReferenceServer`).
+ */
+export type ClientInfo = {
+  /** The client's IP address, such as `"203.0.113.7"` or `"2001:db8::1"`. */
+  readonly clientAddress?: string;
+  /** Deno's `ServeHandlerInfo.remoteAddr`: its `hostname` is the client's address. */
+  readonly remoteAddr?: { readonly hostname?: string };
+};
+
+/**
+ * The address a client is counted under: an IPv4 address as is (an IPv4-mapped IPv6 one as its
+ * IPv4 address), an IPv6 address by its /64 prefix, since one host usually holds a whole /64.
+ * A request without an address is counted under `"unknown"`, all such requests together.
+ *
+ * @param address - The address the runtime reports, if any.
+ * @returns The key to count it under.
+ * @internal
+ */
+export function addressKey(address: string | undefined): string {
+  if (address === undefined || address === "") return "unknown";
+  const plain = address.replace(/%.*$/, "").toLowerCase(); // an IPv6 zone says nothing about the client
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
+  if (mapped) return mapped[1] as string;
+  if (!plain.includes(":")) return plain;
+  const [head = "", tail] = plain.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
 
 /** What the body reader answers: every byte of the body, or why there are none. @internal */
 export type BodyBytes = Uint8Array | "too_large" | "unreadable";
@@ -72,15 +111,18 @@ export function pathOf(url: string): string {
  * Wraps a `Request` for the server.
  *
  * @param request - A web request.
+ * @param info - What the runtime says of the client, if anything.
  * @returns What the server reads of it.
  * @internal
  */
-export function fromRequest(request: Request): Incoming {
+export function fromRequest(request: Request, info?: ClientInfo): Incoming {
+  const address = info?.clientAddress ?? info?.remoteAddr?.hostname;
   return {
     method: request.method,
     path: pathOf(request.url),
     header: (name) => request.headers.get(name),
     readBody: (maxBytes) => readBytes(request, maxBytes),
+    clientAddress: typeof address === "string" ? address : undefined,
   };
 }
 

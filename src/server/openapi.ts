@@ -372,6 +372,12 @@ const ADMIN_CODES = [
 const adminError = (description: string) => ({ description, content: jsonContent("Error") });
 const ADMIN_FAILURES = {
   "401": adminError("No admin token, or anything else (an API key included): `missing_admin_token`, `invalid_admin_token`."),
+  "429": {
+    ...adminError(
+      "Too many wrong admin tokens from this address within the window; every admin request from it is refused until the window ends (`too_many_attempts`).",
+    ),
+    headers: RETRY_AFTER,
+  },
   "503": { ...adminError("The store cannot be reached; nothing changed (`service_unavailable`)."), headers: RETRY_AFTER },
 };
 const BAD_BODY = {

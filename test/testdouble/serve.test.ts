@@ -167,6 +167,7 @@ describe("imagegen-pricing serve (built CLI)", () => {
       ["extra"],
       ["--admin-token", "ck_test_looks_like_a_key"],
       ["--admin-token", "has space"],
+      ["--admin-token", "fifteen-chars-x"],
       ["--schema", "s1"],
       ["--host", ""],
     ]) {
