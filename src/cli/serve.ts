@@ -27,6 +27,9 @@ Options:
                             the fixtures JSON Schema, data/fixtures.schema.json in the package)
       --admin-token <t>     turn on the admin API under /admin/ (Authorization: Bearer <t>):
                             16 to 256 visible ASCII characters, not starting with ck_
+      --max-connections-per-address <n>
+                            connections one client address may hold open (default: 100); behind
+                            a proxy, every client has its address: raise it to 1000
       --database-url <url>  keep the state in PostgreSQL (needs the pg package) instead of memory
       --schema <name>       the PostgreSQL schema of its tables (default: imagegen)
       --log                 print one line per request: method, path, status, time, request id
@@ -67,6 +70,7 @@ type Options = {
   host: string;
   fixtures: string | undefined;
   adminToken: string | undefined;
+  maxConnectionsPerAddress: number | undefined;
   databaseUrl: string | undefined;
   schema: string | undefined;
   log: boolean;
@@ -88,6 +92,7 @@ function readOptions(args: string[]): Options | "help" {
         host: { type: "string" },
         fixtures: { type: "string" },
         "admin-token": { type: "string" },
+        "max-connections-per-address": { type: "string" },
         "database-url": { type: "string" },
         schema: { type: "string" },
         log: { type: "boolean", default: false },
@@ -122,6 +127,15 @@ function readOptions(args: string[]): Options | "help" {
       throw new StartError(`--admin-token: ${(error as Error).message.replace(/^adminToken /, "the token ")}`, EXIT.usage);
     }
   }
+  const perAddressText = text("max-connections-per-address");
+  let maxConnectionsPerAddress: number | undefined;
+  if (perAddressText !== undefined) {
+    try {
+      maxConnectionsPerAddress = wholeNumber("--max-connections-per-address", perAddressText, 1);
+    } catch (error) {
+      throw new StartError((error as UsageError).message, EXIT.usage);
+    }
+  }
   const databaseUrl = text("database-url");
   if (databaseUrl !== undefined && databaseUrl.trim() === "") {
     throw new StartError("--database-url must be a postgres:// URL.", EXIT.usage);
@@ -134,6 +148,7 @@ function readOptions(args: string[]): Options | "help" {
     host: host.trim(),
     fixtures: text("fixtures"),
     adminToken,
+    maxConnectionsPerAddress,
     databaseUrl,
     schema: text("schema"),
     log: values.log === true,
@@ -399,7 +414,13 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     const write = (line: string) => io.out(`${line}\n`);
     const bound = options.log ? withLog(server, write, options.json) : server;
     try {
-      running = await serve({ port: options.port, host: options.host, server: bound, handleSignals: false });
+      running = await serve({
+        port: options.port,
+        host: options.host,
+        server: bound,
+        handleSignals: false,
+        ...(options.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: options.maxConnectionsPerAddress }),
+      });
     } catch (error) {
       throw listenError(error, options.host, options.port);
     }

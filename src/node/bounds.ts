@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { addressKey } from "../server/http.js";
 import { newId } from "../server/ids.js";
 
 /** The bounds of {@link guardConnections}, every one already checked. @internal */
@@ -12,6 +13,7 @@ export type Bounds = {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
   readonly maxHeaderBytes: number;
   readonly maxDrainBytes: number;
 };
@@ -21,6 +23,7 @@ export const DEFAULT_BOUNDS: Bounds = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   maxConnections: 1000,
+  maxConnectionsPerAddress: 100,
   maxHeaderBytes: 16 * 1024,
   maxDrainBytes: 4 * 1024 * 1024,
 };
@@ -34,6 +37,13 @@ const LINGER_MS = 2000;
 
 /** Connections accepted past the cap only to be answered 503; beyond these, Node drops them at once. */
 const CAP_OVERFLOW = 64;
+
+/**
+ * Refused connections of one address that may linger at once (see {@link LINGER_MS}); past it, a
+ * refused connection from that address is closed at once, unanswered, so that one client opening
+ * connections in a loop cannot fill Node's own cap with lingering refusals.
+ */
+const LINGER_PER_ADDRESS = 8;
 
 /** The codes of the answers written here, by status; they extend the server's codes (S12). @internal */
 export const CONNECTION_ERRORS = {
@@ -111,7 +121,10 @@ export type ServerStats = {
   activeRequests: number;
   /** Requests handed to a handler since the server started. */
   requests: number;
-  /** Connections answered 503 because the cap was reached, since the server started. */
+  /**
+   * Connections answered 503 (or, past a few at once from one address, closed) because the cap or
+   * the cap per address was reached, since the server started.
+   */
   refusedConnections: number;
 };
 
@@ -157,6 +170,15 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
   /** The response in progress on each socket, so a timeout does not write over one already started. */
   const current = new WeakMap<Socket, ServerResponse>();
   const lingering = new Set<Socket>();
+  /** Open connections by client address (an IPv6 client by its /64). */
+  const openByAddress = new Map<string, number>();
+  /** Refused connections lingering by client address. */
+  const refusedByAddress = new Map<string, number>();
+  const adjust = (counts: Map<string, number>, key: string, by: number) => {
+    const next = (counts.get(key) ?? 0) + by;
+    if (next <= 0) counts.delete(key);
+    else counts.set(key, next);
+  };
 
   /** Writes an answer, stops writing, and keeps reading for a while so the client can read it. */
   function answerAndLinger(socket: Socket, answer: string): void {
@@ -172,22 +194,40 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     });
   }
 
-  // Runs before node:http's own listener, so a connection past the cap is answered before any parsing.
+  /** Refuses a connection past a cap: a JSON 503, unless its address already has enough refusals lingering. */
+  function refuse(socket: Socket, address: string, message: string): void {
+    stats.refusedConnections++;
+    if ((refusedByAddress.get(address) ?? 0) >= LINGER_PER_ADDRESS) {
+      answeredSockets.add(socket);
+      socket.destroy();
+      return;
+    }
+    adjust(refusedByAddress, address, 1);
+    socket.once("close", () => adjust(refusedByAddress, address, -1));
+    answerAndLinger(socket, rawErrorAnswer("service_unavailable", message, { "Retry-After": "1" }));
+  }
+
+  // Runs before node:http's own listener, so a connection past a cap is answered before any parsing.
   server.prependListener("connection", (socket: Socket) => {
+    const address = addressKey(socket.remoteAddress);
     if (stats.openConnections >= bounds.maxConnections) {
-      stats.refusedConnections++;
-      answerAndLinger(
+      refuse(socket, address, `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`);
+      return;
+    }
+    if ((openByAddress.get(address) ?? 0) >= bounds.maxConnectionsPerAddress) {
+      refuse(
         socket,
-        rawErrorAnswer(
-          "service_unavailable",
-          `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`,
-          { "Retry-After": "1" },
-        ),
+        address,
+        `This client address has ${bounds.maxConnectionsPerAddress} connections open, the most one address may have; reuse one, or retry once one is closed.`,
       );
       return;
     }
     stats.openConnections++;
-    socket.once("close", () => stats.openConnections--);
+    adjust(openByAddress, address, 1);
+    socket.once("close", () => {
+      stats.openConnections--;
+      adjust(openByAddress, address, -1);
+    });
   });
 
   server.on("clientError", (error: Error & { code?: string }, socket: Socket) => {

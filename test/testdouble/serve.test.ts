@@ -168,6 +168,7 @@ describe("imagegen-pricing serve (built CLI)", () => {
       ["--admin-token", "ck_test_looks_like_a_key"],
       ["--admin-token", "has space"],
       ["--admin-token", "fifteen-chars-x"],
+      ["--max-connections-per-address", "0"],
       ["--schema", "s1"],
       ["--host", ""],
     ]) {
