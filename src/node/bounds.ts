@@ -48,8 +48,10 @@ const LINGER_PER_ADDRESS = 8;
 /** The codes of the answers written here, by status; they extend the server's codes (S12). @internal */
 export const CONNECTION_ERRORS = {
   bad_request: 400,
+  method_not_allowed: 405,
   request_timeout: 408,
   payload_too_large: 413,
+  expectation_failed: 417,
   header_fields_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
@@ -59,8 +61,10 @@ type ConnectionErrorCode = keyof typeof CONNECTION_ERRORS;
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",
+  405: "Method Not Allowed",
   408: "Request Timeout",
   413: "Content Too Large",
+  417: "Expectation Failed",
   431: "Request Header Fields Too Large",
   500: "Internal Server Error",
   503: "Service Unavailable",
@@ -106,9 +110,14 @@ export function errorAnswer(code: ConnectionErrorCode, message: string, extra: R
  *
  * @internal
  */
-export function writeError(res: ServerResponse, code: ConnectionErrorCode, message: string): void {
+export function writeError(
+  res: ServerResponse,
+  code: ConnectionErrorCode,
+  message: string,
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
-  const { status, headers, body } = errorAnswer(code, message);
+  const { status, headers, body } = errorAnswer(code, message, extra);
   res.writeHead(status, headers);
   res.end(body);
 }
@@ -134,8 +143,22 @@ export type Guard = {
   track<T>(req: IncomingMessage, res: ServerResponse, run: () => Promise<T>): Promise<T>;
   /** Whether the socket was already answered here (a timeout): the handler must not write. */
   answered(req: IncomingMessage): boolean;
-  /** Whether the unread rest of a body may be drained: not when it is declared larger than `maxDrainBytes`. */
+  /**
+   * Whether the unread rest of a body may be drained: not when it is declared larger than
+   * `maxDrainBytes`, nor when the client still waits for a `100 Continue` it will not get.
+   */
   canDrain(req: IncomingMessage): boolean;
+  /**
+   * Answers what the server must refuse before any handler sees the request: an HTTP/1.1 request
+   * without exactly one `Host` (400). Returns whether it did.
+   */
+  refused(req: IncomingMessage, res: ServerResponse): boolean;
+  /**
+   * Sends the `100 Continue` a request with `Expect: 100-continue` waits for, once, when its body
+   * is first read: an answer given before that (a 401, a 413 by `Content-Length`) comes without it,
+   * and the client need not send the body at all.
+   */
+  continueBody(req: IncomingMessage, res: ServerResponse): void;
   /**
    * After an answer sent before the body was read: read and discard the rest, keeping the
    * connection, up to `maxDrainBytes` (and the request timeout); past that, close it.
@@ -170,6 +193,8 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
   /** The response in progress on each socket, so a timeout does not write over one already started. */
   const current = new WeakMap<Socket, ServerResponse>();
   const lingering = new Set<Socket>();
+  /** Requests with `Expect: 100-continue` whose `100 Continue` has not been sent. */
+  const awaitingContinue = new WeakSet<IncomingMessage>();
   /** Open connections by client address (an IPv6 client by its /64). */
   const openByAddress = new Map<string, number>();
   /** Refused connections lingering by client address. */
@@ -243,6 +268,29 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     answerAndLinger(socket, parserAnswer(error.code, bounds));
   });
 
+  // Node would answer these itself, in plain text or by closing the connection.
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    writeError(
+      res,
+      "expectation_failed",
+      `The expectation ${JSON.stringify(String(req.headers.expect).slice(0, 40))} is not supported; the only one is Expect: 100-continue.`,
+    );
+  });
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.add(req);
+    server.emit("request", req, res);
+  });
+  server.on("connect", (_req: IncomingMessage, socket: Socket) => {
+    answerAndLinger(
+      socket,
+      rawErrorAnswer(
+        "method_not_allowed",
+        "CONNECT is not allowed: this server is not a proxy. Use GET, HEAD or POST on its endpoints.",
+        { Allow: "GET, HEAD, POST" },
+      ),
+    );
+  });
+
   return {
     async track(req, res, run) {
       const socket = req.socket;
@@ -260,6 +308,7 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     },
     answered: (req) => answeredSockets.has(req.socket),
     canDrain(req) {
+      if (awaitingContinue.has(req)) return false;
       const declared = req.headers["content-length"];
       return declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= bounds.maxDrainBytes;
     },
@@ -274,6 +323,20 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
       });
       req.once("end", () => draining.delete(socket));
       req.resume();
+    },
+    refused(req, res) {
+      const hosts = req.headersDistinct.host?.length ?? 0;
+      if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) return false;
+      writeError(
+        res,
+        "bad_request",
+        hosts === 0 ? "An HTTP/1.1 request must carry a Host header." : "A request must carry one Host header, not several.",
+      );
+      return true;
+    },
+    continueBody(req, res) {
+      if (!awaitingContinue.delete(req) || res.headersSent || res.destroyed) return;
+      res.writeContinue();
     },
     stats: () => ({ ...stats }),
     closeLingering() {

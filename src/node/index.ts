@@ -122,6 +122,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const bounds = readBounds(options);
   const httpServer = createServer({
     maxHeaderSize: bounds.maxHeaderBytes,
+    // A request without Host is answered by the guard with the JSON 400 instead of Node's plain one.
+    requireHostHeader: false,
     headersTimeout: bounds.headersTimeoutMs,
     requestTimeout: bounds.requestTimeoutMs,
     connectionsCheckingInterval: Math.min(1000, Math.max(5, Math.floor(bounds.headersTimeoutMs / 10))),
