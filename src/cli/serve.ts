@@ -44,7 +44,7 @@ Exit status: 0 stopped by SIGINT or SIGTERM, 1 could not start (port in use, dat
 unreachable), 2 bad options or a bad fixtures file. Every error is one line on standard error.
 
 Examples:
-  imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token secret-token --log
+  imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token "$ADMIN_TOKEN" --log
   imagegen-pricing serve --database-url postgres://localhost/imagegen --fixtures fixtures.json
 `;
 
