@@ -37,14 +37,17 @@ export type Incoming = {
 
 /**
  * What a runtime may tell the fetch handler about a request besides the request itself: the
- * client's address, as `{ clientAddress }` or as Deno's `serve` handler info (`remoteAddr.hostname`).
- * The admin API counts wrong tokens per client address (see `createReferenceServer`).
+ * client's address, as `{ clientAddress }`, as Deno's `serve` handler info (`remoteAddr.hostname`)
+ * or as Bun's server (`requestIP(request).address`). The admin API counts wrong tokens per client
+ * address (see `createReferenceServer`).
  */
 export type ClientInfo = {
   /** The client's IP address, such as `"203.0.113.7"` or `"2001:db8::1"`. */
   readonly clientAddress?: string;
   /** Deno's `ServeHandlerInfo.remoteAddr`: its `hostname` is the client's address. */
   readonly remoteAddr?: { readonly hostname?: string };
+  /** Bun's `Server.requestIP`: the address of a request's client. */
+  readonly requestIP?: (request: Request) => { readonly address?: string } | null | undefined;
 };
 
 /**
@@ -116,7 +119,14 @@ export function pathOf(url: string): string {
  * @internal
  */
 export function fromRequest(request: Request, info?: ClientInfo): Incoming {
-  const address = info?.clientAddress ?? info?.remoteAddr?.hostname;
+  let address: unknown = info?.clientAddress ?? info?.remoteAddr?.hostname;
+  if (address === undefined && typeof info?.requestIP === "function") {
+    try {
+      address = info.requestIP(request)?.address;
+    } catch {
+      address = undefined; // not Bun's after all: the request is counted without an address
+    }
+  }
   return {
     method: request.method,
     path: pathOf(request.url),

@@ -91,7 +91,7 @@ describe("wrong admin tokens are throttled per client address (S1)", () => {
     expect((await tryToken(server, TOKEN, address)).status).toBe(200);
   });
 
-  it("S1: requests without a client address share one count; Deno's handler info names the address too", async () => {
+  it("S1: requests without a client address share one count; Deno's handler info and Bun's server name the address too", async () => {
     const now = Date.UTC(2026, 0, 1);
     const server = await makeServer({ adminToken: TOKEN, now: () => now });
     for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures; i++) expect((await tryToken(server, "wrong")).status).toBe(401);
@@ -102,6 +102,12 @@ describe("wrong admin tokens are throttled per client address (S1)", () => {
       deno as never,
     );
     expect(res.status).toBe(200);
+    const bun = { requestIP: () => ({ address: "192.0.2.10", port: 5555 }) };
+    const viaBun = await server.fetch(
+      new Request(`${BASE}/admin/openapi.json`, { headers: { authorization: `Bearer ${TOKEN}` } }),
+      bun as never,
+    );
+    expect(viaBun.status).toBe(200);
   });
 
   it("S1: an IPv6 client is counted by its /64, an IPv4-mapped one by its IPv4 address", () => {
