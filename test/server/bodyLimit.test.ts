@@ -8,7 +8,9 @@ import { largestValidRequestBytes } from "../../src/server/http.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../../src/server/index.js";
 import { BASE, errorOf, makeServer } from "./helpers.js";
 
+// One key per test: on PostgreSQL the tests of a file share one schema.
 const KEY = "ck_test_body_limit_key_0000000000";
+const OTHER_KEY = "ck_test_body_limit_key_1111111111";
 
 /** A JSON string with every UTF-16 unit escaped as `\uXXXX`: the longest way to write it. */
 function escaped(text: string): string {
@@ -66,11 +68,11 @@ describe("the default body limit (S12, S15)", () => {
   }, 30_000);
 
   it("S12: one byte over the default limit is 413 payload_too_large naming the limit", async () => {
-    const server = await makeServer({ fixtures: { users: [{ credits: 10, apiKeys: [KEY] }] } });
+    const server = await makeServer({ fixtures: { users: [{ credits: 10, apiKeys: [OTHER_KEY] }] } });
     const res = await server.fetch(
       new Request(`${BASE}/api/generations`, {
         method: "POST",
-        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${OTHER_KEY}`, "content-type": "application/json" },
         body: `"${"x".repeat(DEFAULT_MAX_BODY_BYTES - 1)}"`,
       }),
     );
