@@ -4,7 +4,7 @@ Starts `imagegen-pricing serve` with fixtures and an admin token on a free port,
 creates a user over the admin API, sends a generation with a key hard-coded in the fixtures,
 fails one of its jobs and finds the refund in the ledger.
 
-    npx imagegen-pricing serve --fixtures fixtures.json --admin-token t --port 0   # what it runs
+    npx imagegen-pricing serve --fixtures fixtures.json --admin-token admin-token-for-tests --port 0   # what it runs
     python3 -m unittest examples/python/test_reference_server.py
 
 IMAGEGEN_SERVE (default "npx imagegen-pricing serve") is the command that starts the server.

@@ -28,7 +28,10 @@ Options:
       --fixtures <file>     the starting state: users, verbatim API keys, assets (a JSON file; see
                             the fixtures JSON Schema, data/fixtures.schema.json in the package)
       --admin-token <t>     turn on the admin API under /admin/ (Authorization: Bearer <t>):
-                            1 to 256 visible ASCII characters, not starting with ck_
+                            16 to 256 visible ASCII characters, not starting with ck_
+      --max-connections-per-address <n>
+                            connections one client address may hold open (default: 100); behind
+                            a proxy, every client has its address: raise it to 1000
       --database-url <url>  keep the state in PostgreSQL (needs the pg package) instead of memory
       --schema <name>       the PostgreSQL schema of its tables (default: imagegen)
       --log                 print one line per request: method, path, status, time, request id
@@ -43,7 +46,7 @@ Exit status: 0 stopped by SIGINT or SIGTERM, 1 could not start (port in use, dat
 unreachable), 2 bad options or a bad fixtures file. Every error is one line on standard error.
 
 Examples:
-  imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token secret-token --log
+  imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token "$ADMIN_TOKEN" --log
   imagegen-pricing serve --database-url postgres://localhost/imagegen --fixtures fixtures.json
 `;
 
@@ -69,6 +72,7 @@ type Options = {
   host: string;
   fixtures: string | undefined;
   adminToken: string | undefined;
+  maxConnectionsPerAddress: number | undefined;
   databaseUrl: string | undefined;
   schema: string | undefined;
   log: boolean;
@@ -90,6 +94,7 @@ function readOptions(args: string[]): Options | "help" {
         host: { type: "string" },
         fixtures: { type: "string" },
         "admin-token": { type: "string" },
+        "max-connections-per-address": { type: "string" },
         "database-url": { type: "string" },
         schema: { type: "string" },
         log: { type: "boolean", default: false },
@@ -124,6 +129,15 @@ function readOptions(args: string[]): Options | "help" {
       throw new StartError(`--admin-token: ${(error as Error).message.replace(/^adminToken /, "the token ")}`, EXIT.usage);
     }
   }
+  const perAddressText = text("max-connections-per-address");
+  let maxConnectionsPerAddress: number | undefined;
+  if (perAddressText !== undefined) {
+    try {
+      maxConnectionsPerAddress = wholeNumber("--max-connections-per-address", perAddressText, 1);
+    } catch (error) {
+      throw new StartError((error as UsageError).message, EXIT.usage);
+    }
+  }
   const databaseUrl = text("database-url");
   if (databaseUrl !== undefined && databaseUrl.trim() === "") {
     throw new StartError("--database-url must be a postgres:// URL.", EXIT.usage);
@@ -136,6 +150,7 @@ function readOptions(args: string[]): Options | "help" {
     host: host.trim(),
     fixtures: text("fixtures"),
     adminToken,
+    maxConnectionsPerAddress,
     databaseUrl,
     schema: text("schema"),
     log: values.log === true,
@@ -455,7 +470,13 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     const write = (line: string) => io.out(`${line}\n`);
     const bound = options.log ? withLog(server, write, options.json) : server;
     try {
-      running = await serve({ port: options.port, host: options.host, server: bound, handleSignals: false });
+      running = await serve({
+        port: options.port,
+        host: options.host,
+        server: bound,
+        handleSignals: false,
+        ...(options.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: options.maxConnectionsPerAddress }),
+      });
     } catch (error) {
       throw listenError(error, options.host, options.port);
     }
@@ -484,11 +505,6 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
       );
     } else {
       io.out(summary(url, url === running.url ? undefined : running.host, options, users, counts, demo, storeName));
-    }
-    if (options.adminToken !== undefined && options.adminToken.length < 16 && !/^(127\.|::1$|localhost$)/.test(options.host)) {
-      io.err(
-        `Warning: an admin token of ${options.adminToken.length} characters on ${options.host} is easy to guess; use 16 or more.\n`,
-      );
     }
 
     const stoppedBy = await (control.stop ?? signals());

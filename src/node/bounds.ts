@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { addressKey } from "../server/http.js";
 import { newId } from "../server/ids.js";
 
 /** The bounds of {@link guardConnections}, every one already checked. @internal */
@@ -12,6 +13,7 @@ export type Bounds = {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
   readonly maxHeaderBytes: number;
   readonly maxDrainBytes: number;
 };
@@ -21,6 +23,7 @@ export const DEFAULT_BOUNDS: Bounds = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   maxConnections: 1000,
+  maxConnectionsPerAddress: 100,
   maxHeaderBytes: 16 * 1024,
   maxDrainBytes: 4 * 1024 * 1024,
 };
@@ -35,11 +38,20 @@ const LINGER_MS = 2000;
 /** Connections accepted past the cap only to be answered 503; beyond these, Node drops them at once. */
 const CAP_OVERFLOW = 64;
 
+/**
+ * Refused connections of one address that may linger at once (see {@link LINGER_MS}); past it, a
+ * refused connection from that address is closed at once, unanswered, so that one client opening
+ * connections in a loop cannot fill Node's own cap with lingering refusals.
+ */
+const LINGER_PER_ADDRESS = 8;
+
 /** The codes of the answers written here, by status; they extend the server's codes (S12). @internal */
 export const CONNECTION_ERRORS = {
   bad_request: 400,
+  method_not_allowed: 405,
   request_timeout: 408,
   payload_too_large: 413,
+  expectation_failed: 417,
   header_fields_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
@@ -49,8 +61,10 @@ type ConnectionErrorCode = keyof typeof CONNECTION_ERRORS;
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",
+  405: "Method Not Allowed",
   408: "Request Timeout",
   413: "Content Too Large",
+  417: "Expectation Failed",
   431: "Request Header Fields Too Large",
   500: "Internal Server Error",
   503: "Service Unavailable",
@@ -96,9 +110,14 @@ export function errorAnswer(code: ConnectionErrorCode, message: string, extra: R
  *
  * @internal
  */
-export function writeError(res: ServerResponse, code: ConnectionErrorCode, message: string): void {
+export function writeError(
+  res: ServerResponse,
+  code: ConnectionErrorCode,
+  message: string,
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
-  const { status, headers, body } = errorAnswer(code, message);
+  const { status, headers, body } = errorAnswer(code, message, extra);
   res.writeHead(status, headers);
   res.end(body);
 }
@@ -111,7 +130,10 @@ export type ServerStats = {
   activeRequests: number;
   /** Requests handed to a handler since the server started. */
   requests: number;
-  /** Connections answered 503 because the cap was reached, since the server started. */
+  /**
+   * Connections answered 503 (or, past a few at once from one address, closed) because the cap or
+   * the cap per address was reached, since the server started.
+   */
   refusedConnections: number;
 };
 
@@ -121,8 +143,22 @@ export type Guard = {
   track<T>(req: IncomingMessage, res: ServerResponse, run: () => Promise<T>): Promise<T>;
   /** Whether the socket was already answered here (a timeout): the handler must not write. */
   answered(req: IncomingMessage): boolean;
-  /** Whether the unread rest of a body may be drained: not when it is declared larger than `maxDrainBytes`. */
+  /**
+   * Whether the unread rest of a body may be drained: not when it is declared larger than
+   * `maxDrainBytes`, nor when the client still waits for a `100 Continue` it will not get.
+   */
   canDrain(req: IncomingMessage): boolean;
+  /**
+   * Answers what the server must refuse before any handler sees the request: an HTTP/1.1 request
+   * without exactly one `Host` (400). Returns whether it did.
+   */
+  refused(req: IncomingMessage, res: ServerResponse): boolean;
+  /**
+   * Sends the `100 Continue` a request with `Expect: 100-continue` waits for, once, when its body
+   * is first read: an answer given before that (a 401, a 413 by `Content-Length`) comes without it,
+   * and the client need not send the body at all.
+   */
+  continueBody(req: IncomingMessage, res: ServerResponse): void;
   /**
    * After an answer sent before the body was read: read and discard the rest, keeping the
    * connection, up to `maxDrainBytes` (and the request timeout); past that, close it.
@@ -157,6 +193,17 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
   /** The response in progress on each socket, so a timeout does not write over one already started. */
   const current = new WeakMap<Socket, ServerResponse>();
   const lingering = new Set<Socket>();
+  /** Requests with `Expect: 100-continue` whose `100 Continue` has not been sent. */
+  const awaitingContinue = new WeakSet<IncomingMessage>();
+  /** Open connections by client address (an IPv6 client by its /64). */
+  const openByAddress = new Map<string, number>();
+  /** Refused connections lingering by client address. */
+  const refusedByAddress = new Map<string, number>();
+  const adjust = (counts: Map<string, number>, key: string, by: number) => {
+    const next = (counts.get(key) ?? 0) + by;
+    if (next <= 0) counts.delete(key);
+    else counts.set(key, next);
+  };
 
   /** Writes an answer, stops writing, and keeps reading for a while so the client can read it. */
   function answerAndLinger(socket: Socket, answer: string): void {
@@ -172,22 +219,40 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     });
   }
 
-  // Runs before node:http's own listener, so a connection past the cap is answered before any parsing.
+  /** Refuses a connection past a cap: a JSON 503, unless its address already has enough refusals lingering. */
+  function refuse(socket: Socket, address: string, message: string): void {
+    stats.refusedConnections++;
+    if ((refusedByAddress.get(address) ?? 0) >= LINGER_PER_ADDRESS) {
+      answeredSockets.add(socket);
+      socket.destroy();
+      return;
+    }
+    adjust(refusedByAddress, address, 1);
+    socket.once("close", () => adjust(refusedByAddress, address, -1));
+    answerAndLinger(socket, rawErrorAnswer("service_unavailable", message, { "Retry-After": "1" }));
+  }
+
+  // Runs before node:http's own listener, so a connection past a cap is answered before any parsing.
   server.prependListener("connection", (socket: Socket) => {
+    const address = addressKey(socket.remoteAddress);
     if (stats.openConnections >= bounds.maxConnections) {
-      stats.refusedConnections++;
-      answerAndLinger(
+      refuse(socket, address, `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`);
+      return;
+    }
+    if ((openByAddress.get(address) ?? 0) >= bounds.maxConnectionsPerAddress) {
+      refuse(
         socket,
-        rawErrorAnswer(
-          "service_unavailable",
-          `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`,
-          { "Retry-After": "1" },
-        ),
+        address,
+        `This client address has ${bounds.maxConnectionsPerAddress} connections open, the most one address may have; reuse one, or retry once one is closed.`,
       );
       return;
     }
     stats.openConnections++;
-    socket.once("close", () => stats.openConnections--);
+    adjust(openByAddress, address, 1);
+    socket.once("close", () => {
+      stats.openConnections--;
+      adjust(openByAddress, address, -1);
+    });
   });
 
   server.on("clientError", (error: Error & { code?: string }, socket: Socket) => {
@@ -201,6 +266,29 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
       return;
     }
     answerAndLinger(socket, parserAnswer(error.code, bounds));
+  });
+
+  // Node would answer these itself, in plain text or by closing the connection.
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    writeError(
+      res,
+      "expectation_failed",
+      `The expectation ${JSON.stringify(String(req.headers.expect).slice(0, 40))} is not supported; the only one is Expect: 100-continue.`,
+    );
+  });
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.add(req);
+    server.emit("request", req, res);
+  });
+  server.on("connect", (_req: IncomingMessage, socket: Socket) => {
+    answerAndLinger(
+      socket,
+      rawErrorAnswer(
+        "method_not_allowed",
+        "CONNECT is not allowed: this server is not a proxy. Use GET, HEAD or POST on its endpoints.",
+        { Allow: "GET, HEAD, POST" },
+      ),
+    );
   });
 
   return {
@@ -220,6 +308,7 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     },
     answered: (req) => answeredSockets.has(req.socket),
     canDrain(req) {
+      if (awaitingContinue.has(req)) return false;
       const declared = req.headers["content-length"];
       return declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= bounds.maxDrainBytes;
     },
@@ -234,6 +323,20 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
       });
       req.once("end", () => draining.delete(socket));
       req.resume();
+    },
+    refused(req, res) {
+      const hosts = req.headersDistinct.host?.length ?? 0;
+      if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) return false;
+      writeError(
+        res,
+        "bad_request",
+        hosts === 0 ? "An HTTP/1.1 request must carry a Host header." : "A request must carry one Host header, not several.",
+      );
+      return true;
+    },
+    continueBody(req, res) {
+      if (!awaitingContinue.delete(req) || res.headersSent || res.destroyed) return;
+      res.writeContinue();
     },
     stats: () => ({ ...stats }),
     closeLingering() {

@@ -19,8 +19,9 @@ import { type Guard, writeError } from "./bounds.js";
 export function directListener(respond: (incoming: Incoming) => Promise<Outgoing>, guard: Guard): RequestListener {
   return (req, res) => {
     if (guard.answered(req)) return; // a connection past the cap, already answered 503
+    if (guard.refused(req, res)) return;
     guard
-      .track(req, res, () => respond(toIncoming(req)))
+      .track(req, res, () => respond(toIncoming(req, res, guard)))
       .then(
         (out) => {
           try {
@@ -37,13 +38,17 @@ export function directListener(respond: (incoming: Incoming) => Promise<Outgoing
   };
 }
 
-/** The {@link Incoming} of a node:http request. */
-function toIncoming(req: IncomingMessage): Incoming {
+/** The {@link Incoming} of a node:http request; its body is asked for (`100 Continue`) when first read. */
+function toIncoming(req: IncomingMessage, res: ServerResponse, guard: Guard): Incoming {
   return {
     method: req.method ?? "GET",
     path: targetPath(req.url ?? "/"),
     header: (name) => req.headersDistinct[name]?.join(", ") ?? null,
-    readBody: (maxBytes) => readIncoming(req, maxBytes),
+    readBody: (maxBytes) => {
+      guard.continueBody(req, res);
+      return readIncoming(req, maxBytes);
+    },
+    clientAddress: req.socket.remoteAddress,
   };
 }
 

@@ -21,6 +21,7 @@ export type FetchHandler = (request: Request) => Response | Promise<Response>;
 export function fetchListener(handler: FetchHandler, guard: Guard, authority: () => string): RequestListener {
   return (req, res) => {
     if (guard.answered(req)) return; // a connection past the cap, already answered 503
+    if (guard.refused(req, res)) return;
     void guard.track(req, res, () => answer(req, res, handler, guard, authority));
   };
 }
@@ -34,7 +35,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, handler: FetchH
   try {
     let request: Request;
     try {
-      request = toRequest(req, controller.signal, authority);
+      request = toRequest(req, controller.signal, authority, () => guard.continueBody(req, res));
     } catch {
       // A target or header that node:http accepts but a web Request does not.
       return writeError(res, "bad_request", "The request target or a header is not valid.");
@@ -59,7 +60,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, handler: FetchH
 }
 
 /** The web `Request` of a node:http request. */
-function toRequest(req: IncomingMessage, signal: AbortSignal, authority: () => string): Request {
+function toRequest(req: IncomingMessage, signal: AbortSignal, authority: () => string, onRead: () => void): Request {
   const host = req.headers.host;
   const url = new URL(req.url ?? "/", `http://${host && !/[/?#@\\\s]/.test(host) ? host : authority()}`);
   const headers = new Headers();
@@ -68,51 +69,60 @@ function toRequest(req: IncomingMessage, signal: AbortSignal, authority: () => s
   const method = req.method ?? "GET";
   const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
   if (method !== "GET" && method !== "HEAD") {
-    init.body = bodyStream(req);
+    init.body = bodyStream(req, onRead);
     init.duplex = "half";
   }
   return new Request(url, init);
 }
 
-/** The body of a node:http request as a web stream, read only as fast as the handler reads it. */
-function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+/**
+ * The body of a node:http request as a web stream, read only as fast as the handler reads it;
+ * `onRead` runs when the handler first asks for it (and sends a pending `100 Continue`).
+ */
+function bodyStream(req: IncomingMessage, onRead: () => void): ReadableStream<Uint8Array> {
   let done = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (req.readableEnded) {
+  // Nothing is pulled before the handler reads: a client waiting for 100 Continue is not asked early.
+  const waitsForContinue = /100-continue/i.test(req.headers.expect ?? "");
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (req.readableEnded) {
+          done = true;
+          return controller.close();
+        }
+        if (req.destroyed) {
+          done = true;
+          return controller.error(new Error("The client closed the connection."));
+        }
+        req.pause();
+        req.on("data", (chunk: Buffer) => {
+          if (done) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        });
+        req.once("end", () => {
+          if (done) return;
+          done = true;
+          controller.close();
+        });
+        req.once("close", () => {
+          if (done) return;
+          done = true;
+          controller.error(new Error("The client closed the connection."));
+        });
+      },
+      pull() {
+        onRead();
+        req.resume();
+      },
+      cancel() {
+        // The handler read enough (a body over its limit): leave the rest to the drain after the answer.
         done = true;
-        return controller.close();
-      }
-      if (req.destroyed) {
-        done = true;
-        return controller.error(new Error("The client closed the connection."));
-      }
-      req.pause();
-      req.on("data", (chunk: Buffer) => {
-        if (done) return;
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if ((controller.desiredSize ?? 0) <= 0) req.pause();
-      });
-      req.once("end", () => {
-        if (done) return;
-        done = true;
-        controller.close();
-      });
-      req.once("close", () => {
-        if (done) return;
-        done = true;
-        controller.error(new Error("The client closed the connection."));
-      });
+        req.pause();
+      },
     },
-    pull() {
-      req.resume();
-    },
-    cancel() {
-      // The handler read enough (a body over its limit): leave the rest to the drain after the answer.
-      done = true;
-      req.pause();
-    },
-  });
+    waitsForContinue ? { highWaterMark: 0 } : undefined,
+  );
 }
 
 /** Writes a `Response`, streaming its body with backpressure; a client that goes away cancels it. */

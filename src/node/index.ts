@@ -1,7 +1,7 @@
 /**
  * Binds a fetch handler (by default a new reference server) to `node:http` (`<package>/node`),
- * within bounds: headers within 10 s, a whole request within 30 s, at most 1,000 open connections,
- * and every answer JSON with a `Request-Id`, including those Node's HTTP parser would write itself.
+ * within bounds: headers within 10 s, a whole request within 30 s, at most 1,000 open connections
+ * and 100 from one client address, and every answer JSON with a `Request-Id`, including those Node's HTTP parser would write itself.
  * A reference server is answered straight from node:http's request and response, without web
  * `Request`/`Response` objects; any other fetch handler gets a web `Request` and its `Response` is
  * streamed back. `npm run bench` measures both against bare node:http.
@@ -67,6 +67,14 @@ export type ServeOptions = {
    * by Node without an answer.
    */
   maxConnections?: number;
+  /**
+   * The most connections open at once from one client address (default 100; an IPv6 client is
+   * counted by its /64), so that one client cannot take every connection and starve the others. A
+   * connection past it is answered like one past `maxConnections` (a JSON 503, `Retry-After: 1`);
+   * past a few such answers lingering at once for one address, its further connections are closed
+   * unanswered. Behind a proxy every client has the proxy's address: raise it to `maxConnections`.
+   */
+  maxConnectionsPerAddress?: number;
   /** The largest request line and headers, in bytes (default 16 KiB, Node's); past it, a JSON 431. */
   maxHeaderBytes?: number;
   /**
@@ -114,6 +122,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const bounds = readBounds(options);
   const httpServer = createServer({
     maxHeaderSize: bounds.maxHeaderBytes,
+    // A request without Host is answered by the guard with the JSON 400 instead of Node's plain one.
+    requireHostHeader: false,
     headersTimeout: bounds.headersTimeoutMs,
     requestTimeout: bounds.requestTimeoutMs,
     connectionsCheckingInterval: Math.min(1000, Math.max(5, Math.floor(bounds.headersTimeoutMs / 10))),
@@ -186,6 +196,7 @@ function readBounds(options: ServeOptions): Bounds {
     headersTimeoutMs,
     requestTimeoutMs,
     maxConnections: read("maxConnections"),
+    maxConnectionsPerAddress: read("maxConnectionsPerAddress"),
     maxHeaderBytes: read("maxHeaderBytes"),
     maxDrainBytes: read("maxDrainBytes"),
   };

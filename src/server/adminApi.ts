@@ -9,8 +9,8 @@ import { parseMultiplier } from "../pricing/multiplier.js";
 import type { Issue } from "../types.js";
 import type { Admin } from "./admin.js";
 import type { ServerContext } from "./createReferenceServer.js";
-import { AdminError, type AdminErrorCode, boundIssues, cut, serverMessages as m } from "./errors.js";
-import { failure, type Incoming, json, jsonText, type Outgoing, readJsonBody } from "./http.js";
+import { AdminError, type AdminErrorCode, AdminTokenError, boundIssues, cut, serverMessages as m } from "./errors.js";
+import { addressKey, failure, type Incoming, json, jsonText, type Outgoing, readJsonBody } from "./http.js";
 import { MAX_CREDITS } from "./store.js";
 
 /**
@@ -26,6 +26,7 @@ export const ADMIN_ERRORS = {
   unknown_api_key: 404,
   unknown_job: 404,
   unknown_task: 404,
+  too_many_attempts: 429, // too many wrong admin tokens from one address; with Retry-After
 } as const;
 
 /** Codes of {@link ADMIN_ERRORS}. */
@@ -34,30 +35,100 @@ export type AdminHttpErrorCode = keyof typeof ADMIN_ERRORS;
 /** The handler of every request under `/admin/`. @internal */
 export type AdminHttp = (incoming: Incoming, ctx: ServerContext, requestId: string) => Promise<Outgoing>;
 
+/**
+ * The shortest admin token: 16 characters, on every address, so that even one chosen by hand is not
+ * found by trying (and wrong tokens are throttled per address besides, {@link ADMIN_TOKEN_THROTTLE}).
+ */
+export const MIN_ADMIN_TOKEN_CHARS = 16;
 /** The longest admin token: long enough for any generated secret, short enough to hash cheaply. */
 const MAX_TOKEN_CHARS = 256;
+
+/**
+ * How wrong admin tokens are throttled, per client address: after `failures` wrong tokens within
+ * `windowMs` of the first, every admin request from that address is answered 429
+ * `too_many_attempts` (with `Retry-After`) until the window ends, the right token included, so a
+ * guess made then tells nothing. A right token before that clears the count.
+ */
+export const ADMIN_TOKEN_THROTTLE = { failures: 10, windowMs: 60_000 } as const;
+
+/** The most addresses whose wrong tokens are counted at once; past it the oldest count is dropped. */
+const MAX_THROTTLED_ADDRESSES = 10_000;
 /** Visible ASCII: what a header carries without quoting or encoding. */
 const TOKEN_SHAPE = /^[\x21-\x7E]+$/;
 
 /**
- * Checks an admin token: 1 to 256 visible ASCII characters (what `Authorization: Bearer` carries
+ * Checks an admin token: 16 to 256 visible ASCII characters (what `Authorization: Bearer` carries
  * as is), not starting with `ck_`, so that it can never be taken for an API key or one for it.
  *
  * @param token - The token the operator chose.
  * @returns The token.
- * @throws TypeError naming what is wrong (never echoing the token).
+ * @throws AdminTokenError (a TypeError) naming what is wrong and the allowed lengths, never the token.
  * @internal
  */
 export function checkAdminToken(token: unknown): string {
-  if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_CHARS || !TOKEN_SHAPE.test(token)) {
-    throw new TypeError(
-      `adminToken must be 1 to ${MAX_TOKEN_CHARS} visible ASCII characters (no spaces); received ${typeof token === "string" ? `${token.length} characters` : typeof token}.`,
+  const refuse = (message: string) => new AdminTokenError(message, MIN_ADMIN_TOKEN_CHARS, MAX_TOKEN_CHARS);
+  if (
+    typeof token !== "string" ||
+    token.length < MIN_ADMIN_TOKEN_CHARS ||
+    token.length > MAX_TOKEN_CHARS ||
+    !TOKEN_SHAPE.test(token)
+  ) {
+    const received = typeof token === "string" ? `${token.length} character${token.length === 1 ? "" : "s"}` : typeof token;
+    throw refuse(
+      `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} visible ASCII characters (no spaces); received ${received}.`,
     );
   }
   if (/^ck_/i.test(token)) {
-    throw new TypeError('adminToken must not start with "ck_": that is how API keys start, and the admin token is not one.');
+    throw refuse('adminToken must not start with "ck_": that is how API keys start, and the admin token is not one.');
   }
   return token;
+}
+
+/** The count of wrong admin tokens from one address, in its window. */
+type Attempts = { start: number; failures: number };
+
+/**
+ * Counts wrong admin tokens per client address ({@link ADMIN_TOKEN_THROTTLE}) on the server's clock.
+ *
+ * @returns `locked(address, now)`: the seconds left in a full window, or 0; `failed` and `passed`
+ *   record a wrong and a right token.
+ * @internal
+ */
+export function createTokenThrottle() {
+  const { failures, windowMs } = ADMIN_TOKEN_THROTTLE;
+  const byAddress = new Map<string, Attempts>();
+  const current = (key: string, now: number): Attempts | undefined => {
+    const entry = byAddress.get(key);
+    if (entry && (now - entry.start >= windowMs || now < entry.start)) {
+      byAddress.delete(key); // the window is over (or the clock went back): a new count
+      return undefined;
+    }
+    return entry;
+  };
+  return {
+    locked(address: string | undefined, now: number): number {
+      const entry = current(addressKey(address), now);
+      if (!entry || entry.failures < failures) return 0;
+      return Math.max(1, Math.ceil((entry.start + windowMs - now) / 1000));
+    },
+    failed(address: string | undefined, now: number): void {
+      const key = addressKey(address);
+      const entry = current(key, now);
+      if (entry) {
+        entry.failures++;
+        return;
+      }
+      if (byAddress.size >= MAX_THROTTLED_ADDRESSES) {
+        for (const [k, e] of byAddress) if (now - e.start >= windowMs) byAddress.delete(k);
+        // Still full: drop the oldest count, so the map stays bounded whatever the addresses.
+        if (byAddress.size >= MAX_THROTTLED_ADDRESSES) byAddress.delete(byAddress.keys().next().value as string);
+      }
+      byAddress.set(key, { start: now, failures: 1 });
+    },
+    passed(address: string | undefined): void {
+      byAddress.delete(addressKey(address));
+    },
+  };
 }
 
 /**
@@ -317,8 +388,22 @@ async function readBody(
 export function createAdminHttp(token: string, admin: () => Admin, documentText: () => string): AdminHttp {
   let expected: Promise<string> | undefined;
   const digest = async (ctx: ServerContext, text: string) => await ctx.hashApiKey(text);
+  const throttle = createTokenThrottle();
 
   return async (incoming, ctx, requestId) => {
+    // An address that sent too many wrong tokens is refused before its token is even read.
+    const address = incoming.clientAddress;
+    const wait = throttle.locked(address, ctx.now());
+    if (wait > 0) {
+      return adminFailure(
+        requestId,
+        "too_many_attempts",
+        m.tooManyAdminAttempts(ADMIN_TOKEN_THROTTLE.failures, ADMIN_TOKEN_THROTTLE.windowMs / 1000, wait),
+        {
+          headers: { "retry-after": String(wait) },
+        },
+      );
+    }
     // The token first: without it, nothing under /admin/ says more than 401.
     const header = incoming.header("authorization");
     const space = header === null ? -1 : header.search(/[ \t]/);
@@ -330,6 +415,7 @@ export function createAdminHttp(token: string, admin: () => Admin, documentText:
     expected ??= digest(ctx, token);
     const presented = header.slice(space + 1).trim();
     if (!constantTimeEqual(await digest(ctx, presented), await expected)) {
+      throttle.failed(address, ctx.now());
       return adminFailure(
         requestId,
         "invalid_admin_token",
@@ -337,6 +423,7 @@ export function createAdminHttp(token: string, admin: () => Admin, documentText:
         { headers: ADMIN_CHALLENGE },
       );
     }
+    throttle.passed(address);
 
     const path = incoming.path;
     const method = incoming.method === "HEAD" ? "GET" : incoming.method;

@@ -12,6 +12,7 @@ import { firstCatalogStart, type ServerCatalogs, serverCatalogs } from "./catalo
 import { serverMessages as m } from "./errors.js";
 import { checkFixtures, type Fixtures, FixturesError, loadFixtures } from "./fixtures.js";
 import {
+  type ClientInfo,
   DEFAULT_MAX_BODY_BYTES,
   dispatch,
   failure,
@@ -55,7 +56,10 @@ export type ServerContext = {
 
 /** Options of {@link createReferenceServer}; every one has a default. */
 export type ReferenceServerOptions = {
-  /** Largest request body in bytes (default 1 MiB); a larger one is 413. */
+  /**
+   * Largest request body in bytes; a larger one is 413. Default: `DEFAULT_MAX_BODY_BYTES`, what the
+   * largest valid generation request can need (every character escaped), with a margin.
+   */
   maxBodyBytes?: number;
   /**
    * An idempotency window in milliseconds: a key then stops pointing at its task this long after the
@@ -103,15 +107,22 @@ export type ReferenceServerOptions = {
   fixtures?: Fixtures;
   /**
    * Turns on the admin HTTP API under `/admin/`, authorized by `Authorization: Bearer <adminToken>`:
-   * 1 to 256 visible ASCII characters, not starting with `ck_` (it is not an API key). Off when absent.
+   * 16 to 256 visible ASCII characters, not starting with `ck_` (it is not an API key); any other is
+   * an `AdminTokenError` naming the allowed lengths. Wrong tokens are counted per client address
+   * (`ADMIN_TOKEN_THROTTLE`): past the limit, that address is answered 429 until its window ends.
+   * Off when absent.
    */
   adminToken?: string;
 };
 
 /** A reference server: the fetch handler of the four endpoints and the admin methods. */
 export type ReferenceServer = {
-  /** Answers a request; never rejects, never answers without a `Request-Id` header. */
-  fetch: (request: Request) => Promise<Response>;
+  /**
+   * Answers a request; never rejects, never answers without a `Request-Id` header. The second
+   * argument, when the runtime gives one, tells the client's address (`{ clientAddress }`, or
+   * Deno's handler info), under which wrong admin tokens are counted.
+   */
+  fetch: (request: Request, info?: ClientInfo) => Promise<Response>;
   /** The operator's methods (over HTTP too, under `/admin/`, when an `adminToken` is given); each returns a Promise. */
   admin: Admin;
   /**
@@ -265,8 +276,8 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   // web `Response`s; a runtime binding gets it whole, so it can send the GET's Content-Length (Node
   // itself never writes the body of an answer to a HEAD).
   const respond = answer;
-  const fetch = async (request: Request): Promise<Response> => {
-    const out = await respond(fromRequest(request));
+  const fetch = async (request: Request, info?: ClientInfo): Promise<Response> => {
+    const out = await respond(fromRequest(request, typeof info === "object" && info !== null ? info : undefined));
     return toResponse(request.method === "HEAD" ? { ...out, body: "" } : out);
   };
   return { fetch, admin, ready, [RESPOND]: respond };

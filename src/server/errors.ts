@@ -78,6 +78,32 @@ export class AdminError extends Error {
   }
 }
 
+/**
+ * The error `createReferenceServer` throws for an `adminToken` it refuses: shorter than
+ * {@link AdminTokenError.minLength} or longer than {@link AdminTokenError.maxLength} characters,
+ * anything but visible ASCII, or starting like an API key. Its message never holds the token.
+ */
+export class AdminTokenError extends TypeError {
+  override readonly name = "AdminTokenError";
+  /** The fewest characters an admin token has: a shorter one is too easy to guess. */
+  readonly minLength: number;
+  /** The most characters an admin token has. */
+  readonly maxLength: number;
+
+  /**
+   * Makes an admin token error.
+   *
+   * @param message - What is wrong, naming the allowed lengths; never the token.
+   * @param minLength - The fewest characters allowed.
+   * @param maxLength - The most characters allowed.
+   */
+  constructor(message: string, minLength: number, maxLength: number) {
+    super(message);
+    this.minLength = minLength;
+    this.maxLength = maxLength;
+  }
+}
+
 /** The largest error answer, in UTF-8 bytes, whatever the request (S15). */
 export const MAX_ERROR_BODY_BYTES = 32 * 1024;
 /** The most issues an error answer lists; the rest are counted in one more issue. */
@@ -190,6 +216,8 @@ export const serverMessages = {
   insufficientCredits: (cost: number, balance: number) =>
     `This task costs ${cost} credits and the balance is ${balance}; nothing was charged.`,
   idempotencyKeyReused: () => "This idempotencyKey was already used with a different request; use a new key for a new request.",
+  idempotencyKeyMismatch: (field: string, header: string) =>
+    `The body's idempotencyKey ${show(field)} and the Idempotency-Key header ${show(header)} differ; send one key, or the same key in both.`,
   internalError: () => "Something went wrong on our side; nothing was charged for this request.",
   serviceUnavailable: (seconds: number) =>
     `The service cannot reach its data right now; nothing was charged. Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,
@@ -215,4 +243,6 @@ export const serverMessages = {
     `multiplier must be a plain decimal from 0 to 1000 (such as "1.15") or a finite number in that range; received ${show(got)}.`,
   invalidMode: (got: unknown) => `mode must be "live" or "test"; received ${show(got)}.`,
   unknown: (what: string, id: unknown) => `There is no ${what} ${showId(id)}.`,
+  tooManyAdminAttempts: (failures: number, windowSeconds: number, seconds: number) =>
+    `This address sent ${failures} wrong admin tokens within ${windowSeconds} seconds; every admin request from it is refused for ${seconds} more second${seconds === 1 ? "" : "s"}.`,
 } as const;

@@ -5,11 +5,14 @@
  * first answer and every replay alike).
  */
 
+import { messages } from "../messages.js";
+import { LIMITS } from "../models/lists.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { priceValidated } from "../pricing/computeCharge.js";
 import { InvalidRequestError } from "../pricing/errors.js";
 import { checkRequest } from "../request/checkRequest.js";
-import type { GenerationRequest } from "../types.js";
+import { charLength } from "../request/fields.js";
+import type { GenerationRequest, Issue } from "../types.js";
 import { type Caller, INVALID_API_KEY } from "./auth.js";
 import type { ServerContext } from "./createReferenceServer.js";
 import { serverMessages as m } from "./errors.js";
@@ -51,8 +54,11 @@ export async function createGeneration(
   const now = ctx.now();
   const { catalog } = ctx.catalogs.at(now);
   const checked = check(body.value, catalog);
-  if (!checked.success) return invalidRequest(requestId, checked.issues);
-  const request = checked.output;
+  const header = headerKey(incoming.header("idempotency-key"), body.value, checked);
+  if (!checked.success || header.issue) {
+    return invalidRequest(requestId, withIssue(checked.success ? [] : checked.issues, header.issue));
+  }
+  const request = header.key === undefined ? checked.output : { ...checked.output, idempotencyKey: header.key };
   const { store } = ctx;
 
   // Idempotency first: a retry of an accepted task is answered whatever changed since (S5, P8).
@@ -124,6 +130,53 @@ export async function createGeneration(
     default: // the key was revoked (or its user removed) while the request was in flight: nothing charged (S15)
       return failure(requestId, INVALID_API_KEY);
   }
+}
+
+/** The header that carries an idempotency key, as the common HTTP convention names it. */
+const IDEMPOTENCY_HEADER = "Idempotency-Key";
+
+/**
+ * Reads the `Idempotency-Key` header (S5): the key of a body that has none, checked by the same
+ * rules as the body field (trimmed, 1 to 128 code points). A body that has its own key must carry
+ * the same one: a header and a field that disagree are refused rather than one of them ignored,
+ * which would charge a retry twice. Only the header's key is returned; the body's own is in the
+ * checked request already.
+ */
+function headerKey(value: string | null, raw: unknown, checked: ReturnType<typeof check>): { key?: string; issue?: Issue } {
+  if (value === null) return {};
+  const key = value.trim();
+  if (key === "") {
+    return { issue: { path: "idempotencyKey", code: "too_short", message: messages.blank(`The ${IDEMPOTENCY_HEADER} header`) } };
+  }
+  const length = charLength(key);
+  if (length > LIMITS.idempotencyKeyMaxChars) {
+    return {
+      issue: {
+        path: "idempotencyKey",
+        code: "too_long",
+        message: messages.tooLong(`The ${IDEMPOTENCY_HEADER} header`, LIMITS.idempotencyKeyMaxChars, length),
+      },
+    };
+  }
+  const field = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).idempotencyKey : undefined;
+  if (field === undefined) return { key };
+  // The body's own key is checked by the request rules; only a well-formed one is compared.
+  if (typeof field !== "string" || (!checked.success && checked.issues.some((i) => i.path === "idempotencyKey"))) return {};
+  if (field.trim() === key) return {};
+  return {
+    issue: {
+      path: "idempotencyKey",
+      code: "idempotency_key_mismatch",
+      message: m.idempotencyKeyMismatch(field.trim(), key),
+    },
+  };
+}
+
+/** The issues with one more, kept before a trailing `too_many_issues` count. */
+function withIssue(issues: Issue[], issue: Issue | undefined): Issue[] {
+  if (!issue) return issues;
+  const last = issues.at(-1);
+  return last?.code === "too_many_issues" ? [...issues.slice(0, -1), issue, last] : [...issues, issue];
 }
 
 /** Checks a body against one catalog, shape and model limits in one pass, every issue at once (N, V, N15). */

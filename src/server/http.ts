@@ -6,6 +6,9 @@
  * `/admin/` go to the admin API when it is on.
  */
 
+import { SHIPPED_CATALOGS } from "../models/catalog.js";
+import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
+import { BOUNDS } from "../request/bounds.js";
 import type { Issue } from "../types.js";
 import { ping, queryCredits } from "./account.js";
 import { authenticate, type Caller } from "./auth.js";
@@ -27,7 +30,49 @@ export type Incoming = {
   header(name: string): string | null;
   /** Every byte of the body, or why there are none; never reads more than `maxBytes` and one chunk. */
   readBody(maxBytes: number): Promise<BodyBytes>;
+  /** The client's IP address as the runtime reports it, when it does (see {@link ClientInfo}). */
+  readonly clientAddress?: string | undefined;
 };
+
+/**
+ * What a runtime may tell the fetch handler about a request besides the request itself: the
+ * client's address, as `{ clientAddress }`, as Deno's `serve` handler info (`remoteAddr.hostname`)
+ * or as Bun's server (`requestIP(request).address`). The admin API counts wrong tokens per client
+ * address (see `createReferenceServer`).
+ */
+export type ClientInfo = {
+  /** The client's IP address, such as `"203.0.113.7"` or `"2001:db8::1"`. */
+  readonly clientAddress?: string;
+  /** Deno's `ServeHandlerInfo.remoteAddr`: its `hostname` is the client's address. */
+  readonly remoteAddr?: { readonly hostname?: string };
+  /** Bun's `Server.requestIP`: the address of a request's client. */
+  readonly requestIP?: (request: Request) => { readonly address?: string } | null | undefined;
+};
+
+/**
+ * The address a client is counted under: an IPv4 address as is (an IPv4-mapped IPv6 one as its
+ * IPv4 address), an IPv6 address by its /64 prefix, since one host usually holds a whole /64.
+ * A request without an address is counted under `"unknown"`, all such requests together.
+ *
+ * @param address - The address the runtime reports, if any.
+ * @returns The key to count it under.
+ * @internal
+ */
+export function addressKey(address: string | undefined): string {
+  if (address === undefined || address === "") return "unknown";
+  const plain = address.replace(/%.*$/, "").toLowerCase(); // an IPv6 zone says nothing about the client
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
+  if (mapped) return mapped[1] as string;
+  if (!plain.includes(":")) return plain;
+  const [head = "", tail] = plain.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
 
 /** What the body reader answers: every byte of the body, or why there are none. @internal */
 export type BodyBytes = Uint8Array | "too_large" | "unreadable";
@@ -68,15 +113,25 @@ export function pathOf(url: string): string {
  * Wraps a `Request` for the server.
  *
  * @param request - A web request.
+ * @param info - What the runtime says of the client, if anything.
  * @returns What the server reads of it.
  * @internal
  */
-export function fromRequest(request: Request): Incoming {
+export function fromRequest(request: Request, info?: ClientInfo): Incoming {
+  let address: unknown = info?.clientAddress ?? info?.remoteAddr?.hostname;
+  if (address === undefined && typeof info?.requestIP === "function") {
+    try {
+      address = info.requestIP(request)?.address;
+    } catch {
+      address = undefined; // not Bun's after all: the request is counted without an address
+    }
+  }
   return {
     method: request.method,
     path: pathOf(request.url),
     header: (name) => request.headers.get(name),
     readBody: (maxBytes) => readBytes(request, maxBytes),
+    clientAddress: typeof address === "string" ? address : undefined,
   };
 }
 
@@ -126,8 +181,64 @@ export function toResponse(out: Outgoing): Response {
 
 // Reading a JSON body: media type (415), then size (413), then JSON (400)
 
-/** The default body limit: 1 MiB. */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * The most bytes one code point takes in a JSON string: an astral one escaped as a surrogate pair
+ * (`\uD83E\uDD8A`); a BMP one takes at most one `\uXXXX`, 6.
+ */
+const MAX_JSON_BYTES_PER_CODE_POINT = 12;
+/** The most bytes one ASCII character takes in a JSON string: escaped as `\u00XX`. */
+const MAX_JSON_BYTES_PER_ASCII = 6;
+/** The longest asset id a request can name: what fixtures accept (1 to 128 code points). */
+const MAX_ASSET_ID_CHARS = 128;
+/** The length of the asset ids the server makes (`ast_` and 16 hex digits). */
+const SERVER_ASSET_ID_CHARS = "ast_".length + 16;
+/** A number as a client may write a valid `imageCount` (`4`, `4.0`, `4e0`), generously. */
+const MAX_NUMBER_CHARS = 24;
+/** Room for JSON whitespace between tokens and a catalog's longer model ids, and rounding. */
+const BODY_MARGIN_BYTES = 16 * 1024;
+
+/**
+ * The largest body a valid generation request can need, in bytes, from the request rules: every
+ * field at its longest with every character escaped in its longest form (12 bytes for an astral
+ * code point, 6 for an ASCII one), `inputAssetIds` with its 14 distinct references at the longest
+ * asset id and the rest of the 1,000 entries read repeating ids the server makes. Whitespace
+ * around a value or between tokens is never needed (strings are trimmed, N3), nor are repeats of
+ * longer ids (the list is de-duplicated, N12): the margin leaves room for some of both.
+ *
+ * @returns The byte count, before the margin.
+ * @internal
+ */
+export function largestValidRequestBytes(): number {
+  const field = (name: string, valueBytes: number) => JSON.stringify(name).length + 1 + valueBytes;
+  const anyString = (chars: number) => 2 + chars * MAX_JSON_BYTES_PER_CODE_POINT;
+  const option = (values: readonly string[]) => 2 + Math.max(...values.map((v) => v.length)) * MAX_JSON_BYTES_PER_ASCII;
+  const entries = BOUNDS.maxReferenceEntries;
+  const references =
+    2 + // the brackets
+    (entries - 1) + // the commas
+    LIMITS.maxReferences * anyString(MAX_ASSET_ID_CHARS) +
+    (entries - LIMITS.maxReferences) * (2 + SERVER_ASSET_ID_CHARS * MAX_JSON_BYTES_PER_ASCII);
+  const fields = [
+    field("prompt", anyString(LIMITS.promptMaxChars)),
+    field("modelId", option(SHIPPED_CATALOGS.flatMap((c) => Object.keys(c.models)))),
+    field("generationType", option(GENERATION_TYPES)),
+    field("aspectRatio", option(ASPECT_RATIOS)),
+    field("resolution", option(RESOLUTIONS)),
+    field("quality", option(QUALITIES)),
+    field("background", option(BACKGROUNDS)),
+    field("imageCount", MAX_NUMBER_CHARS),
+    field("inputAssetIds", references),
+    field("idempotencyKey", anyString(LIMITS.idempotencyKeyMaxChars)),
+  ];
+  return 2 + (fields.length - 1) + fields.reduce((sum, bytes) => sum + bytes, 0);
+}
+
+/**
+ * The default body limit: what the largest valid request can need ({@link largestValidRequestBytes})
+ * and a margin, rounded up to a multiple of 16 KiB: under a third of a mebibyte. The time a server
+ * spends reading and parsing one body grows with its size, and no valid request needs more.
+ */
+export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + BODY_MARGIN_BYTES) / 16_384) * 16_384;
 
 /** A parsed body or why there is none. @internal */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; failure: Failure };

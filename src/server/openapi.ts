@@ -270,6 +270,16 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
     paths: {
       "/api/generations": {
         post: secured("Create an image generation task", "createGeneration", {
+          parameters: [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              description:
+                "The idempotency key of a body without idempotencyKey, checked by the same rules (trimmed; 1 to 128 characters). A body that has idempotencyKey too must carry the same key: different keys are 400 invalid_request with an idempotency_key_mismatch issue at idempotencyKey.",
+              schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyMaxChars },
+            },
+          ],
           requestBody: { required: true, content: jsonContent("GenerationRequest") },
           responses: {
             "202": {
@@ -362,6 +372,12 @@ const ADMIN_CODES = [
 const adminError = (description: string) => ({ description, content: jsonContent("Error") });
 const ADMIN_FAILURES = {
   "401": adminError("No admin token, or anything else (an API key included): `missing_admin_token`, `invalid_admin_token`."),
+  "429": {
+    ...adminError(
+      "Too many wrong admin tokens from this address within the window; every admin request from it is refused until the window ends (`too_many_attempts`).",
+    ),
+    headers: RETRY_AFTER,
+  },
   "503": { ...adminError("The store cannot be reached; nothing changed (`service_unavailable`)."), headers: RETRY_AFTER },
 };
 const BAD_BODY = {

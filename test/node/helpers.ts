@@ -45,9 +45,14 @@ export function parseAnswers(bytes: Buffer): RawAnswer[] {
   return answers;
 }
 
-/** A raw client: write bytes when told, read everything, know how it ended. */
-export function rawClient(port: number) {
-  const socket = connect(port, "127.0.0.1");
+/**
+ * A raw client: write bytes when told, read everything, know how it ended.
+ *
+ * @param port - The server's port on 127.0.0.1.
+ * @param localAddress - The client's own address (default 127.0.0.1; any of 127.0.0.0/8 works on Linux).
+ */
+export function rawClient(port: number, localAddress?: string) {
+  const socket = connect({ port, host: "127.0.0.1", ...(localAddress === undefined ? {} : { localAddress }) });
   sockets.push(socket);
   const chunks: Buffer[] = [];
   let error: string | undefined;

@@ -363,7 +363,7 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
     expect(logs).toEqual([]);
   }, 60_000);
 
-  it("S12: the default 1 MiB limit: exactly at the limit is read, one byte over is 413, by Content-Length and streamed", async () => {
+  it("S12: the default limit: exactly at the limit is read, one byte over is 413, by Content-Length and streamed", async () => {
     const { server, users } = await world(1, 1000);
     const me = users[0] as (typeof users)[0];
     const text = JSON.stringify({ prompt: "a fox", modelId: "beta" });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { ErrorBodySchema, type LogEntry } from "../../src/server/index.js";
+import { DEFAULT_MAX_BODY_BYTES, ErrorBodySchema, type LogEntry } from "../../src/server/index.js";
 import { ORACLE_FIELDS } from "../oracle/seed.js";
 import { BASE, errorOf, makeServer, makeStore, type Setup, setup, wrapStore } from "./helpers.js";
 
@@ -84,10 +84,10 @@ describe("errors and their order", () => {
     }
   });
 
-  it("S12: a body over 1 MiB is 413 before parsing, by Content-Length and while reading the stream", async () => {
+  it("S12: a body over the default limit is 413 before parsing, by Content-Length and while reading the stream", async () => {
     const s = await setup();
     const json = { "content-type": "application/json" };
-    const limit = 1024 * 1024;
+    const limit = DEFAULT_MAX_BODY_BYTES;
     // Invalid JSON, but too large: the size is checked first.
     const declared = await raw(s, "/api/generations", { headers: json, body: "{".repeat(limit + 1) });
     expect(declared.status).toBe(413);

@@ -294,7 +294,10 @@ export interface operations {
   createGeneration: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The idempotency key of a body without idempotencyKey, checked by the same rules (trimmed; 1 to 128 characters). A body that has idempotencyKey too must carry the same key: different keys are 400 invalid_request with an idempotency_key_mismatch issue at idempotencyKey. */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };

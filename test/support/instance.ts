@@ -37,7 +37,8 @@ const pool = new pg.Pool({
 });
 const store = await createPostgresStore({ pool, schema });
 const server = createReferenceServer({ store, hashApiKey: sha256Hex });
-const running = await serve({ port: 0, host: "127.0.0.1", server, handleSignals: false });
+// The tests load an instance from 127.0.0.1 alone, with hundreds of connections at once.
+const running = await serve({ port: 0, host: "127.0.0.1", server, handleSignals: false, maxConnectionsPerAddress: 1000 });
 
 const shutdown = async () => {
   await running.close();

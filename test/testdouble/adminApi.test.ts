@@ -148,7 +148,8 @@ describe("the admin token and API keys do not cross (S1)", () => {
       if (token.length > 3) expect((error as Error).message).not.toContain(token);
     }
     expect(() => createReferenceServer({ adminToken: 42 as unknown as string })).toThrow(TypeError);
-    expect(() => createReferenceServer({ adminToken: "t" })).not.toThrow();
+    expect(() => createReferenceServer({ adminToken: "t" })).toThrow(TypeError);
+    expect(() => createReferenceServer({ adminToken: "x".repeat(16) })).not.toThrow();
     expect(() => createReferenceServer({ adminToken: "x".repeat(256) })).not.toThrow();
   });
 });

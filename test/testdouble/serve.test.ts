@@ -4,7 +4,7 @@
  * lines, PostgreSQL, a clean stop on SIGTERM and SIGINT, and one-line errors.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -158,6 +158,25 @@ describe("imagegen-pricing serve (built CLI)", () => {
     expect((await child.exited).code).toBe(0);
   });
 
+  it("S15: --max-connections-per-address caps one client address's open connections with a JSON 503", async () => {
+    const child = serve(["--port", "0", "--fixtures", "examples/fixtures.json", "--max-connections-per-address", "1"]);
+    const port = Number(new URL(await baseUrl(child)).port);
+    const held = connect(port, "127.0.0.1");
+    await new Promise<void>((resolve) => held.once("connect", () => resolve()));
+    const refused = connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    refused.on("data", (chunk: Buffer) => chunks.push(chunk));
+    refused.on("error", () => {});
+    refused.write(`GET /api/ping HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${ALICE_KEY}\r\n\r\n`);
+    await new Promise<void>((resolve) => refused.once("close", () => resolve()));
+    const text = Buffer.concat(chunks).toString("utf8");
+    expect(text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(text).toContain('"code":"service_unavailable"');
+    held.destroy();
+    child.process.kill("SIGTERM");
+    expect((await child.exited).code).toBe(0);
+  });
+
   it("S12: a bad option exits 2 with one line on standard error and nothing served", async () => {
     for (const args of [
       ["--prot", "1"],
@@ -167,6 +186,8 @@ describe("imagegen-pricing serve (built CLI)", () => {
       ["extra"],
       ["--admin-token", "ck_test_looks_like_a_key"],
       ["--admin-token", "has space"],
+      ["--admin-token", "fifteen-chars-x"],
+      ["--max-connections-per-address", "0"],
       ["--schema", "s1"],
       ["--host", ""],
     ]) {

@@ -1,0 +1,123 @@
+/**
+ * The admin token (S1): one minimum length wherever a server is made, and wrong tokens throttled
+ * per client address on the server's clock, so a token cannot be found by trying.
+ */
+import { describe, expect, it } from "vitest";
+import { addressKey } from "../../src/server/http.js";
+import {
+  ADMIN_TOKEN_THROTTLE,
+  AdminTokenError,
+  createReferenceServer,
+  MIN_ADMIN_TOKEN_CHARS,
+  type ReferenceServer,
+} from "../../src/server/index.js";
+import { BASE, errorOf, makeServer } from "./helpers.js";
+
+const TOKEN = "admin-token-for-tests";
+
+/** GET /admin/openapi.json with a token, from an address. */
+const tryToken = (server: ReferenceServer, token: string, clientAddress?: string) =>
+  server.fetch(
+    new Request(`${BASE}/admin/openapi.json`, { headers: { authorization: `Bearer ${token}` } }),
+    clientAddress === undefined ? undefined : { clientAddress },
+  );
+
+describe("the admin token's length (S1)", () => {
+  it("S1: createReferenceServer refuses a token under 16 characters with an AdminTokenError naming the minimum", () => {
+    expect(MIN_ADMIN_TOKEN_CHARS).toBe(16);
+    for (const token of ["t", "x".repeat(15)]) {
+      let error: unknown;
+      try {
+        createReferenceServer({ adminToken: token });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(AdminTokenError);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error).toMatchObject({ name: "AdminTokenError", minLength: 16, maxLength: 256 });
+      expect((error as Error).message).toContain("16 to 256");
+      expect((error as Error).message).toContain(`received ${token.length} character`);
+    }
+    expect(() => createReferenceServer({ adminToken: "x".repeat(16) })).not.toThrow();
+  });
+});
+
+describe("wrong admin tokens are throttled per client address (S1)", () => {
+  it("S1: after 10 wrong tokens within 60 s, an address gets 429 with Retry-After until the window ends, the right token too", async () => {
+    expect(ADMIN_TOKEN_THROTTLE).toEqual({ failures: 10, windowMs: 60_000 }); // the figures docs/server.md states
+    let now = Date.UTC(2026, 0, 1);
+    const server = await makeServer({ adminToken: TOKEN, now: () => now });
+    const attacker = "203.0.113.7";
+    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures; i++) {
+      const res = await tryToken(server, `guess-${i}`, attacker);
+      expect(res.status, `guess ${i}`).toBe(401);
+      expect((await errorOf(res)).code).toBe("invalid_admin_token");
+      now += 1000;
+    }
+    // The window began at the first failure, 10 s ago: 50 s are left.
+    const locked = await tryToken(server, TOKEN, attacker);
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get("retry-after")).toBe("50");
+    expect(locked.headers.get("request-id")).toMatch(/^req_/);
+    const error = await errorOf(locked);
+    expect(error.code).toBe("too_many_attempts");
+    expect(error.message).toContain("50 more seconds");
+    expect(JSON.stringify(error)).not.toContain(TOKEN);
+
+    // Another address is served as usual.
+    expect((await tryToken(server, TOKEN, "203.0.113.8")).status).toBe(200);
+
+    now += 49_000;
+    const last = await tryToken(server, TOKEN, attacker);
+    expect(last.status).toBe(429);
+    expect(last.headers.get("retry-after")).toBe("1");
+    now += 1000; // the window is over
+    expect((await tryToken(server, TOKEN, attacker)).status).toBe(200);
+  });
+
+  it("S1: a right token before the limit clears the count; a missing token is not a failure", async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const server = await makeServer({ adminToken: TOKEN, now: () => now });
+    const address = "198.51.100.1";
+    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures - 1; i++)
+      expect((await tryToken(server, "wrong", address)).status).toBe(401);
+    expect((await tryToken(server, TOKEN, address)).status).toBe(200);
+    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures - 1; i++)
+      expect((await tryToken(server, "wrong", address)).status).toBe(401);
+    for (let i = 0; i < 20; i++) {
+      const res = await server.fetch(new Request(`${BASE}/admin/openapi.json`), { clientAddress: address });
+      expect(res.status).toBe(401);
+    }
+    expect((await tryToken(server, TOKEN, address)).status).toBe(200);
+  });
+
+  it("S1: requests without a client address share one count; Deno's handler info and Bun's server name the address too", async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const server = await makeServer({ adminToken: TOKEN, now: () => now });
+    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures; i++) expect((await tryToken(server, "wrong")).status).toBe(401);
+    expect((await tryToken(server, TOKEN)).status).toBe(429);
+    const deno = { remoteAddr: { hostname: "192.0.2.9", port: 5555, transport: "tcp" } };
+    const res = await server.fetch(
+      new Request(`${BASE}/admin/openapi.json`, { headers: { authorization: `Bearer ${TOKEN}` } }),
+      deno as never,
+    );
+    expect(res.status).toBe(200);
+    const bun = { requestIP: () => ({ address: "192.0.2.10", port: 5555 }) };
+    const viaBun = await server.fetch(
+      new Request(`${BASE}/admin/openapi.json`, { headers: { authorization: `Bearer ${TOKEN}` } }),
+      bun as never,
+    );
+    expect(viaBun.status).toBe(200);
+  });
+
+  it("S1: an IPv6 client is counted by its /64, an IPv4-mapped one by its IPv4 address", () => {
+    expect(addressKey("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("2001:db8:1:2:bbbb:cccc:dddd:eeee")).toBe("2001:db8:1:2::/64");
+    expect(addressKey("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressKey("::1")).toBe("0:0:0:0::/64");
+    expect(addressKey("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(addressKey("::ffff:127.0.0.1")).toBe("127.0.0.1");
+    expect(addressKey("127.0.0.2")).toBe("127.0.0.2");
+    expect(addressKey(undefined)).toBe("unknown");
+  });
+});
