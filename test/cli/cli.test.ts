@@ -191,7 +191,7 @@ describe("imagegen-pricing check", () => {
     }
   });
 
-  it("reads standard input as a real process and sets the exit code", { timeout: 30_000 }, async () => {
+  it("reads standard input as a real process and sets the exit code", { timeout: 60_000 }, async () => {
     const ok = await spawnCli(["check", "-"], JSON.stringify({ prompt: "fox", modelId: "beta", imageCount: 2 }));
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain("25 credits per image x 2 = 50 credits");

@@ -57,7 +57,7 @@ describe("the published package", () => {
     expect(result.code, result.output).toBe(0);
   });
 
-  it("each subpath loads by its package name from ESM and from CommonJS", { timeout: 30_000 }, async () => {
+  it("each subpath loads by its package name from ESM and from CommonJS", { timeout: 60_000 }, async () => {
     // A package may import itself by name through its own exports map (self-reference).
     const names = Object.keys(pkg.exports)
       .filter((s) => s !== "./package.json")
@@ -76,7 +76,7 @@ describe("the published package", () => {
     }
   });
 
-  it("the bin runs from dist/", { timeout: 30_000 }, async () => {
+  it("the bin runs from dist/", { timeout: 60_000 }, async () => {
     const file = `${root}${pkg.bin["imagegen-pricing"]}`;
     expect(readFileSync(file, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
     const result = await sh(process.execPath, [

@@ -54,7 +54,7 @@ const shown = async (id: string) => (await page.textContent(`#${id}`))?.trim();
 const breakdownAmounts = () => page.$$eval("#breakdown td.n", (cells) => cells.map((c) => c.textContent ?? ""));
 const issueCodes = () => page.$$eval("#issues li", (list) => list.map((li) => (li as HTMLElement).dataset.code));
 
-describe("the live price preview in headless Chromium", { timeout: 30_000 }, () => {
+describe("the live price preview in headless Chromium", { timeout: 60_000 }, () => {
   it("V7: offers every catalog model, and opens on the default one with its price", async () => {
     expect(await options("model")).toEqual(Object.keys(catalog.models));
     expect(await page.inputValue("#model")).toBe(catalog.defaultModelId);

@@ -76,6 +76,8 @@ describe("the database goes away and comes back", () => {
     const first: Outcome[] = new Array(drafts.length);
 
     // 8 clients send their requests one after another; the database stops after the 60th answer.
+    // The requests then in flight meet the stop however they can; each client's next one waits
+    // for the stop to complete, so the rest of the load meets a stopped database whatever the timing.
     let answered = 0;
     let next = 0;
     let stopping: Promise<void> | undefined;
@@ -84,6 +86,7 @@ describe("the database goes away and comes back", () => {
         const i = next++;
         first[i] = await commit(drafts[i] as TaskDraft, apiKeyId);
         if (++answered === 60) stopping = cluster.stop();
+        if (stopping) await stopping;
       }
     };
     await Promise.all(Array.from({ length: 8 }, client));

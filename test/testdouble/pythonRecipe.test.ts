@@ -19,7 +19,7 @@ const shellWord = (word: string) => `'${word.replace(/'/g, "'\\''")}'`;
 
 describe("recipe: a Python test suite against imagegen-pricing serve", () => {
   it("S4, S6, S13: the recipe creates a user over the admin API, charges a hard-coded key, fails a job and sees the refund", {
-    timeout: 60_000,
+    timeout: 180_000,
   }, async () => {
     try {
       await run("python3", ["--version"]);
@@ -33,7 +33,7 @@ describe("recipe: a Python test suite against imagegen-pricing serve", () => {
       const result = await run("python3", ["-m", "unittest", "-v", "examples/python/test_reference_server.py"], {
         cwd: ROOT,
         env: { ...process.env, IMAGEGEN_SERVE: `${shellWord(process.execPath)} ${shellWord(cli)} serve` },
-        timeout: 50_000,
+        timeout: 150_000,
       });
       output = result.stdout + result.stderr;
     } catch (error) {
