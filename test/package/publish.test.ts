@@ -2,7 +2,8 @@ import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -28,7 +29,7 @@ async function sh(file: string, args: string[]) {
   }
 }
 
-beforeAll(() => {
+beforeAllOrFail(() => {
   if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
 });
 

@@ -7,7 +7,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -34,7 +35,7 @@ const importEsm = [
 ];
 const requireCjs = ["-e", 'const t = require("imagegen-pricing/testing"); console.log(Object.keys(t).length)'];
 
-beforeAll(() => {
+beforeAllOrFail(() => {
   if (!existsSync(`${root}dist/testing/index.js`))
     throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
   project = mkdtempSync(join(tmpdir(), "imagegen-pricing-consumer-"));

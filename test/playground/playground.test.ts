@@ -2,9 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { type Playground, startPlayground } from "../../scripts/playground.js";
 import { capabilities, catalog, quote } from "../../src/index.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 
 /** Debian's chromium (apt-get install chromium); CHROMIUM_PATH overrides. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -26,13 +27,19 @@ let page: Page;
 let profile: string;
 const pageErrors: string[] = [];
 
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`No Chromium at ${CHROMIUM}: install Debian's with "apt-get install -y chromium", or set CHROMIUM_PATH.`);
   }
   playground = await startPlayground({ port: 0 });
   profile = mkdtempSync(join(tmpdir(), "imagegen-playground-"));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  try {
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  } catch (error) {
+    throw new Error(
+      `Chromium at ${CHROMIUM} did not start (${(error as Error).message.split("\n")[0]}): install Debian's with "apt-get install -y chromium", or set CHROMIUM_PATH to a working one.`,
+    );
+  }
   page = context.pages()[0] ?? (await context.newPage());
   page.on("pageerror", (error) => pageErrors.push(error.message));
   page.on("console", (message) => {

@@ -10,10 +10,11 @@
  * replays.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";
 import { type PostgresTestDatabase, reconcileQuery, withPostgres } from "../support/postgres.js";
 
@@ -22,7 +23,7 @@ let store: PostgresStore;
 let operator: ReferenceServer;
 const running: Instance[] = [];
 
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   db = await withPostgres();
   store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
   operator = createReferenceServer({ store, hashApiKey: sha256Hex });

@@ -1,14 +1,15 @@
 import { type AddressInfo, createServer } from "node:net";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, migratePostgres, StoreUnavailableError } from "../../src/postgres/index.js";
 import { LATEST_VERSION, MIGRATIONS } from "../../src/postgres/migrations.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { T0 } from "../support/storeContract.js";
 
 let db: PostgresTestDatabase;
 const dropped: PostgresTestDatabase[] = [];
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   db = await withPostgres();
   dropped.push(db);
 }, 180_000);

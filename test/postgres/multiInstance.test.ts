@@ -3,10 +3,11 @@
  * database and one schema: what a client sees over HTTP when its requests are spread over both
  * (S4, S5, S6, S14), and the ledger in SQL afterwards (S13).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";
 import { type PostgresTestDatabase, reconcileQuery, withPostgres } from "../support/postgres.js";
 
@@ -16,7 +17,7 @@ let store: PostgresStore;
 let operator: ReferenceServer;
 let instances: Instance[] = [];
 
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   db = await withPostgres();
   // Migrated here first; the instances find the schema up to date.
   store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });

@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { type CommitResult, StoreUnavailableError, type TaskDraft } from "../../src/server/store.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { oneShot, type PostgresCluster, startPostgres } from "../support/postgres.js";
 import { sampleDraft, T0 } from "../support/storeContract.js";
 
 // A cluster of its own: stopping the run's shared one would fail the other files running meanwhile.
 let cluster: PostgresCluster;
 let store: PostgresStore;
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   cluster = await startPostgres();
   store = await createPostgresStore({ connectionString: cluster.url, schema: "outage" });
 }, 180_000);

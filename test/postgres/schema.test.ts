@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { MAX_CREDITS } from "../../src/server/store.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { sampleDraft, T0 } from "../support/storeContract.js";
 
@@ -12,7 +13,7 @@ let db: PostgresTestDatabase;
 let store: PostgresStore;
 let userId: string;
 let taskId: string;
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   db = await withPostgres();
   store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
   userId = `usr_${hex(8)}`;

@@ -4,7 +4,7 @@
  * the whole suite.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   type ApiKeyRecord,
   type CommitResult,
@@ -14,6 +14,7 @@ import {
   type TaskRecord,
 } from "../../src/server/store.js";
 import type { GenerationRequest } from "../../src/types.js";
+import { beforeAllOrFail } from "./beforeAllOrFail.js";
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
 
@@ -82,7 +83,7 @@ export const accepted = (draft: TaskDraft, balanceAfter: number): TaskRecord => 
 export function storeContract(name: string, makeStore: () => Promise<Store>): void {
   describe(`${name}: the Store contract`, () => {
     let store: Store;
-    beforeAll(async () => {
+    beforeAllOrFail(async () => {
       store = await makeStore();
     }, 180_000);
     afterAll(async () => {

@@ -4,13 +4,14 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { builtCli, ROOT } from "./builtCli.js";
 
 const run = promisify(execFile);
 
 let cli = "";
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   cli = await builtCli();
 }, 320_000);
 

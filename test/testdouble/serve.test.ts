@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { withPostgres } from "../support/postgres.js";
 import { builtCli, type Child, start } from "./builtCli.js";
 
@@ -19,7 +20,7 @@ let cli = "";
 const children: Child[] = [];
 /** The files this file writes, removed after it. */
 const tmp = mkdtempSync(join(tmpdir(), "imagegen-serve-"));
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   cli = await builtCli();
 }, 320_000);
 afterAll(() => {
