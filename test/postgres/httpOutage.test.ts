@@ -64,7 +64,7 @@ describe("the database stops while the server runs", () => {
     await holder.query('SELECT 1 FROM "http_outage".users WHERE id = $1 FOR UPDATE', [userId]);
     const answer = generate(key, body);
     let waiting = 0;
-    for (let tries = 0; tries < 1500 && waiting < 1; tries++) {
+    for (let tries = 0; tries < 3000 && waiting < 1; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       const { rows } = await holder.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'imagegen-pricing' AND wait_event_type = 'Lock'",
