@@ -20,6 +20,10 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
+    // A bound, not a speed check: vitest's default 5 s per test is too tight for a machine busy
+    // with other work (child processes, a browser); a test that hangs still fails, after a minute.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
     // fast-check prints its seed on failure; FC_SEED replays it, FC_RUNS raises the number of runs.
     setupFiles: ["test/setup.ts"],
     // One PostgreSQL cluster per run, started only when a test file asks for it.

@@ -4,7 +4,7 @@ import { priceValidated } from "../pricing/computeCharge.js";
 import { parseMultiplier } from "../pricing/multiplier.js";
 import { catalogForAt, wholeNumber } from "./args.js";
 import { breakdownLines, credits, issueLines } from "./format.js";
-import { type CliIo, EXIT, UsageError } from "./io.js";
+import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
 
 /** `--help` text of `check`. */
 export const CHECK_HELP = `Usage: imagegen-pricing check <request.json | -> [options]
@@ -21,8 +21,8 @@ Options:
       --json             print the result as JSON: { valid, request, charge } or { valid, issues }
   -h, --help             show this help
 
-Exit status: 0 valid (the charge is printed), 1 invalid (the issues are printed), 2 bad arguments
-or an unreadable file.
+Exit status: 0 valid (the charge is printed), 1 invalid (the issues are printed), 2 bad arguments,
+or a file that cannot be read or is not JSON (one line on standard error says why).
 
 Example:
   echo '{"prompt":"a red fox","modelId":"beta2","imageCount":2}' | imagegen-pricing check -
@@ -70,9 +70,10 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
   try {
     body = JSON.parse(text);
   } catch (error) {
-    return report(io, values.json, [
-      { path: "", code: "invalid_json", message: `The body is not valid JSON: ${(error as Error).message}` },
-    ]);
+    // A file that is not JSON is a bad file (exit 2), like one that cannot be read: there is no
+    // request in it to judge.
+    const name = source === "-" ? "Standard input" : source;
+    throw new InputError(`${name} is not valid JSON: ${(error as Error).message}`);
   }
 
   const checked = checkRequest(body, { catalog });

@@ -1,7 +1,9 @@
 /** The `diff` command: what changed between two catalogs, or along a catalog history, for a reviewer. */
 import { parseArgs } from "node:util";
-import { type Catalog, type CatalogChange, defineCatalog, defineCatalogHistory, diffCatalogs } from "../index.js";
+import * as v from "valibot";
+import { type Catalog, type CatalogChange, defineCatalogHistory, diffCatalogs } from "../index.js";
 import { changeLabel, changeValue } from "../models/diff.js";
+import { CatalogSchema } from "../models/modelSpec.js";
 import { table } from "./format.js";
 import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
 
@@ -32,6 +34,131 @@ Examples:
 /** Two catalogs compared and what changed. */
 type Comparison = { before: string; after: string; equal: boolean; changes: CatalogChange[] };
 
+/** The parts of a valibot schema or action that say what a catalog field must hold. */
+type SchemaPart = {
+  readonly type: string;
+  readonly kind?: string;
+  readonly pipe?: readonly SchemaPart[];
+  readonly entries?: Readonly<Record<string, SchemaPart>>;
+  readonly value?: SchemaPart;
+  readonly item?: SchemaPart;
+  readonly wrapped?: SchemaPart;
+  readonly options?: readonly unknown[];
+  readonly requirement?: unknown;
+  readonly message?: unknown;
+  readonly expects?: string | null;
+};
+
+/** Most problems named in the one line about a file; the rest are counted. */
+const MAX_PROBLEMS = 5;
+
+/** A schema without its pipe and its optional or nullable wrapper: the shape underneath. */
+function unwrap(schema: SchemaPart | undefined): SchemaPart | undefined {
+  let inner = schema;
+  while (inner?.pipe || inner?.wrapped) inner = inner.pipe ? inner.pipe[0] : inner.wrapped;
+  return inner;
+}
+
+/** The schema at `path` inside a catalog's (undefined where a catalog has no such field). */
+function schemaAt(path: readonly unknown[]): SchemaPart | undefined {
+  let schema: SchemaPart | undefined = CatalogSchema as unknown as SchemaPart;
+  for (const key of path) {
+    schema = unwrap(schema);
+    if (schema?.entries) schema = Object.hasOwn(schema.entries, String(key)) ? schema.entries[String(key)] : undefined;
+    else schema = schema?.value ?? schema?.item;
+  }
+  return schema;
+}
+
+/** What a field must hold, in words, from its schema: "a whole number of at least 1", "one of png, jpeg, webp". */
+function expected(schema: SchemaPart | undefined): string {
+  if (!schema) return "no such field";
+  const base = schema.pipe?.[0] ?? schema;
+  const actions = schema.pipe?.slice(1) ?? [];
+  const has = (type: string) => actions.find((a) => a.type === type);
+  const bounds = [
+    has("min_value") && `at least ${String(has("min_value")?.requirement)}`,
+    has("max_value") && `at most ${String(has("max_value")?.requirement)}`,
+  ].filter(Boolean);
+  switch (base.type) {
+    case "nullable":
+      return `${expected(base.wrapped)}, or null`;
+    case "optional":
+      return expected(base.wrapped);
+    case "string": {
+      if (has("iso_date")) return "a date, YYYY-MM-DD";
+      const regex = has("regex")?.message;
+      return typeof regex === "string" ? `a string: ${regex.replace(/\.$/, "")}` : "a string";
+    }
+    case "number":
+      return `${has("safe_integer") ? "a whole number" : "a number"}${bounds.length > 0 ? ` of ${bounds.join(" and ")}` : ""}`;
+    case "picklist":
+      return `one of ${(base.options ?? []).join(", ")}`;
+    case "array": {
+      const item = base.item?.type === "picklist" ? `values from ${(base.item.options ?? []).join(", ")}` : expected(base.item);
+      return `a list of ${item}${has("min_length") ? ", at least one" : ""}${has("check") ? ", each once" : ""}`;
+    }
+    case "object":
+    case "strict_object":
+      return `an object with ${Object.keys(base.entries ?? {}).join(", ")}`;
+    case "record":
+      return "an object of models keyed by their ids";
+    default:
+      return base.expects ?? base.type;
+  }
+}
+
+/** A value as the user wrote it, cut short. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/**
+ * One schema problem of a catalog in words: the field's path, what it holds, and what it must hold.
+ *
+ * @param issue - A valibot issue from checking a catalog.
+ * @returns For example `models.beta.maxImageCount is "x"; expected a whole number of at least 1`.
+ */
+function problem(issue: v.BaseIssue<unknown>): string {
+  const keys = (issue.path ?? []).map((item) => item.key);
+  const path = keys.map(String).join(".");
+  if (issue.type === "strict_object" && issue.expected === "never") {
+    // A field the catalog does not have: say which ones its object does have.
+    const parent = schemaAt(keys.slice(0, -1));
+    const at = keys.length > 1 ? `${keys.slice(0, -1).map(String).join(".")} ` : "a catalog ";
+    return `${path} is not a field (${at}has ${Object.keys(unwrap(parent)?.entries ?? {}).join(", ")})`;
+  }
+  if (issue.kind === "validation" && issue.type === "check") {
+    const rule = issue.message.replace(/\.$/, "");
+    const models = issue.input as { defaultModelId?: unknown; models?: object } | undefined;
+    if (keys.length === 0 && /default model/.test(rule) && models?.models) {
+      return `defaultModelId is ${shown(models.defaultModelId)}; expected the id of one of its models (${Object.keys(models.models).join(", ")})`;
+    }
+    return `${path || "the catalog"}: ${rule}`;
+  }
+  const what = issue.input === undefined ? `${path} is missing` : `${path} is ${shown(issue.input)}`;
+  const hint = path === "defaultModelId" ? ", the id of one of its models" : "";
+  return `${what}; expected ${expected(schemaAt(keys))}${hint}`;
+}
+
+/**
+ * Checks one catalog against the schema, naming each problem by its path and what it must hold.
+ *
+ * @param data - The catalog as read.
+ * @returns The problems, or an empty list when it is a valid catalog.
+ */
+function catalogProblems(data: unknown): string[] {
+  const result = v.safeParse(CatalogSchema, data);
+  return result.success ? [] : result.issues.map(problem);
+}
+
+/** The problems as one line: the first few, and how many more. */
+function listed(problems: readonly string[]): string {
+  const more = problems.length - MAX_PROBLEMS;
+  return `${problems.slice(0, MAX_PROBLEMS).join("; ")}${more > 0 ? `; and ${more} more` : ""}.`;
+}
+
 /** A file's catalogs, oldest first: one for a catalog file, every entry of a history file. */
 async function load(source: string, io: CliIo): Promise<{ catalogs: readonly Catalog[]; history: boolean }> {
   let text: string;
@@ -51,14 +178,26 @@ async function load(source: string, io: CliIo): Promise<{ catalogs: readonly Cat
   }
   // "$schema" only points an editor at the JSON Schema; it is not part of a catalog.
   const { $schema: _schema, ...rest } = data as Record<string, unknown>;
+  if (!Object.hasOwn(rest, "catalogs")) {
+    const problems = catalogProblems(rest);
+    if (problems.length > 0) throw new InputError(`${source} is not a valid catalog: ${listed(problems)}`);
+    return { catalogs: [rest as unknown as Catalog], history: false };
+  }
+  const extra = Object.keys(rest).filter((k) => k !== "catalogs");
+  if (extra.length > 0) {
+    throw new InputError(`${source}: a catalog history has only "catalogs" (and "$schema"); found ${extra.join(", ")}.`);
+  }
+  if (Array.isArray(rest.catalogs)) {
+    const problems = rest.catalogs.flatMap((entry: unknown, i) => {
+      const version = typeof entry === "object" && entry !== null ? (entry as { version?: unknown }).version : undefined;
+      const name = `catalogs[${i}]${typeof version === "string" ? ` (version ${shown(version)})` : ""}`;
+      return catalogProblems(entry).map((p) => `${name}: ${p}`);
+    });
+    if (problems.length > 0) throw new InputError(`${source} is not a valid catalog history: ${listed(problems)}`);
+  }
   try {
-    if (Object.hasOwn(rest, "catalogs")) {
-      const extra = Object.keys(rest).filter((k) => k !== "catalogs");
-      if (extra.length > 0)
-        throw new TypeError(`a catalog history has only "catalogs" (and "$schema"); found ${extra.join(", ")}.`);
-      return { catalogs: defineCatalogHistory(rest.catalogs as readonly Catalog[]), history: true };
-    }
-    return { catalogs: [defineCatalog(rest as unknown as Catalog)], history: false };
+    // Every entry is a valid catalog by now: what is left is the list itself and the order of its versions.
+    return { catalogs: defineCatalogHistory(rest.catalogs as readonly Catalog[]), history: true };
   } catch (error) {
     if (error instanceof TypeError) throw new InputError(`${source}: ${error.message.replace(/\s*\n\s*/g, " ")}`);
     throw error;

@@ -1,9 +1,9 @@
 /**
  * `imagegen-pricing serve`: the reference server as a process, for test suites in any language and
  * for trying the API by hand: fixtures, an admin token, an optional PostgreSQL store, a request log,
- * and a clean stop on SIGINT or SIGTERM.
+ * and a clean stop on SIGINT or SIGTERM, or when the process that started it ends.
  */
-import { constants as fsConstants } from "node:fs";
+import { constants as fsConstants, readFileSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { safeEcho } from "../echo.js";
@@ -41,6 +41,8 @@ Options:
 Without --fixtures and --admin-token it makes a demo user with a ck_test_ key and three assets.
 Fixture keys that start with ck_test_ are printed (a test suite hard-codes them anyway); ck_live_
 keys from a file are never printed.
+
+It also stops, the same way, when the process that started it ends (a harness killed or crashed).
 
 Exit status: 0 stopped by SIGINT or SIGTERM, 1 could not start (port in use, database
 unreachable), 2 bad options or a bad fixtures file. Every error is one line on standard error.
@@ -392,6 +394,59 @@ function signals(): Promise<string> {
   });
 }
 
+/** How often `serve` looks whether the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
+/** Shells that npm, npx and harnesses put between themselves and the server (`sh -c "..."`). */
+const SHELLS = new Set(["sh", "dash", "bash", "zsh", "ash", "busybox"]);
+
+/** Linux only: the parent of a process, from /proc (undefined elsewhere or once it is gone). */
+function procParent(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    return Number.isInteger(ppid) ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+/** Linux only: a process's command name, from /proc (undefined elsewhere or once it is gone). */
+function procCommand(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves once the process that started `serve` has gone: a harness killed without a chance to
+ * stop its child (SIGKILL, a crash, `npx` ended by a signal its shell does not pass on) must not
+ * leave the server running. Its parent id changes when it is re-parented; where the parent is a
+ * `sh -c` wrapper (as under npx), the wrapper's own parent is watched too (Linux, from /proc). Not
+ * standard input closing: a CI job often gives none. The timer is unref'd and cleared on stop.
+ *
+ * @returns The promise (of the reason, for the last line) and a function that stops watching.
+ */
+function whenOrphaned(): { orphaned: Promise<string>; stop: () => void } {
+  const parent = process.ppid;
+  const wrapperParent = SHELLS.has(procCommand(parent) ?? "") ? procParent(parent) : undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const orphaned = new Promise<string>((resolve) => {
+    timer = setInterval(() => {
+      const above = wrapperParent === undefined ? undefined : procParent(parent);
+      if (process.ppid === parent && (above === undefined || above === wrapperParent)) return;
+      clearInterval(timer);
+      // Whoever read its output may be gone with it: a write to a closed pipe must not crash the stop.
+      process.stdout.on("error", () => {});
+      process.stderr.on("error", () => {});
+      resolve("its parent process ended");
+    }, PARENT_CHECK_MS);
+    timer.unref();
+  });
+  return { orphaned, stop: () => clearInterval(timer) };
+}
+
 /**
  * Runs `serve`: starts the reference server and answers until SIGINT or SIGTERM (or `control.stop`).
  *
@@ -507,7 +562,13 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
       io.out(summary(url, url === running.url ? undefined : running.host, options, users, counts, demo, storeName));
     }
 
-    const stoppedBy = await (control.stop ?? signals());
+    let stoppedBy: string;
+    if (control.stop) stoppedBy = await control.stop;
+    else {
+      const watch = whenOrphaned();
+      stoppedBy = await Promise.race([signals(), watch.orphaned]);
+      watch.stop();
+    }
     // In-flight requests finish; a connection still busy after a grace period is cut.
     const grace = setTimeout(() => running?.httpServer.closeAllConnections(), 5000);
     grace.unref();

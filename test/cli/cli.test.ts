@@ -172,10 +172,21 @@ describe("imagegen-pricing check", () => {
     expect(r.stdout).toContain("[invalid_reference_count]");
   });
 
-  it("N1: text that is not JSON is an invalid body (exit 1, code invalid_json)", async () => {
-    const r = await cli(["check", "-", "--json"], {}, "{ nope");
-    expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).issues[0]).toMatchObject({ path: "", code: "invalid_json" });
+  it("a file or standard input that is not JSON is a bad file: exit 2, one line naming it and where the JSON breaks", async () => {
+    for (const [argv, files, stdin, name] of [
+      [["check", "req.json"], { "req.json": '{"prompt": "fox",' }, "", "req.json"],
+      [["check", "req.json", "--json"], { "req.json": "" }, "", "req.json"],
+      [["check", "-", "--json"], {}, "{ nope", "Standard input"],
+    ] as const) {
+      const r = await cli([...argv], { ...files }, stdin);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.stdout, argv.join(" ")).toBe("");
+      expect(r.stderr, argv.join(" ")).toMatch(new RegExp(`^${name} is not valid JSON: \\S[^\\n]*\\n$`));
+    }
+    // Valid JSON that is not an object is a request with an issue (N1), not a bad file.
+    const array = await cli(["check", "-", "--json"], {}, "[]");
+    expect(array.code).toBe(1);
+    expect(JSON.parse(array.stdout).issues[0]).toMatchObject({ path: "", code: "invalid_type" });
   });
 
   it("bad arguments and unreadable files exit 2", async () => {
@@ -191,7 +202,7 @@ describe("imagegen-pricing check", () => {
     }
   });
 
-  it("reads standard input as a real process and sets the exit code", { timeout: 30_000 }, async () => {
+  it("reads standard input as a real process and sets the exit code", { timeout: 60_000 }, async () => {
     const ok = await spawnCli(["check", "-"], JSON.stringify({ prompt: "fox", modelId: "beta", imageCount: 2 }));
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain("25 credits per image x 2 = 50 credits");
@@ -356,12 +367,59 @@ describe("imagegen-pricing diff", () => {
     expect(r.code, r.stderr).toBe(0);
   });
 
+  it("P8: a malformed catalog names the file, each field's path, what it holds and what it must hold, in one line", async () => {
+    const model = before.models.beta as unknown as Record<string, unknown>;
+    const broken = {
+      ...before,
+      defaultModelId: undefined,
+      note: "x",
+      models: { ...before.models, beta: { ...model, maxImageCount: "4", outputFormat: "gif", qualities: undefined } },
+    };
+    const r = await cli(["diff", "broken.json", "after.json"], { ...files, "broken.json": JSON.stringify(broken) });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/^broken\.json is not a valid catalog: /);
+    for (const problem of [
+      "defaultModelId is missing; expected a string, the id of one of its models",
+      "note is not a field (a catalog has version, defaultModelId, models)",
+      'models.beta.maxImageCount is "4"; expected a whole number of at least 1',
+      'models.beta.outputFormat is "gif"; expected one of png, jpeg, webp, or null',
+      "models.beta.qualities is missing; expected a list of values from low, medium, high, at least one, each once",
+    ]) {
+      expect(r.stderr).toContain(problem);
+    }
+    // The validator's own wording is not what a user reads.
+    expect(r.stderr).not.toMatch(/Invalid key|Invalid type|received undefined/);
+
+    // In a history, the entry is named by its index and version.
+    const history = JSON.stringify({ catalogs: [before, { ...after, defaultModelId: undefined }] });
+    const inHistory = await cli(["diff", "h.json"], { "h.json": history });
+    expect(inHistory.code).toBe(2);
+    expect(inHistory.stderr).toBe(
+      'h.json is not a valid catalog history: catalogs[1] (version "2026-12-01"): defaultModelId is missing; expected a string, the id of one of its models.\n',
+    );
+    // Past five problems the rest are counted.
+    const wrong = {
+      maxImageCount: "x",
+      maxReferenceImages: "x",
+      referenceSurchargeCredits: "x",
+      outputFormat: 1,
+      backgrounds: 1,
+    };
+    const many = { ...before, version: "soon", models: { ...before.models, beta: { ...model, ...wrong } } };
+    expect((await cli(["diff", "m.json", "after.json"], { "m.json": JSON.stringify(many) })).stderr).toMatch(/; and 1 more\.\n$/);
+  });
+
   it("P8: a bad file or bad arguments exit 2 with one clear line", async () => {
     const cases: [string[], RegExp][] = [
       [["diff", "missing.json", "after.json"], /^Cannot read missing\.json: ENOENT/],
       [["diff", "bad.json", "after.json"], /^bad\.json is not valid JSON: /],
       [["diff", "before.json", "list.json"], /^list\.json must hold a catalog object or a catalog history/],
-      [["diff", "invalid.json", "after.json"], /^invalid\.json: Invalid catalog: .*default model must be in the catalog/],
+      [
+        ["diff", "invalid.json", "after.json"],
+        /^invalid\.json is not a valid catalog: defaultModelId is "nope"; expected the id of one of its models \(alpha-img2, /,
+      ],
       [
         ["diff", "backwards.json"],
         /^backwards\.json: Invalid catalog history: entry 1 \(version 2026-11-20\): versions must be strictly increasing/,

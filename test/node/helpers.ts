@@ -102,12 +102,14 @@ export function expectJsonError(answer: RawAnswer | undefined, status: number, c
 }
 
 /**
- * Waits, one event-loop turn at a time and for at most `turns` timer ticks, until `condition`
- * holds; answers whether it did. Not a timing assertion: the bound only keeps a broken server from
- * hanging the test.
+ * Waits, a timer tick at a time, until `condition` holds or `limitMs` has passed; answers whether it
+ * held. Not a timing assertion: what it waits for takes milliseconds, and the bound (30 s by
+ * default, thousands of times that) only keeps a broken server from hanging the test, also on a
+ * machine busy with other work.
  */
-export async function until(condition: () => boolean, turns = 300): Promise<boolean> {
-  for (let i = 0; i < turns; i++) {
+export async function until(condition: () => boolean, limitMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
     if (condition()) return true;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

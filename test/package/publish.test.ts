@@ -2,7 +2,8 @@ import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -28,7 +29,7 @@ async function sh(file: string, args: string[]) {
   }
 }
 
-beforeAll(() => {
+beforeAllOrFail(() => {
   if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
 });
 
@@ -57,7 +58,7 @@ describe("the published package", () => {
     expect(result.code, result.output).toBe(0);
   });
 
-  it("each subpath loads by its package name from ESM and from CommonJS", { timeout: 30_000 }, async () => {
+  it("each subpath loads by its package name from ESM and from CommonJS", { timeout: 60_000 }, async () => {
     // A package may import itself by name through its own exports map (self-reference).
     const names = Object.keys(pkg.exports)
       .filter((s) => s !== "./package.json")
@@ -76,7 +77,7 @@ describe("the published package", () => {
     }
   });
 
-  it("the bin runs from dist/", { timeout: 30_000 }, async () => {
+  it("the bin runs from dist/", { timeout: 60_000 }, async () => {
     const file = `${root}${pkg.bin["imagegen-pricing"]}`;
     expect(readFileSync(file, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
     const result = await sh(process.execPath, [

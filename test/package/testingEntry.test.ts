@@ -7,7 +7,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
@@ -34,7 +35,7 @@ const importEsm = [
 ];
 const requireCjs = ["-e", 'const t = require("imagegen-pricing/testing"); console.log(Object.keys(t).length)'];
 
-beforeAll(() => {
+beforeAllOrFail(() => {
   if (!existsSync(`${root}dist/testing/index.js`))
     throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
   project = mkdtempSync(join(tmpdir(), "imagegen-pricing-consumer-"));
@@ -51,21 +52,21 @@ afterAll(() => {
 });
 
 describe("imagegen-pricing/testing without fast-check installed", () => {
-  it("importing it from ESM throws one line that says to install fast-check 4", { timeout: 30_000 }, async () => {
+  it("importing it from ESM throws one line that says to install fast-check 4", { timeout: 60_000 }, async () => {
     const result = await node(importEsm);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(MISSING);
     expect(result.stderr).not.toContain("ERR_MODULE_NOT_FOUND");
   });
 
-  it("requiring it from CommonJS throws the same line", { timeout: 30_000 }, async () => {
+  it("requiring it from CommonJS throws the same line", { timeout: 60_000 }, async () => {
     const result = await node(requireCjs);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(MISSING);
     expect(result.stderr).not.toContain("Require stack");
   });
 
-  it("with fast-check installed, the same project loads every export (ESM and CommonJS)", { timeout: 30_000 }, async () => {
+  it("with fast-check installed, the same project loads every export (ESM and CommonJS)", { timeout: 60_000 }, async () => {
     symlinkSync(`${root}node_modules/fast-check`, join(project, "node_modules", "fast-check"), "dir");
     try {
       for (const args of [importEsm, requireCjs]) {

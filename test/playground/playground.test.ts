@@ -59,7 +59,7 @@ async function accessible(selector: string) {
   };
 }
 
-describe("the live price preview in headless Chromium", { timeout: 30_000 }, () => {
+describe("the live price preview in headless Chromium", { timeout: 60_000 }, () => {
   beforeAll(async () => {
     try {
       open = await openPlayground();

@@ -10,10 +10,11 @@
  * replays.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";
 import { type PostgresTestDatabase, reconcileQuery, withPostgres } from "../support/postgres.js";
 
@@ -22,7 +23,7 @@ let store: PostgresStore;
 let operator: ReferenceServer;
 const running: Instance[] = [];
 
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   db = await withPostgres();
   store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
   operator = createReferenceServer({ store, hashApiKey: sha256Hex });
@@ -82,16 +83,19 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
      * Holds user 0's row, waits until some of A's commits queue on it, kills A with SIGKILL, then
      * lets them through: they commit with nobody to answer.
      *
+     * @param onLocked - Called once the row is held: the clients, paused until then, go on.
      * @returns How many of A's commits were inside the database when it died.
      */
-    const crashWithCommitsInFlight = async () => {
+    const crashWithCommitsInFlight = async (onLocked: () => void) => {
       const holder = new pg.Client({ connectionString: db.connectionString });
       await holder.connect();
       try {
         await holder.query("BEGIN");
         await holder.query(`SELECT 1 FROM "${db.schema}".users WHERE id = $1 FOR UPDATE`, [users[0]?.userId]);
+        onLocked();
         let waiting = 0;
-        for (let tries = 0; tries < 1500 && waiting < 2; tries++) {
+        // Bounded (about 60 s), generous: with the row held, user 0's requests pile up on it at once.
+        for (let tries = 0; tries < 3000 && waiting < 2; tries++) {
           await new Promise((resolve) => setTimeout(resolve, 20));
           const { rows } = await holder.query<{ n: number }>(
             "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
@@ -113,6 +117,9 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
     let next = 0;
     let answered = 0;
     let killing: Promise<number> | undefined;
+    // The clients wait while the row is being taken: however slow that is, most of the load is
+    // still to come once it is held, so A's requests for user 0 queue on it whatever the timing.
+    let locked: Promise<void> | undefined;
     const client = async () => {
       while (next < REQUESTS) {
         const i = next++;
@@ -126,7 +133,14 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
           expect(target).toBe(a);
           lost.push(i);
         }
-        if (++answered === KILL_AFTER) killing = crashWithCommitsInFlight();
+        if (++answered === KILL_AFTER) {
+          let release = () => {};
+          locked = new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          killing = crashWithCommitsInFlight(release).finally(release);
+        }
+        if (locked) await locked;
       }
     };
     await Promise.all(Array.from({ length: CLIENTS }, client));

@@ -4,10 +4,11 @@
  * again (S14). A cluster of its own, so that stopping it leaves the run's other files alone.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { type RunningServer, serve, sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer, type LogEntry, type ReferenceServer } from "../../src/server/index.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type HttpAnswer, postJson } from "../support/instances.js";
 import { type PostgresCluster, startPostgres } from "../support/postgres.js";
 
@@ -18,7 +19,7 @@ let running: RunningServer;
 /** What the server told its operator. */
 const logs: LogEntry[] = [];
 
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   cluster = await startPostgres();
   store = await createPostgresStore({ connectionString: cluster.url, schema: "http_outage" });
   server = createReferenceServer({ store, hashApiKey: sha256Hex, log: (entry) => logs.push(entry) });
@@ -63,7 +64,7 @@ describe("the database stops while the server runs", () => {
     await holder.query('SELECT 1 FROM "http_outage".users WHERE id = $1 FOR UPDATE', [userId]);
     const answer = generate(key, body);
     let waiting = 0;
-    for (let tries = 0; tries < 1500 && waiting < 1; tries++) {
+    for (let tries = 0; tries < 3000 && waiting < 1; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       const { rows } = await holder.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'imagegen-pricing' AND wait_event_type = 'Lock'",

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import type { CommitResult } from "../../src/server/store.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { accepted, sampleDraft, sampleRequest, T0 } from "../support/storeContract.js";
 
@@ -10,7 +11,7 @@ import { accepted, sampleDraft, sampleRequest, T0 } from "../support/storeContra
 let db: PostgresTestDatabase;
 let a: PostgresStore;
 let b: PostgresStore;
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   db = await withPostgres();
   [a, b] = await Promise.all([
     createPostgresStore({ connectionString: db.connectionString, schema: db.schema }),

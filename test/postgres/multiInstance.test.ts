@@ -3,10 +3,11 @@
  * database and one schema: what a client sees over HTTP when its requests are spread over both
  * (S4, S5, S6, S14), and the ledger in SQL afterwards (S13).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";
 import { type PostgresTestDatabase, reconcileQuery, withPostgres } from "../support/postgres.js";
 
@@ -16,7 +17,7 @@ let store: PostgresStore;
 let operator: ReferenceServer;
 let instances: Instance[] = [];
 
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   db = await withPostgres();
   // Migrated here first; the instances find the schema up to date.
   store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
@@ -78,7 +79,7 @@ describe("two serve() processes on one database", () => {
     expect(rows).toEqual([{ n: 1 }]);
   });
 
-  it("S4 S14: 1,000 concurrent distinct requests over both instances and a balance for 137 accept exactly 137; the rest are 402", {
+  it("S4 S14: a balance for 137, one request on each instance and then 1,000 concurrent distinct ones over both: exactly 137 accepted; the rest are 402", {
     timeout: 180_000,
   }, async () => {
     const n = 137;
@@ -90,20 +91,26 @@ describe("two serve() processes on one database", () => {
     ).batch.totalCreditCost;
     const { userId, key } = await account(n * price);
 
+    // One request to each instance first, one after the other: both debit the shared balance,
+    // whatever the scheduler does with the burst that follows.
+    const first: Answer[] = [];
+    for (const side of [0, 1]) {
+      const a = await generate(on(side), key, { prompt: "x", modelId: "beta", idempotencyKey: `first-${side}` });
+      expect(a.status, a.text).toBe(202);
+      first.push(a);
+    }
     const answers = await Promise.all(
       Array.from({ length: 1000 }, (_, i) =>
         generate(on(i), key, { prompt: "x", modelId: "beta", idempotencyKey: `distinct-${i}` }),
       ),
     );
-    const accepted = answers.filter((a) => a.status === 202);
+    // Which instance wins each debit of the burst is up to the scheduler: only totals are asserted.
+    const accepted = [...first, ...answers.filter((a) => a.status === 202)];
     expect(accepted.length).toBe(n);
     for (const a of answers.filter((x) => x.status !== 202)) {
       expect(a.status).toBe(402);
       expect(JSON.parse(a.text)).toMatchObject({ error: { code: "insufficient_credits" } });
     }
-    // Both instances accepted some: the race was really between the two.
-    const acceptedOn = new Set(answers.flatMap((a, i) => (a.status === 202 ? [i % 2] : [])));
-    expect(acceptedOn).toEqual(new Set([0, 1]));
     // Every acceptance saw its own balance: the debits were serialized, none lost.
     const after = accepted.map(
       (a) => (JSON.parse(a.text) as { batch: { balanceAfterCredits: number } }).batch.balanceAfterCredits,

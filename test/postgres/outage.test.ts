@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { type CommitResult, StoreUnavailableError, type TaskDraft } from "../../src/server/store.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { oneShot, type PostgresCluster, startPostgres } from "../support/postgres.js";
 import { sampleDraft, T0 } from "../support/storeContract.js";
 
 // A cluster of its own: stopping the run's shared one would fail the other files running meanwhile.
 let cluster: PostgresCluster;
 let store: PostgresStore;
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   cluster = await startPostgres();
   store = await createPostgresStore({ connectionString: cluster.url, schema: "outage" });
 }, 180_000);
@@ -76,6 +77,8 @@ describe("the database goes away and comes back", () => {
     const first: Outcome[] = new Array(drafts.length);
 
     // 8 clients send their requests one after another; the database stops after the 60th answer.
+    // The requests then in flight meet the stop however they can; each client's next one waits
+    // for the stop to complete, so the rest of the load meets a stopped database whatever the timing.
     let answered = 0;
     let next = 0;
     let stopping: Promise<void> | undefined;
@@ -84,6 +87,7 @@ describe("the database goes away and comes back", () => {
         const i = next++;
         first[i] = await commit(drafts[i] as TaskDraft, apiKeyId);
         if (++answered === 60) stopping = cluster.stop();
+        if (stopping) await stopping;
       }
     };
     await Promise.all(Array.from({ length: 8 }, client));

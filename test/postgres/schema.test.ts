@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { MAX_CREDITS } from "../../src/server/store.js";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { sampleDraft, T0 } from "../support/storeContract.js";
 
@@ -12,7 +13,7 @@ let db: PostgresTestDatabase;
 let store: PostgresStore;
 let userId: string;
 let taskId: string;
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   db = await withPostgres();
   store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
   userId = `usr_${hex(8)}`;
@@ -103,10 +104,22 @@ describe("what the tables themselves refuse", () => {
 
 describe("every request path is an index lookup", () => {
   it("S15: with sequential scans disabled, a whole workload through the store scans no table", { timeout: 60_000 }, async () => {
+    // A schema of its own, which no other session of this file touches: its counters move only
+    // with this workload. It is migrated, and its migrating sessions ended, before they are read.
+    const fresh = await withPostgres();
+    const migrating = new pg.Pool({ connectionString: fresh.connectionString, application_name: MIGRATING, max: 1 });
+    await (await createPostgresStore({ pool: migrating, schema: fresh.schema })).close();
+    await migrating.end();
+    await sessionsEnded(MIGRATING);
     // enable_seqscan = off leaves a sequential scan only where no index can serve the query.
-    const pool = new pg.Pool({ connectionString: db.connectionString, options: "-c enable_seqscan=off", max: 4 });
-    const s = await createPostgresStore({ pool, schema: db.schema });
-    const before = await scans();
+    const pool = new pg.Pool({
+      connectionString: fresh.connectionString,
+      options: "-c enable_seqscan=off",
+      application_name: WORKLOAD,
+      max: 4,
+    });
+    const s = await createPostgresStore({ pool, schema: fresh.schema });
+    const before = await scans(fresh.schema);
     const u = `usr_${hex(8)}`;
     await s.createUser({ id: u, credits: 50, multiplier: "1" }, T0);
     await s.getUser(u);
@@ -134,7 +147,9 @@ describe("every request path is an index lookup", () => {
     await s.commitTask({ task: sampleDraft(u, [1]), apiKeyId: key.id }, T0);
     await s.close();
     await pool.end();
-    const after = await scans();
+    await sessionsEnded(WORKLOAD);
+    const after = await scans(fresh.schema);
+    await fresh.drop();
     for (const [table, { seq, idx }] of Object.entries(after)) {
       if (table === "migrations") continue;
       expect({ table, seq: seq - (before[table]?.seq ?? 0) }).toEqual({ table, seq: 0 });
@@ -143,22 +158,30 @@ describe("every request path is an index lookup", () => {
   });
 });
 
-/** Sequential and index scans per table of the schema, once the counters have settled. */
-async function scans(): Promise<Record<string, { seq: number; idx: number }>> {
-  const read = async () => {
-    const { rows } = await db.sql<{ relname: string; seq: string; idx: string }>(
-      `SELECT relname, seq_scan AS seq, coalesce(idx_scan, 0) AS idx FROM pg_stat_user_tables WHERE schemaname = $1`,
-      [db.schema],
-    );
-    return Object.fromEntries(rows.map((r) => [r.relname, { seq: Number(r.seq), idx: Number(r.idx) }]));
-  };
-  // Sessions report their counters when they end; wait (bounded) until two readings agree.
-  let last = JSON.stringify(await read());
-  for (let i = 0; i < 40; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const now = JSON.stringify(await read());
-    if (now === last) return JSON.parse(now);
-    last = now;
+/** The application names of the scan test's two pools, to see in pg_stat_activity when their sessions are gone. */
+const MIGRATING = "imagegen-scan-test-migrating";
+const WORKLOAD = "imagegen-scan-test-workload";
+
+/**
+ * Waits (bounded, about 60 s) until no session of `applicationName` is left. A session writes its
+ * table counters before it leaves pg_stat_activity, so once it is gone its scans are all counted.
+ */
+async function sessionsEnded(applicationName: string): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    const { rows } = await db.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [
+      applicationName,
+    ]);
+    if (rows[0]?.n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return JSON.parse(last);
+  throw new Error(`the sessions of ${applicationName} did not end within about 60 s`);
+}
+
+/** Sequential and index scans per table of `schema`, as the ended sessions left them. */
+async function scans(schema: string): Promise<Record<string, { seq: number; idx: number }>> {
+  const { rows } = await db.sql<{ relname: string; seq: string; idx: string }>(
+    `SELECT relname, seq_scan AS seq, coalesce(idx_scan, 0) AS idx FROM pg_stat_user_tables WHERE schemaname = $1`,
+    [schema],
+  );
+  return Object.fromEntries(rows.map((r) => [r.relname, { seq: Number(r.seq), idx: Number(r.idx) }]));
 }

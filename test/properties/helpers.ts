@@ -3,12 +3,12 @@ import fc from "fast-check";
 import { expect, vi } from "vitest";
 import { type GenerationRequest, type Issue, normalizeRequest, type Result, validateForModel } from "../../src/index.js";
 
-// FC_RUNS raises the runs per property; give each test time in proportion, so a local run with many
-// runs on a busy machine does not hit vitest's 5 s default (100 runs take well under a second).
-// Under mutation testing every run is instrumented and Stryker times each mutant itself, so the
-// limit there is only a backstop.
+// FC_RUNS raises the runs per property; give each test time in proportion, never less than the
+// suite's one minute (100 runs take well under a second): a bound against a hang, not a speed check,
+// also on a busy machine. Under mutation testing every run is instrumented and Stryker times each
+// mutant itself, so the limit there is only a backstop.
 const perRun = process.env.STRYKER === "1" ? 600 : 60;
-vi.setConfig({ testTimeout: Math.max(5_000, (fc.readConfigureGlobal().numRuns ?? 100) * perRun) });
+vi.setConfig({ testTimeout: Math.max(60_000, (fc.readConfigureGlobal().numRuns ?? 100) * perRun) });
 
 /** The whole verdict on a body: shape rules, then the model's own limits. */
 export function verdict(body: unknown): Result<GenerationRequest> {

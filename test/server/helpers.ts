@@ -56,7 +56,9 @@ export async function makeStore(): Promise<Store> {
     database ??= withPostgres().then((db) => ({
       db,
       // More connections than the store's default 10: the concurrency tests send bursts of requests.
-      pool: new pg.Pool({ connectionString: db.connectionString, max: 20, connectionTimeoutMillis: 10_000 }),
+      // A request of a burst may wait its turn for a connection a long while on a busy machine: the
+      // wait is bounded generously (60 s), so that load never turns into a 503 the test did not expect.
+      pool: new pg.Pool({ connectionString: db.connectionString, max: 20, connectionTimeoutMillis: 60_000 }),
     }));
     // Each store on the pool listens for its idle-connection errors until the file ends.
     (await database).pool.setMaxListeners(0);

@@ -4,7 +4,7 @@
  * the whole suite.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   type ApiKeyRecord,
   type CommitResult,
@@ -16,6 +16,7 @@ import {
   type TaskRecord,
 } from "../../src/server/store.js";
 import type { GenerationRequest } from "../../src/types.js";
+import { beforeAllOrFail } from "./beforeAllOrFail.js";
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
 
@@ -96,7 +97,7 @@ export function exactSum(ledger: readonly LedgerRecord[]): bigint {
 export function storeContract(name: string, makeStore: () => Promise<Store>): void {
   describe(`${name}: the Store contract`, () => {
     let store: Store;
-    beforeAll(async () => {
+    beforeAllOrFail(async () => {
       store = await makeStore();
     }, 180_000);
     afterAll(async () => {

@@ -4,13 +4,14 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { builtCli, ROOT } from "./builtCli.js";
 
 const run = promisify(execFile);
 
 let cli = "";
-beforeAll(async () => {
+beforeAllOrFail(async () => {
   cli = await builtCli();
 }, 320_000);
 
@@ -19,7 +20,7 @@ const shellWord = (word: string) => `'${word.replace(/'/g, "'\\''")}'`;
 
 describe("recipe: a Python test suite against imagegen-pricing serve", () => {
   it("S4, S6, S13: the recipe creates a user over the admin API, charges a hard-coded key, fails a job and sees the refund", {
-    timeout: 60_000,
+    timeout: 180_000,
   }, async () => {
     try {
       await run("python3", ["--version"]);
@@ -33,7 +34,7 @@ describe("recipe: a Python test suite against imagegen-pricing serve", () => {
       const result = await run("python3", ["-m", "unittest", "-v", "examples/python/test_reference_server.py"], {
         cwd: ROOT,
         env: { ...process.env, IMAGEGEN_SERVE: `${shellWord(process.execPath)} ${shellWord(cli)} serve` },
-        timeout: 50_000,
+        timeout: 150_000,
       });
       output = result.stdout + result.stderr;
     } catch (error) {

@@ -3,11 +3,12 @@
  * first when missing or stale), on port 0, with fixtures, the admin token, the request log, JSON
  * lines, PostgreSQL, a clean stop on SIGTERM and SIGINT, and one-line errors.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { withPostgres } from "../support/postgres.js";
 import { builtCli, type Child, start } from "./builtCli.js";
 
@@ -17,11 +18,14 @@ const TOKEN = "admin-token-for-tests";
 
 let cli = "";
 const children: Child[] = [];
-beforeAll(async () => {
+/** The files this file writes, removed after it. */
+const tmp = mkdtempSync(join(tmpdir(), "imagegen-serve-"));
+beforeAllOrFail(async () => {
   cli = await builtCli();
 }, 320_000);
 afterAll(() => {
   for (const child of children) child.process.kill("SIGKILL");
+  rmSync(tmp, { recursive: true, force: true });
 });
 
 function serve(args: string[]): Child {
@@ -40,7 +44,6 @@ async function baseUrl(child: Child): Promise<string> {
   return match?.[1] as string;
 }
 
-const tmp = mkdtempSync(join(tmpdir(), "imagegen-serve-"));
 function file(name: string, content: unknown): string {
   const path = join(tmp, name);
   writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
@@ -281,4 +284,80 @@ describe("imagegen-pricing serve --database-url (built CLI, real PostgreSQL)", (
       await db.drop();
     }
   });
+});
+
+/**
+ * A harness in miniature: a node process that starts `serve` (itself, or through `sh -c` as npx
+ * does), prints `pid <server pid>` and passes the server's output on. `file` sends the server's
+ * output to a file instead of a pipe.
+ */
+const HARNESS = `
+const { spawn } = require("node:child_process");
+const { openSync } = require("node:fs");
+const [node, cli, mode, out] = process.argv.slice(1);
+const stdout = mode === "file" ? openSync(out, "w") : "pipe";
+const child =
+  mode === "shell"
+    ? spawn("sh", ["-c", '"$0" "$1" serve --port 0 & echo "pid $!"; wait', node, cli], { stdio: ["ignore", "pipe", "inherit"] })
+    : spawn(node, [cli, "serve", "--port", "0"], { stdio: ["ignore", stdout, "inherit"] });
+if (mode !== "shell") process.stdout.write("pid " + child.pid + "\\n");
+child.stdout?.on("data", (chunk) => process.stdout.write(chunk));
+`;
+
+/** Whether a process has ended: gone, or a zombie its new parent has not reaped yet (Linux). */
+function ended(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true; // gone between the two looks
+  }
+}
+
+describe("imagegen-pricing serve ends with the process that started it (built CLI)", () => {
+  const servers: number[] = [];
+  afterAll(() => {
+    for (const pid of servers) if (!ended(pid)) process.kill(pid, "SIGKILL");
+  });
+
+  for (const mode of ["pipe", "file", "shell"] as const) {
+    it(`its parent killed with SIGKILL (${mode === "shell" ? "through sh -c, as npx starts it" : `output to a ${mode}`}), the server closes and exits on its own`, {
+      timeout: 120_000,
+    }, async () => {
+      const out = join(tmp, `orphan-${mode}.log`);
+      const harness = start(process.execPath, ["-e", HARNESS, process.execPath, cli, mode, out]);
+      children.push(harness);
+      await harness.waitFor(/^pid \d+$/m);
+      const pid = Number(/^pid (\d+)$/m.exec(harness.stdout())?.[1]);
+      servers.push(pid);
+      const listening = () => (mode === "file" ? (existsSync(out) ? readFileSync(out, "utf8") : "") : harness.stdout());
+      if (mode === "file") {
+        // Bounded (about 60 s), generous: the server prints its URL once it listens.
+        for (let i = 0; i < 600 && !listening().includes("Ctrl-C stops the server."); i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      } else {
+        await harness.waitFor("Ctrl-C stops the server.");
+      }
+      const url = /Listening on (http:\/\/\S+)/.exec(listening())?.[1];
+      expect(url, listening()).toBeDefined();
+      expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
+
+      // "exit", not the child's "close": the server holds the harness's standard error open.
+      const killed = new Promise((resolve) => harness.process.once("exit", resolve));
+      harness.process.kill("SIGKILL");
+      await killed;
+      // Bounded (about 30 s), generous: the server looks for its parent twice a second.
+      for (let i = 0; i < 300 && !ended(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(ended(pid), `the server (pid ${pid}) still runs after its parent was killed`).toBe(true);
+      if (mode === "file") {
+        expect(readFileSync(out, "utf8")).toMatch(/Stopped \(its parent process ended\); the server is closed\.\n$/);
+      }
+    });
+  }
 });
