@@ -3,8 +3,6 @@
  * shared safely by any number of instances.
  */
 import { createHash } from "node:crypto";
-import type { Pool, QueryResultRow } from "pg";
-import pg from "pg";
 import type {
   ApiKeyRecord,
   CommitInput,
@@ -20,13 +18,14 @@ import { MAX_CREDITS } from "../server/store.js";
 import type { GenerationRequest } from "../types.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION, quoteSchema, runMigrations } from "./migrations.js";
+import { type PgPool, pg } from "./pg.js";
 
 /** Where the store keeps its tables: a connection string or a pool of yours, and a schema. */
 export type PostgresStoreOptions = {
   /** `postgres://user:password@host:5432/database`: the store makes (and closes) its own pool. */
   readonly connectionString?: string;
-  /** A `pg` pool to use instead; the store never ends it (you do, after `close()`). */
-  readonly pool?: Pool;
+  /** A `pg` pool (`new pg.Pool(...)`) to use instead; the store never ends it (you do, after `close()`). */
+  readonly pool?: PgPool;
   /** The schema holding the store's tables, created when missing: default `"imagegen"`. */
   readonly schema?: string;
 };
@@ -190,7 +189,7 @@ function statements(schema: string) {
 }
 
 /** Checks the options and makes the pool when given a connection string. */
-function connect(options: PostgresStoreOptions, caller: string): { schema: string; pool: Pool; ownPool: boolean } {
+function connect(options: PostgresStoreOptions, caller: string): { schema: string; pool: PgPool; ownPool: boolean } {
   const schema = options?.schema ?? "imagegen";
   quoteSchema(schema);
   if ((options?.connectionString === undefined) === (options?.pool === undefined)) {
@@ -259,10 +258,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
 
   const sql = statements(schema);
-  const query = <R extends QueryResultRow>(statement: { name: string; text: string }, values: Values) =>
+  const query = <R extends object>(statement: { name: string; text: string }, values: Values) =>
     pool.query<R>({ name: statement.name, text: statement.text, values: values as unknown[] });
   /** One statement is one transaction: retried whole when it loses a race. */
-  const run = <R extends QueryResultRow>(what: string, statement: { name: string; text: string }, values: Values) =>
+  const run = <R extends object>(what: string, statement: { name: string; text: string }, values: Values) =>
     withRetries(what, () => query<R>(statement, values));
 
   const userTask = async (userId: string, taskId: string): Promise<TaskRecord | undefined> => {
