@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { normalizeRequest, validateForModel } from "../../src/index.js";
+import { capabilities, computeCharge, normalizeRequest, quote, validateForModel } from "../../src/index.js";
 import { LIMITS } from "../../src/models/lists.js";
 import { DEFAULT_BOUNDS } from "../../src/node/bounds.js";
 import { MAX_ERROR_BODY_BYTES, MAX_LISTED_ISSUES, SERVER_ERRORS } from "../../src/server/errors.js";
@@ -68,6 +68,47 @@ describe("figures in the guides", () => {
     expect(stated(file, /`prompt` over (\d+)/)).toBe(LIMITS.promptMaxChars);
     expect(stated(file, /`idempotencyKey` over (\d+) characters/)).toBe(LIMITS.idempotencyKeyMaxChars);
     expect(stated(file, /More than (\d+) distinct references/)).toBe(LIMITS.maxReferences);
+  });
+
+  it("P1-P6: every worked example of docs/pricing.md is what computeCharge charges", () => {
+    const text = read("docs/pricing.md");
+    const table = text.slice(text.indexOf("## Worked examples"), text.indexOf("```", text.indexOf("## Worked examples")));
+    const rows = [...table.matchAll(/^\| `([a-z0-9.-]+)`, (.+?) \| (.+?) \|\s*(\d*)\s*\|\s*(.*?)\s*\|$/gm)];
+    expect(rows.length).toBe(6);
+    for (const [row, modelId, options, perImage, images, total] of rows) {
+      const resolution = /\b([124]K)\b/.exec(options as string)?.[1];
+      const quality = /\b(low|medium|high)\b/.exec(options as string)?.[1];
+      const references = Number(/(\d+) references/.exec(options as string)?.[1] ?? 0);
+      const multiplier = /multiplier ([\d.]+)/.exec(options as string)?.[1] ?? "1";
+      if (images === "") {
+        // A row without a price names the reason.
+        const reason = /`([a-z_]+)`/.exec(perImage as string)?.[1];
+        expect(quote({ kind: "image", modelId: modelId as string, ...(resolution ? { resolution } : {}) }), row).toMatchObject({
+          credits: null,
+          reason,
+        });
+        continue;
+      }
+      const resolutions = resolution ? [resolution] : (capabilities(modelId as string)?.resolutions ?? []);
+      expect(resolutions.length, row).toBeGreaterThan(0);
+      for (const r of resolutions) {
+        const normalized = normalizeRequest({
+          prompt: "a fox",
+          modelId,
+          resolution: r,
+          ...(quality ? { quality } : {}),
+          imageCount: Number(images),
+          ...(references > 0
+            ? { generationType: "image-to-image", inputAssetIds: Array.from({ length: references }, (_, i) => `asset_${i}`) }
+            : {}),
+        });
+        const checked = normalized.success ? validateForModel(normalized.output) : normalized;
+        if (!checked.success) throw new Error(`${row}: ${JSON.stringify(checked.issues)}`);
+        const charge = computeCharge(checked.output, { account: { multiplier } });
+        expect(charge.perOutputCredits, `${row} at ${r}`).toBe(Number(/\*\*(\d+)\*\*/.exec(perImage as string)?.[1]));
+        expect(charge.totalCreditCost, `${row} at ${r}`).toBe(Number(/^\d+/.exec(total as string)?.[0]));
+      }
+    }
   });
 
   it("docs/testing.md: the failing score is Stryker's, and every mutation score names the commit it was measured at", () => {
