@@ -1,8 +1,8 @@
 import { defineConfig } from "tsup";
 
 /**
- * One entry per subpath export of package.json (`.`, `./server`, `./node`, `./testing`,
- * `./json-schema`). Each is built to ESM (`.js`) and
+ * One entry per code subpath export of package.json (`.`, `./server`, `./node`, `./testing`,
+ * `./json-schema`, `./postgres`). Each is built to ESM (`.js`) and
  * CJS (`.cjs`) with its own `.d.ts` / `.d.cts`, so both module systems get matching types.
  */
 const library = {
@@ -23,9 +23,9 @@ export default defineConfig([
     clean: false, // the build script empties dist/ first: the two builds run at once
     target: "es2022",
     treeshake: true,
-    // src/testing/fastCheck.ts loads fast-check with a top-level await in the ES build and `require` in
-    // the CommonJS one, which has no top-level await; esbuild drops the dead ES branch only when it
-    // simplifies syntax.
+    // src/testing/fastCheck.ts and src/postgres/pg.ts load their optional peer (fast-check, pg) with a
+    // top-level await in the ES build and `require` in the CommonJS one, which has no top-level await;
+    // esbuild drops the dead ES branch only when it simplifies syntax.
     esbuildOptions(options, { format }) {
       if (format === "cjs") options.minifySyntax = true;
     },

@@ -3,7 +3,7 @@
  * an advisory lock so that any number of instances may start at once.
  */
 import { createHash } from "node:crypto";
-import type { Pool, PoolClient } from "pg";
+import type { PgPool as Pool, PgPoolClient as PoolClient } from "./pg.js";
 
 /** The largest balance or movement the database accepts: 2^53 - 1, so a JavaScript number stays exact. */
 const MAX = "9007199254740991";

@@ -3,8 +3,6 @@
  * shared safely by any number of instances.
  */
 import { createHash } from "node:crypto";
-import type { Pool, QueryConfig, QueryResultRow } from "pg";
-import pg from "pg";
 import type {
   ApiKeyRecord,
   CommitInput,
@@ -21,6 +19,7 @@ import { MAX_CREDITS, storableId } from "../server/store.js";
 import type { GenerationRequest } from "../types.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION, quoteSchema, runMigrations } from "./migrations.js";
+import { type PgPool, type PgQuery, pg } from "./pg.js";
 
 /**
  * Where the store keeps its tables (a connection string or a pool of yours, and a schema), and how
@@ -29,8 +28,8 @@ import { LATEST_VERSION, quoteSchema, runMigrations } from "./migrations.js";
 export type PostgresStoreOptions = {
   /** `postgres://user:password@host:5432/database`: the store makes (and closes) its own pool. */
   readonly connectionString?: string;
-  /** A `pg` pool to use instead; the store never ends it (you do, after `close()`). */
-  readonly pool?: Pool;
+  /** A `pg` pool (`new pg.Pool(...)`) to use instead; the store never ends it (you do, after `close()`). */
+  readonly pool?: PgPool;
   /** The schema holding the store's tables, created when missing: default `"imagegen"`. */
   readonly schema?: string;
   /**
@@ -254,7 +253,7 @@ function bound(options: PostgresStoreOptions, name: keyof typeof DEFAULTS): numb
   return value;
 }
 
-type Connection = { schema: string; pool: Pool; ownPool: boolean; queryTimeoutMillis: number };
+type Connection = { schema: string; pool: PgPool; ownPool: boolean; queryTimeoutMillis: number };
 
 /**
  * Checks the options and makes the pool when given a connection string: for serving (every bound
@@ -374,12 +373,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * silent network) is given up, and the pool destroys a client released with an error instead of
    * handing out its dead socket again.
    */
-  const timed = (config: { name?: string; text: string; values?: Values }): QueryConfig =>
-    ({ ...config, query_timeout: queryTimeoutMillis }) as unknown as QueryConfig;
-  const query = <R extends QueryResultRow>(statement: { name: string; text: string }, values: Values) =>
-    pool.query<R>(timed({ name: statement.name, text: statement.text, values }));
+  const timed = (config: { name?: string; text: string; values?: unknown[] }): PgQuery => ({
+    ...config,
+    query_timeout: queryTimeoutMillis,
+  });
+  const query = <R extends object>(statement: { name: string; text: string }, values: Values) =>
+    pool.query<R>(timed({ name: statement.name, text: statement.text, values: values as unknown[] }));
   /** One statement is one transaction: retried whole when it loses a race. */
-  const run = <R extends QueryResultRow>(what: string, statement: { name: string; text: string }, values: Values) =>
+  const run = <R extends object>(what: string, statement: { name: string; text: string }, values: Values) =>
     withRetries(what, () => query<R>(statement, values));
 
   const userTask = async (userId: string, taskId: string): Promise<TaskRecord | undefined> => {
@@ -579,9 +580,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         const client = await pool.connect();
         let broken = false;
         try {
-          const q = <R extends QueryResultRow>(statement: { name: string; text: string }, values: unknown[]) =>
-            client.query<R>({ ...statement, values });
-          await client.query("BEGIN");
+          const q = <R extends object>(statement: { name: string; text: string }, values: unknown[]) =>
+            client.query<R>(timed({ ...statement, values }));
+          await client.query(timed({ text: "BEGIN" }));
           const { rows: created } = await q<{ id: string }>(sql.loadUsers, [
             load.map((user) => user.id),
             load.map((user) => user.credits),
@@ -613,16 +614,16 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
             })),
           ].sort((a, b) => a.user - b.user || (a.field === b.field ? a.index - b.index : a.field === "apiKeys" ? -1 : 1));
           if (conflicts.length > 0) {
-            await client.query("ROLLBACK");
+            await client.query(timed({ text: "ROLLBACK" }));
             return { ok: false, conflicts };
           }
-          await client.query("COMMIT");
+          await client.query(timed({ text: "COMMIT" }));
           // In the order of the load, as the in-memory store gives them.
           const made = new Set(created.map((row) => row.id));
           return { ok: true, created: load.map((user) => user.id).filter((id) => made.has(id)) };
         } catch (error) {
           broken = isUnavailable(error);
-          if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
+          if (!broken) await client.query(timed({ text: "ROLLBACK" })).catch(() => (broken = true));
           throw error;
         } finally {
           client.release(broken);

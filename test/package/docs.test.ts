@@ -3,8 +3,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { normalizeRequest, validateForModel } from "../../src/index.js";
-import { SERVER_ERRORS } from "../../src/server/errors.js";
+import { capabilities, computeCharge, normalizeRequest, quote, validateForModel } from "../../src/index.js";
+import { LIMITS } from "../../src/models/lists.js";
+import { DEFAULT_BOUNDS } from "../../src/node/bounds.js";
+import { MAX_ERROR_BODY_BYTES, MAX_LISTED_ISSUES, SERVER_ERRORS } from "../../src/server/errors.js";
+import { DEFAULT_MAX_BODY_BYTES, JSON_BOUNDS } from "../../src/server/http.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const read = (path: string) => readFileSync(root + path, "utf8");
@@ -41,6 +44,101 @@ describe("docs/errors.md", () => {
       const checked = normalized.success ? validateForModel(normalized.output) : normalized;
       expect(checked.success ? [] : checked.issues.map((i) => i.code), json).toContain(code);
     }
+  });
+});
+
+describe("figures in the guides", () => {
+  /** The one number a pattern's first group finds in a file (the pattern must match exactly once). */
+  const stated = (file: string, pattern: RegExp): number => {
+    const matches = [...read(file).matchAll(new RegExp(pattern, "g"))];
+    expect(matches.length, `${pattern} in ${file}`).toBe(1);
+    return Number((matches[0]?.[1] ?? "").replace(/,/g, ""));
+  };
+
+  it("S12, S15: the limits docs/errors.md states are the package's defaults", () => {
+    const file = "docs/errors.md";
+    expect(stated(file, /`headersTimeoutMs` \((\d+) s\)/)).toBe(DEFAULT_BOUNDS.headersTimeoutMs / 1000);
+    expect(stated(file, /`requestTimeoutMs` \((\d+) s\)/)).toBe(DEFAULT_BOUNDS.requestTimeoutMs / 1000);
+    expect(stated(file, /`maxHeaderBytes` \((\d+) KiB\)/)).toBe(DEFAULT_BOUNDS.maxHeaderBytes / 1024);
+    expect(stated(file, /stays under (\d+) KiB whatever the request/)).toBe(MAX_ERROR_BODY_BYTES / 1024);
+    expect(stated(file, /\((\d+) MiB by default\)/)).toBe(DEFAULT_MAX_BODY_BYTES / 1024 / 1024);
+    expect(stated(file, /the first (\d+) are listed/)).toBe(MAX_LISTED_ISSUES);
+    expect(stated(file, /nested more than (\d+) levels deep/)).toBe(JSON_BOUNDS.depth);
+    expect(stated(file, /holding more than ([\d,]+) values/)).toBe(JSON_BOUNDS.values);
+    expect(stated(file, /`prompt` over (\d+)/)).toBe(LIMITS.promptMaxChars);
+    expect(stated(file, /`idempotencyKey` over (\d+) characters/)).toBe(LIMITS.idempotencyKeyMaxChars);
+    expect(stated(file, /More than (\d+) distinct references/)).toBe(LIMITS.maxReferences);
+  });
+
+  it("P1-P6: every worked example of docs/pricing.md is what computeCharge charges", () => {
+    const text = read("docs/pricing.md");
+    const table = text.slice(text.indexOf("## Worked examples"), text.indexOf("```", text.indexOf("## Worked examples")));
+    const rows = [...table.matchAll(/^\| `([a-z0-9.-]+)`, (.+?) \| (.+?) \|\s*(\d*)\s*\|\s*(.*?)\s*\|$/gm)];
+    expect(rows.length).toBe(6);
+    for (const [row, modelId, options, perImage, images, total] of rows) {
+      const resolution = /\b([124]K)\b/.exec(options as string)?.[1];
+      const quality = /\b(low|medium|high)\b/.exec(options as string)?.[1];
+      const references = Number(/(\d+) references/.exec(options as string)?.[1] ?? 0);
+      const multiplier = /multiplier ([\d.]+)/.exec(options as string)?.[1] ?? "1";
+      if (images === "") {
+        // A row without a price names the reason.
+        const reason = /`([a-z_]+)`/.exec(perImage as string)?.[1];
+        expect(quote({ kind: "image", modelId: modelId as string, ...(resolution ? { resolution } : {}) }), row).toMatchObject({
+          credits: null,
+          reason,
+        });
+        continue;
+      }
+      const resolutions = resolution ? [resolution] : (capabilities(modelId as string)?.resolutions ?? []);
+      expect(resolutions.length, row).toBeGreaterThan(0);
+      for (const r of resolutions) {
+        const normalized = normalizeRequest({
+          prompt: "a fox",
+          modelId,
+          resolution: r,
+          ...(quality ? { quality } : {}),
+          imageCount: Number(images),
+          ...(references > 0
+            ? { generationType: "image-to-image", inputAssetIds: Array.from({ length: references }, (_, i) => `asset_${i}`) }
+            : {}),
+        });
+        const checked = normalized.success ? validateForModel(normalized.output) : normalized;
+        if (!checked.success) throw new Error(`${row}: ${JSON.stringify(checked.issues)}`);
+        const charge = computeCharge(checked.output, { account: { multiplier } });
+        expect(charge.perOutputCredits, `${row} at ${r}`).toBe(Number(/\*\*(\d+)\*\*/.exec(perImage as string)?.[1]));
+        expect(charge.totalCreditCost, `${row} at ${r}`).toBe(Number(/^\d+/.exec(total as string)?.[0]));
+      }
+    }
+  });
+
+  it("docs/testing.md: the failing score is Stryker's, and every mutation score names the commit it was measured at", () => {
+    const file = "docs/testing.md";
+    const threshold = /thresholds: \{[^}]*\bbreak: (\d+)/.exec(read("stryker.config.mjs"))?.[1];
+    expect(stated(file, /fails below a score of (\d+)%/)).toBe(Number(threshold));
+    const section = read(file).slice(read(file).indexOf("### Result"));
+    const scored = section.split("\n").filter((line) => /\d+(?:\.\d+)?%/.test(line));
+    expect(scored.length).toBeGreaterThan(4);
+    // A score is in a table row with its commit, or in the paragraphs of the full run, which name theirs.
+    for (const line of scored.filter((l) => l.startsWith("|"))) expect(line).toMatch(/\| `[0-9a-f]{7,40}` \|/);
+    expect(section).toMatch(/Last full run: commit `[0-9a-f]{7,40}`/);
+  });
+
+  it("docs/benchmarks.md is bench/run.ts's output and names the commit it was measured at", () => {
+    const text = read("docs/benchmarks.md");
+    expect(text.startsWith("# Benchmarks\n\nWritten by `npm run bench` (bench/run.ts); do not edit by hand.")).toBe(true);
+    expect(read("bench/run.ts")).toContain("Written by \\`npm run bench\\` (bench/run.ts); do not edit by hand.");
+    expect(text).toMatch(/^- Date: \d{4}-\d{2}-\d{2}, commit [0-9a-f]{7,40}$/m);
+  });
+
+  it("docs/api-index.md lists every import path of package.json's exports, and getting-started every code entry", () => {
+    const pkg = JSON.parse(read("package.json")) as { exports: Record<string, unknown> };
+    const paths = Object.keys(pkg.exports).map((s) => (s === "." ? "imagegen-pricing" : `imagegen-pricing/${s.slice(2)}`));
+    const rows = (file: string) => new Set([...read(file).matchAll(/^\| `(imagegen-pricing[^`]*)` \|/gm)].map((m) => m[1]));
+    const index = rows("docs/api-index.md");
+    expect(paths.filter((p) => !index.has(p))).toEqual([]);
+    const guide = rows("docs/getting-started.md");
+    expect(paths.filter((p) => !p.endsWith(".json") && !guide.has(p))).toEqual([]);
+    expect(paths).toContain("imagegen-pricing/postgres");
   });
 });
 

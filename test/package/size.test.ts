@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bundleCore, CORE_BUDGET_BYTES } from "../../scripts/coreBundle.js";
 
@@ -23,5 +24,19 @@ describe("the core entry in a browser", () => {
   it("keeps the JSON Schema converter and the CLI out of the core", async () => {
     const core = await bundleCore({ minify: false });
     expect(core.inputs.filter((path) => /to-json-schema|src\/cli\/|src\/server\/|src\/jsonSchema/.test(path))).toEqual([]);
+  });
+});
+
+describe("what the docs say about the core's size", () => {
+  const root = new URL("../../", import.meta.url).pathname;
+
+  it("the README and getting-started state the budget this suite enforces, and no other size of the core", () => {
+    for (const file of ["README.md", "docs/getting-started.md"]) {
+      const text = readFileSync(root + file, "utf8");
+      const stated = [...text.matchAll(/(\d+(?:\.\d+)?) KiB gzipped/g)].map((m) => Number(m[1]));
+      expect(stated, file).toEqual([CORE_BUDGET_BYTES / 1024]);
+      // The weight itself changes with every change of the core: `npm run size` prints it.
+      expect(text, file).not.toMatch(/about \d+(?:\.\d+)? KiB/);
+    }
   });
 });

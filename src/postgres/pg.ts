@@ -1,0 +1,122 @@
+/**
+ * node-postgres (`pg`), loaded so that a missing install is one clear error instead of a
+ * module-resolution trace, and the few of its shapes the store uses, declared here so that the
+ * published types of `imagegen-pricing/postgres` need neither `pg` nor `@types/pg`.
+ *
+ * `pg` is an optional peer dependency: the core and the server never need it, and this entry needs
+ * it at once. ES modules resolve static imports before any code runs, so the ES build loads it with
+ * a top-level `await import()` it can catch, and the CommonJS build with a `require` it can catch.
+ *
+ * @module
+ */
+import type * as Pg from "pg";
+
+declare const TSUP_FORMAT: string | undefined;
+
+/** What importing the PostgreSQL entry says when `pg` cannot be found. */
+export const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
+
+/** One statement, as the store sends it: a name makes it a prepared statement on each connection. */
+export type PgQuery = {
+  readonly text: string;
+  readonly values?: unknown[];
+  readonly name?: string;
+  /** Milliseconds to wait for the answer before giving the connection up (pg's per-query `query_timeout`). */
+  readonly query_timeout?: number;
+};
+
+/** The part of a query's result the store reads. */
+export type PgResult<R> = { readonly rows: R[]; readonly rowCount: number | null };
+
+/** What the store asks of a connection: to run a statement (a `pg` `Pool` or `PoolClient` has it). */
+export interface PgQueryable {
+  /**
+   * Runs one statement.
+   *
+   * @param query - The SQL text, or a statement with its values.
+   * @param values - The values of `$1`, `$2`... when `query` is text.
+   * @returns The rows, and how many rows the statement touched.
+   */
+  query<R extends object = Record<string, unknown>>(query: string | PgQuery, values?: unknown[]): Promise<PgResult<R>>;
+}
+
+/** A connection checked out of a pool, for a transaction (a `pg` `PoolClient`). */
+export interface PgPoolClient extends PgQueryable {
+  /**
+   * Returns the connection to its pool.
+   *
+   * @param destroy - `true` (or the error that broke it) to close it instead of reusing it.
+   * @returns Nothing.
+   */
+  release(destroy?: boolean | Error): void;
+}
+
+/**
+ * A pool of connections, as far as the store uses one: a `pg` `Pool` (node-postgres 8) has every
+ * method here, so pass yours as `pool`; nothing else of `pg` is needed to type it.
+ */
+export interface PgPool extends PgQueryable {
+  /**
+   * Checks a connection out of the pool.
+   *
+   * @returns The connection; give it back with `release()`.
+   */
+  connect(): Promise<PgPoolClient>;
+  /**
+   * Listens for an idle connection's error (the store listens so that a dropped connection does not end the process).
+   *
+   * @param event - `"error"`.
+   * @param listener - Called with the error.
+   * @returns The pool.
+   */
+  on(event: "error", listener: (error: Error) => void): unknown;
+  /**
+   * Stops listening.
+   *
+   * @param event - `"error"`.
+   * @param listener - The listener given to `on`.
+   * @returns The pool.
+   */
+  off(event: "error", listener: (error: Error) => void): unknown;
+  /**
+   * Closes every connection.
+   *
+   * @returns When they are closed.
+   */
+  end(): Promise<void>;
+}
+
+/** Does this error say that the package `pg` itself could not be found (not a module inside it)? */
+function isPgMissing(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const code = e?.code;
+  return (
+    (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
+    typeof e?.message === "string" &&
+    /['"]pg['"]/.test(e.message)
+  );
+}
+
+function missing(error: unknown): never {
+  if (!isPgMissing(error)) throw error;
+  const short = new Error(PG_MISSING);
+  // Code that loads this entry on demand (the CLI's `serve --database-url`) tells a missing module by
+  // its code; not enumerable, so that Node's report of the error stays the one line.
+  Object.defineProperty(short, "code", { value: (error as { code: string }).code, enumerable: false });
+  throw short;
+}
+
+let loaded: typeof Pg;
+if (typeof TSUP_FORMAT === "string" && TSUP_FORMAT === "cjs") {
+  try {
+    loaded = require("pg") as typeof Pg;
+  } catch (error) {
+    missing(error);
+  }
+} else {
+  // `pg` is CommonJS: its exports are the ES module's default.
+  loaded = await import("pg").then((module) => module.default as typeof Pg, missing);
+}
+
+/** The `pg` module (node-postgres). */
+export const pg: typeof Pg = loaded;
