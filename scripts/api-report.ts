@@ -100,6 +100,13 @@ export function firstSentence(comment: string): string {
   return "";
 }
 
+/** A comment's `{@link name}` / `{@link name | text}` as the reference page shows it: `` `name` `` / `` `text` ``. */
+export const plainLinks = (comment: string) =>
+  comment.replace(
+    /\{@link(?:code|plain)?\s+([^}|\s]+)\s*(?:\|\s*([^}]*?)\s*)?\}/g,
+    (_, name: string, text?: string) => `\`${text || name}\``,
+  );
+
 /** The symbol a name stands for, through any `import { a as B }` / `export { a as B }` alias. */
 function resolve(checker: ts.TypeChecker, symbol: ts.Symbol): ts.Symbol {
   return symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
@@ -123,9 +130,7 @@ function describe(name: string, symbol: ts.Symbol): PublicName {
   return {
     name,
     kind: [...new Set(declarations.map(kindOf))].join(" + "),
-    summary: firstSentence(
-      (ts.getTextOfJSDocComment(doc?.comment) ?? "").replace(/\{@link(?:code|plain)? ([^}|\s]+)[^}]*\}/g, "`$1`"),
-    ),
+    summary: firstSentence(plainLinks(ts.getTextOfJSDocComment(doc?.comment) ?? "")),
     declaration: normalize(renamed + text),
   };
 }

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { buildReports, entries, firstSentence, REPORT_DIR, type Report } from "../../scripts/api-report.js";
+import { buildReports, entries, firstSentence, plainLinks, REPORT_DIR, type Report } from "../../scripts/api-report.js";
 
 /** The reports of the current dist/, or why they could not be made (no build). */
 const built: Report[] | Error = (() => {
@@ -81,6 +81,10 @@ describe("firstSentence (the summary a report shows)", () => {
 
   it("does not end inside a code span, parentheses or at e.g.", () => {
     expect(firstSentence("Reads `2.3` (read as 2. 3) as e.g. two. More.")).toBe("Reads `2.3` (read as 2. 3) as e.g. two.");
+  });
+
+  it("shows a {@link} as the reference page does: its text, or else its target", () => {
+    expect(plainLinks("See {@link quote | the quote} and {@link Foo}.")).toBe("See `the quote` and `Foo`.");
   });
 
   it("is empty for no comment and for a first paragraph with no sentence ending", () => {
