@@ -4,7 +4,7 @@ import type { AspectRatio, Background, GenerationType, Quality, Resolution } fro
 export const PUBLIC_RATIOS = ["1:1", "2:3", "3:2", "3:4", "4:3", "9:16", "16:9"] as const satisfies readonly AspectRatio[];
 
 /** The eight further fixed ratios the 2.5 models also accept. */
-export const EXTRA_RATIOS = ["5:4", "4:5", "2:1", "1:2", "21:9", "9:21", "3:1", "1:3"] as const satisfies readonly AspectRatio[];
+const EXTRA_RATIOS = ["5:4", "4:5", "2:1", "1:2", "21:9", "9:21", "3:1", "1:3"] as const satisfies readonly AspectRatio[];
 
 /** Every aspect ratio a request may name (N7): `Auto` and the 15 fixed ratios. */
 export const ASPECT_RATIOS = ["Auto", ...PUBLIC_RATIOS, ...EXTRA_RATIOS] as const satisfies readonly AspectRatio[];

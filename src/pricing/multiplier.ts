@@ -67,7 +67,7 @@ export class Multiplier {
 }
 
 /** The default multiplier, 1. */
-export const ONE: Multiplier = new Multiplier(MINT, "1", 1n, 1n, { num: 1, den: 1 });
+const ONE: Multiplier = new Multiplier(MINT, "1", 1n, 1n, { num: 1, den: 1 });
 const ZERO: Multiplier = new Multiplier(MINT, "0", 0n, 1n, { num: 0, den: 1 });
 
 /** `digits x 10^-scale` (digits only, scale >= 0) as a Multiplier with redundant zeros removed. */

@@ -65,7 +65,7 @@ export const QuoteSpecSchema = v.strictObject(
 export type SpecFields = { readonly [K in (typeof QUOTE_SPEC_FIELDS)[number]]?: unknown };
 
 /** What one read of a spec gives: its fields, and its issues (none when it is well formed). @internal */
-export type ReadSpec = { fields: SpecFields; issues: Issue[] };
+type ReadSpec = { fields: SpecFields; issues: Issue[] };
 
 const NONE: Issue[] = [];
 

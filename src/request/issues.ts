@@ -9,7 +9,7 @@ import type { Issue } from "../types.js";
 import { BOUNDS } from "./bounds.js";
 
 /** A valibot issue, with the code {@link coded} gave it. @internal */
-export type CodedIssue = v.BaseIssue<unknown> & { code?: IssueCode };
+type CodedIssue = v.BaseIssue<unknown> & { code?: IssueCode };
 
 /**
  * The message of a valibot check that also gives each issue it reports its stable `code`, and, with

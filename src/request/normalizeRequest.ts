@@ -30,7 +30,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * field as far as it was read (trimmed strings, defaults), with `malformed` naming the fields that
  * have an issue. @internal
  */
-export type Shape =
+type Shape =
   | { success: true; output: GenerationRequest }
   | {
       success: false;

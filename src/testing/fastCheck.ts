@@ -15,7 +15,7 @@ import type * as FastCheck from "fast-check";
 declare const TSUP_FORMAT: string | undefined;
 
 /** What importing the testing entry says when fast-check cannot be found. */
-export const FAST_CHECK_MISSING = "imagegen-pricing/testing needs fast-check 4: npm install -D fast-check";
+const FAST_CHECK_MISSING = "imagegen-pricing/testing needs fast-check 4: npm install -D fast-check";
 
 /** Does this error say that the package `fast-check` itself could not be found? */
 function isFastCheckMissing(error: unknown): boolean {

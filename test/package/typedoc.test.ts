@@ -1,7 +1,7 @@
 /**
  * The API reference (`npm run docs`): built with typedoc into a temporary directory, it must build
  * without a warning, title each module by its import path, link the main functions from its first
- * page and include every guide.
+ * page, show each public name with its summary on its module page and include every guide.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -46,6 +46,38 @@ afterAll(() => {
 
 const page = (path: string) => readFileSync(join(out, path), "utf8");
 
+/** Text of an HTML fragment: no tags, entities decoded, whitespace collapsed. */
+const text = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, "")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&#x27;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&")
+    .replace(/\s+/g, " ")
+    .trim();
+
+/** The names a module page lists, each with the summaries shown next to it (a function and a type can share a name). */
+function summaries(html: string): Map<string, string[]> {
+  const shown = new Map<string, string[]>();
+  for (const [, dt = "", dd = ""] of html.matchAll(
+    /<dt class="tsd-member-summary"[^>]*>(.*?)<\/dt><dd class="tsd-member-summary">(.*?)<\/dd>/gs,
+  )) {
+    // A re-export from another entry reads `Name → Name`.
+    const name = text(dt).split("→")[0]?.trim() ?? "";
+    shown.set(name, [...(shown.get(name) ?? []), text(dd)]);
+  }
+  return shown;
+}
+
+/** The names and summary sentences of a committed API report (api-report/*.api.md, checked against the build by apiReport.test.ts). */
+function reported(importPath: string): Map<string, string> {
+  const file = importPath === pkg.name ? `${pkg.name}.api.md` : `${importPath.slice(pkg.name.length + 1)}.api.md`;
+  const rows = readFileSync(`${root}api-report/${file}`, "utf8").matchAll(/^\| `([^`]+)` \| [^|]+ \| (.*) \|$/gm);
+  return new Map([...rows].map(([, name = "", summary = ""]) => [name, summary.replace(/\\\|/g, "|").replace(/`/g, "")]));
+}
+
 describe("the API reference (npm run docs)", () => {
   it("builds without a warning (typedoc.json treats warnings as errors, so npm run docs fails on one)", () => {
     expect(config.treatWarningsAsErrors).toBe(true);
@@ -64,6 +96,25 @@ describe("the API reference (npm run docs)", () => {
       expect(index).toContain(`href="functions/imagegen-pricing.${name}.html"`);
     }
     expect(index).toContain('href="functions/imagegen-pricing_server.createReferenceServer.html"');
+  });
+
+  it("shows the summary sentence of quote and checkRequest on the core's module page", () => {
+    const core = summaries(page("modules/imagegen-pricing.html"));
+    expect(core.get("quote")).toContainEqual(expect.stringMatching(/^Prices one output image for an account \(P1-P4\)/));
+    expect(core.get("checkRequest")).toContainEqual(
+      expect.stringMatching(/^Checks a generation request body against the shape rules and its model's own limits/),
+    );
+  });
+
+  it("lists on each module page every public name of its entry's API report, with the report's summary sentence", () => {
+    for (const importPath of importPaths) {
+      const file = `modules/${importPath.replace("/", "_")}.html`;
+      const shown = summaries(page(file));
+      const names = reported(importPath);
+      expect([...shown.keys()].sort(), file).toEqual([...names.keys()].sort());
+      const missing = [...names].filter(([name, summary]) => !shown.get(name)?.some((s) => s.startsWith(summary)));
+      expect(missing.map(([name, summary]) => `${importPath} ${name}: ${summary}`)).toEqual([]);
+    }
   });
 
   it("renders every guide in docs/ as a page", () => {
