@@ -66,7 +66,10 @@ describe("the live price preview in headless Chromium", { timeout: 30_000 }, () 
     await page.selectOption("#model", "beta2");
     await page.selectOption("#resolution", "4K");
     await page.fill("#multiplier", "1.15");
-    const expected = quote({ kind: "image", modelId: "beta2", resolution: "4K", quality: "low" }, { multiplier: "1.15" });
+    const expected = quote(
+      { kind: "image", modelId: "beta2", resolution: "4K", quality: "low" },
+      { account: { multiplier: "1.15" } },
+    );
     expect(expected.credits).toBe(138);
     expect(await shown("perImage")).toBe("138 credits");
     expect(await shown("total")).toBe("138 credits");
@@ -101,7 +104,7 @@ describe("the live price preview in headless Chromium", { timeout: 30_000 }, () 
     await page.fill("#multiplier", "2.3");
     const expected = quote(
       { kind: "image", modelId: "alpha-img2-5-flare", resolution: "4K", quality: "high", referenceImageCount: 2 },
-      { multiplier: "2.3" },
+      { account: { multiplier: "2.3" } },
     );
     // (750 + 2 x 10) x 2.3 = 1771
     expect(expected.credits).toBe(1771);
