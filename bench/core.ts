@@ -63,7 +63,7 @@ function checkBaselines(): void {
     [undefined, ONE],
     ["1.15", M115],
   ] as const) {
-    const q = quote(SPEC, m === undefined ? undefined : { multiplier: m });
+    const q = quote(SPEC, m === undefined ? undefined : { account: { multiplier: m } });
     if (q.credits !== integerQuote(SPEC.modelId, SPEC.resolution, SPEC.quality, SPEC.referenceImageCount, f)) {
       throw new Error("integer baseline disagrees with quote");
     }
@@ -234,7 +234,7 @@ export async function runCore(rounds: number, time: number): Promise<PairResult[
     await pair(
       'quote, multiplier "1.15"',
       integer,
-      () => quote(SPEC, account),
+      () => quote(SPEC, { account }),
       () => integerQuote(modelId, resolution, quality, referenceImageCount, M115),
       rounds,
       time,
@@ -248,7 +248,7 @@ export async function runCore(rounds: number, time: number): Promise<PairResult[
     await pair(
       'quote, multiplier "1.15" read once',
       integer,
-      () => quote(SPEC, parsedAccount),
+      () => quote(SPEC, { account: parsedAccount }),
       () => integerQuote(modelId, resolution, quality, referenceImageCount, M115),
       rounds,
       time,

@@ -46,7 +46,7 @@ export function buildGolden(source: Catalog = catalog): Golden {
         const row = Array.from(
           { length: LIMITS.maxReferences + 1 },
           (_, refs) =>
-            quote({ kind: "image", modelId, resolution, quality, referenceImageCount: refs }, undefined, source).credits,
+            quote({ kind: "image", modelId, resolution, quality, referenceImageCount: refs }, { catalog: source }).credits,
         );
         byQuality[quality] = row.every((c) => c === null) ? null : row;
       }

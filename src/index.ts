@@ -22,20 +22,20 @@ export {
 export { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "./models/lists.js";
 export type { Catalog, ModelSpec, PriceGrid } from "./models/modelSpec.js";
 export { CatalogSchema, defineCatalog, ModelSpecSchema } from "./models/modelSpec.js";
+export type { CatalogOptions } from "./models/catalogOptions.js";
 export type { Charge, ChargeLine, ChargeOptions } from "./pricing/computeCharge.js";
 export { computeCharge } from "./pricing/computeCharge.js";
 export { InvalidRequestError } from "./pricing/errors.js";
 export { Multiplier, parseMultiplier, ROUNDING } from "./pricing/multiplier.js";
 export type { PriceBreakdown } from "./pricing/priceOutput.js";
-export type { AccountPricing, PricedQuote, Quote, UnpricedQuote } from "./pricing/quote.js";
+export type { AccountPricing, PricedQuote, Quote, QuoteOptions, UnpricedQuote } from "./pricing/quote.js";
 export { quote } from "./pricing/quote.js";
 export type { QuoteSpec } from "./pricing/quoteSpec.js";
 export { parseQuoteSpec, QuoteSpecSchema } from "./pricing/quoteSpec.js";
 export { BOUNDS } from "./request/bounds.js";
 export { checkRequest } from "./request/checkRequest.js";
 export { normalizeRequest } from "./request/normalizeRequest.js";
-export type { RequestSchema } from "./request/schema.js";
-export { GenerationRequestSchema, requestSchema } from "./request/schema.js";
+export { GenerationRequestSchema } from "./request/schema.js";
 export { validateForModel } from "./request/validateForModel.js";
 export type {
   AspectRatio,

@@ -98,4 +98,8 @@ export const messages = {
   unknownSpecField: (field: string) =>
     `Field ${show(field)} is not part of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.`,
   invalidKind: (got: unknown) => `kind must be "image"; received ${show(got)}.`,
+  oldCatalogArgument: (fn: string) =>
+    `${fn} takes its catalog in its options since 0.3.0: ${fn}(input, { catalog }) rather than ${fn}(input, catalog).`,
+  oldQuoteArguments: () =>
+    "quote takes (spec, { account, catalog, at }) since 0.3.0: quote(spec, { account: { multiplier } }) rather than quote(spec, { multiplier }) or quote(spec, account, catalog).",
 } as const;

@@ -67,7 +67,10 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     ...(values.quality !== undefined && { quality: values.quality }),
     ...(values.refs !== undefined && { referenceImageCount: wholeNumber("--refs", values.refs, 0) }),
   };
-  const result = quote(spec, values.multiplier === undefined ? undefined : { multiplier: values.multiplier }, catalog);
+  const result = quote(spec, {
+    account: values.multiplier === undefined ? undefined : { multiplier: values.multiplier },
+    catalog: catalog,
+  });
 
   if (result.credits === null) {
     if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);

@@ -267,9 +267,9 @@ function indexAt(startsMs: readonly number[], ms: number): number {
 
 /**
  * The catalog in force at an instant (P8): the last entry of `history` whose version date
- * (00:00 UTC) is not after `when`. To price at an instant, pass it to `quote` or `computeCharge`:
- * `quote(spec, account, catalogAt(catalogHistory, when))`,
- * `computeCharge(request, { account, catalog: catalogAt(catalogHistory, when) })`.
+ * (00:00 UTC) is not after `when`. To price at an instant, give the core functions the history and
+ * the instant: `quote(spec, { account, catalog: catalogHistory, at: when })`,
+ * `computeCharge(request, { account, catalog: catalogHistory, at: when })`.
  *
  * Each call checks the versions (dates, strictly increasing) but not the catalogs themselves: check a
  * history of your own once with {@link defineCatalogHistory}.
@@ -285,7 +285,7 @@ function indexAt(startsMs: readonly number[], ms: number): number {
  * @example
  * ```ts
  * const then = catalogAt(catalogHistory, "2027-01-15T09:30:00Z");
- * quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { multiplier: "1.15" }, then);
+ * then.version; // the catalog's version, the UTC date its prices took effect
  * ```
  */
 export function catalogAt(history: readonly Catalog[], when: Instant): Catalog {

@@ -4,8 +4,8 @@
  */
 
 import { messages } from "../messages.js";
-import { catalog as builtIn } from "../models/catalog.js";
-import { type Catalog, findModel } from "../models/modelSpec.js";
+import { type CatalogOptions, resolveCatalog } from "../models/catalogOptions.js";
+import { findModel } from "../models/modelSpec.js";
 import { distinctReferences, validateForModel } from "../request/validateForModel.js";
 import type { GenerationRequest, Issue, Quality, Resolution } from "../types.js";
 import { InvalidRequestError } from "./errors.js";
@@ -33,17 +33,15 @@ export type Charge = {
   catalogVersion: string;
 };
 
-/** Options of {@link computeCharge}. */
-export type ChargeOptions = {
+/** Options of {@link computeCharge}: the account, the authorized references, and which catalog applies. */
+export type ChargeOptions = CatalogOptions & {
   /** The account's multiplier (default 1). */
-  account?: AccountPricing;
+  account?: AccountPricing | undefined;
   /**
    * References the caller is authorized to use (P6); default: the distinct `inputAssetIds`.
    * At most that number: a charge never counts references the request does not list.
    */
-  referenceCount?: number;
-  /** The catalog to price from (default: the built-in one). */
-  catalog?: Catalog;
+  referenceCount?: number | undefined;
 };
 
 /**
@@ -51,10 +49,12 @@ export type ChargeOptions = {
  * on its own, and the total is the sum of those lines. No number from the client is read.
  *
  * @param request - A normalized request (see {@link normalizeRequest}).
- * @param options - The account, the authorized reference count and the catalog.
+ * @param options - `account`, `referenceCount` (authorized references), and `catalog` / `at` as
+ *   for every core function.
  * @returns The per-output amount, one line per output image, the total and the breakdown.
  * @throws {@link InvalidRequestError} when {@link validateForModel} rejects the request, or the
- *   multiplier or reference count is invalid; it carries every issue.
+ *   multiplier or reference count is invalid; it carries every issue. `NoCatalogInForceError` when
+ *   `at` is before the history's first catalog.
  * @example
  * ```ts
  * const charge = computeCharge(request, { account: { multiplier: "1.15" }, referenceCount: 2 });
@@ -62,7 +62,8 @@ export type ChargeOptions = {
  * ```
  */
 export function computeCharge(request: GenerationRequest, options: ChargeOptions = {}): Charge {
-  const checked = validateForModel(request, options.catalog ?? builtIn);
+  const catalog = resolveCatalog(options);
+  const checked = validateForModel(request, { catalog });
   if (!checked.success) throw new InvalidRequestError(checked.issues);
   return priceValidated(checked.output, options);
 }
@@ -73,12 +74,13 @@ export function computeCharge(request: GenerationRequest, options: ChargeOptions
  * account's multiplier and the reference count still are. @internal
  *
  * @param valid - A request the model's limits accept, with its resolution.
- * @param options - The account, the authorized reference count and the catalog.
+ * @param options - The account, the authorized reference count, and the catalog (and `at`) the
+ *   request was checked against.
  * @returns The charge.
  * @throws {@link InvalidRequestError} for an invalid multiplier or reference count, or a cell with no price.
  */
 export function priceValidated(valid: GenerationRequest, options: ChargeOptions = {}): Charge {
-  const catalog = options.catalog ?? builtIn;
+  const catalog = resolveCatalog(options);
   const model = findModel(catalog, valid.modelId);
   const listed = distinctReferences(valid.inputAssetIds);
   const referenceCount: unknown = options.referenceCount ?? listed;

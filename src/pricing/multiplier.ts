@@ -110,7 +110,7 @@ const KNOWN_MAX_LENGTH = 32;
  * ```ts
  * const multiplier = parseMultiplier("1.15"); // read and checked once, per account
  * if (!multiplier) throw new Error("bad multiplier");
- * quote({ kind: "image", modelId: "beta2" }, { multiplier }).credits; // 92
+ * quote({ kind: "image", modelId: "beta2" }, { account: { multiplier } }).credits; // 92
  * ```
  */
 export function parseMultiplier(input: unknown): Multiplier | undefined {

@@ -3,7 +3,7 @@
  */
 
 import { messages, type QuoteReason } from "../messages.js";
-import { catalog as builtIn } from "../models/catalog.js";
+import { type CatalogOptions, resolveCatalog } from "../models/catalogOptions.js";
 import { DEFAULTS, LIMITS } from "../models/lists.js";
 import { type Catalog, findModel } from "../models/modelSpec.js";
 import { type Multiplier, parseMultiplier } from "./multiplier.js";
@@ -19,6 +19,12 @@ export type AccountPricing = {
    * or a {@link Multiplier} from `parseMultiplier` (read once, reused on every quote and charge).
    */
   multiplier?: string | number | Multiplier;
+};
+
+/** Options of {@link quote}: the account, and which catalog applies (a catalog, or a history with `at`). */
+export type QuoteOptions = CatalogOptions & {
+  /** The account's price adjustment (default: multiplier 1). */
+  account?: AccountPricing | undefined;
 };
 
 /** A priced spec: the per-image credits and how they were made. */
@@ -50,16 +56,27 @@ const unpriced = (reason: QuoteReason, message: string, catalogVersion: string):
  * Strings are trimmed; fields other than the spec's are ignored.
  *
  * @param spec - Model, resolution, quality and reference count.
- * @param account - The account's multiplier (default 1).
- * @param catalog - The catalog to price from (default: the built-in one).
+ * @param options - `account` (its multiplier, default 1); `catalog` (a catalog, or a price history)
+ *   and `at` (the instant whose prices apply), as for every core function.
  * @returns The credits per output image with a breakdown, or `credits: null` with a reason code.
+ * @throws `NoCatalogInForceError` (a RangeError) when `at` is before the history's first catalog;
+ *   RangeError when `at` is not an instant; TypeError for the 0.2.0 argument forms. The spec
+ *   itself never makes it throw.
  * @example
  * ```ts
- * quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { multiplier: "1.15" }).credits; // 138
+ * quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { account: { multiplier: "1.15" } }).credits; // 138
  * quote({ kind: "image", modelId: "alpha-img2", resolution: "2K" }); // { credits: null, reason: "unsupported_resolution", ... }
+ * quote({ kind: "image", modelId: "beta2" }, { catalog: catalogHistory, at: "2027-01-15T09:30:00Z" }); // the prices then
  * ```
  */
-export function quote(spec: QuoteSpec, account?: AccountPricing, catalog: Catalog = builtIn): Quote {
+export function quote(spec: QuoteSpec, options?: QuoteOptions): Quote {
+  // 0.2.0 took (spec, account, catalog): refuse that form rather than price at multiplier 1.
+  // biome-ignore lint/complexity/noArguments: the one way to see a third argument the type forbids
+  if (arguments.length > 2 || (options !== undefined && "multiplier" in options)) {
+    throw new TypeError(messages.oldQuoteArguments());
+  }
+  const catalog = resolveCatalog(options, "quote");
+  const account = options?.account;
   if (typeof spec !== "object" || spec === null) return unpriced("invalid_spec", messages.invalidSpec(spec), catalog.version);
   // A spec that prices as it is has nothing to trim (every value it names is exact), so reading it
   // could change nothing: only a spec that does not price is read, then priced as read.

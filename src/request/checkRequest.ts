@@ -2,8 +2,8 @@
  * `checkRequest`: the whole verdict on a generation request body in one call, the shape rules and
  * the model's own limits together, every issue of both at once (N15, V1-V6).
  */
-import { catalog as builtIn } from "../models/catalog.js";
-import { type Catalog, findModel } from "../models/modelSpec.js";
+import { type CatalogOptions, resolveCatalog } from "../models/catalogOptions.js";
+import { findModel } from "../models/modelSpec.js";
 import type { GenerationRequest, Result } from "../types.js";
 import { bounded } from "./issues.js";
 import { readShape } from "./normalizeRequest.js";
@@ -20,7 +20,8 @@ import { modelIssues, validateForModel } from "./validateForModel.js";
  * On success it gives what `normalizeRequest` then `validateForModel` would.
  *
  * @param input - A parsed JSON body, of any type.
- * @param options - `catalog`: whose models, defaults and limits apply (default: the built-in one).
+ * @param options - `catalog` (a catalog, or a price history) and `at`: whose models, defaults and
+ *   limits apply (default: the built-in catalog).
  * @returns `{ success: true, output }` with the normalized request, ready to price, or
  *   `{ success: false, issues }`.
  * @example
@@ -29,10 +30,10 @@ import { modelIssues, validateForModel } from "./validateForModel.js";
  * if (!checked.success) checked.issues.map((i) => i.path); // ["prompt", "resolution", "imageCount"]
  * ```
  */
-export function checkRequest(input: unknown, options?: { catalog?: Catalog }): Result<GenerationRequest> {
-  const catalog = options?.catalog ?? builtIn;
+export function checkRequest(input: unknown, options?: CatalogOptions): Result<GenerationRequest> {
+  const catalog = resolveCatalog(options, "checkRequest");
   const shape = readShape(input, catalog);
-  if (shape.success) return validateForModel(shape.output, catalog);
+  if (shape.success) return validateForModel(shape.output, { catalog });
   const { fields, malformed } = shape;
   // The model's limits judge the fields that are given and well formed, when the model is known
   // (V7); an absent field takes the model's default, which the model accepts.

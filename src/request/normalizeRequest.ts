@@ -4,7 +4,7 @@
  */
 import * as v from "valibot";
 import { messages } from "../messages.js";
-import { catalog as builtIn } from "../models/catalog.js";
+import { type CatalogOptions, resolveCatalog } from "../models/catalogOptions.js";
 import type { Catalog } from "../models/modelSpec.js";
 import type { GenerationRequest, Issue, Result } from "../types.js";
 import { bounded, toIssue, unknownFields } from "./issues.js";
@@ -79,7 +79,8 @@ export function readShape(input: unknown, catalog: Catalog): Shape {
  * model's own limits in the same call, use `checkRequest`.
  *
  * @param input - A parsed JSON body, of any type.
- * @param options - `catalog`: whose models and defaults apply (default: the built-in one).
+ * @param options - `catalog` (a catalog, or a price history) and `at`: whose models and defaults
+ *   apply (default: the built-in catalog).
  * @returns `{ success: true, output }` with the normalized request, or `{ success: false, issues }`.
  * @example
  * ```ts
@@ -88,7 +89,7 @@ export function readShape(input: unknown, catalog: Catalog): Shape {
  * else console.log(result.issues);             // [{ path, code, message }, ...]
  * ```
  */
-export function normalizeRequest(input: unknown, options?: { catalog?: Catalog }): Result<GenerationRequest> {
-  const shape = readShape(input, options?.catalog ?? builtIn);
+export function normalizeRequest(input: unknown, options?: CatalogOptions): Result<GenerationRequest> {
+  const shape = readShape(input, resolveCatalog(options, "normalizeRequest"));
   return shape.success ? shape : { success: false, issues: bounded(shape.issues, shape.omitted) };
 }

@@ -141,7 +141,7 @@ function createRequestSchema(catalog: Catalog) {
   );
 }
 
-/** A valibot schema of a generation request for some catalog. */
+/** A valibot schema of a generation request for some catalog. @internal */
 export type RequestSchema = ReturnType<typeof createRequestSchema>;
 
 const schemas = new WeakMap<Catalog, RequestSchema>();
@@ -150,6 +150,8 @@ const schemas = new WeakMap<Catalog, RequestSchema>();
  * The valibot schema of a generation request body (N3-N14) for a catalog, built once per catalog.
  * It is a Standard Schema, so frameworks that accept one can use it directly. Unknown fields (N2)
  * and a body that is not an object (N1) are checked by {@link normalizeRequest} before it runs.
+ *
+ * `checkRequest` and `normalizeRequest` take a catalog in their options; this stays internal. @internal
  *
  * @param catalog - The catalog whose models and defaults apply (default: the built-in one).
  * @returns The schema.
@@ -163,5 +165,8 @@ export function requestSchema(catalog: Catalog = builtIn): RequestSchema {
   return schema;
 }
 
-/** The request schema of the built-in catalog, built at module load. */
-export const GenerationRequestSchema: RequestSchema = /* @__PURE__ */ requestSchema();
+/**
+ * The valibot schema of a generation request body for the built-in catalog (N3-N14): a Standard
+ * Schema for tRPC, Hono or TanStack Form. For another catalog, use `checkRequest(body, { catalog })`.
+ */
+export const GenerationRequestSchema: v.GenericSchema<unknown, GenerationRequest> = /* @__PURE__ */ requestSchema();

@@ -4,8 +4,8 @@
  */
 
 import { messages } from "../messages.js";
-import { catalog as builtIn } from "../models/catalog.js";
-import { type Catalog, findModel, type ModelSpec } from "../models/modelSpec.js";
+import { type CatalogOptions, resolveCatalog } from "../models/catalogOptions.js";
+import { findModel, type ModelSpec } from "../models/modelSpec.js";
 import type { GenerationRequest, Issue, Result } from "../types.js";
 
 /**
@@ -97,7 +97,8 @@ const EVERY_FIELD = () => true;
  * the code names no model (V7).
  *
  * @param request - A request from {@link normalizeRequest} (or built to the same shape).
- * @param catalog - The catalog to read (default: the built-in one).
+ * @param options - `catalog` (a catalog, or a price history) and `at`, as for every core function
+ *   (default: the built-in catalog).
  * @returns `{ success: true, output }` (the request; an omitted resolution takes the model's
  *   default), or `{ success: false, issues }` with every limit the request breaks.
  * @example
@@ -107,7 +108,8 @@ const EVERY_FIELD = () => true;
  * if (!checked.success) return { status: 400, issues: checked.issues };
  * ```
  */
-export function validateForModel(request: GenerationRequest, catalog: Catalog = builtIn): Result<GenerationRequest> {
+export function validateForModel(request: GenerationRequest, options?: CatalogOptions): Result<GenerationRequest> {
+  const catalog = resolveCatalog(options, "validateForModel");
   const model = findModel(catalog, request.modelId);
   if (!model) {
     const ids = Object.keys(catalog.models);

@@ -32,12 +32,12 @@ export async function quotePrice(incoming: Incoming, ctx: ServerContext, caller:
   const user = await ctx.store.getUser(caller.userId);
   if (!user) return failure(requestId, INVALID_API_KEY);
   const account = { multiplier: user.multiplier };
-  const answer: QuoteAnswer = quote(spec.output, account, catalog);
+  const answer: QuoteAnswer = quote(spec.output, { account, catalog });
   if (next !== undefined) {
     answer.nextChange = {
       version: next.version,
       effectiveAt: next.effectiveAt,
-      credits: quote(spec.output, account, next.catalog).credits,
+      credits: quote(spec.output, { account, catalog: next.catalog }).credits,
     };
   }
   return json(200, answer, requestId);

@@ -72,7 +72,7 @@ describe("imagegen-pricing quote", () => {
     expect(r.code).toBe(0);
     const expected = quote(
       { kind: "image", modelId: " alpha-img2-5-flare ", resolution: "4K", quality: "high", referenceImageCount: 3 },
-      { multiplier: "2.3" },
+      { account: { multiplier: "2.3" } },
     );
     expect(JSON.parse(r.stdout)).toEqual({ ...expected, imageCount: 4, totalCredits: 4 * (expected.credits ?? Number.NaN) });
     // (750 + 30) x 2.3 = 1794
@@ -458,7 +458,7 @@ describe("--at: the catalog in force at an instant (P8)", () => {
     const next = JSON.parse((await quote4k(["--at", "2026-12-01"])).stdout);
     expect(next).toMatchObject({ credits: 144, catalogVersion: "2026-12-01" });
     expect(next).toEqual({
-      ...quote({ kind: "image", modelId: "beta2", resolution: "4K" }, undefined, history[1]),
+      ...quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { catalog: history[1] }),
       imageCount: 1,
       totalCredits: 144,
     });

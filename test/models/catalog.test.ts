@@ -114,7 +114,7 @@ describe("V7: a made-up model added to a copy of the catalog", () => {
     } as const;
     // biome-ignore lint/suspicious/noExplicitAny: a made-up model id is not a built-in ModelId
     const r = request as any;
-    expect(validateForModel(r, extended).success).toBe(true);
+    expect(validateForModel(r, { catalog: extended }).success).toBe(true);
     const tooMuch = validateForModel(
       {
         ...r,
@@ -125,7 +125,7 @@ describe("V7: a made-up model added to a copy of the catalog", () => {
         imageCount: 7,
         inputAssetIds: ["a", "b", "c", "d"],
       },
-      extended,
+      { catalog: extended },
     );
     expect(tooMuch.success ? [] : tooMuch.issues.map((i) => i.code)).toEqual([
       "unsupported_aspect_ratio",
@@ -140,8 +140,10 @@ describe("V7: a made-up model added to a copy of the catalog", () => {
     expect(charge.perOutputCredits).toBe(98); // (44 + 3 x 7) x 1.5 = 97.5, half-up
     expect(charge.totalCreditCost).toBe(6 * 98);
     expect(
-      quote({ kind: "image", modelId: "zeta-1", quality: "high", referenceImageCount: 3 }, { multiplier: "1.5" }, extended)
-        .credits,
+      quote(
+        { kind: "image", modelId: "zeta-1", quality: "high", referenceImageCount: 3 },
+        { account: { multiplier: "1.5" }, catalog: extended },
+      ).credits,
     ).toBe(98);
     expect(capabilities("zeta-1", extended)?.outputFormat).toBe("webp");
   });

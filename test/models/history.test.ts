@@ -76,11 +76,11 @@ describe("catalogAt: the catalog in force at an instant", () => {
 
   it("P8: pricing at an instant: beta2 4K is 120 credits until 2026-11-30T23:59:59.999Z and 144 from 2026-12-01", () => {
     const spec = { kind: "image", modelId: "beta2", resolution: "4K" } as const;
-    expect(quote(spec, undefined, catalogAt(h, "2026-11-30T23:59:59.999Z"))).toMatchObject({
+    expect(quote(spec, { catalog: catalogAt(h, "2026-11-30T23:59:59.999Z") })).toMatchObject({
       credits: 120,
       catalogVersion: "2026-11-20",
     });
-    expect(quote(spec, { multiplier: "1.15" }, catalogAt(h, "2026-12-01T00:00:00.000Z"))).toMatchObject({
+    expect(quote(spec, { account: { multiplier: "1.15" }, catalog: catalogAt(h, "2026-12-01T00:00:00.000Z") })).toMatchObject({
       credits: 166, // 144 x 1.15 = 165.6
       catalogVersion: "2026-12-01",
     });
@@ -242,11 +242,11 @@ describe("P8 properties over generated histories", () => {
           const cells = pricedCells(model);
           const [resolution, quality] = cells[cellIndex % cells.length] as [string, string];
           const spec = { kind: "image" as const, modelId, resolution, quality, referenceImageCount: refs };
-          const atInstant = quote(spec, { multiplier }, catalogAt(h, ms));
-          expect(atInstant).toEqual(quote(spec, { multiplier }, inForceThen));
+          const atInstant = quote(spec, { account: { multiplier }, catalog: catalogAt(h, ms) });
+          expect(atInstant).toEqual(quote(spec, { account: { multiplier }, catalog: inForceThen }));
           expect(atInstant.catalogVersion).toBe(inForceThen.version);
           // At multiplier 1 the price is the cell plus the surcharge, read straight from the data.
-          const plain = quote(spec, undefined, catalogAt(h, ms));
+          const plain = quote(spec, { catalog: catalogAt(h, ms) });
           if (refs > model.maxReferenceImages) expect(plain.credits).toBeNull();
           else {
             const cell = (model.prices as Record<string, Record<string, number>>)[resolution]?.[quality] as number;

@@ -33,7 +33,7 @@ describe("computeCharge: properties", () => {
             quality: request.quality,
             referenceImageCount: request.inputAssetIds.length,
           },
-          { multiplier: m },
+          { account: { multiplier: m } },
         );
         expect(charge.totalCreditCost).toBe(request.imageCount * (q.credits as number));
         const subtotal = oraclePrice(c.model, c.expected.resolution, c.expected.quality, c.expected.inputAssetIds.length);
@@ -71,7 +71,7 @@ describe("computeCharge: properties", () => {
         const refs = k % (request.inputAssetIds.length + 1);
         const charge = computeCharge(request, { account: { multiplier: m }, referenceCount: refs });
         const spec = { kind: "image", modelId: request.modelId, resolution: request.resolution, quality: request.quality };
-        const q = quote({ ...spec, referenceImageCount: refs } as QuoteSpec, { multiplier: m });
+        const q = quote({ ...spec, referenceImageCount: refs } as QuoteSpec, { account: { multiplier: m } });
         expect(q.credits).toBe(charge.perOutputCredits);
         if (q.credits !== null) expect(q.breakdown).toMatchObject(charge.breakdown);
       }),

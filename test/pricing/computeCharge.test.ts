@@ -112,7 +112,10 @@ describe("computeCharge", () => {
             ...(refs > 0 && { generationType: "image-to-image", inputAssetIds: Array.from({ length: refs }, (_, i) => `a${i}`) }),
           };
           const charge = computeCharge(generation(body), { account: { multiplier } });
-          const q = quote({ kind: "image", modelId, resolution, quality, referenceImageCount: refs }, { multiplier });
+          const q = quote(
+            { kind: "image", modelId, resolution, quality, referenceImageCount: refs },
+            { account: { multiplier } },
+          );
           expect(q.credits, `${modelId} ${resolution} ${quality} ${refs} ${multiplier}`).toBe(charge.perOutputCredits);
         }
       }

@@ -36,7 +36,7 @@ describe("parseMultiplier and multiplyAndRound: properties", () => {
     fc.assert(
       fc.property(cell, multiplierString, (c, m) => {
         const subtotal = oraclePrice(c.modelId, c.resolution, c.quality, c.refs) as number;
-        expect(quote(specOf(c), { multiplier: m }).credits).toBe(bigIntHalfUp(subtotal, multiplierText(m)));
+        expect(quote(specOf(c), { account: { multiplier: m } }).credits).toBe(bigIntHalfUp(subtotal, multiplierText(m)));
       }),
     );
   });
@@ -45,9 +45,9 @@ describe("parseMultiplier and multiplyAndRound: properties", () => {
     fc.assert(
       fc.property(cell, multiplierNumber, (c, m) => {
         const subtotal = oraclePrice(c.modelId, c.resolution, c.quality, c.refs) as number;
-        const q = quote(specOf(c), { multiplier: m });
+        const q = quote(specOf(c), { account: { multiplier: m } });
         expect(q.credits).toBe(bigIntHalfUp(subtotal, multiplierText(m)));
-        expect(quote(specOf(c), { multiplier: multiplierText(m) }).credits).toBe(q.credits);
+        expect(quote(specOf(c), { account: { multiplier: multiplierText(m) } }).credits).toBe(q.credits);
       }),
     );
   });
@@ -57,7 +57,7 @@ describe("parseMultiplier and multiplyAndRound: properties", () => {
       fc.property(cell, invalidMultiplier, (c, m) => {
         // biome-ignore lint/suspicious/noExplicitAny: invalid on purpose
         const account = { multiplier: m as any };
-        expect(quote(specOf(c), account)).toMatchObject({ credits: null, reason: "invalid_multiplier" });
+        expect(quote(specOf(c), { account: account })).toMatchObject({ credits: null, reason: "invalid_multiplier" });
         const request = normalized({ prompt: "x", modelId: c.modelId, resolution: c.resolution, quality: c.quality });
         expect(() => computeCharge(request, { account })).toThrow(InvalidRequestError);
       }),

@@ -58,7 +58,7 @@ describe("parseMultiplier and multiplyAndRound", () => {
     for (const input of invalid) expect(parseMultiplier(input), String(input)).toBeUndefined();
     for (const input of invalid) {
       // biome-ignore lint/suspicious/noExplicitAny: invalid on purpose
-      expect(quote({ kind: "image", modelId: "beta" }, { multiplier: input as any })).toMatchObject({
+      expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: input as any } })).toMatchObject({
         credits: null,
         reason: "invalid_multiplier",
       });
@@ -72,12 +72,15 @@ describe("parseMultiplier and multiplyAndRound", () => {
     expect(multiplier.text).toBe("1.15");
     expect(Multiplier.is(multiplier)).toBe(true);
     expect(parseMultiplier(multiplier)).toBe(multiplier);
-    expect(quote(spec, { multiplier }).credits).toBe(138);
+    expect(quote(spec, { account: { multiplier } }).credits).toBe(138);
     expect(Object.isFrozen(multiplier)).toBe(true);
     const lookAlike = { ...multiplier, text: "0.01" };
     expect(Multiplier.is(lookAlike)).toBe(false);
     // biome-ignore lint/suspicious/noExplicitAny: a forged multiplier on purpose
-    expect(quote(spec, { multiplier: lookAlike as any })).toMatchObject({ credits: null, reason: "invalid_multiplier" });
+    expect(quote(spec, { account: { multiplier: lookAlike as any } })).toMatchObject({
+      credits: null,
+      reason: "invalid_multiplier",
+    });
     expect(() => new Multiplier(Symbol("forged"), "0", 0n, 1n, undefined)).toThrow(TypeError);
     const request = generation({ modelId: "beta2", resolution: "4K", imageCount: 2 });
     expect(computeCharge(request, { account: { multiplier } }).totalCreditCost).toBe(276);
@@ -85,9 +88,13 @@ describe("parseMultiplier and multiplyAndRound", () => {
 
   it("P4: a multiplier with many digits is exact, with no rounding before the last step", () => {
     // 25 x 0.01999999999999999999999999999 = 0.49999999999999999999999999975 -> 0 (20-digit precision would say 1)
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: "0.01999999999999999999999999999" }).credits).toBe(0);
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: "0.02000000000000000000000000001" }).credits).toBe(1);
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: "2.29999999999999999999999" }).credits).toBe(57);
+    expect(
+      quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.01999999999999999999999999999" } }).credits,
+    ).toBe(0);
+    expect(
+      quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.02000000000000000000000000001" } }).credits,
+    ).toBe(1);
+    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "2.29999999999999999999999" } }).credits).toBe(57);
   });
 
   const gridCases = GRID_MULTIPLIERS.length * 891;
@@ -113,7 +120,7 @@ describe("parseMultiplier and multiplyAndRound", () => {
 
   it("P4: a number multiplier printed with a positive exponent (1e21) is far above 1000, never read as 1", () => {
     for (const m of [1e21, 2e21, 1.5e300, Number.MAX_VALUE]) {
-      expect(quote({ kind: "image", modelId: "beta" }, { multiplier: m })).toMatchObject({
+      expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: m } })).toMatchObject({
         credits: null,
         reason: "invalid_multiplier",
       });
@@ -128,7 +135,7 @@ describe("parseMultiplier and multiplyAndRound", () => {
     expect(Object.isFrozen(m.fraction)).toBe(true);
     expect(m.text).toBe("1.15");
     expect(parseMultiplier(m)).toBe(m);
-    expect(quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { multiplier: m }).credits).toBe(138);
+    expect(quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { account: { multiplier: m } }).credits).toBe(138);
     const request = ok({ modelId: "beta2", resolution: "4K", imageCount: 2 });
     expect(computeCharge(request, { account: { multiplier: m } }).totalCreditCost).toBe(276);
     for (const text of ["0", "0.000", "1e-7", "1000", "0.1234567", "999.99999999"]) {
@@ -147,7 +154,7 @@ describe("parseMultiplier and multiplyAndRound", () => {
     expect(Multiplier.is(lookAlike)).toBe(false);
     expect(Multiplier.is(null)).toBe(false);
     expect(Multiplier.is("1")).toBe(false);
-    expect(quote({ kind: "image", modelId: "beta2" }, { multiplier: lookAlike as never })).toMatchObject({
+    expect(quote({ kind: "image", modelId: "beta2" }, { account: { multiplier: lookAlike as never } })).toMatchObject({
       credits: null,
       reason: "invalid_multiplier",
     });
@@ -170,9 +177,10 @@ describe("parseMultiplier and multiplyAndRound", () => {
           beta: { ...catalog.models.beta, prices: { "1K": { low: price }, "2K": { low: price }, "4K": { low: price } } },
         },
       });
-      expect(quote({ kind: "image", modelId: "beta" }, { multiplier }, huge).credits, `${price} x ${multiplier}`).toBe(
-        bigIntHalfUp(price, multiplier),
-      );
+      expect(
+        quote({ kind: "image", modelId: "beta" }, { account: { multiplier }, catalog: huge }).credits,
+        `${price} x ${multiplier}`,
+      ).toBe(bigIntHalfUp(price, multiplier));
     }
   });
 });

@@ -17,7 +17,7 @@ describe("quote and computeCharge: one property per rule", () => {
           resolution: ws(c.resolution, padCell),
           quality: ws(c.quality, padCell),
         } as QuoteSpec;
-        const q = quote(spec, account);
+        const q = quote(spec, { account: account });
         expect(q.credits).toBe(ORACLE_PRICES[c.modelId][c.resolution]?.[c.quality]);
         if (q.credits !== null) expect(q.breakdown).toMatchObject({ baseCredits: q.credits, referenceCount: 0, multiplier: "1" });
       }),
@@ -28,7 +28,7 @@ describe("quote and computeCharge: one property per rule", () => {
     fc.assert(
       fc.property(jsonValue, fc.option(jsonValue, { nil: undefined }), (spec, account) => {
         // biome-ignore lint/suspicious/noExplicitAny: quote must survive anything a client sends
-        const q = quote(spec as any, account as any);
+        const q = quote(spec as any, { account: account as any });
         if (q.credits === null) {
           expect(REASONS).toContain(q.reason);
           expect(q.message).toMatch(/\.$/);
@@ -86,8 +86,8 @@ describe("laws of prices", () => {
         cell.filter((c) => c.refs < ORACLE_MAX_REFS[c.modelId]),
         multiplier,
         (c, m) => {
-          const before = quote(specOf(c), { multiplier: m });
-          const after = quote(specOf({ ...c, refs: c.refs + 1 }), { multiplier: m });
+          const before = quote(specOf(c), { account: { multiplier: m } });
+          const after = quote(specOf({ ...c, refs: c.refs + 1 }), { account: { multiplier: m } });
           if (before.credits === null || after.credits === null) throw new Error("unpriced");
           expect(after.credits).toBeGreaterThanOrEqual(before.credits);
           expect(after.breakdown.subtotalCredits - before.breakdown.subtotalCredits).toBe(ORACLE_SURCHARGE[c.modelId]);
@@ -104,7 +104,7 @@ describe("laws of prices", () => {
     fc.assert(
       fc.property(cell, one, (c, account) => {
         const expected = (ORACLE_PRICES[c.modelId][c.resolution]?.[c.quality] as number) + ORACLE_SURCHARGE[c.modelId] * c.refs;
-        expect(quote(specOf(c), account).credits).toBe(expected);
+        expect(quote(specOf(c), { account: account }).credits).toBe(expected);
         const request = normalized({
           prompt: "x",
           modelId: c.modelId,

@@ -53,7 +53,7 @@ describe("prices", () => {
   it("P2: what cannot be priced is credits: null with a reason, never a fallback price", () => {
     const reason = (spec: unknown, account?: unknown) => {
       // biome-ignore lint/suspicious/noExplicitAny: quote must survive any plain object
-      const q = quote(spec as any, account as any);
+      const q = quote(spec as any, { account: account as any });
       return q.credits === null ? q.reason : `priced ${q.credits}`;
     };
     expect(reason({ kind: "image", modelId: "delta" })).toBe("unknown_model");
@@ -112,14 +112,14 @@ describe("prices", () => {
 
   it("P4: per-output amount is rounded half-up after the multiplier, exactly: beta x 2.3 = 58 (binary floats say 57)", () => {
     expect(Math.round(25 * 2.3)).toBe(57); // the trap
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: 2.3 }).credits).toBe(58);
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: "2.3" }).credits).toBe(58);
-    expect(quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { multiplier: "1.15" }).credits).toBe(138);
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: "0.5" }).credits).toBe(13); // 12.5 -> 13
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: "0.02" }).credits).toBe(1); // 0.5 -> 1
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: "0.019999" }).credits).toBe(0);
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: 0 }).credits).toBe(0);
-    expect(quote({ kind: "image", modelId: "beta" }, { multiplier: 1000 }).credits).toBe(25000);
+    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: 2.3 } }).credits).toBe(58);
+    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "2.3" } }).credits).toBe(58);
+    expect(quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { account: { multiplier: "1.15" } }).credits).toBe(138);
+    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.5" } }).credits).toBe(13); // 12.5 -> 13
+    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.02" } }).credits).toBe(1); // 0.5 -> 1
+    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.019999" } }).credits).toBe(0);
+    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: 0 } }).credits).toBe(0);
+    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: 1000 } }).credits).toBe(25000);
     expect(ROUNDING).toBe("half-up");
   });
 
@@ -137,8 +137,8 @@ describe("prices", () => {
           for (const m of GRID_MULTIPLIERS) {
             const expected = bigIntHalfUp(subtotal, m);
             const spec = { kind: "image", modelId, resolution, quality, referenceImageCount: refs } as const;
-            const fromString = quote(spec, { multiplier: m }).credits;
-            const fromNumber = quote(spec, { multiplier: Number(m) }).credits;
+            const fromString = quote(spec, { account: { multiplier: m } }).credits;
+            const fromNumber = quote(spec, { account: { multiplier: Number(m) } }).credits;
             if (fromString !== expected || fromNumber !== expected)
               wrong.push(`${modelId} ${resolution} ${quality} refs=${refs} x ${m}`);
             checked++;
@@ -184,7 +184,7 @@ describe("quote: corners", () => {
       },
     };
     for (const resolution of ["2K", "4K"] as const) {
-      const q = quote({ kind: "image", modelId: "beta2", resolution }, undefined, holes);
+      const q = quote({ kind: "image", modelId: "beta2", resolution }, { catalog: holes });
       expect(q).toMatchObject({
         credits: null,
         reason: "not_priceable",
@@ -195,7 +195,7 @@ describe("quote: corners", () => {
         { path: "", code: "not_priceable", message: `beta2 has no price at resolution ${resolution} and quality low.` },
       ]);
     }
-    expect(quote({ kind: "image", modelId: "beta2", resolution: "1K" }, undefined, holes).credits).toBe(60);
+    expect(quote({ kind: "image", modelId: "beta2", resolution: "1K" }, { catalog: holes }).credits).toBe(60);
   });
 
   it("P2: an omitted quality means low, and a model that does not offer low says unsupported_quality", () => {
@@ -214,11 +214,11 @@ describe("quote: corners", () => {
       prices: { "2K": { high: 40 } },
     };
     const custom = defineCatalog({ ...catalog, models: { ...catalog.models, "zeta-1": highOnly } });
-    expect(quote({ kind: "image", modelId: "zeta-1" }, undefined, custom)).toMatchObject({
+    expect(quote({ kind: "image", modelId: "zeta-1" }, { catalog: custom })).toMatchObject({
       credits: null,
       reason: "unsupported_quality",
       message: 'quality "low" is not supported by zeta-1; use one of high.',
     });
-    expect(quote({ kind: "image", modelId: "zeta-1", quality: " high " }, undefined, custom).credits).toBe(40);
+    expect(quote({ kind: "image", modelId: "zeta-1", quality: " high " }, { catalog: custom }).credits).toBe(40);
   });
 });

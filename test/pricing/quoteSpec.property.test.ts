@@ -58,10 +58,10 @@ describe("readQuoteSpec and quote: properties", () => {
     fc.assert(
       fc.property(anySpec, fc.option(multiplier, { nil: undefined }), (spec, m) => {
         const account = m === undefined ? undefined : { multiplier: m };
-        const quoted = quote(spec as never, account);
+        const quoted = quote(spec as never, { account: account });
         expect(quoted).toEqual(priceQuoteSpec(bySchema(spec, false).fields, account, catalog));
         const parsed = parseQuoteSpec(spec);
-        if (parsed.success) expect(quote(parsed.output, account)).toEqual(quoted);
+        if (parsed.success) expect(quote(parsed.output, { account: account })).toEqual(quoted);
       }),
     );
   });

@@ -83,14 +83,14 @@ describe("imagegen-pricing/testing: the exported arbitraries, checked against th
     fc.assert(
       fc.property(generationRequestBody({ catalog: extended, modelId: "zeta-1" }), (body) => {
         const r = normalizeRequest(body, { catalog: extended });
-        expect(r.success && validateForModel(r.output, extended).success).toBe(true);
+        expect(r.success && validateForModel(r.output, { catalog: extended }).success).toBe(true);
       }),
     );
     fc.assert(
       fc.property(nearlyValidRequestBody("V6", { catalog: extended, modelId: "zeta-1" }), ({ body, path }) => {
         const r = normalizeRequest(body, { catalog: extended });
         if (!r.success) throw new Error(JSON.stringify(r.issues));
-        const issues = issuesOf(validateForModel(r.output, extended));
+        const issues = issuesOf(validateForModel(r.output, { catalog: extended }));
         expect(issues.map((i) => [i.path, i.code])).toEqual([[path, "too_many_references"]]);
       }),
     );
@@ -137,7 +137,7 @@ describe("imagegen-pricing/testing: the exported arbitraries, checked against th
     );
     fc.assert(
       fc.property(quoteSpec({ catalog: extended, modelId: "zeta-1", priceable: false }), (spec) => {
-        expect(quote(spec, undefined, extended).credits).toBeNull();
+        expect(quote(spec, { catalog: extended }).credits).toBeNull();
       }),
     );
   });
@@ -152,7 +152,7 @@ describe("imagegen-pricing/testing: the exported arbitraries, checked against th
           spec.quality ?? "low",
           spec.referenceImageCount ?? 0,
         ) as number;
-        expect(quote(spec, { multiplier }).credits).toBe(bigIntHalfUp(subtotal, multiplierText(multiplier)));
+        expect(quote(spec, { account: { multiplier } }).credits).toBe(bigIntHalfUp(subtotal, multiplierText(multiplier)));
       }),
     );
   });
@@ -180,7 +180,7 @@ describe("laws checked with the package's own arbitraries (no oracle needed)", (
             quality: request.quality,
             referenceImageCount: request.inputAssetIds.length,
           },
-          { multiplier },
+          { account: { multiplier } },
         );
         expect(charge.totalCreditCost).toBe(request.imageCount * (q.credits as number));
       }),

@@ -225,14 +225,13 @@ describe("V7: the model table drives validation and pricing", () => {
             ...(f.imageCount <= spec.maxImageCount ? [] : ["imageCount"]),
             ...(f.refs <= spec.maxReferenceImages ? [] : ["inputAssetIds"]),
           ];
-          expect(issuesOf(validateForModel(request, extended)).map((i) => i.path)).toEqual(expectedPaths);
+          expect(issuesOf(validateForModel(request, { catalog: extended })).map((i) => i.path)).toEqual(expectedPaths);
 
           const base = spec.prices[f.resolution as "1K"]?.[f.quality as "low"];
           const priceable = base !== undefined && f.refs <= spec.maxReferenceImages;
           const q = quote(
             { kind: "image", modelId: spec.id, resolution: f.resolution, quality: f.quality, referenceImageCount: f.refs },
-            undefined,
-            extended,
+            { catalog: extended },
           );
           expect(q.credits).toBe(priceable ? (base as number) + spec.referenceSurchargeCredits * f.refs : null);
           expect(capabilities(spec.id, extended)?.outputFormat).toBe(spec.outputFormat);

@@ -43,7 +43,7 @@ describe("ping, credits and quote", () => {
     expect(res.status).toBe(200);
     const body = v.parse(PricedQuoteSchema, await res.json());
     expect(body.credits).toBe(897); // (750 + 30) x 1.15 = 897
-    expect(body).toEqual(quote({ ...spec, kind: "image" }, { multiplier: "1.15" }));
+    expect(body).toEqual(quote({ ...spec, kind: "image" }, { account: { multiplier: "1.15" } }));
     expect(body.breakdown).toMatchObject({ baseCredits: 750, referenceSurchargeCredits: 30, multiplier: "1.15" });
     // Two users, two prices for the same spec.
     const other = await s.admin.createUser({ credits: 0, multiplier: "0.5" });

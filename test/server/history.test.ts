@@ -82,14 +82,14 @@ describe("the server on a price history (P8)", () => {
     const before = await s.quoteOf(spec);
     expect(v.parse(PricedQuoteSchema, before)).toBeDefined();
     expect(before).toEqual({
-      ...quote(spec, { multiplier: "1.15" }, V1),
+      ...quote(spec, { account: { multiplier: "1.15" }, catalog: V1 }),
       nextChange: { version: "2027-01-01", effectiveAt: "2027-01-01T00:00:00.000Z", credits: 150 }, // 130 x 1.15 = 149.5
     });
     expect(before).toMatchObject({ credits: 138, catalogVersion: "2026-11-20" }); // 120 x 1.15
 
     s.clock.now = CHANGE;
     const after = await s.quoteOf(spec);
-    expect(after).toEqual(quote(spec, { multiplier: "1.15" }, V2));
+    expect(after).toEqual(quote(spec, { account: { multiplier: "1.15" }, catalog: V2 }));
     expect(after).toMatchObject({ credits: 150, catalogVersion: "2027-01-01" });
     expect(after).not.toHaveProperty("nextChange");
   });
