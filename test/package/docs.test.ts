@@ -61,7 +61,7 @@ describe("figures in the guides", () => {
     expect(stated(file, /`requestTimeoutMs` \((\d+) s\)/)).toBe(DEFAULT_BOUNDS.requestTimeoutMs / 1000);
     expect(stated(file, /`maxHeaderBytes` \((\d+) KiB\)/)).toBe(DEFAULT_BOUNDS.maxHeaderBytes / 1024);
     expect(stated(file, /stays under (\d+) KiB whatever the request/)).toBe(MAX_ERROR_BODY_BYTES / 1024);
-    expect(stated(file, /\((\d+) MiB by default\)/)).toBe(DEFAULT_MAX_BODY_BYTES / 1024 / 1024);
+    expect(stated(file, /\((\d+) KiB by default, what the largest valid request can need\)/)).toBe(DEFAULT_MAX_BODY_BYTES / 1024);
     expect(stated(file, /the first (\d+) are listed/)).toBe(MAX_LISTED_ISSUES);
     expect(stated(file, /nested more than (\d+) levels deep/)).toBe(JSON_BOUNDS.depth);
     expect(stated(file, /holding more than ([\d,]+) values/)).toBe(JSON_BOUNDS.values);
