@@ -8,6 +8,7 @@ export type { IssueCode, QuoteReason } from "./messages.js";
 export type { Capabilities } from "./models/capabilities.js";
 export { capabilities } from "./models/capabilities.js";
 export { catalog, MODEL_IDS } from "./models/catalog.js";
+export type { CatalogOptions } from "./models/catalogOptions.js";
 export type { AcceptedValuesField, CatalogChange, CatalogChangeKind } from "./models/diff.js";
 export { describeCatalogChange, diffCatalogs } from "./models/diff.js";
 export type { CatalogChangeTime, CatalogHistoryProblem, Instant } from "./models/history.js";
@@ -22,7 +23,6 @@ export {
 export { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "./models/lists.js";
 export type { Catalog, ModelSpec, PriceGrid } from "./models/modelSpec.js";
 export { CatalogSchema, defineCatalog, ModelSpecSchema } from "./models/modelSpec.js";
-export type { CatalogOptions } from "./models/catalogOptions.js";
 export type { Charge, ChargeLine, ChargeOptions } from "./pricing/computeCharge.js";
 export { computeCharge } from "./pricing/computeCharge.js";
 export { InvalidRequestError } from "./pricing/errors.js";

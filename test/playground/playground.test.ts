@@ -108,7 +108,10 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     await control("Model").selectOption("beta2");
     await control("Resolution").selectOption("4K");
     await control("Multiplier").fill("1.15");
-    const expected = quote({ kind: "image", modelId: "beta2", resolution: "4K", quality: "low" }, { account: { multiplier: "1.15" } });
+    const expected = quote(
+      { kind: "image", modelId: "beta2", resolution: "4K", quality: "low" },
+      { account: { multiplier: "1.15" } },
+    );
     expect(expected.credits).toBe(138);
     expect(await text("#perImage")).toBe("138 credits");
     expect(await text("#total")).toBe("138 credits");
