@@ -28,7 +28,7 @@ Options:
       --fixtures <file>     the starting state: users, verbatim API keys, assets (a JSON file; see
                             the fixtures JSON Schema, data/fixtures.schema.json in the package)
       --admin-token <t>     turn on the admin API under /admin/ (Authorization: Bearer <t>):
-                            16 to 256 visible ASCII characters, not starting with ck_
+                            16 to 256 of A-Z a-z 0-9 _ -, not starting with ck_
       --max-connections-per-address <n>
                             connections one client address may hold open (default: 100); behind
                             a proxy, every client has its address: raise it to 1000

@@ -53,12 +53,16 @@ export const ADMIN_TOKEN_THROTTLE = { failures: 10, windowMs: 60_000 } as const;
 
 /** The most addresses whose wrong tokens are counted at once; past it the oldest count is dropped. */
 const MAX_THROTTLED_ADDRESSES = 10_000;
-/** Visible ASCII: what a header carries without quoting or encoding. */
-const TOKEN_SHAPE = /^[\x21-\x7E]+$/;
+/**
+ * The key alphabet only: what a header carries as is, and a run that every echo and log line hides
+ * by its shape (16 or more such characters), so a token put in a path never comes back.
+ */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]+$/;
 
 /**
- * Checks an admin token: 16 to 256 visible ASCII characters (what `Authorization: Bearer` carries
- * as is), not starting with `ck_`, so that it can never be taken for an API key or one for it.
+ * Checks an admin token: 16 to 256 characters of `A-Z a-z 0-9 _ -` (what `Authorization: Bearer`
+ * carries as is, and what echoes and logs hide by shape), not starting with `ck_`, so that it can
+ * never be taken for an API key or one for it.
  *
  * @param token - The token the operator chose.
  * @returns The token.
@@ -75,7 +79,7 @@ export function checkAdminToken(token: unknown): string {
   ) {
     const received = typeof token === "string" ? `${token.length} character${token.length === 1 ? "" : "s"}` : typeof token;
     throw refuse(
-      `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} visible ASCII characters (no spaces); received ${received}.`,
+      `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} characters of A-Z, a-z, 0-9, _ and -; received ${received}.`,
     );
   }
   if (/^ck_/i.test(token)) {

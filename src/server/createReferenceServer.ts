@@ -107,7 +107,7 @@ export type ReferenceServerOptions = {
   fixtures?: Fixtures;
   /**
    * Turns on the admin HTTP API under `/admin/`, authorized by `Authorization: Bearer <adminToken>`:
-   * 16 to 256 visible ASCII characters, not starting with `ck_` (it is not an API key); any other is
+   * 16 to 256 characters of A-Z a-z 0-9 _ -, not starting with `ck_` (it is not an API key); any other is
    * an `AdminTokenError` naming the allowed lengths. Wrong tokens are counted per client address
    * (`ADMIN_TOKEN_THROTTLE`): past the limit, that address is answered 429 until its window ends.
    * Off when absent.

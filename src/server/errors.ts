@@ -81,7 +81,7 @@ export class AdminError extends Error {
 /**
  * The error `createReferenceServer` throws for an `adminToken` it refuses: shorter than
  * {@link AdminTokenError.minLength} or longer than {@link AdminTokenError.maxLength} characters,
- * anything but visible ASCII, or starting like an API key. Its message never holds the token.
+ * anything but A-Z a-z 0-9 _ -, or starting like an API key. Its message never holds the token.
  */
 export class AdminTokenError extends TypeError {
   override readonly name = "AdminTokenError";

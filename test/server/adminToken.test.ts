@@ -40,6 +40,19 @@ describe("the admin token's length (S1)", () => {
     }
     expect(() => createReferenceServer({ adminToken: "x".repeat(16) })).not.toThrow();
   });
+
+  it("S15: a token outside A-Z a-z 0-9 _ - is refused, so that every echo and log line hides it by its shape", async () => {
+    for (const token of ["p4ss.w0rd!p4ss.w0rd!", "sixteen-chars-ok but-a-space", "tok\u00e9n-tok\u00e9n-tok\u00e9n"]) {
+      expect(() => createReferenceServer({ adminToken: token }), token).toThrow(/A-Z, a-z, 0-9, _ and -/);
+    }
+    const token = "Adm1n_t0ken-for-the-echo-test";
+    const server = createReferenceServer({ adminToken: token });
+    const res = await server.fetch(
+      new Request(`http://localhost/admin/${token}/nowhere`, { headers: { authorization: `Bearer ${token}` } }),
+    );
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain(token.slice(0, 16));
+  });
 });
 
 describe("wrong admin tokens are throttled per client address (S1)", () => {
