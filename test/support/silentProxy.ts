@@ -30,6 +30,7 @@ export type SilentProxy = {
  */
 export async function startSilentProxy(target: { host: string; port: number }): Promise<SilentProxy> {
   let silent = false;
+  let closed = false;
   const sockets = new Set<Socket>();
   /** Each connection's pair goes silent when the network does, and stays so. */
   const pairs = new Set<{ silent: boolean }>();
@@ -41,6 +42,11 @@ export async function startSilentProxy(target: { host: string; port: number }): 
   };
 
   const server = createServer({ allowHalfOpen: true }, (client) => {
+    // One accepted while close() runs would keep server.close() waiting for it.
+    if (closed) {
+      client.destroy();
+      return;
+    }
     track(client);
     if (silent) {
       // Read and drop: the client's bytes leave it and never reach anyone.
@@ -83,6 +89,7 @@ export async function startSilentProxy(target: { host: string; port: number }): 
       silent = false;
     },
     async close() {
+      closed = true;
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
