@@ -391,6 +391,35 @@ describe("CatalogHistoryError: every problem, in entry order, each named (P8)", 
     expect(notList.problems.map((p) => p.index)).toEqual([null]);
   });
 
+  it("P8: catalogAt's message lists each problem, separated by semicolons, a version that is no string shown by its type", () => {
+    const calendar = "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect)";
+    // The schema is not consulted here: 2027-02-30 is an ISO date to it, but no calendar date.
+    expect(() => catalogAt([at("2027-02-30"), at({ year: 2027 })], "2027-03-01")).toThrow(
+      `Invalid catalog history: entry 0 (version 2027-02-30): ${calendar}; entry 1 (version an object): ${calendar}.`,
+    );
+    // A list whose only entry would read as a date once turned into a string is still no version.
+    for (const f of [() => catalogAt([at(["2026-11-20"])], "2027-01-01"), () => nextCatalogChange([at(["2026-11-20"])], 0)]) {
+      expect(f).toThrow(`Invalid catalog history: entry 0 (version an array): ${calendar}.`);
+    }
+  });
+
+  it("P8: an entry that is null or missing is named with both of its problems, never a crash", () => {
+    const calendar = "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect).";
+    for (const [entry, got] of [
+      [null, "null"],
+      [undefined, "undefined"],
+    ] as const) {
+      const error = problemOf(() => defineCatalogHistory([at("2027-01-01"), entry as unknown as Catalog]));
+      expect(error.problems).toEqual([
+        { index: 1, version: undefined, message: `(catalog): Invalid type: Expected Object but received ${got}` },
+        { index: 1, version: undefined, message: calendar },
+      ]);
+      expect(() => catalogAt([at("2027-01-01"), entry as unknown as Catalog], "2027-03-01")).toThrow(
+        `Invalid catalog history: entry 1 (version undefined): ${calendar}`,
+      );
+    }
+  });
+
   it("P8: catalogAt before the first entry names the first version; a history out of order is refused there too", () => {
     const h = defineCatalogHistory([at("2027-01-01"), at("2027-02-01")]);
     const error = (() => {
