@@ -318,6 +318,12 @@ describe("toEpochMs: reading an instant (P8)", () => {
       "2027-01-00",
       "2027-04-31",
       "2027-12-32",
+      // The whole string is the instant: nothing before the date, nothing after the offset.
+      "12027-01-15",
+      "x2027-01-15",
+      "12027-01-15T09:30:00Z",
+      "2027-01-15T09:30:00Zjunk",
+      "2027-01-15T09:30:00+01:00:00",
     ]) {
       expect(() => toEpochMs(bad), bad).toThrow(RangeError);
     }
