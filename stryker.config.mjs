@@ -16,6 +16,10 @@ export default {
   htmlReporter: { fileName: "reports/mutation/index.html" },
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   thresholds: { high: 95, low: 90, break: 90 },
+  // Results are kept between runs: a re-run tests again only the mutants whose code or covering tests
+  // changed (--force runs every mutant).
+  incremental: true,
+  incrementalFile: "test/mutation/stryker-incremental.json",
   tempDirName: ".stryker-tmp",
   cleanTempDir: true,
 };

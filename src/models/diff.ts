@@ -78,18 +78,22 @@ const ACCEPTED: readonly AcceptedValuesField[] = ["aspectRatios", "resolutions",
  * @internal
  */
 export function percentChange(before: number, after: number): string | null {
-  if (before === 0) return after === 0 ? "0%" : null;
   if (before === after) return "0%";
+  if (before === 0) return null;
   const numerator = BigInt(after - before) * 10_000n;
   const denominator = BigInt(before);
+  // Stryker disable next-line EqualityOperator: neither is 0 here (both cases returned above)
   const negative = numerator < 0n !== denominator < 0n;
-  const n = numerator < 0n ? -numerator : numerator;
-  const d = denominator < 0n ? -denominator : denominator;
+  const n = abs(numerator);
+  const d = abs(denominator);
   const hundredths = n / d + (2n * (n % d) >= d ? 1n : 0n);
   const whole = hundredths / 100n;
   const fraction = (hundredths % 100n).toString().padStart(2, "0").replace(/0+$/, "");
   return `${negative ? "-" : "+"}${whole}${fraction ? `.${fraction}` : ""}%`;
 }
+
+// Stryker disable next-line EqualityOperator: -0n is 0n
+const abs = (x: bigint) => (x < 0n ? -x : x);
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -172,9 +176,10 @@ export function diffCatalogs(before: Catalog, after: Catalog): CatalogChange[] {
   const ids = [...Object.keys(before.models), ...Object.keys(after.models).filter((id) => !Object.hasOwn(before.models, id))];
   for (const modelId of ids) {
     const [a, b] = [own(before, modelId), own(after, modelId)];
-    if (a && b) out.push(...modelChanges(modelId, a, b));
-    else if (a) out.push({ kind: "model_removed", modelId, field: null, before: a, after: null });
-    else if (b) out.push({ kind: "model_added", modelId, field: null, before: null, after: b });
+    // Every id is a model of one catalog or both.
+    if (a === undefined) out.push({ kind: "model_added", modelId, field: null, before: null, after: b as ModelSpec });
+    else if (b === undefined) out.push({ kind: "model_removed", modelId, field: null, before: a, after: null });
+    else out.push(...modelChanges(modelId, a, b));
   }
   return out;
 }

@@ -13,7 +13,7 @@ import {
   QUALITIES,
   RESOLUTIONS,
 } from "../../src/index.js";
-import { percentChange } from "../../src/models/diff.js";
+import { changeValue, percentChange } from "../../src/models/diff.js";
 import { copy } from "./arbitraries.js";
 
 type Loose = Record<string, unknown>;
@@ -270,6 +270,57 @@ describe("diffCatalogs: what changed between two catalogs", () => {
     expect(percentChange(10, 0)).toBe("-100%");
     expect(percentChange(0, 10)).toBeNull();
     expect(percentChange(7, 7)).toBe("0%");
+  });
+});
+
+describe("describeCatalogChange and the CLI's columns: each field named, each value shown", () => {
+  it("V1-V6, P1, P3: every field has its words, a cell removed has no percentage, a surcharge has one, one credit is singular", () => {
+    const { "4K": _removed, ...prices } = catalog.models.beta2.prices;
+    const after = withBeta2({
+      resolutions: ["1K", "2K"],
+      prices,
+      qualities: ["low", "medium"],
+      backgrounds: ["auto", "opaque"],
+      maxReferenceImages: 8,
+      defaultAspectRatio: "1:1",
+      defaultResolution: null,
+      referenceSurchargeCredits: 1,
+    } as unknown as Partial<ModelSpec>);
+    expect(diffCatalogs(catalog, after).map(describeCatalogChange)).toEqual([
+      "beta2 price 4K low: 120 credits -> no price",
+      "beta2 reference surcharge: 0 credits -> 1 credit",
+      "beta2 most reference images: 14 -> 8",
+      "beta2 resolutions: 1K,2K,4K -> 1K,2K (-4K)",
+      "beta2 qualities: low -> low,medium (+medium)",
+      "beta2 backgrounds: auto -> auto,opaque (+opaque)",
+      "beta2 default aspect ratio: 9:16 -> 1:1",
+      "beta2 default resolution: 2K -> none (must be named)",
+    ]);
+    expect(diffCatalogs(catalog, after)[0]).toMatchObject({ before: 120, after: null, percent: null });
+    const dearer = diffCatalogs(after, withBeta2({ referenceSurchargeCredits: 5 }));
+    expect(dearer.filter((c) => c.kind === "surcharge").map(describeCatalogChange)).toEqual([
+      "beta2 reference surcharge: 1 credit -> 5 credits (+400%)",
+    ]);
+  });
+
+  it("V2, V5: a model added is summed up by its resolutions and qualities; the side a model lacks is shown as -", () => {
+    const official = catalog.models["alpha-img2-official"];
+    const after = { ...catalog, models: { ...catalog.models, omega: { ...official, id: "omega" } } } as Catalog;
+    const [added] = diffCatalogs(catalog, after);
+    expect(added && describeCatalogChange(added)).toBe("omega model added (1K,2K,4K x low,medium,high)");
+    expect(added && [changeValue(added, "before"), changeValue(added, "after")]).toEqual(["-", "1K,2K,4K x low,medium,high"]);
+    const [removed] = diffCatalogs(after, catalog);
+    expect(removed && [changeValue(removed, "before"), changeValue(removed, "after")]).toEqual([
+      "1K,2K,4K x low,medium,high",
+      "-",
+    ]);
+  });
+
+  it("P1: the percentage follows the sign of the old amount too, and no change is 0% even from 0", () => {
+    expect(percentChange(-50, -25)).toBe("-50%");
+    expect(percentChange(-50, -100)).toBe("+100%");
+    expect(percentChange(-3, 1)).toBe("-133.33%");
+    expect(percentChange(0, 0)).toBe("0%");
   });
 });
 

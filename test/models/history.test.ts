@@ -54,9 +54,11 @@ describe("catalogHistory: the catalogs the package ships", () => {
 
 describe("catalogAt: the catalog in force at an instant", () => {
   const [first, second] = twoVersions();
-  const h = defineCatalogHistory([first, second]);
+  // Checked inside a test, not here: code run while the file is collected counts as run at load.
+  const h: readonly Catalog[] = [first, second];
 
   it("P8: switches at the exact millisecond: 2026-12-01T00:00:00.000Z is the new one, .999 before is the old", () => {
+    expect(defineCatalogHistory(h)).toBe(h);
     const boundary = Date.UTC(2026, 11, 1);
     for (const at of ["2026-12-01T00:00:00.000Z", "2026-12-01", boundary, new Date(boundary), "2026-12-01T01:00:00+01:00"]) {
       expect(catalogAt(h, at), String(at)).toBe(second);
@@ -316,6 +318,12 @@ describe("toEpochMs: reading an instant (P8)", () => {
       "2027-01-00",
       "2027-04-31",
       "2027-12-32",
+      // The whole string is the instant: nothing before the date, nothing after the offset.
+      "12027-01-15",
+      "x2027-01-15",
+      "12027-01-15T09:30:00Z",
+      "2027-01-15T09:30:00Zjunk",
+      "2027-01-15T09:30:00+01:00:00",
     ]) {
       expect(() => toEpochMs(bad), bad).toThrow(RangeError);
     }
@@ -389,6 +397,35 @@ describe("CatalogHistoryError: every problem, in entry order, each named (P8)", 
     expect(empty.message).toBe("Invalid catalog history: a catalog history must be a non-empty array of catalogs, oldest first.");
     const notList = problemOf(() => defineCatalogHistory("x" as unknown as readonly Catalog[]));
     expect(notList.problems.map((p) => p.index)).toEqual([null]);
+  });
+
+  it("P8: catalogAt's message lists each problem, separated by semicolons, a version that is no string shown by its type", () => {
+    const calendar = "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect)";
+    // The schema is not consulted here: 2027-02-30 is an ISO date to it, but no calendar date.
+    expect(() => catalogAt([at("2027-02-30"), at({ year: 2027 })], "2027-03-01")).toThrow(
+      `Invalid catalog history: entry 0 (version 2027-02-30): ${calendar}; entry 1 (version an object): ${calendar}.`,
+    );
+    // A list whose only entry would read as a date once turned into a string is still no version.
+    for (const f of [() => catalogAt([at(["2026-11-20"])], "2027-01-01"), () => nextCatalogChange([at(["2026-11-20"])], 0)]) {
+      expect(f).toThrow(`Invalid catalog history: entry 0 (version an array): ${calendar}.`);
+    }
+  });
+
+  it("P8: an entry that is null or missing is named with both of its problems, never a crash", () => {
+    const calendar = "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect).";
+    for (const [entry, got] of [
+      [null, "null"],
+      [undefined, "undefined"],
+    ] as const) {
+      const error = problemOf(() => defineCatalogHistory([at("2027-01-01"), entry as unknown as Catalog]));
+      expect(error.problems).toEqual([
+        { index: 1, version: undefined, message: `(catalog): Invalid type: Expected Object but received ${got}` },
+        { index: 1, version: undefined, message: calendar },
+      ]);
+      expect(() => catalogAt([at("2027-01-01"), entry as unknown as Catalog], "2027-03-01")).toThrow(
+        `Invalid catalog history: entry 1 (version undefined): ${calendar}`,
+      );
+    }
   });
 
   it("P8: catalogAt before the first entry names the first version; a history out of order is refused there too", () => {
