@@ -317,7 +317,8 @@ async function starvation(): Promise<{ now: string; detail: string[] }> {
       now: `${((100 * refused) / total).toFixed(1)}% refused: the victim's ${fmt(total)} new connections got ${fmt(served)} x 200, ${fmt(refused)} x 503${other.length ? `, ${other.map(([k, v]) => `${fmt(v)} x ${k}`).join(", ")}` : ""}. The attacker held ${fmt(heldAtStart)} connections (the cap per address); in ${attackSeconds.toFixed(0)} s it opened ${fmt(connects)}: ${fmt(held408)} held until their 408, ${fmt(refused503)} refused with a 503, ${fmt(closedUnanswered)} closed unanswered (past the lingering refusals of one address).`,
       detail: [
         `Victim alone first: ${baselineServed} of ${baseline.length} pings answered 200.`,
-        `Attacker: ${ATTACK_SLOTS} sockets from 127.0.0.2, each sending only \`GET /api/ping HTTP/1.1\\r\\n\`, a slot re-taken at once after its 408 and ${RETRY_REFUSED_MS} ms after a refusal, for ${ATTACK_SECONDS} s (at most ${fmt(MAX_ATTACK_CONNECTS)} connections); victim: ${VICTIM_PER_SECOND} new connections a second from 127.0.0.3 for ${VICTIM_SECONDS} s, each \`GET /api/ping\` with its key, starting 1.5 s into the attack, so its connections span two rounds of 408s.`,
+        "",
+        `Attacker: ${fmt(ATTACK_SLOTS)} sockets from 127.0.0.2, each sending only \`GET /api/ping HTTP/1.1\\r\\n\`, a slot re-taken at once after its 408 and ${RETRY_REFUSED_MS} ms after a refusal, for at least ${ATTACK_SECONDS} s and until the victim's last connection is answered (at most ${fmt(MAX_ATTACK_CONNECTS)} connections); victim: ${VICTIM_PER_SECOND} new connections a second from 127.0.0.3 for ${VICTIM_SECONDS} s, each \`GET /api/ping\` with its key, starting 1.5 s into the attack, so its connections span two rounds of 408s.`,
       ],
     };
   } finally {
