@@ -13,7 +13,7 @@ type Released = { version: number; file: string; sha256: string };
 const released: Released[] = JSON.parse(readFileSync(new URL("checksums.json", DIR), "utf8")).released;
 
 describe("released migrations (src/postgres/migrations/checksums.json)", () => {
-  it("S14: every released migration's SQL has the checksum committed for it", () => {
+  it("every released migration's SQL has the checksum committed for it", () => {
     for (const entry of released) {
       const migration = MIGRATIONS.find((m) => m.version === entry.version);
       expect(
@@ -28,7 +28,7 @@ describe("released migrations (src/postgres/migrations/checksums.json)", () => {
     }
   });
 
-  it("S14: every migration has its checksum committed, one line each", () => {
+  it("every migration has its checksum committed, one line each", () => {
     for (const m of MIGRATIONS) {
       const line = JSON.stringify({ version: m.version, file: m.file, sha256: m.checksum });
       expect(

@@ -64,7 +64,7 @@ function edited(m: Migration, text: string): Migration {
 }
 
 describe("migration checksums", () => {
-  it("S14: applying a migration records its checksum: SHA-256 of its SQL, the same in every schema", async () => {
+  it("applying a migration records its checksum: SHA-256 of its SQL, the same in every schema", async () => {
     const a = await fresh();
     const b = await fresh();
     await migratePostgres({ connectionString: a.connectionString, schema: a.schema });
@@ -73,7 +73,7 @@ describe("migration checksums", () => {
     expect(await recorded(b)).toEqual(expected());
   });
 
-  it("S14: a start on a schema whose recorded checksum is not the package's is refused, naming the version, the file and both checksums", async () => {
+  it("a start on a schema whose recorded checksum is not the package's is refused, naming the version, the file and both checksums", async () => {
     const db = await fresh();
     const s = `"${db.schema}"`;
     await migratePostgres({ connectionString: db.connectionString, schema: db.schema });
@@ -109,7 +109,7 @@ describe("migration checksums", () => {
     expect(await recorded(db)).toEqual([{ version: 1, checksum: other }, ...expected().slice(1)]);
   });
 
-  it("S14: a package whose released migration was edited is refused before it applies anything newer", async () => {
+  it("a package whose released migration was edited is refused before it applies anything newer", async () => {
     const db = await fresh();
     await migratePostgres({ connectionString: db.connectionString, schema: db.schema });
     const last = MIGRATIONS.at(-1);
@@ -139,7 +139,7 @@ describe("migration checksums", () => {
     expect(await recorded(db)).toEqual([...expected(), { version: next.version, checksum: next.checksum }]);
   });
 
-  it("S14: a schema migrated before checksums gets each applied version's checksum recorded on its next start, and starts", async () => {
+  it("a schema migrated before checksums gets each applied version's checksum recorded on its next start, and starts", async () => {
     const db = await fresh();
     await preChecksumSchema(db, MIGRATIONS.length);
     const store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
@@ -156,7 +156,7 @@ describe("migration checksums", () => {
     );
   });
 
-  it("S14: on a schema migrated before checksums and behind, the old versions are recorded and the new ones applied with theirs", async () => {
+  it("on a schema migrated before checksums and behind, the old versions are recorded and the new ones applied with theirs", async () => {
     const db = await fresh();
     await preChecksumSchema(db, 1);
     expect(await migratePostgres({ connectionString: db.connectionString, schema: db.schema })).toMatchObject({
@@ -165,7 +165,7 @@ describe("migration checksums", () => {
     expect(await recorded(db)).toEqual(expected());
   });
 
-  it("S14: a version recorded without a checksum beside checksummed ones (an older package's instance) is recorded on the next start", async () => {
+  it("a version recorded without a checksum beside checksummed ones (an older package's instance) is recorded on the next start", async () => {
     const db = await fresh();
     await migratePostgres({ connectionString: db.connectionString, schema: db.schema });
     await db.sql(`UPDATE "${db.schema}".migrations SET checksum = NULL WHERE version = 2`);
@@ -173,7 +173,7 @@ describe("migration checksums", () => {
     expect(await recorded(db)).toEqual(expected());
   });
 
-  it("S14: a role that may not record checksums, on a schema migrated before them, is told to migrate as the owner", async () => {
+  it("a role that may not record checksums, on a schema migrated before them, is told to migrate as the owner", async () => {
     const db = await fresh();
     await preChecksumSchema(db, MIGRATIONS.length);
     const role = `ig_reader_${randomBytes(6).toString("hex")}`;
