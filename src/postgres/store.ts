@@ -18,7 +18,8 @@ import type {
 import { MAX_CREDITS, storableId } from "../server/store.js";
 import type { GenerationRequest } from "../types.js";
 import { isUnavailable, withRetries } from "./errors.js";
-import { LATEST_VERSION, quoteSchema, runMigrations } from "./migrations.js";
+import { LATEST_VERSION } from "./migrations/index.js";
+import { quoteSchema, runMigrations } from "./migrations/runner.js";
 import { type PgPool, type PgQuery, pg } from "./pg.js";
 
 /**
@@ -312,7 +313,8 @@ function connect(options: PostgresStoreOptions, caller: string, purpose: "serve"
  *   `connectionTimeoutMillis` (default 5000).
  * @returns The versions this call applied (empty when the schema was up to date) and the version now.
  * @throws TypeError or RangeError for bad options; StoreUnavailableError when the database cannot be reached;
- *   Error when the schema is at a version newer than this package.
+ *   MigrationChecksumError when a migration the schema applied is not this package's (docs/postgres.md,
+ *   "Migrations"); Error when the schema is at a version newer than this package.
  */
 export async function migratePostgres(options: PostgresStoreOptions): Promise<{ applied: number[]; version: number }> {
   return migrate(options, "migratePostgres");
@@ -348,7 +350,9 @@ async function migrate(options: PostgresStoreOptions, caller: string): Promise<{
  * @returns The store, once its schema is up to date; `close()` ends the pool it made.
  * @throws TypeError for a schema name that is not a lowercase identifier, not exactly one of
  *   `connectionString` and `pool`, or a pool's own timeout given with `pool`; RangeError for a
- *   timeout that is not whole milliseconds; StoreUnavailableError when the database cannot be reached.
+ *   timeout that is not whole milliseconds; StoreUnavailableError when the database cannot be reached;
+ *   MigrationChecksumError when a migration the schema applied is not this package's; Error when the
+ *   schema is at a version newer than this package.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const { schema, pool, ownPool, queryTimeoutMillis } = connect(options, "createPostgresStore", "serve");

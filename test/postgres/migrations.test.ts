@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, migratePostgres, StoreUnavailableError } from "../../src/postgres/index.js";
-import { LATEST_VERSION, MIGRATIONS } from "../../src/postgres/migrations.js";
+import { LATEST_VERSION, MIGRATIONS } from "../../src/postgres/migrations/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { T0 } from "../support/storeContract.js";
@@ -24,8 +24,10 @@ describe("migrations", () => {
       Array.from({ length: 5 }, () => createPostgresStore({ connectionString: db.connectionString, schema: db.schema })),
     );
     try {
-      const { rows } = await db.sql<{ version: number }>(`SELECT version FROM "${db.schema}".migrations ORDER BY version`);
-      expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      const { rows } = await db.sql<{ version: number; checksum: string }>(
+        `SELECT version, checksum FROM "${db.schema}".migrations ORDER BY version`,
+      );
+      expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, checksum: m.checksum })));
       // Every instance works on the one schema.
       for (const [i, store] of stores.entries())
         expect(await store.createUser({ id: `usr_${i}`, credits: i, multiplier: "1" }, T0)).toBe(true);

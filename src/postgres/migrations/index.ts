@@ -1,0 +1,74 @@
+/**
+ * The PostgreSQL schema of the store as numbered migrations, one file each, oldest first, with the
+ * checksum that lets a database prove it applied the very SQL this package holds.
+ *
+ * Every table a request touches has the user id first in its primary key, so each transaction of a
+ * request touches one user's rows and the tables can be distributed by user id. `api_keys` is the
+ * exception by design (looked up by hash before the user is known): a small table that a
+ * distributed deployment replicates to every node.
+ */
+import { createHash } from "node:crypto";
+import * as initial from "./0001_initial.sql.js";
+import * as heldCredits from "./0002_held_credits.sql.js";
+
+/** What a migration's SQL says where the quoted schema name goes. */
+const SCHEMA_PLACEHOLDER = ":schema";
+
+/** One step of the schema: applied once, in its own transaction, in version order. */
+export type Migration = {
+  /** 1, 2, 3 ...: the order of application, recorded in the `migrations` table. */
+  readonly version: number;
+  /** What the step does, in a few words. */
+  readonly name: string;
+  /** The file under `src/postgres/migrations/` that holds its SQL. */
+  readonly file: string;
+  /** The SQL as the file has it, `:schema` where the schema name goes: what the checksum covers. */
+  readonly text: string;
+  /** SHA-256 of {@link Migration.text}, lowercase hex: the same for every schema. */
+  readonly checksum: string;
+  /** The statements, given the quoted schema name. */
+  readonly sql: (schema: string) => string;
+};
+
+/**
+ * The checksum of a migration's SQL: SHA-256 of the text with its schema placeholder left as is,
+ * so one migration has one checksum whichever schema it ran in.
+ *
+ * @param text - The SQL with `:schema` where the schema name goes.
+ * @returns 64 lowercase hex digits.
+ */
+export function migrationChecksum(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * Describes a migration given its version, its file and what the file exports.
+ *
+ * @param version - Its place in the order.
+ * @param file - The file name, for messages.
+ * @param module - The file's `name` and `sql`.
+ * @returns The migration, its checksum computed.
+ */
+function migration(version: number, file: string, module: { readonly name: string; readonly sql: string }): Migration {
+  const text = module.sql;
+  return {
+    version,
+    name: module.name,
+    file,
+    text,
+    checksum: migrationChecksum(text),
+    sql: (schema) => text.replaceAll(SCHEMA_PLACEHOLDER, schema),
+  };
+}
+
+/**
+ * Every migration, oldest first. A released migration is never edited: a change is a new file and
+ * a new line here (test/package/releasedMigrations.test.ts compares each with `checksums.json`).
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  migration(1, "0001_initial.sql.ts", initial),
+  migration(2, "0002_held_credits.sql.ts", heldCredits),
+];
+
+/** The schema version this package brings the database to. */
+export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
