@@ -14,7 +14,7 @@ import type * as Pg from "pg";
 declare const TSUP_FORMAT: string | undefined;
 
 /** What importing the PostgreSQL entry says when `pg` cannot be found. */
-export const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
+const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
 
 /** One statement, as the store sends it: a name makes it a prepared statement on each connection. */
 export type PgQuery = {

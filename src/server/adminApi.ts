@@ -98,7 +98,7 @@ type Attempts = { start: number; failures: number };
  *   record a wrong and a right token.
  * @internal
  */
-export function createTokenThrottle() {
+function createTokenThrottle() {
   const { failures, windowMs } = ADMIN_TOKEN_THROTTLE;
   const byAddress = new Map<string, Attempts>();
   const current = (key: string, now: number): Attempts | undefined => {

@@ -234,7 +234,7 @@ export function largestValidRequestBytes(): number {
 }
 
 /**
- * The default body limit: what the largest valid request can need ({@link largestValidRequestBytes})
+ * The default body limit: what the largest valid request can need (`largestValidRequestBytes`)
  * and a margin, rounded up to a multiple of 16 KiB: under a third of a mebibyte. The time a server
  * spends reading and parsing one body grows with its size, and no valid request needs more.
  */

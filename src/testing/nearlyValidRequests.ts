@@ -5,7 +5,9 @@
  *
  * @module
  */
+
 import type { Arbitrary } from "fast-check";
+import { safeEcho } from "../echo.js";
 import { catalog as builtIn } from "../models/catalog.js";
 import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import type { Catalog, ModelSpec } from "../models/modelSpec.js";
@@ -139,7 +141,8 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
             .filter((k) => !(REQUEST_FIELDS as readonly string[]).includes(k)),
           fc.oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.constant(null)),
         )
-        .map(([key, value]) => ({ set: { [key]: value }, path: key, codes: ["unknown_field"] })),
+        // The issue names the field as it is echoed: printable ASCII, key-shaped runs hidden (S15).
+        .map(([key, value]) => ({ set: { [key]: value }, path: safeEcho(key), codes: ["unknown_field"] })),
   },
   N3: {
     usable: always,

@@ -36,7 +36,6 @@ const KNOWN_OWN_MODULE_ONLY = [
   "src/server/http.ts: BodyResult",
   "src/server/http.ts: Handler",
   "src/server/http.ts: isJsonMediaType",
-  "src/server/http.ts: JSON_BOUNDS",
   "src/server/http.ts: jsonShapeProblem",
   "src/server/http.ts: Route",
   "src/server/http.ts: ROUTES",
