@@ -6,6 +6,9 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 /** What the PostgreSQL project runs: the store's own tests, and the server suites on that store. */
 const postgresSuites = ["test/postgres/**/*.test.ts", "test/server/**/*.test.ts", "test/reliability/**/*.test.ts"];
 
+/** What the fast loop leaves to `npm test`: a browser, a database, Python, dist/ or a child process. */
+const UNIT_EXCLUDES = ["test/postgres/**", "test/playground/**", "test/testdouble/**", "test/package/**", "test/cli/**"];
+
 export default defineConfig({
   resolve: {
     // The examples import the package by its name, as a user's code does; here that name is the source.
@@ -32,6 +35,17 @@ export default defineConfig({
     // the whole run, a fresh schema per test file; see test/server/helpers.ts).
     projects: [
       { extends: true, test: { name: "memory", exclude: [...configDefaults.exclude, "test/postgres/**"] } },
+      {
+        // The fast loop (npm run test:unit): the memory project without what needs a browser, a
+        // database, Python, the built package or a spawned process. npm test runs the other two.
+        extends: true,
+        test: {
+          name: "unit",
+          exclude: [...configDefaults.exclude, ...UNIT_EXCLUDES],
+          // A quarter of the properties' runs: npm test runs them all.
+          env: { FC_RUNS: process.env.FC_RUNS ?? "25" },
+        },
+      },
       {
         // Not `extends: true`: that would add the root `include` to this one.
         test: {
