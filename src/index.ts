@@ -3,8 +3,8 @@
  *
  * `checkRequest` is the front door (is this body valid for its model, and what is wrong);
  * `normalizeRequest` and `validateForModel` are its two stages; `quote` prices a preview and
- * `computeCharge` the charge. Every function takes its input first and the same options second:
- * `catalog`, `at`, `account`, `referenceCount`.
+ * `computeCharge` the charge. These five take their input first and the same options second
+ * (`catalog`, `at`, `account`, `referenceCount`).
  *
  * @module imagegen-pricing
  */

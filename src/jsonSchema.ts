@@ -7,7 +7,7 @@
  *
  * A JSON Schema cannot trim strings or say "count the distinct ids", so these schemas describe the
  * canonical form of a request (already trimmed, ids already distinct). They are a guide for what to
- * offer; `normalizeRequest` and `validateForModel` stay the authority.
+ * offer; `checkRequest` stays the authority.
  *
  * @module imagegen-pricing/json-schema
  */

@@ -142,7 +142,7 @@ function createRequestSchema(catalog: Catalog) {
 }
 
 /** A valibot schema of a generation request for some catalog. @internal */
-export type RequestSchema = ReturnType<typeof createRequestSchema>;
+type RequestSchema = ReturnType<typeof createRequestSchema>;
 
 const schemas = new WeakMap<Catalog, RequestSchema>();
 
