@@ -11,15 +11,9 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type JSONSchema7, toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import {
-  type Catalog,
-  CatalogSchema,
-  catalogHistory,
-  type ModelSpec,
-  ModelSpecSchema,
-  QUALITIES,
-  RESOLUTIONS,
-} from "../src/index.js";
+import { type Catalog, catalogHistory, type ModelSpec } from "../src/index.js";
+import { QUALITIES, RESOLUTIONS } from "../src/models/lists.js";
+import { CatalogSchema, ModelSpecSchema } from "../src/models/modelSpec.js";
 import { writeOrCheck } from "./generated.js";
 
 export const CATALOG_JSON_PATH = fileURLToPath(new URL("../data/catalog.json", import.meta.url));

@@ -9,17 +9,9 @@
  *   npm run golden -- --check exit 1 when either file is out of date
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
-import {
-  type Catalog,
-  catalog,
-  catalogHistory,
-  describeCatalogChange,
-  diffCatalogs,
-  LIMITS,
-  QUALITIES,
-  quote,
-  RESOLUTIONS,
-} from "../src/index.js";
+import { type Catalog, catalog, catalogHistory, diffCatalogs, quote } from "../src/index.js";
+import { describeCatalogChange } from "../src/models/diff.js";
+import { LIMITS, QUALITIES, RESOLUTIONS } from "../src/models/lists.js";
 import { writeOrCheck } from "./generated.js";
 
 /** Credits per reference count 0..14, `null` where not priceable; `null` for a cell not priceable at all. */

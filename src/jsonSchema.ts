@@ -7,7 +7,7 @@
  *
  * A JSON Schema cannot trim strings or say "count the distinct ids", so these schemas describe the
  * canonical form of a request (already trimmed, ids already distinct). They are a guide for what to
- * offer; `normalizeRequest` and `validateForModel` stay the authority.
+ * offer; `checkRequest` stays the authority.
  *
  * @module imagegen-pricing/json-schema
  */
@@ -26,9 +26,10 @@ export type JSONSchema7Type = string | number | boolean | null | JSONSchema7Type
 export type JSONSchema7Definition = JSONSchema7 | boolean;
 
 /**
- * A JSON Schema (draft-07): the keywords these schemas use and the other common ones. The same
- * shape as `JSONSchema7` of `@valibot/to-json-schema` and `@types/json-schema`, declared here so
- * that no converter is needed at run time.
+ * A JSON Schema (draft-07): the keywords these schemas use and the other common ones.
+ *
+ * The same shape as `JSONSchema7` of `@valibot/to-json-schema` and `@types/json-schema`, declared
+ * here so that no converter is needed at run time.
  */
 export interface JSONSchema7 {
   $id?: string | undefined;
@@ -105,8 +106,10 @@ function finish(schema: JSONSchema7, title: string, description: string): JSONSc
 }
 
 /**
- * The JSON Schema (draft-07) of a generation request body for any model of a catalog, converted from
- * the valibot request schema with `@valibot/to-json-schema` ahead of time. It lists the public
+ * The JSON Schema (draft-07) of a generation request body for any model of a catalog.
+ *
+ * It was converted from the valibot request schema with `@valibot/to-json-schema` ahead of time. It
+ * lists the public
  * values of every field (all 16 ratios, all resolutions); which of them a model accepts is in
  * {@link modelRequestJsonSchema}.
  *
@@ -174,8 +177,9 @@ function modelForm(model: ModelSpec): JSONSchema7 {
 
 /**
  * The JSON Schema (draft-07) of a generation request for one model: each field offers only the
- * values the model accepts, with the model's defaults, limits and required fields. A form built
- * from it can offer nothing the service would reject for that model's own limits.
+ * values the model accepts, with the model's defaults, limits and required fields.
+ *
+ * A form built from it can offer nothing the service would reject for that model's own limits.
  *
  * @param modelId - The model to describe.
  * @param catalog - The catalog to read (default: the built-in one).

@@ -5,8 +5,11 @@
 import { safeEcho } from "./echo.js";
 
 /**
- * Stable codes of request and quote-spec issues (`normalizeRequest`, `validateForModel`,
- * `checkRequest`, `computeCharge`, `parseQuoteSpec`).
+ * Stable codes of the issues `checkRequest`, `normalizeRequest`, `validateForModel` and
+ * `computeCharge` report, to branch on.
+ *
+ * A message's wording may change; its code does not. The reference server's quote endpoint reports
+ * these codes too.
  */
 export type IssueCode =
   | "invalid_type"

@@ -56,7 +56,9 @@ export type OutputFormat = "png" | "jpeg" | "webp";
 
 /**
  * A generation request after {@link normalizeRequest}: trimmed, defaults applied, references
- * de-duplicated. `idempotencyKey` stays absent when the body had none (N13).
+ * de-duplicated.
+ *
+ * `idempotencyKey` stays absent when the body had none (N13).
  */
 export type GenerationRequest = {
   prompt: string;

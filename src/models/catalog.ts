@@ -33,9 +33,11 @@ export const SHIPPED_CATALOGS = [from20261120] as const satisfies readonly [Cata
 type Last<T extends readonly unknown[]> = T extends readonly [...unknown[], infer L] ? L : never;
 
 /**
- * The built-in catalog: the newest one the package ships, so the eight models of the service
- * interface and their prices. `version` is the date these prices take effect (00:00 UTC); to price
- * at another instant, use `catalogAt(catalogHistory, when)`.
+ * The built-in catalog: the newest one the package ships, with the models of the service interface
+ * and their prices.
+ *
+ * `version` is the date these prices take effect (00:00 UTC); to price at another instant, use
+ * `catalogAt(catalogHistory, when)`.
  */
 // The tuple is never empty, so its last element is defined; the cast keeps its literal type.
 export const catalog = SHIPPED_CATALOGS[SHIPPED_CATALOGS.length - 1] as Last<typeof SHIPPED_CATALOGS>;

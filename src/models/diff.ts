@@ -7,8 +7,10 @@ import type { Catalog, ModelSpec } from "./modelSpec.js";
 export type AcceptedValuesField = "aspectRatios" | "resolutions" | "qualities" | "backgrounds";
 
 /**
- * One difference between two catalogs. `before` and `after` are the old and new values; `kind`
- * says what changed:
+ * One difference between two catalogs: what changed (`kind`), its old value (`before`) and its new
+ * one (`after`).
+ *
+ * The kinds:
  *
  * - `price`: the base price of one resolution x quality cell (`null` where the cell has no price),
  *   with `percent`, the exact change rounded to two decimals (`"+20%"`, `"-12.5%"`, `null` from 0);
@@ -144,6 +146,7 @@ const own = (c: Catalog, id: string): ModelSpec | undefined => (Object.hasOwn(c.
 /**
  * Lists every difference between two catalogs: each price cell, surcharge, limit, list of accepted
  * values, default and output format that moved, each model added or removed, and the default model.
+ *
  * The order is fixed: the default model first, then model by model (those of `before` in its order,
  * then those only in `after`), and within a model prices (resolution x quality in the public
  * order), surcharge, limits, accepted values, defaults and output format.

@@ -209,8 +209,8 @@ function starts(history: readonly Catalog[]): number[] {
 
 /**
  * Checks a catalog history and returns it unchanged: a non-empty list, oldest first, of valid
- * catalogs (`CatalogSchema`, as `defineCatalog` checks one) whose versions are calendar dates,
- * strictly increasing.
+ * catalogs (as `defineCatalog` checks one) whose versions are calendar dates, strictly
+ * increasing.
  *
  * @param history - The catalogs, oldest first.
  * @returns The same list.
@@ -247,9 +247,9 @@ export function defineCatalogHistory<const H extends readonly Catalog[]>(history
 }
 
 /**
- * Every catalog the package ships, oldest first (P8); the last is `catalog`. The test suite checks it
- * with {@link defineCatalogHistory}; it is not checked again at each import, which would run the
- * checks' code at load, where a mutation test can judge it only by reloading every test file.
+ * Every catalog the package ships, oldest first (P8); the last is `catalog`.
+ *
+ * The test suite checks it with {@link defineCatalogHistory}; it is not checked again at each import.
  *
  * @example
  * ```ts
@@ -272,7 +272,9 @@ function indexAt(startsMs: readonly number[], ms: number): number {
 
 /**
  * The catalog in force at an instant (P8): the last entry of `history` whose version date
- * (00:00 UTC) is not after `when`. To price at an instant, give the core functions the history and
+ * (00:00 UTC) is not after `when`.
+ *
+ * To price at an instant, give the core functions the history and
  * the instant: `quote(spec, { account, catalog: catalogHistory, at: when })`,
  * `computeCharge(request, { account, catalog: catalogHistory, at: when })`.
  *
@@ -303,8 +305,10 @@ export function catalogAt(history: readonly Catalog[], when: Instant): Catalog {
 }
 
 /**
- * The next change of a history after an instant: the first catalog whose version date is after
- * `when`, so a price preview can say "prices change on ...". Before the first entry, that is the
+ * The next change of a history after an instant, so that a price preview can say "prices change
+ * on ...".
+ *
+ * It is the first catalog whose version date is after `when`; before the first entry, that is the
  * first entry.
  *
  * @param history - Catalogs, oldest first.

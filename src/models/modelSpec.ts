@@ -7,6 +7,7 @@ export type PriceGrid = { readonly [R in Resolution]?: { readonly [Q in Quality]
 
 /**
  * Everything the package knows about one model: what it accepts and what it costs.
+ *
  * Validation and pricing read only this, so adding a model is adding an entry (V7).
  */
 export interface ModelSpec {

@@ -45,8 +45,12 @@ export type ChargeOptions = CatalogOptions & {
 };
 
 /**
- * Computes the exact charge of a generation request (P4-P6): each output image is priced and rounded
- * on its own, and the total is the sum of those lines. No number from the client is read.
+ * Computes the exact charge of a generation request (P4-P6): one line per output image, each rounded
+ * on its own, and their sum.
+ *
+ * This is the amount to debit; {@link quote} is for a preview of one image. Pass a request that
+ * {@link checkRequest} accepted: this checks its model's limits again and throws rather than price
+ * a request the service would refuse. No number from the client is read.
  *
  * @param request - A normalized request (see {@link normalizeRequest}).
  * @param options - `account`, `referenceCount` (authorized references), and `catalog` / `at` as

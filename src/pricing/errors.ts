@@ -1,8 +1,10 @@
 import type { Issue } from "../types.js";
 
 /**
- * Thrown by {@link computeCharge} for a request that cannot be charged: one that
- * {@link validateForModel} rejects, an invalid multiplier or reference count. Carries every issue.
+ * Thrown by {@link computeCharge} for a request that cannot be charged, with every issue in `issues`.
+ *
+ * That is a request {@link validateForModel} rejects, an invalid multiplier or an invalid reference
+ * count.
  */
 export class InvalidRequestError extends Error {
   override readonly name = "InvalidRequestError";

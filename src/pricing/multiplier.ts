@@ -21,6 +21,7 @@ const MINT = Symbol("Multiplier");
 
 /**
  * A price multiplier read and checked once (P4): its exact decimal text and its exact fraction.
+ *
  * Make one with {@link parseMultiplier} and pass it as `account.multiplier` to skip reading the
  * text on every quote and charge. Instances are frozen and cannot be made any other way.
  */

@@ -17,8 +17,8 @@ export type PriceBreakdown = {
   subtotalCredits: number;
   /** The account's multiplier as an exact decimal string. */
   multiplier: string;
-  /** Always `"half-up"`. */
-  rounding: typeof ROUNDING;
+  /** Always `"half-up"`: the one rounding mode of every charge (P4). */
+  rounding: "half-up";
   /** `round(subtotalCredits x multiplier)`, half-up: what one output image costs (P4). */
   credits: number;
 };

@@ -34,7 +34,11 @@ export type PricedQuote = {
   catalogVersion: string;
 };
 
-/** A spec that cannot be priced: no credits, and why. Never a fallback price (P2). */
+/**
+ * A spec that cannot be priced: no credits, and why.
+ *
+ * Never a fallback price (P2).
+ */
 export type UnpricedQuote = { credits: null; reason: QuoteReason; message: string; catalogVersion: string };
 
 /** The answer of {@link quote}. */
@@ -52,8 +56,11 @@ const unpriced = (reason: QuoteReason, message: string, catalogVersion: string):
 
 /**
  * Prices one output image for an account (P1-P4), the way a generation would be charged (P7).
- * Never throws on a plain object: what cannot be priced is `{ credits: null, reason, message }`.
- * Strings are trimmed; fields other than the spec's are ignored.
+ *
+ * This is the price preview (a form showing a price as the user picks options); the amount to
+ * debit for a request is {@link computeCharge}. Never throws on a plain object: what cannot be
+ * priced is `{ credits: null, reason, message }`. Strings are trimmed; fields other than the spec's
+ * are ignored.
  *
  * @param spec - Model, resolution, quality and reference count.
  * @param options - `account` (its multiplier, default 1); `catalog` (a catalog, or a price history)

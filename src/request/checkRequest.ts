@@ -11,13 +11,18 @@ import { modelIssues, validateForModel } from "./validateForModel.js";
 
 /**
  * Checks a generation request body against the shape rules and its model's own limits, and reports
- * every issue of both at once: a malformed field never hides a limit that another, well-formed
- * field breaks (`{ prompt: "", modelId: "alpha-img2", resolution: "4K", imageCount: 20 }` is three
- * issues: the prompt, the resolution and the count). When `modelId` itself is malformed, no model's
- * limits apply and only the shape issues are reported. At most 50 issues, then one
- * `too_many_issues` issue counting the rest (S15).
+ * every issue of both at once.
  *
- * On success it gives what `normalizeRequest` then `validateForModel` would.
+ * This is the front door: the one call for "is this body valid for its model, and what is wrong".
+ * A malformed field never hides a limit that another, well-formed field breaks
+ * (`{ prompt: "", modelId: "alpha-img2", resolution: "4K", imageCount: 20 }` is three issues: the
+ * prompt, the resolution and the count). When `modelId` itself is malformed, no model's limits
+ * apply and only the shape issues are reported. At most 50 issues, then one `too_many_issues` issue
+ * counting the rest (S15).
+ *
+ * It runs the two named stages, {@link normalizeRequest} (shape, trimming, defaults) and
+ * {@link validateForModel} (the model's limits), and on success gives what they give one after the
+ * other; call them apart only when you need one stage without the other.
  *
  * @param input - A parsed JSON body, of any type.
  * @param options - `catalog` (a catalog, or a price history) and `at`: whose models, defaults and

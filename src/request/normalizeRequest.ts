@@ -74,9 +74,13 @@ export function readShape(input: unknown, catalog: Catalog): Shape {
 /**
  * Normalizes a generation request body: checks its shape, trims every string, applies the defaults
  * (the model-dependent ones too), and de-duplicates references (rules N1-N15, and V2's explicit
- * resolution). Every issue is reported at once, up to a bound: at most 50, then one
- * `too_many_issues` issue counting the rest (S15). The input is never modified. To check the
- * model's own limits in the same call, use `checkRequest`.
+ * resolution).
+ *
+ * The first of the two stages of {@link checkRequest}, which also checks the model's own limits in
+ * the same call and is the one to use for a body from a client; call this stage alone when you
+ * want the normalized request before, or without, that check. Every issue is reported at once, up
+ * to a bound: at most 50, then one `too_many_issues` issue counting the rest (S15). The input is
+ * never modified.
  *
  * @param input - A parsed JSON body, of any type.
  * @param options - `catalog` (a catalog, or a price history) and `at`: whose models and defaults

@@ -166,7 +166,9 @@ export function requestSchema(catalog: Catalog = builtIn): RequestSchema {
 }
 
 /**
- * The valibot schema of a generation request body for the built-in catalog (N3-N14): a Standard
- * Schema for tRPC, Hono or TanStack Form. For another catalog, use `checkRequest(body, { catalog })`.
+ * The valibot schema of a generation request body for the built-in catalog (N3-N14), a Standard
+ * Schema for tRPC, Hono or TanStack Form.
+ *
+ * For another catalog, use `checkRequest(body, { catalog })`.
  */
 export const GenerationRequestSchema: v.GenericSchema<unknown, GenerationRequest> = /* @__PURE__ */ requestSchema();

@@ -93,8 +93,11 @@ export function modelIssues(
 const EVERY_FIELD = () => true;
 
 /**
- * Checks a normalized request against its model's own limits (rules V1-V6), read from the catalog:
- * the code names no model (V7).
+ * Checks a normalized request against its model's own limits (rules V1-V6), read from the catalog.
+ *
+ * The second of the two stages of {@link checkRequest}: call it alone for a request you already
+ * hold in normalized form (one built in code, or stored and checked again against another catalog
+ * or instant). The code names no model: every limit is the catalog's (V7).
  *
  * @param request - A request from {@link normalizeRequest} (or built to the same shape).
  * @param options - `catalog` (a catalog, or a price history) and `at`, as for every core function

@@ -300,9 +300,11 @@ function applyBreak(body: Record<string, unknown>, b: Break): unknown {
 }
 
 /**
- * Request bodies that break exactly one rule (docs/rules.md): a valid body of some model with one
- * change, and the `path` and `codes` of the issues the package reports for it (every issue is at
- * that path, with one of those codes). For a V rule, only models on which the rule can be broken are
+ * Request bodies that break exactly one rule (docs/rules.md), each with the `path` and `codes` of the
+ * issues the package reports for it.
+ *
+ * Each is a valid body of some model with one change; every issue is at that path, with one of
+ * those codes. For a V rule, only models on which the rule can be broken are
  * used (V6 needs a model with fewer than 14 references, for example).
  *
  * @param rule - The rule to break, one of {@link BREAKABLE_RULES}.

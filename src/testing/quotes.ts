@@ -13,7 +13,9 @@ import { notIn, pad } from "./strings.js";
 import { modelsOf, type TestingOptions } from "./validRequests.js";
 
 /**
- * Quote specs for `quote`. With `priceable: true`, only specs the catalog prices (an accepted
+ * Quote specs for `quote`, priceable or not as asked.
+ *
+ * With `priceable: true`, only specs the catalog prices (an accepted
  * resolution and quality, a reference count within the model's limit); with `priceable: false`,
  * only specs it cannot price (`credits: null`); by default, both.
  *
@@ -23,7 +25,7 @@ import { modelsOf, type TestingOptions } from "./validRequests.js";
  * ```ts
  * fc.assert(
  *   fc.property(quoteSpec({ priceable: true }), priceMultiplier(), (spec, multiplier) => {
- *     const credits = quote(spec, { multiplier }).credits;
+ *     const credits = quote(spec, { account: { multiplier } }).credits;
  *     return credits !== null && Number.isSafeInteger(credits);
  *   }),
  * );

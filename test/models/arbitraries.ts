@@ -1,6 +1,7 @@
 /** fast-check arbitraries of catalogs and histories derived from the built-in catalog, for the P8 tests. */
 import fc from "fast-check";
-import { type Catalog, catalog, type ModelSpec, QUALITIES, type Quality, RESOLUTIONS, type Resolution } from "../../src/index.js";
+import { type Catalog, catalog, type ModelSpec, type Quality, type Resolution } from "../../src/index.js";
+import { QUALITIES, RESOLUTIONS } from "../../src/models/lists.js";
 
 const DAY_MS = 86_400_000;
 

@@ -2,18 +2,17 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import {
   type Catalog,
-  CatalogSchema,
   capabilities,
   catalog,
   computeCharge,
   defineCatalog,
-  MODEL_IDS,
   type ModelSpec,
-  ModelSpecSchema,
   normalizeRequest,
   quote,
   validateForModel,
 } from "../../src/index.js";
+import { MODEL_IDS } from "../../src/models/catalog.js";
+import { CatalogSchema, ModelSpecSchema } from "../../src/models/modelSpec.js";
 import { ORACLE_MAX_IMAGES, ORACLE_MAX_REFS, ORACLE_MODEL_IDS, ORACLE_RATIOS, oracleDefaultResolution } from "../oracle/seed.js";
 
 describe("the model catalog", () => {

@@ -1,19 +1,9 @@
 import { Decimal } from "decimal.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  ASPECT_RATIOS,
-  BACKGROUNDS,
-  type Catalog,
-  type CatalogChange,
-  catalog,
-  describeCatalogChange,
-  diffCatalogs,
-  type ModelSpec,
-  QUALITIES,
-  RESOLUTIONS,
-} from "../../src/index.js";
-import { changeValue, percentChange } from "../../src/models/diff.js";
+import { type Catalog, type CatalogChange, catalog, diffCatalogs, type ModelSpec } from "../../src/index.js";
+import { changeValue, describeCatalogChange, percentChange } from "../../src/models/diff.js";
+import { ASPECT_RATIOS, BACKGROUNDS, QUALITIES, RESOLUTIONS } from "../../src/models/lists.js";
 import { copy } from "./arbitraries.js";
 
 type Loose = Record<string, unknown>;

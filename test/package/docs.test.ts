@@ -143,6 +143,20 @@ describe("figures in the guides", () => {
 });
 
 describe("the guides", () => {
+  it("getting-started says which function to use: checkRequest the front door, its two stages, quote, computeCharge and the shared options", () => {
+    const text = read("docs/getting-started.md");
+    const start = text.indexOf("\n## Which function to use\n");
+    expect(start, 'a section "Which function to use"').toBeGreaterThan(-1);
+    // Near the top: before the first example of a use.
+    expect(start).toBeLessThan(text.indexOf("\n## Backend"));
+    const section = text.slice(start + 1, text.indexOf("\n## ", start + 1));
+    expect(section).toMatch(/`checkRequest` is the front door/);
+    for (const name of ["normalizeRequest", "validateForModel", "quote", "computeCharge", "capabilities"]) {
+      expect(section, name).toContain(`\`${name}`);
+    }
+    for (const option of ["catalog", "at", "account", "referenceCount"]) expect(section, option).toContain(`- \`${option}\`: `);
+  });
+
   it("every relative link in the README, the changelog and the guides points to a file that exists", () => {
     const missing: string[] = [];
     const guides = readdirSync(`${root}docs`)

@@ -4,8 +4,9 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { GENERATED_PATH, generateJsonSchemas, renderJsonSchemas } from "../../scripts/jsonSchemas.js";
 import { JSON_SCHEMAS } from "../../src/generated/jsonSchemas.js";
-import { type Catalog, catalog, defineCatalog, GENERATION_TYPES, LIMITS, type ModelSpec } from "../../src/index.js";
+import { type Catalog, catalog, defineCatalog, type ModelSpec } from "../../src/index.js";
 import { modelRequestJsonSchemas, requestJsonSchema } from "../../src/jsonSchema.js";
+import { GENERATION_TYPES, LIMITS } from "../../src/models/lists.js";
 import { requestSchema } from "../../src/request/schema.js";
 import { createOpenApiDocument } from "../../src/server/index.js";
 

@@ -1,18 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
-  ASPECT_RATIOS,
-  BACKGROUNDS,
   capabilities,
   catalog,
   defineCatalog,
   type GenerationRequest,
-  LIMITS,
   normalizeRequest,
-  QUALITIES,
-  RESOLUTIONS,
   validateForModel,
 } from "../../src/index.js";
 import { modelRequestJsonSchema, modelRequestJsonSchemas, requestJsonSchema } from "../../src/jsonSchema.js";
+import { ASPECT_RATIOS, BACKGROUNDS, LIMITS, QUALITIES, RESOLUTIONS } from "../../src/models/lists.js";
 import { ORACLE_FIELDS } from "../oracle/seed.js";
 
 type Prop = { enum?: string[]; default?: unknown; maximum?: number; maxItems?: number; maxLength?: number; const?: string };

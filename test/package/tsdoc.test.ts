@@ -1,5 +1,6 @@
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { firstSentence, plainLinks } from "../../scripts/api-report.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 /** The source of each subpath export (see package.json and tsup.config.ts). */
@@ -10,6 +11,8 @@ const ENTRIES: Record<string, string> = {
   "./node": "src/node/index.ts",
   "./testing": "src/testing/index.ts",
 };
+/** The entries whose every public name is summed up in one sentence (the API reference shows a first paragraph as the summary). */
+const ONE_SENTENCE_ENTRIES = [".", "./testing", "./json-schema"];
 const MAIN_FUNCTIONS = ["normalizeRequest", "validateForModel", "quote", "computeCharge"];
 
 const program = ts.createProgram(
@@ -82,6 +85,22 @@ describe("TSDoc on every export", () => {
       expect(problems).toEqual([]);
     });
   }
+
+  it("every public name of the core, ./testing and ./json-schema has a first paragraph of exactly one sentence", () => {
+    const long: string[] = [];
+    for (const subpath of ONE_SENTENCE_ENTRIES) {
+      for (const { name, declarations } of exportsOf(ENTRIES[subpath] as string)) {
+        const doc = declarations
+          .filter(ours)
+          .map((d) => ts.getJSDocCommentsAndTags(d).filter(ts.isJSDoc).at(-1))
+          .find((d) => d !== undefined);
+        const text = plainLinks(ts.getTextOfJSDocComment(doc?.comment) ?? "");
+        const paragraph = (text.trim().split(/\n\s*\n/)[0] ?? "").replace(/\s+/g, " ").trim();
+        if (paragraph === "" || firstSentence(text) !== paragraph) long.push(`${subpath} ${name}: ${paragraph}`);
+      }
+    }
+    expect(long, "end the first paragraph after its first sentence (a blank line, then the rest)").toEqual([]);
+  });
 
   it("the four main functions have an @example", () => {
     const core = exportsOf(ENTRIES["."] as string);

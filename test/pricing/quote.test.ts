@@ -1,15 +1,7 @@
 /** quote (P1-P4): the price of one output image for an account, or why a spec has none. */
 import { describe, expect, it } from "vitest";
-import {
-  type Catalog,
-  catalog,
-  computeCharge,
-  defineCatalog,
-  type ModelSpec,
-  type PricedQuote,
-  quote,
-  ROUNDING,
-} from "../../src/index.js";
+import { type Catalog, catalog, computeCharge, defineCatalog, type ModelSpec, type PricedQuote, quote } from "../../src/index.js";
+import { ROUNDING } from "../../src/pricing/multiplier.js";
 import {
   bigIntHalfUp,
   ORACLE_MAX_REFS,

@@ -3,8 +3,9 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { HIDDEN } from "../../src/echo.js";
-import { BOUNDS, parseQuoteSpec, QuoteSpecSchema, quote } from "../../src/index.js";
-import { readQuoteSpec, specFields } from "../../src/pricing/quoteSpec.js";
+import { quote } from "../../src/index.js";
+import { parseQuoteSpec, QuoteSpecSchema, readQuoteSpec, specFields } from "../../src/pricing/quoteSpec.js";
+import { BOUNDS } from "../../src/request/bounds.js";
 import { issuesOf } from "../properties/helpers.js";
 
 const found = (input: unknown) => issuesOf(parseQuoteSpec(input)).map((i) => [i.path, i.code]);

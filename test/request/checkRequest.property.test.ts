@@ -2,7 +2,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { safeEcho } from "../../src/echo.js";
-import { BOUNDS, checkRequest, type Issue, normalizeRequest, validateForModel } from "../../src/index.js";
+import { checkRequest, type Issue, normalizeRequest, validateForModel } from "../../src/index.js";
+import { BOUNDS } from "../../src/request/bounds.js";
 import { applyBreaks, BREAKABLE, BREAKERS, type Breakable, nearlyValid, validCase } from "../arbitraries/requests.js";
 import { jsonValue } from "../arbitraries/values.js";
 import { ORACLE_FIELDS } from "../oracle/seed.js";

@@ -2,7 +2,8 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { HIDDEN } from "../../src/echo.js";
-import { BOUNDS, type Issue } from "../../src/index.js";
+import type { Issue } from "../../src/index.js";
+import { BOUNDS } from "../../src/request/bounds.js";
 import { bounded, coded, formatPath, toIssue, unknownFields } from "../../src/request/issues.js";
 
 const many = (n: number): Issue[] =>
