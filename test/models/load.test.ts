@@ -21,7 +21,8 @@ describe("the core's modules load", () => {
   });
 
   it("N3, P1: the package entry loads: its schemas accept a request, and it is priced", async () => {
-    const { checkRequest, parseQuoteSpec, quote } = await import("../../src/index.js");
+    const { checkRequest, quote } = await import("../../src/index.js");
+    const { parseQuoteSpec } = await import("../../src/pricing/quoteSpec.js");
     const checked = checkRequest({ prompt: "  a red fox  ", modelId: "beta2", resolution: "4K", quality: "low" });
     expect(checked.success && checked.output.prompt).toBe("a red fox");
     const spec = parseQuoteSpec({ kind: "image", modelId: " beta2 ", resolution: "4K" });
