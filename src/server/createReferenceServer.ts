@@ -1,58 +1,30 @@
 /**
- * `createReferenceServer`: a whole reference server (the fetch handler of the four endpoints and
- * the operator's admin methods) over a store, with its options and the settings every handler is
- * given.
+ * `createReferenceServer`: a whole reference server over a store, with its options: it builds the
+ * settings every handler is given and the router, and turns what goes wrong into 503 or 500.
  */
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
-import { type Admin, createAdmin } from "./admin.js";
-import { type AdminHttp, checkAdminToken, createAdminHttp } from "./adminApi.js";
-import { type ApiKeyHasher, hashApiKey } from "./auth.js";
-import { firstCatalogStart, type ServerCatalogs, serverCatalogs } from "./catalogs.js";
-import { serverMessages as m } from "./errors.js";
+import { createMemoryStore } from "../store/memory.js";
+import { type Store, StoreUnavailableError } from "../store/store.js";
+import { type Admin, createAdmin } from "./admin/methods.js";
+import { adminMount } from "./admin/routes.js";
+import { checkAdminToken } from "./admin/token.js";
+import { hashApiKey } from "./auth.js";
+import { firstCatalogStart, serverCatalogs } from "./catalogs.js";
+import type { ApiKeyHasher, LogEntry, ServerContext } from "./context.js";
 import { checkFixtures, type Fixtures, FixturesError, loadFixtures } from "./fixtures.js";
-import {
-  type ClientInfo,
-  DEFAULT_MAX_BODY_BYTES,
-  dispatch,
-  failure,
-  fromRequest,
-  type Incoming,
-  type Outgoing,
-  RESPOND,
-  toResponse,
-} from "./http.js";
+import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
+import { type ClientInfo, fromRequest, type Incoming } from "./http/incoming.js";
+import { failure, type Outgoing, toResponse } from "./http/respond.js";
 import { newId } from "./ids.js";
-import { createMemoryStore } from "./memoryStore.js";
-import { createAdminOpenApiDocument } from "./openapi.js";
-import { type Store, StoreUnavailableError } from "./store.js";
+import { serverMessages as m } from "./messages.js";
+import { createRouter } from "./router.js";
 
-/** A line the server logs. It never holds a key, a header or a body. */
-export type LogEntry = {
-  level: "error";
-  message: string;
-  requestId: string;
-  error: { name: string; message: string; stack?: string };
-};
-
-/** The settings and state of one server: what every handler is given. @internal */
-export type ServerContext = {
-  readonly store: Store;
-  /** The catalog in force at an instant (P8): read once per request, at `now()`. */
-  readonly catalogs: ServerCatalogs;
-  readonly now: () => number;
-  readonly maxBodyBytes: number;
-  /** How long a client's idempotency key points at its task; `undefined`: as long as the task exists. */
-  readonly idempotencyTtlMs: number | undefined;
-  readonly serviceName: string;
-  readonly log: (entry: LogEntry) => void;
-  /** SHA-256 of a key as lowercase hex; Web Crypto unless the runtime binding gives a synchronous one. */
-  readonly hashApiKey: ApiKeyHasher;
-  /** The serialized OpenAPI document of the catalog in force now, made once per catalog. */
-  readonly openApiText: () => string;
-  /** The admin HTTP API under `/admin/`, when an admin token is configured. */
-  readonly adminHttp?: AdminHttp;
-};
+/**
+ * Where a reference server keeps its handler of {@link Incoming} requests, for runtime bindings
+ * that can skip building web `Request` and `Response` objects (`<package>/node`). @internal
+ */
+export const RESPOND: unique symbol = Symbol.for("imagegen-pricing.respond");
 
 /** Options of {@link createReferenceServer}; every one has a default. */
 export type ReferenceServerOptions = {
@@ -194,16 +166,9 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     log: options.log ?? defaultLog,
     hashApiKey: options.hashApiKey ?? hashApiKey,
     openApiText: () => catalogs.openApiText(now()),
-    ...(adminToken === undefined
-      ? {}
-      : {
-          adminHttp: createAdminHttp(
-            adminToken,
-            () => admin,
-            () => JSON.stringify(createAdminOpenApiDocument()),
-          ),
-        }),
   };
+  // The admin API is mounted on the router only when an admin token is configured.
+  const route = createRouter(adminToken === undefined ? undefined : adminMount(adminToken, () => admin));
 
   // The fixtures load once; a failed load (the store unreachable) is tried again by the next caller.
   let loading: Promise<void> | undefined;
@@ -245,7 +210,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     const requestId = newId.request();
     try {
       if (!loaded) await ready();
-      return await dispatch(incoming, ctx, requestId);
+      return await route(incoming, ctx, requestId);
     } catch (error) {
       // Never the request's headers or body in the log: only what went wrong.
       const retryAfter = retryAfterOf(error);

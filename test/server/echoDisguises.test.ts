@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { requestLine } from "../../src/cli/serve.js";
 import { HIDDEN } from "../../src/echo.js";
-import { type Incoming, RESPOND } from "../../src/server/http.js";
+import { RESPOND } from "../../src/server/createReferenceServer.js";
+import type { Incoming } from "../../src/server/http/incoming.js";
 import { BASE, setup } from "./helpers.js";
 
 const SECRET = "Qx7_-mN2pL9sT4vW8yZ1aB3cD5eF6gH0";
