@@ -35,6 +35,38 @@ export const LAYERS: readonly (readonly [name: string, prefixes: readonly string
   ["cli", ["src/cli/"]],
 ];
 
+/**
+ * The rungs of `src/server`, lowest first, checked the same way among the server's own modules: what
+ * a request is made of below, then what answers one endpoint, then the router, then the wiring.
+ */
+export const SERVER_LAYERS: readonly (readonly [name: string, prefixes: readonly string[]])[] = [
+  ["codes and sentences", ["src/server/errors.ts", "src/server/messages.ts", "src/server/ids.ts"]],
+  ["http", ["src/server/http/"]],
+  ["openapi", ["src/server/openapi/"]],
+  ["catalogs", ["src/server/catalogs.ts"]],
+  ["context", ["src/server/context.ts"]],
+  ["keys and fixtures", ["src/server/auth.ts", "src/server/fixtures.ts"]],
+  ["endpoints", ["src/server/routes/", "src/server/admin/"]],
+  ["router", ["src/server/router.ts"]],
+  ["server", ["src/server/createReferenceServer.ts"]],
+  ["entry", ["src/server/index.ts"]],
+];
+
+/**
+ * The part of a graph among the modules under a folder.
+ *
+ * @param graph - An import graph.
+ * @param prefix - The folder, ending with `/`.
+ * @returns The modules under it, each with the modules under it that it imports.
+ */
+export function subgraph(graph: Graph, prefix: string): Graph {
+  return new Map(
+    [...graph]
+      .filter(([file]) => file.startsWith(prefix))
+      .map(([file, targets]) => [file, targets.filter((t) => t.startsWith(prefix))] as const),
+  );
+}
+
 /** Every `.ts` file under a folder, as paths relative to the repository. */
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -227,6 +259,9 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const graph = srcGraph();
   const cycles = findCycles(graph);
   const { upward, unplaced } = layerViolations(graph);
+  const server = layerViolations(subgraph(graph, "src/server/"), SERVER_LAYERS);
+  upward.push(...server.upward);
+  unplaced.push(...server.unplaced);
   console.log(`Import cycles (${cycles.length}):`);
   for (const { members, path } of cycles) {
     console.log(`  ${path.join(" -> ")}\n    (${members.length} modules in this circle: ${members.join(", ")})`);

@@ -3,7 +3,17 @@
  * any path, and none imports from a higher layer than its own. Type-only imports count too.
  */
 import { describe, expect, it } from "vitest";
-import { findCycles, type Graph, LAYERS, layerOf, layerViolations, specifiers, srcGraph } from "../../scripts/layers.js";
+import {
+  findCycles,
+  type Graph,
+  LAYERS,
+  layerOf,
+  layerViolations,
+  SERVER_LAYERS,
+  specifiers,
+  srcGraph,
+  subgraph,
+} from "../../scripts/layers.js";
 
 const graph = srcGraph();
 const show = (g: Graph) => findCycles(g).map((c) => c.path.join(" -> "));
@@ -79,6 +89,15 @@ describe("the modules of src/", () => {
       "upward imports",
     ).toEqual([]);
     expect(unplaced, "modules of src/ in no layer of LAYERS").toEqual([]);
+  });
+
+  it(`src/server: no import from a lower rung to a higher one (${SERVER_LAYERS.map(([name]) => name).join(" < ")})`, () => {
+    const { upward, unplaced } = layerViolations(subgraph(graph, "src/server/"), SERVER_LAYERS);
+    expect(
+      upward.map((v) => `${v.from} (${v.fromLayer}) imports ${v.to} (${v.toLayer})`),
+      "upward imports",
+    ).toEqual([]);
+    expect(unplaced, "modules of src/server in no rung of SERVER_LAYERS").toEqual([]);
   });
 
   it("the store is below the server, and PostgreSQL implements it without the server", () => {
