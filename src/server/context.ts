@@ -15,6 +15,20 @@ export type LogEntry = {
   error: { name: string; message: string; stack?: string };
 };
 
+/** What `onResponse` is told of one answered request: never a header or a body. */
+export type ResponseEvent = {
+  /** The request's method. */
+  readonly method: string;
+  /** The path as the client sent it, without query string: a client may put a key in it, so mask it before showing it. */
+  readonly path: string;
+  /** The answer's status. */
+  readonly status: number;
+  /** The answer's `Request-Id`. */
+  readonly requestId: string;
+  /** Milliseconds from the request's arrival at the server to its answer. */
+  readonly ms: number;
+};
+
 /**
  * Hashes a whole API key to its SHA-256 as lowercase hex. A synchronous one (a string, not a
  * promise) saves the request a trip through the event loop; see `<package>/node`'s `sha256Hex`.

@@ -11,7 +11,7 @@ import { adminMount } from "./admin/routes.js";
 import { checkAdminToken } from "./admin/token.js";
 import { hashApiKey } from "./auth.js";
 import { firstCatalogStart, serverCatalogs } from "./catalogs.js";
-import type { ApiKeyHasher, LogEntry, ServerContext } from "./context.js";
+import type { ApiKeyHasher, LogEntry, ResponseEvent, ServerContext } from "./context.js";
 import { checkFixtures, type Fixtures, FixturesError, loadFixtures } from "./fixtures.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
 import { type ClientInfo, fromRequest, type Incoming } from "./http/incoming.js";
@@ -63,6 +63,12 @@ export type ReferenceServerOptions = {
    * `console.error`). Never sees a key or a body.
    */
   log?: (entry: LogEntry) => void;
+  /**
+   * Called once for every request the server answers, whether through `fetch` or a runtime binding
+   * such as `<package>/node`, with its method, path, status, request id and time: a request log
+   * (`imagegen-pricing serve --log`). It never sees a header or a body; an error it throws is ignored.
+   */
+  onResponse?: (event: ResponseEvent) => void;
   /**
    * How an API key is hashed to the SHA-256 lowercase hex under which it is stored (default: Web
    * Crypto's `crypto.subtle.digest`, asynchronous, on every runtime). `<package>/node` passes
@@ -240,7 +246,26 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   // A HEAD is answered like its GET: same status and headers, no body. The body is dropped here for
   // web `Response`s; a runtime binding gets it whole, so it can send the GET's Content-Length (Node
   // itself never writes the body of an answer to a HEAD).
-  const respond = answer;
+  const onResponse = options.onResponse;
+  const respond =
+    onResponse === undefined
+      ? answer
+      : async (incoming: Incoming): Promise<Outgoing> => {
+          const start = performance.now();
+          const out = await answer(incoming);
+          try {
+            onResponse({
+              method: incoming.method,
+              path: incoming.path,
+              status: out.status,
+              requestId: out.headers["request-id"] ?? "",
+              ms: performance.now() - start,
+            });
+          } catch {
+            // a failing hook must not turn an answer into a rejected promise
+          }
+          return out;
+        };
   const fetch = async (request: Request, info?: ClientInfo): Promise<Response> => {
     const out = await respond(fromRequest(request, typeof info === "object" && info !== null ? info : undefined));
     return toResponse(request.method === "HEAD" ? { ...out, body: "" } : out);

@@ -27,7 +27,7 @@ export type { Admin, AdminErrorCode, JobView, LedgerEntry, TaskView, UserView } 
 export { AdminError, ledgerBalance } from "./admin/methods.js";
 export { ADMIN_TOKEN_THROTTLE, AdminTokenError, MIN_ADMIN_TOKEN_CHARS } from "./admin/token.js";
 export { API_KEY_PREFIXES } from "./auth.js";
-export type { ApiKeyHasher, LogEntry } from "./context.js";
+export type { ApiKeyHasher, LogEntry, ResponseEvent } from "./context.js";
 export type { ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
 export { createReferenceServer } from "./createReferenceServer.js";
 export type { AdminHttpErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";
