@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { catalog } from "../src/models/catalog.js";
+import { QuoteSpecSchema } from "../src/pricing/quoteSpec.js";
 import { requestSchema } from "../src/request/schema.js";
 import {
   CreditsAnswerSchema,
@@ -20,9 +21,8 @@ import {
   NextChangeSchema,
   PingAnswerSchema,
   PricedQuoteSchema,
-  QuoteSpecSchema,
   UnpricedQuoteSchema,
-} from "../src/server/index.js";
+} from "../src/server/openapi/schemas.js";
 import { writeOrCheck } from "./generated.js";
 
 export const GENERATED_PATH = fileURLToPath(new URL("../src/generated/jsonSchemas.ts", import.meta.url));

@@ -2,7 +2,12 @@
  * The one way a client's text goes back out, in a message, an issue path, a 404 or a log line
  * (S1, S15): only plain characters, no secret-shaped run, and short.
  */
-import { BOUNDS } from "./request/bounds.js";
+
+/**
+ * The most code points of a client value shown in a message, a path or a log line; a longer one is
+ * cut there and ends in `...`. `BOUNDS.maxEchoChars` of the core is this number.
+ */
+export const MAX_ECHO_CHARS = 40;
 
 /**
  * The shortest run that is hidden whole: the fewest secret characters an API key may have (16; a
@@ -44,7 +49,7 @@ function long(run: string): boolean {
  * the rest of a run it reaches).
  *
  * @param value - The text as the client sent it.
- * @param max - The most characters kept before `...` (default `BOUNDS.maxEchoChars`, 40).
+ * @param max - The most characters kept before `...` (default {@link MAX_ECHO_CHARS}).
  * @returns The text to echo.
  * @example
  * ```ts
@@ -53,7 +58,7 @@ function long(run: string): boolean {
  * safeEcho("/api/nothing/ck.test.AbCdEfGhIjKlMnOp"); // "/api/nothing/ck.test.<hidden>"
  * ```
  */
-export function safeEcho(value: string, max: number = BOUNDS.maxEchoChars): string {
+export function safeEcho(value: string, max: number = MAX_ECHO_CHARS): string {
   let out = "";
   let i = 0;
   while (i < value.length) {

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HIDDEN, HIDDEN_RUN_CHARS, safeEcho } from "../src/echo.js";
-import { serverMessages } from "../src/server/errors.js";
+import { serverMessages } from "../src/server/messages.js";
 
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const secretArb = fc

@@ -8,10 +8,9 @@ import { type FileHandle, open } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { safeEcho } from "../echo.js";
 import { type RunningServer, serve, sha256Hex } from "../node/index.js";
-import { checkAdminToken } from "../server/adminApi.js";
+import { checkAdminToken } from "../server/admin/token.js";
 import { checkFixtures, duplicateKeyIssues, FixturesError } from "../server/fixtures.js";
-import { type Incoming, type Outgoing, RESPOND } from "../server/http.js";
-import { createReferenceServer, type Fixtures, type ReferenceServer, type Store } from "../server/index.js";
+import { createReferenceServer, type Fixtures, type ResponseEvent, type Store } from "../server/index.js";
 import { wholeNumber } from "./args.js";
 import { type CliIo, EXIT, type UsageError } from "./io.js";
 
@@ -261,36 +260,20 @@ function listenError(error: unknown, host: string, port: number): StartError {
  * A request line of `--log`: never a header or a body, and the path made safe like any echo
  * (`safeEcho`: a key- or token-shaped run is hidden).
  *
- * @param incoming - The request.
- * @param out - Its answer.
- * @param ms - How long it took.
+ * @param event - The answered request, as the server's `onResponse` tells it.
  * @param json - One JSON object rather than a text line.
  * @returns The line, without its newline.
  * @internal
  */
-export function requestLine(incoming: Incoming, out: Outgoing, ms: number, json: boolean): string {
+export function requestLine(event: ResponseEvent, json: boolean): string {
   // Spaces too become `?`, so that the text line stays split by spaces.
-  const path = safeEcho(incoming.path, 200).replaceAll(" ", "?");
-  const requestId = out.headers["request-id"] ?? "-";
-  const time = Math.round(ms * 10) / 10;
+  const path = safeEcho(event.path, 200).replaceAll(" ", "?");
+  const requestId = event.requestId || "-";
+  const time = Math.round(event.ms * 10) / 10;
   if (json) {
-    return JSON.stringify({ event: "request", method: incoming.method, path, status: out.status, ms: time, requestId });
+    return JSON.stringify({ event: "request", method: event.method, path, status: event.status, ms: time, requestId });
   }
-  return `${incoming.method} ${path} ${out.status} ${time.toFixed(1)}ms ${requestId}`;
-}
-
-/** The server bound to node:http, with a request line per answer when `log` is on. */
-function withLog(server: ReferenceServer, write: (line: string) => void, json: boolean): ReferenceServer {
-  const respond = server[RESPOND];
-  return {
-    ...server,
-    [RESPOND]: async (incoming: Incoming) => {
-      const start = performance.now();
-      const out = await respond(incoming);
-      write(requestLine(incoming, out, performance.now() - start, json));
-      return out;
-    },
-  };
+  return `${event.method} ${path} ${event.status} ${time.toFixed(1)}ms ${requestId}`;
 }
 
 /** A user as printed: its state and the keys a client may use (ck_live_ keys from a file are not shown). */
@@ -481,8 +464,10 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
       // Which fixture users an earlier start loaded: they are kept as the store has them.
       for (const id of fixtureIds) if (await store.getUser(id)) found.add(id);
     }
+    const write = (line: string) => io.out(`${line}\n`);
     const server = createReferenceServer({
       hashApiKey: sha256Hex,
+      ...(options.log ? { onResponse: (event: ResponseEvent) => write(requestLine(event, options.json)) } : {}),
       ...(store ? { store } : {}),
       // The ids made for users given without one, so that what is printed is what is served.
       ...(checked?.success ? { fixtures: withIds(fixtures as Fixtures, fixtureIds) } : {}),
@@ -522,13 +507,11 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     }
     const counts = { total: demo ? 1 : fixtureIds.length, loadedNow: demo ? 1 : fixtureIds.length - found.size };
 
-    const write = (line: string) => io.out(`${line}\n`);
-    const bound = options.log ? withLog(server, write, options.json) : server;
     try {
       running = await serve({
         port: options.port,
         host: options.host,
-        server: bound,
+        server,
         handleSignals: false,
         ...(options.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: options.maxConnectionsPerAddress }),
       });

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { addressKey } from "../server/http.js";
+import { addressKey } from "../server/http/incoming.js";
 import { newId } from "../server/ids.js";
 
 /** The bounds of {@link guardConnections}, every one already checked. @internal */

@@ -4,7 +4,8 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { type BodyBytes, type Incoming, type Outgoing, pathOf } from "../server/http.js";
+import { type BodyBytes, type Incoming, pathOf } from "../server/http/incoming.js";
+import type { Outgoing } from "../server/http/respond.js";
 
 import { type Guard, writeError } from "./bounds.js";
 

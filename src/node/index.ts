@@ -11,8 +11,9 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Incoming, type Outgoing, RESPOND } from "../server/http.js";
-import { createReferenceServer } from "../server/index.js";
+import { createReferenceServer, RESPOND } from "../server/createReferenceServer.js";
+import type { Incoming } from "../server/http/incoming.js";
+import type { Outgoing } from "../server/http/respond.js";
 import { type Bounds, DEFAULT_BOUNDS, guardConnections, type ServerStats } from "./bounds.js";
 import { directListener } from "./direct.js";
 import { fetchListener } from "./fetch.js";

@@ -2,7 +2,7 @@
  * How the PostgreSQL store sorts database errors: transient ones it retries, an unreachable
  * database it reports as {@link StoreUnavailableError}, everything else it passes on.
  */
-import { StoreUnavailableError } from "../server/store.js";
+import { StoreUnavailableError } from "../store/store.js";
 
 /** Node's socket errors that mean the server could not be reached or went away. */
 const NETWORK_CODES = new Set([

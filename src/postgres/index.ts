@@ -8,7 +8,7 @@
  */
 
 // The class the store rejects with: from here, the very class this entry throws, whatever the module system.
-export { StoreUnavailableError } from "../server/store.js";
+export { StoreUnavailableError } from "../store/store.js";
 export { MigrationChecksumError } from "./migrations/runner.js";
 export type { PgPool, PgPoolClient, PgQuery, PgQueryable, PgResult } from "./pg.js";
 export type { PostgresStore, PostgresStoreOptions } from "./store.js";

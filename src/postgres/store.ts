@@ -14,8 +14,8 @@ import type {
   Store,
   TaskRecord,
   UserRecord,
-} from "../server/store.js";
-import { MAX_CREDITS, storableId } from "../server/store.js";
+} from "../store/store.js";
+import { MAX_CREDITS, storableId } from "../store/store.js";
 import type { GenerationRequest } from "../types.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION } from "./migrations/index.js";

@@ -3,6 +3,8 @@
  * it costs time linear in its size and bounded per request, and an answer stays small (S15).
  */
 
+import { MAX_ECHO_CHARS } from "../echo.js";
+
 /** The bounds every check of a request or quote spec keeps (S15). */
 export const BOUNDS = {
   /**
@@ -20,5 +22,5 @@ export const BOUNDS = {
    * Code points of a client value (a string, an unknown field's name) shown in a message or a
    * path; a longer value is cut there and ends in `...`.
    */
-  maxEchoChars: 40,
+  maxEchoChars: MAX_ECHO_CHARS,
 } as const;

@@ -3,10 +3,11 @@
  * header is read, and how a request is authenticated. Web Crypto by default, so the server stays
  * runtime-neutral.
  */
-import type { ServerContext } from "./createReferenceServer.js";
-import { type Failure, serverMessages as m } from "./errors.js";
+import type { ApiKeyMode, ApiKeyRecord } from "../store/store.js";
+import type { Caller, ServerContext } from "./context.js";
+import type { Failure } from "./errors.js";
 import { randomBase64Url } from "./ids.js";
-import type { ApiKeyMode, ApiKeyRecord } from "./store.js";
+import { serverMessages as m } from "./messages.js";
 
 /** The prefix of each mode's keys. */
 export const API_KEY_PREFIXES = { live: "ck_live_", test: "ck_test_" } as const satisfies Record<ApiKeyMode, string>;
@@ -30,12 +31,6 @@ const KEY_SHAPE = /^ck_(?:live|test)_[A-Za-z0-9_-]{16,256}$/;
 export function generateApiKey(mode: ApiKeyMode): string {
   return API_KEY_PREFIXES[mode] + randomBase64Url(KEY_RANDOM_BYTES);
 }
-
-/**
- * Hashes a whole API key to its SHA-256 as lowercase hex. A synchronous one (a string, not a
- * promise) saves the request a trip through the event loop; see `<package>/node`'s `sha256Hex`.
- */
-export type ApiKeyHasher = (key: string) => string | Promise<string>;
 
 const encoder = new TextEncoder();
 
@@ -74,9 +69,6 @@ export function readCredential(header: string | null): Credential {
   const key = header.slice(space + 1).trim();
   return KEY_SHAPE.test(key) ? { kind: "key", key } : { kind: "malformed" };
 }
-
-/** The authenticated caller. @internal */
-export type Caller = { readonly userId: string; readonly apiKeyId: string };
 
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
 

@@ -6,7 +6,7 @@
 import { catalog as builtIn } from "../models/catalog.js";
 import { type CatalogChangeTime, defineCatalogHistory, NoCatalogInForceError, versionStart } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
-import { createOpenApiDocument } from "./openapi.js";
+import { createOpenApiDocument } from "./openapi/document.js";
 
 /** The catalog that prices a request, and the next change already known after it. @internal */
 export type CatalogInForce = {

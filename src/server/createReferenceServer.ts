@@ -1,58 +1,30 @@
 /**
- * `createReferenceServer`: a whole reference server (the fetch handler of the four endpoints and
- * the operator's admin methods) over a store, with its options and the settings every handler is
- * given.
+ * `createReferenceServer`: a whole reference server over a store, with its options: it builds the
+ * settings every handler is given and the router, and turns what goes wrong into 503 or 500.
  */
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
-import { type Admin, createAdmin } from "./admin.js";
-import { type AdminHttp, checkAdminToken, createAdminHttp } from "./adminApi.js";
-import { type ApiKeyHasher, hashApiKey } from "./auth.js";
-import { firstCatalogStart, type ServerCatalogs, serverCatalogs } from "./catalogs.js";
-import { serverMessages as m } from "./errors.js";
+import { createMemoryStore } from "../store/memory.js";
+import { type Store, StoreUnavailableError } from "../store/store.js";
+import { type Admin, createAdmin } from "./admin/methods.js";
+import { adminMount } from "./admin/routes.js";
+import { checkAdminToken } from "./admin/token.js";
+import { hashApiKey } from "./auth.js";
+import { firstCatalogStart, serverCatalogs } from "./catalogs.js";
+import type { ApiKeyHasher, LogEntry, ResponseEvent, ServerContext } from "./context.js";
 import { checkFixtures, type Fixtures, FixturesError, loadFixtures } from "./fixtures.js";
-import {
-  type ClientInfo,
-  DEFAULT_MAX_BODY_BYTES,
-  dispatch,
-  failure,
-  fromRequest,
-  type Incoming,
-  type Outgoing,
-  RESPOND,
-  toResponse,
-} from "./http.js";
+import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
+import { type ClientInfo, fromRequest, type Incoming } from "./http/incoming.js";
+import { failure, type Outgoing, toResponse } from "./http/respond.js";
 import { newId } from "./ids.js";
-import { createMemoryStore } from "./memoryStore.js";
-import { createAdminOpenApiDocument } from "./openapi.js";
-import { type Store, StoreUnavailableError } from "./store.js";
+import { serverMessages as m } from "./messages.js";
+import { createRouter } from "./router.js";
 
-/** A line the server logs. It never holds a key, a header or a body. */
-export type LogEntry = {
-  level: "error";
-  message: string;
-  requestId: string;
-  error: { name: string; message: string; stack?: string };
-};
-
-/** The settings and state of one server: what every handler is given. @internal */
-export type ServerContext = {
-  readonly store: Store;
-  /** The catalog in force at an instant (P8): read once per request, at `now()`. */
-  readonly catalogs: ServerCatalogs;
-  readonly now: () => number;
-  readonly maxBodyBytes: number;
-  /** How long a client's idempotency key points at its task; `undefined`: as long as the task exists. */
-  readonly idempotencyTtlMs: number | undefined;
-  readonly serviceName: string;
-  readonly log: (entry: LogEntry) => void;
-  /** SHA-256 of a key as lowercase hex; Web Crypto unless the runtime binding gives a synchronous one. */
-  readonly hashApiKey: ApiKeyHasher;
-  /** The serialized OpenAPI document of the catalog in force now, made once per catalog. */
-  readonly openApiText: () => string;
-  /** The admin HTTP API under `/admin/`, when an admin token is configured. */
-  readonly adminHttp?: AdminHttp;
-};
+/**
+ * Where a reference server keeps its handler of {@link Incoming} requests, for runtime bindings
+ * that can skip building web `Request` and `Response` objects (`<package>/node`). @internal
+ */
+export const RESPOND: unique symbol = Symbol.for("imagegen-pricing.respond");
 
 /** Options of {@link createReferenceServer}; every one has a default. */
 export type ReferenceServerOptions = {
@@ -91,6 +63,12 @@ export type ReferenceServerOptions = {
    * `console.error`). Never sees a key or a body.
    */
   log?: (entry: LogEntry) => void;
+  /**
+   * Called once for every request the server answers, whether through `fetch` or a runtime binding
+   * such as `<package>/node`, with its method, path, status, request id and time: a request log
+   * (`imagegen-pricing serve --log`). It never sees a header or a body; an error it throws is ignored.
+   */
+  onResponse?: (event: ResponseEvent) => void;
   /**
    * How an API key is hashed to the SHA-256 lowercase hex under which it is stored (default: Web
    * Crypto's `crypto.subtle.digest`, asynchronous, on every runtime). `<package>/node` passes
@@ -194,16 +172,9 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     log: options.log ?? defaultLog,
     hashApiKey: options.hashApiKey ?? hashApiKey,
     openApiText: () => catalogs.openApiText(now()),
-    ...(adminToken === undefined
-      ? {}
-      : {
-          adminHttp: createAdminHttp(
-            adminToken,
-            () => admin,
-            () => JSON.stringify(createAdminOpenApiDocument()),
-          ),
-        }),
   };
+  // The admin API is mounted on the router only when an admin token is configured.
+  const route = createRouter(adminToken === undefined ? undefined : adminMount(adminToken, () => admin));
 
   // The fixtures load once; a failed load (the store unreachable) is tried again by the next caller.
   let loading: Promise<void> | undefined;
@@ -245,7 +216,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     const requestId = newId.request();
     try {
       if (!loaded) await ready();
-      return await dispatch(incoming, ctx, requestId);
+      return await route(incoming, ctx, requestId);
     } catch (error) {
       // Never the request's headers or body in the log: only what went wrong.
       const retryAfter = retryAfterOf(error);
@@ -275,7 +246,26 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   // A HEAD is answered like its GET: same status and headers, no body. The body is dropped here for
   // web `Response`s; a runtime binding gets it whole, so it can send the GET's Content-Length (Node
   // itself never writes the body of an answer to a HEAD).
-  const respond = answer;
+  const onResponse = options.onResponse;
+  const respond =
+    onResponse === undefined
+      ? answer
+      : async (incoming: Incoming): Promise<Outgoing> => {
+          const start = performance.now();
+          const out = await answer(incoming);
+          try {
+            onResponse({
+              method: incoming.method,
+              path: incoming.path,
+              status: out.status,
+              requestId: out.headers["request-id"] ?? "",
+              ms: performance.now() - start,
+            });
+          } catch {
+            // a failing hook must not turn an answer into a rejected promise
+          }
+          return out;
+        };
   const fetch = async (request: Request, info?: ClientInfo): Promise<Response> => {
     const out = await respond(fromRequest(request, typeof info === "object" && info !== null ? info : undefined));
     return toResponse(request.method === "HEAD" ? { ...out, body: "" } : out);

@@ -3,9 +3,9 @@
  * multipliers, verbatim API keys and asset ids), checked whole before anything is loaded.
  */
 import { parseMultiplier } from "../pricing/multiplier.js";
+import { type ApiKeyMode, type FixtureUserLoad, MAX_CREDITS, type Store } from "../store/store.js";
 import type { Issue } from "../types.js";
 import { newId } from "./ids.js";
-import { type ApiKeyMode, type FixtureUserLoad, MAX_CREDITS, type Store } from "./store.js";
 
 /** An API key given verbatim: the key itself, or `{ key }`. Its mode follows from its prefix. */
 export type FixtureApiKey = string | { readonly key: string };

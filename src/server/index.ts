@@ -6,43 +6,7 @@
  * @module imagegen-pricing/server
  */
 
-export { QuoteSpecSchema } from "../pricing/quoteSpec.js";
-export type { Admin, JobView, LedgerEntry, TaskView, UserView } from "./admin.js";
-export { ledgerBalance } from "./admin.js";
-export type { AdminHttpErrorCode } from "./adminApi.js";
-export { ADMIN_ERRORS, ADMIN_TOKEN_THROTTLE, MIN_ADMIN_TOKEN_CHARS } from "./adminApi.js";
-export type { ApiKeyHasher } from "./auth.js";
-export { API_KEY_PREFIXES } from "./auth.js";
-export type { LogEntry, ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
-export { createReferenceServer } from "./createReferenceServer.js";
-export type { AdminErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";
-export { AdminError, AdminTokenError, SERVER_ERRORS } from "./errors.js";
-export type { CheckedFixtures, FixtureApiKey, Fixtures, FixtureUser } from "./fixtures.js";
-export { checkFixtures, FixturesError } from "./fixtures.js";
-export { DEFAULT_IDEMPOTENCY_TTL_MS } from "./generations.js";
-export type { ClientInfo } from "./http.js";
-export { DEFAULT_MAX_BODY_BYTES } from "./http.js";
-export { createMemoryStore } from "./memoryStore.js";
-export type {
-  CreditsAnswer,
-  GenerationAccepted,
-  NextChange,
-  OpenApiDocument,
-  PingAnswer,
-  QuoteAnswer,
-} from "./openapi.js";
-export {
-  CreditsAnswerSchema,
-  createAdminOpenApiDocument,
-  createOpenApiDocument,
-  ErrorBodySchema,
-  GenerationAcceptedSchema,
-  NextChangeSchema,
-  PingAnswerSchema,
-  PricedQuoteSchema,
-  QuoteAnswerSchema,
-  UnpricedQuoteSchema,
-} from "./openapi.js";
+export { createMemoryStore } from "../store/memory.js";
 export type {
   ApiKeyMode,
   ApiKeyRecord,
@@ -57,5 +21,22 @@ export type {
   TaskDraft,
   TaskRecord,
   UserRecord,
-} from "./store.js";
-export { MAX_CREDITS, StoreUnavailableError } from "./store.js";
+} from "../store/store.js";
+export { MAX_CREDITS, StoreUnavailableError } from "../store/store.js";
+export type { Admin, AdminErrorCode, JobView, LedgerEntry, TaskView, UserView } from "./admin/methods.js";
+export { AdminError, ledgerBalance } from "./admin/methods.js";
+export { ADMIN_TOKEN_THROTTLE, AdminTokenError, MIN_ADMIN_TOKEN_CHARS } from "./admin/token.js";
+export { API_KEY_PREFIXES } from "./auth.js";
+export type { ApiKeyHasher, LogEntry, ResponseEvent } from "./context.js";
+export type { ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
+export { createReferenceServer } from "./createReferenceServer.js";
+export type { AdminHttpErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";
+export { ADMIN_ERRORS, SERVER_ERRORS } from "./errors.js";
+export type { CheckedFixtures, FixtureApiKey, Fixtures, FixtureUser } from "./fixtures.js";
+export { checkFixtures, FixturesError } from "./fixtures.js";
+export { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
+export type { ClientInfo } from "./http/incoming.js";
+export { createAdminOpenApiDocument } from "./openapi/admin.js";
+export type { OpenApiDocument } from "./openapi/document.js";
+export { createOpenApiDocument } from "./openapi/document.js";
+export type { CreditsAnswer, GenerationAccepted, NextChange, PingAnswer, QuoteAnswer } from "./openapi/schemas.js";

@@ -6,8 +6,9 @@ import { describe, expect, it } from "vitest";
 import { capabilities, computeCharge, normalizeRequest, quote, validateForModel } from "../../src/index.js";
 import { LIMITS } from "../../src/models/lists.js";
 import { DEFAULT_BOUNDS } from "../../src/node/bounds.js";
-import { MAX_ERROR_BODY_BYTES, MAX_LISTED_ISSUES, SERVER_ERRORS } from "../../src/server/errors.js";
-import { DEFAULT_MAX_BODY_BYTES, JSON_BOUNDS } from "../../src/server/http.js";
+import { SERVER_ERRORS } from "../../src/server/errors.js";
+import { DEFAULT_MAX_BODY_BYTES, JSON_BOUNDS } from "../../src/server/http/body.js";
+import { MAX_ERROR_BODY_BYTES, MAX_LISTED_ISSUES } from "../../src/server/http/respond.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const read = (path: string) => readFileSync(root + path, "utf8");
@@ -29,7 +30,7 @@ describe("docs/errors.md", () => {
       ...unionMembers("src/messages.ts", "IssueCode"),
       ...unionMembers("src/messages.ts", "QuoteReason"),
       ...Object.keys(SERVER_ERRORS),
-      ...unionMembers("src/server/errors.ts", "AdminErrorCode"),
+      ...unionMembers("src/server/admin/methods.ts", "AdminErrorCode"),
     ];
     expect(codes.length).toBeGreaterThan(30);
     expect(codes.filter((code) => !documented.has(code))).toEqual([]);

@@ -31,16 +31,12 @@ const KNOWN_OWN_MODULE_ONLY = [
   "src/server/auth.ts: Credential",
   "src/server/auth.ts: readCredential",
   "src/server/catalogs.ts: CatalogInForce",
-  "src/server/generations.ts: fingerprint",
-  "src/server/generations.ts: renderAccepted",
-  "src/server/http.ts: BodyResult",
-  "src/server/http.ts: Handler",
-  "src/server/http.ts: isJsonMediaType",
-  "src/server/http.ts: jsonShapeProblem",
-  "src/server/http.ts: Route",
-  "src/server/http.ts: ROUTES",
+  "src/server/http/body.ts: BodyResult",
+  "src/server/http/body.ts: isJsonMediaType",
+  "src/server/http/body.ts: jsonShapeProblem",
   "src/server/ids.ts: randomHex",
-  "src/server/openapi.ts: IssueSchema",
+  "src/server/routes/generations.ts: fingerprint",
+  "src/server/routes/generations.ts: renderAccepted",
 ];
 
 const findings = findUnusedExports();

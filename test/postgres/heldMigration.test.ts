@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresStore, migratePostgres } from "../../src/postgres/index.js";
 import { MIGRATIONS } from "../../src/postgres/migrations/index.js";
-import { MAX_CREDITS } from "../../src/server/store.js";
+import { MAX_CREDITS } from "../../src/store/store.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { T0 } from "../support/storeContract.js";
 

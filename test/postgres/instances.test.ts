@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
-import type { CommitResult } from "../../src/server/store.js";
+import type { CommitResult } from "../../src/store/store.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { accepted, sampleDraft, sampleRequest, T0 } from "../support/storeContract.js";

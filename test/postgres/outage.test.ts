@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
-import { type CommitResult, StoreUnavailableError, type TaskDraft } from "../../src/server/store.js";
+import { type CommitResult, StoreUnavailableError, type TaskDraft } from "../../src/store/store.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { oneShot, type PostgresCluster, startPostgres } from "../support/postgres.js";
 import { sampleDraft, T0 } from "../support/storeContract.js";

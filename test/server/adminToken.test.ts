@@ -3,7 +3,7 @@
  * per client address on the server's clock, so a token cannot be found by trying.
  */
 import { describe, expect, it } from "vitest";
-import { addressKey } from "../../src/server/http.js";
+import { addressKey } from "../../src/server/http/incoming.js";
 import {
   ADMIN_TOKEN_THROTTLE,
   AdminTokenError,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BOUNDS } from "../../src/request/bounds.js";
-import { largestValidRequestBytes } from "../../src/server/http.js";
+import { largestValidRequestBytes } from "../../src/server/http/body.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../../src/server/index.js";
 import { BASE, errorOf, makeServer } from "./helpers.js";
 

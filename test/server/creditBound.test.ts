@@ -3,7 +3,7 @@
  * so a refund never passes the bound and never invents a credit, on every store.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_CREDITS } from "../../src/server/store.js";
+import { MAX_CREDITS } from "../../src/store/store.js";
 import { adminCodeOf, setup } from "./helpers.js";
 
 type Accepted = { batch: { results: { job: { id: string } }[] }; billing: { totalCreditCost: number } };

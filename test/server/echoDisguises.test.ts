@@ -6,7 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { requestLine } from "../../src/cli/serve.js";
 import { HIDDEN } from "../../src/echo.js";
-import { type Incoming, RESPOND } from "../../src/server/http.js";
+import { RESPOND } from "../../src/server/createReferenceServer.js";
+import type { Incoming } from "../../src/server/http/incoming.js";
+import type { Outgoing } from "../../src/server/http/respond.js";
+import type { ResponseEvent } from "../../src/server/index.js";
 import { BASE, setup } from "./helpers.js";
 
 const SECRET = "Qx7_-mN2pL9sT4vW8yZ1aB3cD5eF6gH0";
@@ -48,6 +51,15 @@ const incoming = (path: string, key: string): Incoming => ({
   readBody: async () => new Uint8Array(0),
 });
 
+/** What the server's `onResponse` tells of an answered request. */
+const answered = (request: Incoming, out: Outgoing, ms: number): ResponseEvent => ({
+  method: request.method,
+  path: request.path,
+  status: out.status,
+  requestId: out.headers["request-id"] ?? "",
+  ms,
+});
+
 describe("disguised keys are never echoed (S1, S15)", () => {
   it.each(DISGUISES)(
     "S1, S15: a key with %s is not echoed by a 400 naming it as a field, a 404 naming it in the path, or --log",
@@ -80,7 +92,7 @@ describe("disguised keys are never echoed (S1, S15)", () => {
 
       // (3) the line `serve --log` writes for it, as text and as JSON
       for (const json of [false, true]) {
-        const line = requestLine(incoming(`/api/nothing/${disguised}`, key), raw, 1.5, json);
+        const line = requestLine(answered(incoming(`/api/nothing/${disguised}`, key), raw, 1.5), json);
         expectNoSecret(line, written, "--log");
         expect(line).toContain(HIDDEN);
       }
@@ -95,7 +107,7 @@ describe("disguised keys are never echoed (S1, S15)", () => {
     expect(error.issues[0].message).toContain('Field "foo" is not part of a generation request');
     const missing = await server[RESPOND](incoming("/api/nothing/here", key));
     expect(JSON.parse(missing.body).error.message).toBe('There is no endpoint at "/api/nothing/here".');
-    expect(requestLine(incoming("/api/nothing/here", key), missing, 1.5, false)).toMatch(
+    expect(requestLine(answered(incoming("/api/nothing/here", key), missing, 1.5), false)).toMatch(
       /^GET \/api\/nothing\/here 404 1\.5ms req_/,
     );
   });
@@ -107,7 +119,7 @@ describe("disguised keys are never echoed (S1, S15)", () => {
       const out = await server[RESPOND](incoming(path, path.startsWith("/admin/") ? token : key));
       expect(out.status).toBe(404);
       expect(out.body).not.toContain(token.slice(0, 12));
-      expect(requestLine(incoming(path, key), out, 1, false)).not.toContain(token.slice(0, 12));
+      expect(requestLine(answered(incoming(path, key), out, 1), false)).not.toContain(token.slice(0, 12));
     }
   });
 });

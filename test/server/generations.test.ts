@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { GenerationAcceptedSchema, ledgerBalance } from "../../src/server/index.js";
+import { ledgerBalance } from "../../src/server/index.js";
+import { GenerationAcceptedSchema } from "../../src/server/openapi/schemas.js";
 import { errorOf, setup } from "./helpers.js";
 
 describe("POST /api/generations", () => {

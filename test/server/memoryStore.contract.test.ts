@@ -1,4 +1,4 @@
-import { createMemoryStore } from "../../src/server/memoryStore.js";
+import { createMemoryStore } from "../../src/store/memory.js";
 import { storeContract } from "../support/storeContract.js";
 
 storeContract("in-memory store", async () => createMemoryStore());

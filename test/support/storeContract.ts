@@ -14,7 +14,7 @@ import {
   type Store,
   type TaskDraft,
   type TaskRecord,
-} from "../../src/server/store.js";
+} from "../../src/store/store.js";
 import type { GenerationRequest } from "../../src/types.js";
 import { beforeAllOrFail } from "./beforeAllOrFail.js";
 

@@ -4,7 +4,7 @@
  * and its OpenAPI document.
  */
 import { describe, expect, it } from "vitest";
-import { constantTimeEqual } from "../../src/server/adminApi.js";
+import { constantTimeEqual } from "../../src/server/admin/token.js";
 import {
   ADMIN_ERRORS,
   createAdminOpenApiDocument,

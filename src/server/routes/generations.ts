@@ -5,30 +5,23 @@
  * first answer and every replay alike).
  */
 
-import { messages } from "../messages.js";
-import { LIMITS } from "../models/lists.js";
-import type { Catalog } from "../models/modelSpec.js";
-import { priceValidated } from "../pricing/computeCharge.js";
-import { InvalidRequestError } from "../pricing/errors.js";
-import { checkRequest } from "../request/checkRequest.js";
-import { charLength } from "../request/fields.js";
-import type { GenerationRequest, Issue } from "../types.js";
-import { type Caller, INVALID_API_KEY } from "./auth.js";
-import type { ServerContext } from "./createReferenceServer.js";
-import { serverMessages as m } from "./errors.js";
-import { failure, type Incoming, invalidRequest, jsonText, type Outgoing, readJsonBody } from "./http.js";
-import { jobId, newId } from "./ids.js";
-import type { GenerationAccepted } from "./openapi.js";
-import type { CommitInput, TaskDraft, TaskRecord } from "./store.js";
-
-/**
- * A common idempotency window, 24 hours: pass it as `idempotencyTtlMs` to let a key expire a day
- * after its task was accepted.
- *
- * @deprecated Since 0.2.0 a key has no window by default: it points at its task for as long as the
- * task exists (S5). The constant stays for servers that opt back into the 0.1 behaviour.
- */
-export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+import { messages } from "../../messages.js";
+import { LIMITS } from "../../models/lists.js";
+import type { Catalog } from "../../models/modelSpec.js";
+import { priceValidated } from "../../pricing/computeCharge.js";
+import { InvalidRequestError } from "../../pricing/errors.js";
+import { checkRequest } from "../../request/checkRequest.js";
+import { charLength } from "../../request/fields.js";
+import type { CommitInput, TaskDraft, TaskRecord } from "../../store/store.js";
+import type { GenerationRequest, Issue } from "../../types.js";
+import { INVALID_API_KEY } from "../auth.js";
+import type { Caller, ServerContext } from "../context.js";
+import { readJsonBody } from "../http/body.js";
+import type { Incoming } from "../http/incoming.js";
+import { failure, invalidRequest, jsonText, type Outgoing } from "../http/respond.js";
+import { jobId, newId } from "../ids.js";
+import { serverMessages as m } from "../messages.js";
+import type { GenerationAccepted } from "../openapi/schemas.js";
 
 /**
  * `POST /api/generations`: the checks in the order S12 fixes after the key (media type, size, JSON,

@@ -2,10 +2,11 @@
  * The caller's account: `GET /api/ping` (S9, who authenticated) and `GET /api/query/credits` (S10,
  * the balance).
  */
-import { type Caller, INVALID_API_KEY } from "./auth.js";
-import type { ServerContext } from "./createReferenceServer.js";
-import { failure, type Incoming, json, type Outgoing } from "./http.js";
-import type { CreditsAnswer, PingAnswer } from "./openapi.js";
+import { INVALID_API_KEY } from "../auth.js";
+import type { Caller, ServerContext } from "../context.js";
+import type { Incoming } from "../http/incoming.js";
+import { failure, json, type Outgoing } from "../http/respond.js";
+import type { CreditsAnswer, PingAnswer } from "../openapi/schemas.js";
 
 /**
  * `GET /api/ping`: who authenticated, by API key only.

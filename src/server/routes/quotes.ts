@@ -4,12 +4,14 @@
  * `credits: null` with a reason when it cannot be priced, and `nextChange` when a later catalog is
  * already known.
  */
-import { quote } from "../pricing/quote.js";
-import { parseQuoteSpec } from "../pricing/quoteSpec.js";
-import { type Caller, INVALID_API_KEY } from "./auth.js";
-import type { ServerContext } from "./createReferenceServer.js";
-import { failure, type Incoming, invalidRequest, json, type Outgoing, readJsonBody } from "./http.js";
-import type { QuoteAnswer } from "./openapi.js";
+import { quote } from "../../pricing/quote.js";
+import { parseQuoteSpec } from "../../pricing/quoteSpec.js";
+import { INVALID_API_KEY } from "../auth.js";
+import type { Caller, ServerContext } from "../context.js";
+import { readJsonBody } from "../http/body.js";
+import type { Incoming } from "../http/incoming.js";
+import { failure, invalidRequest, json, type Outgoing } from "../http/respond.js";
+import type { QuoteAnswer } from "../openapi/schemas.js";
 
 /**
  * `POST /api/pricing/quote`.

@@ -3,13 +3,46 @@
  * (S13). Every one returns a Promise; a bad argument rejects with an {@link AdminError}, and then
  * nothing has changed.
  */
-import { parseMultiplier } from "../pricing/multiplier.js";
-import type { GenerationRequest } from "../types.js";
-import { generateApiKey } from "./auth.js";
-import type { ServerContext } from "./createReferenceServer.js";
-import { AdminError, serverMessages as m } from "./errors.js";
-import { jobId, newId, parseJobId } from "./ids.js";
-import { type ApiKeyMode, type JobStatus, MAX_CREDITS, type TaskRecord } from "./store.js";
+import { parseMultiplier } from "../../pricing/multiplier.js";
+import { type ApiKeyMode, type JobStatus, MAX_CREDITS, type TaskRecord } from "../../store/store.js";
+import type { GenerationRequest } from "../../types.js";
+import { generateApiKey } from "../auth.js";
+import type { ServerContext } from "../context.js";
+import { jobId, newId, parseJobId } from "../ids.js";
+import { serverMessages as m } from "../messages.js";
+
+/** Codes of {@link AdminError}. */
+export type AdminErrorCode =
+  | "invalid_credits"
+  | "credits_too_large"
+  | "invalid_multiplier"
+  | "invalid_mode"
+  | "unknown_user"
+  | "unknown_api_key"
+  | "unknown_job"
+  | "unknown_task";
+
+/**
+ * The rejection of an admin method given a bad argument: credits that are not a non-negative whole
+ * number or that would take a balance past 2^53 - 1, an invalid multiplier (P4), an unknown user,
+ * key, job or task.
+ */
+export class AdminError extends Error {
+  override readonly name = "AdminError";
+  /** What was wrong, as a stable code. */
+  readonly code: AdminErrorCode;
+
+  /**
+   * Makes an admin error.
+   *
+   * @param code - What was wrong.
+   * @param message - A sentence for a person; it never holds a key.
+   */
+  constructor(code: AdminErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
 
 /** One movement of credits, as `admin.ledger(userId)` returns it. */
 export type LedgerEntry = {

@@ -1,0 +1,179 @@
+/**
+ * Reading a JSON request body in the order S12 fixes (media type 415, size 413, JSON 400), never
+ * more than the body limit of it, and the default limit itself, from the request rules.
+ */
+
+import { SHIPPED_CATALOGS } from "../../models/catalog.js";
+import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../../models/lists.js";
+import { BOUNDS } from "../../request/bounds.js";
+import type { Failure } from "../errors.js";
+import { serverMessages as m } from "../messages.js";
+import type { Incoming } from "./incoming.js";
+
+/**
+ * The most bytes one code point takes in a JSON string: an astral one escaped as a surrogate pair
+ * (`\uD83E\uDD8A`); a BMP one takes at most one `\uXXXX`, 6.
+ */
+const MAX_JSON_BYTES_PER_CODE_POINT = 12;
+/** The most bytes one ASCII character takes in a JSON string: escaped as `\u00XX`. */
+const MAX_JSON_BYTES_PER_ASCII = 6;
+/** The longest asset id a request can name: what fixtures accept (1 to 128 code points). */
+const MAX_ASSET_ID_CHARS = 128;
+/** The length of the asset ids the server makes (`ast_` and 16 hex digits). */
+const SERVER_ASSET_ID_CHARS = "ast_".length + 16;
+/** A number as a client may write a valid `imageCount` (`4`, `4.0`, `4e0`), generously. */
+const MAX_NUMBER_CHARS = 24;
+/** Room for JSON whitespace between tokens and a catalog's longer model ids, and rounding. */
+const BODY_MARGIN_BYTES = 16 * 1024;
+
+/**
+ * The largest body a valid generation request can need, in bytes, from the request rules: every
+ * field at its longest with every character escaped in its longest form (12 bytes for an astral
+ * code point, 6 for an ASCII one), `inputAssetIds` with its 14 distinct references at the longest
+ * asset id and the rest of the 1,000 entries read repeating ids the server makes. Whitespace
+ * around a value or between tokens is never needed (strings are trimmed, N3), nor are repeats of
+ * longer ids (the list is de-duplicated, N12): the margin leaves room for some of both.
+ *
+ * @returns The byte count, before the margin.
+ * @internal
+ */
+export function largestValidRequestBytes(): number {
+  const field = (name: string, valueBytes: number) => JSON.stringify(name).length + 1 + valueBytes;
+  const anyString = (chars: number) => 2 + chars * MAX_JSON_BYTES_PER_CODE_POINT;
+  const option = (values: readonly string[]) => 2 + Math.max(...values.map((v) => v.length)) * MAX_JSON_BYTES_PER_ASCII;
+  const entries = BOUNDS.maxReferenceEntries;
+  const references =
+    2 + // the brackets
+    (entries - 1) + // the commas
+    LIMITS.maxReferences * anyString(MAX_ASSET_ID_CHARS) +
+    (entries - LIMITS.maxReferences) * (2 + SERVER_ASSET_ID_CHARS * MAX_JSON_BYTES_PER_ASCII);
+  const fields = [
+    field("prompt", anyString(LIMITS.promptMaxChars)),
+    field("modelId", option(SHIPPED_CATALOGS.flatMap((c) => Object.keys(c.models)))),
+    field("generationType", option(GENERATION_TYPES)),
+    field("aspectRatio", option(ASPECT_RATIOS)),
+    field("resolution", option(RESOLUTIONS)),
+    field("quality", option(QUALITIES)),
+    field("background", option(BACKGROUNDS)),
+    field("imageCount", MAX_NUMBER_CHARS),
+    field("inputAssetIds", references),
+    field("idempotencyKey", anyString(LIMITS.idempotencyKeyMaxChars)),
+  ];
+  return 2 + (fields.length - 1) + fields.reduce((sum, bytes) => sum + bytes, 0);
+}
+
+/**
+ * The default body limit: what the largest valid request can need (`largestValidRequestBytes`)
+ * and a margin, rounded up to a multiple of 16 KiB: under a third of a mebibyte. The time a server
+ * spends reading and parsing one body grows with its size, and no valid request needs more.
+ */
+export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + BODY_MARGIN_BYTES) / 16_384) * 16_384;
+
+/** A parsed body or why there is none. @internal */
+export type BodyResult = { ok: true; value: unknown } | { ok: false; failure: Failure };
+
+const fail = (failure: Failure): BodyResult => ({ ok: false, failure });
+
+/**
+ * Whether a `Content-Type` names JSON: `application/json`, any case, with parameters allowed; a
+ * `charset` parameter, if given, must be UTF-8 (the only encoding the body is read in).
+ *
+ * @param header - The header's value, or `null`.
+ * @returns `true` for JSON in UTF-8.
+ * @internal
+ */
+export function isJsonMediaType(header: string | null): boolean {
+  if (header === null) return false;
+  const [type = "", ...params] = header.split(";");
+  if (type.trim().toLowerCase() !== "application/json") return false;
+  for (const param of params) {
+    const eq = param.indexOf("=");
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== "charset") continue;
+    const charset = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .toLowerCase();
+    if (charset !== "utf-8" && charset !== "utf8") return false;
+  }
+  return true;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * What a request body may hold before it is parsed (S15). No valid request comes near either bound
+ * (ten fields, at most 1,000 reference entries read, nesting of two levels), but `JSON.parse` of a
+ * 1 MiB body of hundreds of thousands of values, or nested hundreds of thousands deep, blocks the
+ * process for tens to hundreds of milliseconds; one linear scan of the text refuses those first.
+ */
+export const JSON_BOUNDS = { depth: 32, values: 10_000 } as const;
+
+/**
+ * Scans a JSON text once, outside its strings, for nesting deeper than {@link JSON_BOUNDS}.depth or
+ * more than {@link JSON_BOUNDS}.values values (counted by their separators). Malformed text is left
+ * for `JSON.parse` to refuse.
+ *
+ * @param text - The body.
+ * @returns Which bound the text passes, or `undefined`.
+ * @internal
+ */
+export function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undefined {
+  let depth = 0;
+  let separators = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character, a quote included
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > JSON_BOUNDS.depth) return "depth";
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && ++separators >= JSON_BOUNDS.values) return "values";
+  }
+  return undefined;
+}
+
+/**
+ * Reads and parses a JSON request body, never more than `maxBytes` of it: the declared
+ * `Content-Length` is checked first, then the bytes actually read, before any parsing.
+ *
+ * @param incoming - The request.
+ * @param maxBytes - The largest body accepted.
+ * @returns The parsed value, or the failure to answer with.
+ * @internal
+ */
+export async function readJsonBody(incoming: Incoming, maxBytes: number): Promise<BodyResult> {
+  if (!isJsonMediaType(incoming.header("content-type"))) {
+    return fail({ code: "unsupported_media_type", message: m.unsupportedMediaType() });
+  }
+  const tooLarge = (): BodyResult => fail({ code: "payload_too_large", message: m.payloadTooLarge(maxBytes) });
+  const declared = incoming.header("content-length");
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) return tooLarge();
+
+  const bytes = await incoming.readBody(maxBytes);
+  if (bytes === "too_large") return tooLarge();
+  if (bytes === "unreadable") return fail({ code: "invalid_json", message: m.unreadableBody() });
+
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return fail({ code: "invalid_json", message: m.invalidUtf8() });
+  }
+  if (text.trim() === "") return fail({ code: "invalid_json", message: m.emptyBody() });
+  const shape = jsonShapeProblem(text);
+  if (shape) {
+    // Valid JSON or not, no request of the service holds that much: one request-rules issue.
+    const issue = { path: "", code: "too_complex", message: m.jsonTooComplex(shape, JSON_BOUNDS[shape]) };
+    return fail({ code: "invalid_request", message: m.invalidRequest([issue]), param: "", issues: [issue] });
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return fail({ code: "invalid_json", message: m.invalidJson() });
+  }
+}

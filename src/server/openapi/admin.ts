@@ -1,0 +1,278 @@
+/**
+ * The OpenAPI 3.1 document of the admin HTTP API (`/admin/...`), served at `GET /admin/openapi.json`.
+ */
+import { ASPECT_RATIOS, BACKGROUNDS, QUALITIES, RESOLUTIONS } from "../../models/lists.js";
+import { ADMIN_ERRORS } from "../errors.js";
+import { type JsonObject, jsonContent, LICENSE, type OpenApiDocument, RETRY_AFTER, ref, SERVERS } from "./document.js";
+
+const obj = (properties: Record<string, JsonObject>, required: string[] = Object.keys(properties)): JsonObject => ({
+  type: "object",
+  properties,
+  required,
+  additionalProperties: false,
+});
+const WHOLE = { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+const MULTIPLIER_IN = {
+  description: 'A plain decimal from 0 to 1000, such as "1.15" (or a number in that range); default 1 (P4).',
+  type: ["string", "number"],
+};
+const MULTIPLIER_OUT = {
+  type: "string",
+  description: 'The multiplier as an exact plain decimal, such as "1.15".',
+  example: "1.15",
+};
+const ID = (prefix: string) => ({ type: "string", pattern: `^${prefix}_` });
+const ADMIN_CODES = [
+  ...Object.keys(ADMIN_ERRORS),
+  "invalid_json",
+  "not_found",
+  "method_not_allowed",
+  "payload_too_large",
+  "unsupported_media_type",
+  "internal_error",
+  "service_unavailable",
+];
+const adminError = (description: string) => ({ description, content: jsonContent("Error") });
+const ADMIN_FAILURES = {
+  "401": adminError("No admin token, or anything else (an API key included): `missing_admin_token`, `invalid_admin_token`."),
+  "429": {
+    ...adminError(
+      "Too many wrong admin tokens from this address within the window; every admin request from it is refused until the window ends (`too_many_attempts`).",
+    ),
+    headers: RETRY_AFTER,
+  },
+  "503": { ...adminError("The store cannot be reached; nothing changed (`service_unavailable`)."), headers: RETRY_AFTER },
+};
+const BAD_BODY = {
+  "400": adminError(
+    "A body field is missing, unknown or invalid (`invalid_request`, see `issues`), or the body is not JSON (`invalid_json`).",
+  ),
+  "413": adminError("Body over the size limit (`payload_too_large`)."),
+  "415": adminError("A body that is not application/json (`unsupported_media_type`)."),
+};
+const unknown = (what: string, code: string) => ({ "404": adminError(`There is no such ${what} (\`${code}\`).`) });
+const pathId = (name: string, description: string, prefix: string) => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: ID(prefix),
+});
+const USER_ID = pathId("userId", "The user's id.", "usr");
+const ok = (status: string, description: string, schema: string) => ({
+  [status]: { description, content: jsonContent(schema) },
+});
+const body = (schema: string, required = true) => ({ required, content: jsonContent(schema) });
+
+/**
+ * Builds the OpenAPI 3.1 document of the admin HTTP API (`/admin/...`), which a reference server
+ * answers only when it has an admin token (`createReferenceServer({ adminToken })` or
+ * `imagegen-pricing serve --admin-token`). The server serves it at `GET /admin/openapi.json`.
+ *
+ * @returns A plain JSON document.
+ */
+export function createAdminOpenApiDocument(): OpenApiDocument {
+  const op = (summary: string, operationId: string, rest: JsonObject) => ({ summary, operationId, ...rest });
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Admin API of the imagegen-pricing reference server",
+      version: "1",
+      description:
+        "The operator's side of the reference server, for test suites in any language: users, API keys, assets, " +
+        "multipliers, grants, failing jobs, balances and the ledger. Authorized by the admin token only; an API key " +
+        "gets 401 here, and the admin token gets 401 on the service's endpoints. Failures have the service's shape, " +
+        "{ error: { message, code, param?, issues?, requestId } }, and every response has a Request-Id header.",
+      license: LICENSE,
+    },
+    servers: SERVERS,
+    security: [{ adminToken: [] }],
+    paths: {
+      "/admin/users": {
+        post: op("Create a user with an opening grant", "createUser", {
+          requestBody: body("NewUser"),
+          responses: { ...ok("201", "Created.", "CreatedUser"), ...BAD_BODY, ...ADMIN_FAILURES },
+        }),
+      },
+      "/admin/users/{userId}": {
+        get: op("Read a user's balance and multiplier", "getUser", {
+          parameters: [USER_ID],
+          responses: { ...ok("200", "The user.", "User"), ...unknown("user", "unknown_user"), ...ADMIN_FAILURES },
+        }),
+      },
+      "/admin/users/{userId}/api-keys": {
+        post: op("Make an API key for a user (shown once)", "createApiKey", {
+          parameters: [USER_ID],
+          requestBody: body("NewApiKey", false),
+          responses: {
+            ...ok("201", "The key, shown only in this answer.", "CreatedApiKey"),
+            ...BAD_BODY,
+            ...unknown("user", "unknown_user"),
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
+      "/admin/users/{userId}/assets": {
+        post: op("Add an asset owned by a user", "createAsset", {
+          parameters: [USER_ID],
+          responses: { ...ok("201", "Created.", "CreatedAsset"), ...unknown("user", "unknown_user"), ...ADMIN_FAILURES },
+        }),
+      },
+      "/admin/users/{userId}/multiplier": {
+        put: op("Set a user's price multiplier", "setMultiplier", {
+          parameters: [USER_ID],
+          requestBody: body("MultiplierChange"),
+          responses: {
+            ...ok("200", "Set; tasks already accepted keep their charges (S7).", "MultiplierSet"),
+            ...BAD_BODY,
+            ...unknown("user", "unknown_user"),
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
+      "/admin/users/{userId}/grants": {
+        post: op("Grant credits to a user", "grantCredits", {
+          parameters: [USER_ID],
+          requestBody: body("Grant"),
+          responses: {
+            ...ok("200", "Granted: a grant entry in the ledger.", "Balance"),
+            ...BAD_BODY,
+            ...unknown("user", "unknown_user"),
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
+      "/admin/users/{userId}/ledger": {
+        get: op("Read a user's ledger, oldest first", "getLedger", {
+          parameters: [USER_ID],
+          responses: {
+            ...ok("200", "Grants, debits and refunds (S13).", "Ledger"),
+            ...unknown("user", "unknown_user"),
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
+      "/admin/api-keys/{apiKeyId}/revoke": {
+        post: op("Revoke an API key", "revokeApiKey", {
+          parameters: [pathId("apiKeyId", "The key's id (not the key).", "apk")],
+          responses: {
+            ...ok("200", "Revoked (again is fine).", "RevokedApiKey"),
+            ...unknown("API key", "unknown_api_key"),
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
+      "/admin/jobs/{jobId}": {
+        get: op("Read a job", "getJob", {
+          parameters: [pathId("jobId", "The job's id.", "job")],
+          responses: { ...ok("200", "The job.", "Job"), ...unknown("job", "unknown_job"), ...ADMIN_FAILURES },
+        }),
+      },
+      "/admin/jobs/{jobId}/fail": {
+        post: op("Fail a job and refund its charge, once", "failJob", {
+          parameters: [pathId("jobId", "The job's id.", "job")],
+          responses: {
+            ...ok("200", "The credits refunded: the job's stored charge, or 0 when it had failed before (S6).", "Refund"),
+            ...unknown("job", "unknown_job"),
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
+      "/admin/tasks/{taskId}": {
+        get: op("Read a task as stored", "getTask", {
+          parameters: [pathId("taskId", "The task's id.", "task")],
+          responses: { ...ok("200", "The task (S8).", "Task"), ...unknown("task", "unknown_task"), ...ADMIN_FAILURES },
+        }),
+      },
+      "/admin/openapi.json": {
+        get: op("This document", "getAdminOpenApiDocument", {
+          responses: {
+            "200": {
+              description: "The admin API's OpenAPI document.",
+              content: { "application/json": { schema: { type: "object" } } },
+            },
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
+    },
+    components: {
+      securitySchemes: {
+        adminToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "The server's admin token (never an API key).",
+        },
+      },
+      schemas: {
+        NewUser: obj({ credits: { ...WHOLE, description: "The opening grant, in whole credits." }, multiplier: MULTIPLIER_IN }, [
+          "credits",
+        ]),
+        CreatedUser: obj({ userId: ID("usr") }),
+        User: obj({ userId: ID("usr"), balance: WHOLE, multiplier: MULTIPLIER_OUT }),
+        NewApiKey: obj({ mode: { enum: ["live", "test"], description: "Default test: a ck_test_ key." } }, []),
+        CreatedApiKey: obj({ apiKeyId: ID("apk"), key: { type: "string", pattern: "^ck_(live|test)_" } }),
+        CreatedAsset: obj({ assetId: ID("ast") }),
+        MultiplierChange: obj({ multiplier: MULTIPLIER_IN }),
+        MultiplierSet: obj({ userId: ID("usr"), multiplier: MULTIPLIER_OUT }),
+        Grant: obj({ credits: { ...WHOLE, description: "Credits to add; the balance stays at most 2^53 - 1." } }),
+        Balance: obj({ userId: ID("usr"), balance: WHOLE }),
+        LedgerEntry: obj(
+          {
+            kind: { enum: ["grant", "debit", "refund"] },
+            credits: { ...WHOLE, description: "Positive; the kind gives the direction." },
+            at: { type: "string", format: "date-time" },
+            taskId: ID("task"),
+            jobId: ID("job"),
+          },
+          ["kind", "credits", "at"],
+        ),
+        Ledger: obj({ entries: { type: "array", items: ref("LedgerEntry") } }),
+        RevokedApiKey: obj({ apiKeyId: ID("apk") }),
+        Refund: obj({ refundedCredits: WHOLE }),
+        Job: obj({ jobId: ID("job"), taskId: ID("task"), status: { enum: ["queued", "failed"] }, credits: WHOLE }),
+        Task: {
+          type: "object",
+          description: "A task as stored: its choices, per-job charges and the complete normalized request (S8).",
+          required: ["taskId", "userId", "createdAt", "multiplier", "catalogVersion", "totalCreditCost", "jobs", "request"],
+          properties: {
+            taskId: ID("task"),
+            userId: ID("usr"),
+            createdAt: { type: "string", format: "date-time" },
+            aspectRatio: { enum: [...ASPECT_RATIOS] },
+            resolution: { enum: [...RESOLUTIONS] },
+            quality: { enum: [...QUALITIES] },
+            background: { enum: [...BACKGROUNDS] },
+            referenceCount: WHOLE,
+            multiplier: MULTIPLIER_OUT,
+            catalogVersion: { type: "string" },
+            totalCreditCost: WHOLE,
+            jobs: { type: "array", items: ref("Job") },
+            request: { type: "object", description: "The normalized generation request, with its idempotency key." },
+            clientIdempotencyKey: { type: "boolean" },
+          },
+        },
+        Error: {
+          type: "object",
+          required: ["error"],
+          properties: {
+            error: {
+              type: "object",
+              required: ["message", "code", "requestId"],
+              properties: {
+                message: { type: "string" },
+                code: { enum: ADMIN_CODES },
+                param: { type: "string", description: "The body field of the first issue." },
+                issues: {
+                  type: "array",
+                  items: obj({ path: { type: "string" }, code: { type: "string" }, message: { type: "string" } }),
+                },
+                requestId: { type: "string" },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
