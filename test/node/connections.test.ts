@@ -22,7 +22,7 @@ const adminGet = (token: string) =>
   `GET /admin/openapi.json HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`;
 
 describe("serve(): connections per client address (S15)", () => {
-  it("S15: an address at maxConnectionsPerAddress gets a JSON 503 with Retry-After while another address is served", async () => {
+  it("S16: an address at maxConnectionsPerAddress gets a JSON 503 with Retry-After while another address is served", async () => {
     const { server, key } = await world();
     const r = await start({ server, maxConnections: 10, maxConnectionsPerAddress: 2 });
     const held = [rawClient(r.port, "127.0.0.1"), rawClient(r.port, "127.0.0.1")];
@@ -54,7 +54,7 @@ describe("serve(): connections per client address (S15)", () => {
     expect((await again.answered(1))[0]?.status).toBe(200);
   });
 
-  it("S15: connections refused in a loop from one address are all refused, and another address is still served", async () => {
+  it("S16: connections refused in a loop from one address are all refused, and another address is still served", async () => {
     const { server, key } = await world();
     const r = await start({ server, maxConnections: 50, maxConnectionsPerAddress: 1 });
     const held = rawClient(r.port, "127.0.0.1");
@@ -74,13 +74,13 @@ describe("serve(): connections per client address (S15)", () => {
     expect((await other.answered(1))[0]?.status).toBe(200);
   });
 
-  it("S15: the default cap per address is 100 of the 1,000 connections (the figures the docs state)", async () => {
+  it("S16: the default cap per address is 100 of the 1,000 connections (the figures the docs state)", async () => {
     expect(DEFAULT_BOUNDS).toMatchObject({ maxConnections: 1000, maxConnectionsPerAddress: 100 });
     const r = await start();
     expect(r.httpServer.maxConnections).toBe(1000 + 64);
   });
 
-  it("S15: maxConnectionsPerAddress must be a positive whole number", async () => {
+  it("S16: maxConnectionsPerAddress must be a positive whole number", async () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       await expect(start({ maxConnectionsPerAddress: bad })).rejects.toThrow(
         /maxConnectionsPerAddress must be a positive whole number/,

@@ -3,7 +3,7 @@
  * firewall that dropped its state), through a TCP forwarder that can black-hole traffic
  * (test/support/silentProxy.ts): requests in flight and new ones answer 503 with `Retry-After`
  * within a bound, and once new connections pass again the same server serves, charging every
- * idempotency key at most once (S14).
+ * idempotency key at most once (S16).
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -190,7 +190,7 @@ async function untilWaiting<T>(
 }
 
 describe("the network to the database goes silent, then heals", () => {
-  it("S14: requests in flight and new ones answer 503 with Retry-After within a bound; healed, the same server accepts every retry, each key charged once", {
+  it("S16: requests in flight and new ones answer 503 with Retry-After within a bound; healed, the same server accepts every retry, each key charged once", {
     timeout: 600_000,
   }, async () => {
     const start = 10_000;
@@ -297,7 +297,7 @@ describe("the network to the database goes silent, then heals", () => {
     expect((await db.sql(reconcileQuery(db.schema))).rows).toEqual([]);
   });
 
-  it("S14: a transaction whose client gave up in the silence does not hold its locks: once healed, the same user is served again, and the half-done revocation never happened", {
+  it("S16: a transaction whose client gave up in the silence does not hold its locks: once healed, the same user is served again, and the half-done revocation never happened", {
     timeout: 600_000,
   }, async () => {
     const userId = `usr_revoke_${Date.now()}`;
@@ -362,7 +362,7 @@ describe("the network to the database goes silent, then heals", () => {
 });
 
 describe("the database answers, but too slowly", () => {
-  it("S14: a statement held past statementTimeoutMillis is cancelled by the server: StoreUnavailableError, nothing charged, served again once the lock is gone", {
+  it("S16: a statement held past statementTimeoutMillis is cancelled by the server: StoreUnavailableError, nothing charged, served again once the lock is gone", {
     timeout: 120_000,
   }, async () => {
     const slow = await createPostgresStore({
