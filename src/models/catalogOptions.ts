@@ -33,7 +33,7 @@ export type CatalogOptions = {
  *   RangeError when `at` is not an instant; `CatalogHistoryError` for a history whose versions are
  *   not increasing dates.
  */
-export function resolveCatalog(options: CatalogOptions | undefined, fn = "This function"): Catalog {
+export function resolveCatalog(options: CatalogOptions | undefined, fn: string): Catalog {
   if (options !== undefined && "models" in options) throw new TypeError(messages.oldCatalogArgument(fn));
   const given = options?.catalog;
   const at = options?.at;

@@ -66,7 +66,7 @@ export type ChargeOptions = CatalogOptions & {
  * ```
  */
 export function computeCharge(request: GenerationRequest, options: ChargeOptions = {}): Charge {
-  const catalog = resolveCatalog(options);
+  const catalog = resolveCatalog(options, "computeCharge");
   const checked = validateForModel(request, { catalog });
   if (!checked.success) throw new InvalidRequestError(checked.issues);
   return priceValidated(checked.output, options);
@@ -84,7 +84,7 @@ export function computeCharge(request: GenerationRequest, options: ChargeOptions
  * @throws {@link InvalidRequestError} for an invalid multiplier or reference count, or a cell with no price.
  */
 export function priceValidated(valid: GenerationRequest, options: ChargeOptions = {}): Charge {
-  const catalog = resolveCatalog(options);
+  const catalog = resolveCatalog(options, "computeCharge");
   const model = findModel(catalog, valid.modelId);
   const listed = distinctReferences(valid.inputAssetIds);
   const referenceCount: unknown = options.referenceCount ?? listed;

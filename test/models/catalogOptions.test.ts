@@ -78,6 +78,8 @@ describe("one options bag: catalog (a catalog or a history) and at", () => {
     // biome-ignore lint/suspicious/noExplicitAny: as above
     expect(() => normalizeRequest(body, catalog as any)).toThrow(/normalizeRequest\(input, \{ catalog \}\)/);
     // biome-ignore lint/suspicious/noExplicitAny: as above
-    expect(() => checkRequest(body, catalog as any)).toThrow(TypeError);
+    expect(() => checkRequest(body, catalog as any)).toThrow(/checkRequest\(input, \{ catalog \}\)/);
+    // biome-ignore lint/suspicious/noExplicitAny: as above
+    expect(() => computeCharge(request.output, catalog as any)).toThrow(/computeCharge\(input, \{ catalog \}\)/);
   });
 });
