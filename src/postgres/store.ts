@@ -166,28 +166,12 @@ function statements(schema: string) {
       { name: string; text: string }
     >;
   return named({
-    createUser: `WITH u AS (
-        INSERT INTO ${s}.users (id, balance, multiplier, ledger_seq)
-        VALUES ($1, $2::bigint, $3, CASE WHEN $2::bigint > 0 THEN 1 ELSE 0 END)
-        ON CONFLICT (id) DO NOTHING
-        RETURNING id, balance
-      ), g AS (
-        INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms)
-        SELECT id, 1, 'grant', balance, $4::bigint FROM u WHERE balance > 0
-      )
-      SELECT count(*)::integer AS created FROM u`,
+    // The writes of the ledger and of balances are functions that run with the owner's rights, so
+    // the servers' role needs no right to write either (docs/postgres.md, "Least privilege").
+    createUser: `SELECT ${s}.create_user($1, $2::bigint, $3, $4::bigint) AS created`,
     getUser: `SELECT id, balance, multiplier FROM ${s}.users WHERE id = $1`,
-    grant: `WITH u AS (
-        UPDATE ${s}.users
-        SET balance = balance + $2::bigint, ledger_seq = ledger_seq + CASE WHEN $2::bigint > 0 THEN 1 ELSE 0 END
-        -- held: what refunds may still add (S15); counted so that no refund can pass the bound.
-        WHERE id = $1 AND balance + held <= ${MAX_CREDITS} - $2::bigint
-        RETURNING id, balance, ledger_seq
-      ), g AS (
-        INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms)
-        SELECT id, ledger_seq, 'grant', $2::bigint, $3::bigint FROM u WHERE $2::bigint > 0
-      )
-      SELECT balance FROM u`,
+    // NULL: the user is unknown, or balance + held would pass 2^53 - 1 (S15).
+    grant: `SELECT ${s}.grant_credits($1, $2::bigint, $3::bigint) AS balance`,
     userHeld: `SELECT balance, held FROM ${s}.users WHERE id = $1`,
     setMultiplier: `UPDATE ${s}.users SET multiplier = $2 WHERE id = $1`,
     putApiKey: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
@@ -216,17 +200,7 @@ function statements(schema: string) {
     failJob: `SELECT ${s}.fail_job($1, $2::integer, $3::bigint) AS refunded`,
     // Fixtures, in one transaction: users (with their opening grants), key hashes, assets, and then
     // the conflicts, read after the writes so that a concurrent load of the same fixtures is seen.
-    loadUsers: `WITH u AS (
-        INSERT INTO ${s}.users (id, balance, multiplier, ledger_seq)
-        SELECT f.id, f.credits, f.multiplier, CASE WHEN f.credits > 0 THEN 1 ELSE 0 END
-        FROM unnest($1::text[], $2::bigint[], $3::text[]) AS f (id, credits, multiplier)
-        ON CONFLICT (id) DO NOTHING
-        RETURNING id, balance
-      ), g AS (
-        INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms)
-        SELECT id, 1, 'grant', balance, $4::bigint FROM u WHERE balance > 0
-      )
-      SELECT id FROM u`,
+    loadUsers: `SELECT ${s}.load_users($1::text[], $2::bigint[], $3::text[], $4::bigint) AS created`,
     // A hash already stored is kept; a new key whose random id is taken fails the load (a retry makes new ids).
     loadKeys: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
       SELECT f.id, f.user_id, f.mode, f.hash, false FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS f (id, user_id, mode, hash)
@@ -401,13 +375,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       assertNameable(user.id, "user.id");
       assertCredits(user.credits, "credits");
       assertTime(at, "at");
-      const { rows } = await run<{ created: number }>("creating a user", sql.createUser, [
+      const { rows } = await run<{ created: boolean }>("creating a user", sql.createUser, [
         user.id,
         user.credits,
         user.multiplier,
         at,
       ]);
-      return rows[0]?.created === 1;
+      return rows[0]?.created === true;
     },
 
     async getUser(userId) {
@@ -421,9 +395,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       assertCredits(credits, "credits");
       assertTime(at, "at");
       if (!nameable(userId)) return { ok: false, reason: "unknown_user" };
-      const { rows } = await run<{ balance: string }>("granting credits", sql.grant, [userId, credits, at]);
-      const row = rows[0];
-      if (row) return { ok: true, balance: toNumber(row.balance) };
+      const { rows } = await run<{ balance: string | null }>("granting credits", sql.grant, [userId, credits, at]);
+      const balance = rows[0]?.balance;
+      if (balance !== null && balance !== undefined) return { ok: true, balance: toNumber(balance) };
       const { rows: users } = await run<{ balance: string; held: string }>("reading a user", sql.userHeld, [userId]);
       const user = users[0];
       if (!user) return { ok: false, reason: "unknown_user" };
@@ -587,7 +561,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           const q = <R extends object>(statement: { name: string; text: string }, values: unknown[]) =>
             client.query<R>(timed({ ...statement, values }));
           await client.query(timed({ text: "BEGIN" }));
-          const { rows: created } = await q<{ id: string }>(sql.loadUsers, [
+          const { rows: created } = await q<{ created: string[] }>(sql.loadUsers, [
             load.map((user) => user.id),
             load.map((user) => user.credits),
             load.map((user) => user.multiplier),
@@ -623,7 +597,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           }
           await client.query(timed({ text: "COMMIT" }));
           // In the order of the load, as the in-memory store gives them.
-          const made = new Set(created.map((row) => row.id));
+          const made = new Set(created[0]?.created ?? []);
           return { ok: true, created: load.map((user) => user.id).filter((id) => made.has(id)) };
         } catch (error) {
           broken = isUnavailable(error);

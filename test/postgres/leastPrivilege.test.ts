@@ -1,8 +1,8 @@
 /**
  * The least-privilege setup of docs/postgres.md, on this run's database: the tables are migrated by
  * a role that owns them, the server connects as a role granted exactly the docs' ```sql grants
- * block. The store passes its whole contract as that role, and that role cannot rewrite the
- * ledger, alter a table or switch a trigger off.
+ * block. The store passes its whole contract as that role, and that role cannot write the ledger or
+ * change a balance except through the store's functions, alter a table or switch a trigger off.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -105,6 +105,8 @@ describe("what the server's role cannot do", () => {
       `ALTER TABLE ${s}.ledger DROP CONSTRAINT ledger_credits_check`,
       `ALTER TABLE ${s}.users ADD COLUMN note text`,
       `DROP TABLE ${s}.ledger`,
+      `ALTER FUNCTION ${s}.grant_credits SECURITY INVOKER`,
+      `CREATE OR REPLACE FUNCTION ${s}.grant_credits(p_user text, p_credits bigint, p_at_ms bigint) RETURNS bigint LANGUAGE sql AS $$ SELECT 0::bigint $$`,
       `DELETE FROM ${s}.users`,
       `DELETE FROM ${s}.tasks`,
       `DELETE FROM ${s}.jobs`,
@@ -141,6 +143,80 @@ describe("what the server's role cannot do", () => {
       { tgname: "ledger_no_truncate", tgenabled: "O" },
       { tgname: "ledger_no_update", tgenabled: "O" },
     ]);
+  });
+
+  it("S13: the server's role writes the ledger and changes a balance, held or ledger_seq only through the functions", {
+    timeout: 120_000,
+  }, async () => {
+    const { db, serverUrl } = await setup();
+    const s = `"${db.schema}"`;
+    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
+    await store.createUser({ id: "usr_direct", credits: 100, multiplier: "1" }, 1);
+    await store.close();
+
+    const forbidden = [
+      `INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms) VALUES ('usr_direct', 2, 'grant', 50, 2)`,
+      `UPDATE ${s}.users SET balance = 1000 WHERE id = 'usr_direct'`,
+      `UPDATE ${s}.users SET held = 0 WHERE id = 'usr_direct'`,
+      `UPDATE ${s}.users SET ledger_seq = 0 WHERE id = 'usr_direct'`,
+      `INSERT INTO ${s}.users (id, balance, multiplier) VALUES ('usr_unrecorded', 1000, '1')`,
+      `INSERT INTO ${s}.tasks (user_id, task_id, created_at_ms, request, client_key, reference_count, multiplier,
+        catalog_version, total_credits, balance_after) VALUES ('usr_direct', 'task_direct', 1, '{}', false, 0, '1', 'v', 0, 100)`,
+      `UPDATE ${s}.jobs SET status = 'failed'`,
+      `INSERT INTO ${s}.idempotency (user_id, key, task_id) VALUES ('usr_direct', 'k', 'task_direct')`,
+    ];
+    for (const text of forbidden) expect(await refusal(serverUrl, text), text).toBe("42501");
+
+    // Through the function, as the same role: the balance and its entry move together.
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query(`SELECT ${s}.grant_credits('usr_direct', 50, 2) AS balance`);
+      expect(rows).toEqual([{ balance: "150" }]);
+    } finally {
+      await client.end();
+    }
+    const { rows: users } = await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_direct'`);
+    expect(users).toEqual([{ balance: "150", held: "0", ledger_seq: "2" }]);
+    const { rows: entries } = await db.sql(
+      `SELECT seq, kind, credits FROM ${s}.ledger WHERE user_id = 'usr_direct' ORDER BY seq`,
+    );
+    expect(entries).toEqual([
+      { seq: "1", kind: "grant", credits: "100" },
+      { seq: "2", kind: "grant", credits: "50" },
+    ]);
+    expect((await db.sql(`SELECT 1 FROM ${s}.users WHERE id = 'usr_unrecorded'`)).rows).toEqual([]);
+  });
+
+  it("every function that writes the ledger runs with its owner's rights, a pinned search_path, and no EXECUTE for PUBLIC", {
+    timeout: 60_000,
+  }, async () => {
+    const { db, owner, server } = await setup();
+    const { rows } = await db.sql<{
+      name: string;
+      definer: boolean;
+      owner: string;
+      config: string[] | null;
+      public: boolean;
+      server: boolean;
+    }>(
+      `SELECT p.proname AS name, p.prosecdef AS definer, pg_get_userbyid(p.proowner) AS owner, p.proconfig AS config,
+              EXISTS (SELECT 1 FROM aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+                      WHERE a.grantee = 0 AND a.privilege_type = 'EXECUTE') AS public,
+              has_function_privilege($2, p.oid, 'EXECUTE') AS server
+       FROM pg_proc p WHERE p.pronamespace = $1::regnamespace AND p.prorettype <> 'trigger'::regtype ORDER BY p.proname`,
+      [`"${db.schema}"`, server],
+    );
+    expect(rows).toEqual(
+      ["commit_task", "create_user", "fail_job", "grant_credits", "load_users"].map((name) => ({
+        name,
+        definer: true,
+        owner,
+        config: ["search_path=pg_catalog, pg_temp"],
+        public: false,
+        server: true,
+      })),
+    );
   });
 
   it("the server's role starts on a schema the owner migrated, needing no right to create anything", {
