@@ -94,15 +94,20 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
         await holder.query(`SELECT 1 FROM "${db.schema}".users WHERE id = $1 FOR UPDATE`, [users[0]?.userId]);
         onLocked();
         let waiting = 0;
+        // Watched from a session outside any transaction: inside one, pg_stat_activity is the
+        // snapshot of its first read, and commits that queue later are never seen.
+        const watcher = new pg.Client({ connectionString: db.connectionString });
+        await watcher.connect();
         // Bounded (about 60 s), generous: with the row held, user 0's requests pile up on it at once.
         for (let tries = 0; tries < 3000 && waiting < 2; tries++) {
           await new Promise((resolve) => setTimeout(resolve, 20));
-          const { rows } = await holder.query<{ n: number }>(
+          const { rows } = await watcher.query<{ n: number }>(
             "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
             [`imagegen-pricing-instance-${a.pid}`],
           );
           waiting = rows[0]?.n ?? 0;
         }
+        await watcher.end();
         await a.kill("SIGKILL");
         await holder.query("COMMIT");
         return waiting;

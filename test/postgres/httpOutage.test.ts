@@ -63,16 +63,24 @@ describe("the database stops while the server runs", () => {
     await holder.query("BEGIN");
     await holder.query('SELECT 1 FROM "http_outage".users WHERE id = $1 FOR UPDATE', [userId]);
     const answer = generate(key, body);
+    // Watched from a session outside any transaction: inside one, pg_stat_activity is the snapshot
+    // of its first read, and a request that arrives later is never seen.
+    const watcher = new pg.Client({ connectionString: cluster.url });
+    watcher.on("error", () => {});
+    await watcher.connect();
     let waiting = 0;
     for (let tries = 0; tries < 3000 && waiting < 1; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      const { rows } = await holder.query<{ n: number }>(
+      const { rows } = await watcher.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'imagegen-pricing' AND wait_event_type = 'Lock'",
       );
       waiting = rows[0]?.n ?? 0;
     }
+    await watcher.end();
     expect(waiting).toBe(1);
-    await cluster.stop();
+    // Immediate: a fast stop ends the holder's session first, and the waiting request could take
+    // the freed lock and commit before its own session is ended.
+    await cluster.stop("immediate");
     expectUnavailable(await answer);
     await holder.end().catch(() => {});
 

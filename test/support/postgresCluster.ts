@@ -24,8 +24,12 @@ export type PostgresCluster = {
   readonly port: number;
   /** The data directory. */
   readonly dataDir: string;
-  /** Stops the server (`pg_ctl -m fast`: open sessions are ended, as in an outage). */
-  stop(): Promise<void>;
+  /**
+   * Stops the server, as in an outage: `pg_ctl -m fast` (open sessions are ended and roll back) by
+   * default, or `-m immediate` (every process quits at once, as in a crash: a session waiting on a
+   * lock can never go on to commit because another one ended first).
+   */
+  stop(mode?: "fast" | "immediate"): Promise<void>;
   /** Starts the stopped server again, same data, same port. */
   start(): Promise<void>;
   /** Stops the server and removes every file; again is fine. */
@@ -169,7 +173,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     url: `postgres://imagegen@127.0.0.1:${port}/postgres`,
     port,
     dataDir,
-    stop: () => exec("pg_ctl", ["-D", dataDir, "-m", "fast", "-w", "stop"]),
+    stop: (mode = "fast") => exec("pg_ctl", ["-D", dataDir, "-m", mode, "-w", "stop"]),
     start: () => startOn(port),
     async destroy() {
       if (destroyed) return;
