@@ -188,6 +188,68 @@ describe("what the server's role cannot do", () => {
     expect((await db.sql(`SELECT 1 FROM ${s}.users WHERE id = 'usr_unrecorded'`)).rows).toEqual([]);
   });
 
+  it("S6: commit_task refuses a debit other than the sum of its jobs' credits, or a negative job, and changes nothing", {
+    timeout: 120_000,
+  }, async () => {
+    const { db, serverUrl } = await setup();
+    const s = `"${db.schema}"`;
+    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
+    await store.createUser({ id: "usr_forged", credits: 100, multiplier: "1" }, 1);
+    await store.close();
+    // A live key, so that nothing but the new check can refuse the calls below.
+    await db.sql(`INSERT INTO ${s}.api_keys (id, user_id, mode, hash) VALUES ('apk_forged', 'usr_forged', 'test', $1)`, [
+      randomBytes(32).toString("hex"),
+    ]);
+    const state = async () => ({
+      user: (await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_forged'`)).rows,
+      ledger: (await db.sql(`SELECT seq, kind, credits FROM ${s}.ledger WHERE user_id = 'usr_forged' ORDER BY seq`)).rows,
+      tasks: (await db.sql(`SELECT task_id FROM ${s}.tasks WHERE user_id = 'usr_forged'`)).rows,
+      jobs: (await db.sql(`SELECT task_id FROM ${s}.jobs WHERE user_id = 'usr_forged'`)).rows,
+      claims: (await db.sql(`SELECT key FROM ${s}.idempotency WHERE user_id = 'usr_forged'`)).rows,
+    });
+    const before = await state();
+    expect(before).toEqual({
+      user: [{ balance: "100", held: "0", ledger_seq: "1" }],
+      ledger: [{ seq: "1", kind: "grant", credits: "100" }],
+      tasks: [],
+      jobs: [],
+      claims: [],
+    });
+
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      const commit = (task: string, jobs: number[], total: number) =>
+        client
+          .query(
+            `SELECT outcome FROM ${s}.commit_task('usr_forged', $1, 'apk_forged', 'key_' || $1, NULL, 2, 2, '{}', false, 0, '1', 'v',
+              $2::bigint[], $3::bigint)`,
+            [task, jobs, total],
+          )
+          .then(
+            ({ rows }) => rows,
+            (error: { code?: string }) => error.code,
+          );
+      // Debiting 0 for jobs worth 100: failing them would refund 100 credits never charged.
+      expect(await commit("task_free", [100], 0)).toBe("22023");
+      expect(await commit("task_short", [60, 40], 99)).toBe("22023");
+      expect(await commit("task_over", [60, 40], 101)).toBe("22023");
+      // The sum matches, but one job's refund would take credits back.
+      expect(await commit("task_negative", [150, -50], 100)).toBe("22023");
+      expect(await state()).toEqual(before);
+      const refund = await client.query(`SELECT ${s}.fail_job('task_free', 0, 3) AS refunded`);
+      expect(refund.rows).toEqual([{ refunded: null }]);
+
+      // The same call with the debit its jobs add up to is accepted, and a refund returns one job's charge.
+      expect(await commit("task_paid", [60, 40], 100)).toEqual([{ outcome: "ok" }]);
+      const paid = await client.query(`SELECT ${s}.fail_job('task_paid', 0, 3) AS refunded`);
+      expect(paid.rows).toEqual([{ refunded: "60" }]);
+    } finally {
+      await client.end();
+    }
+    expect((await state()).user).toEqual([{ balance: "60", held: "40", ledger_seq: "3" }]);
+  });
+
   it("every function that writes the ledger runs with its owner's rights, a pinned search_path, and no EXECUTE for PUBLIC", {
     timeout: 60_000,
   }, async () => {
