@@ -20,7 +20,7 @@ import type { GenerationRequest } from "../types.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION } from "./migrations/index.js";
 import { quoteSchema, runMigrations } from "./migrations/runner.js";
-import { type PgPool, type PgQuery, pg } from "./pg.js";
+import { type PgPool, type PgQuery, type PgResult, pg } from "./pg.js";
 
 /**
  * Where the store keeps its tables (a connection string or a pool of yours, and a schema), and how
@@ -361,6 +361,35 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const run = <R extends object>(what: string, statement: { name: string; text: string }, values: Values) =>
     withRetries(what, () => query<R>(statement, values));
 
+  /**
+   * One transaction on a connection of its own, retried whole when it loses a race. `body` runs its
+   * statements with `q` (each bounded like every other) and says whether to commit. A connection
+   * that timed out or broke is destroyed: its socket may be dead, or the server may still be
+   * answering a statement this client no longer waits for.
+   */
+  const transaction = <T>(
+    what: string,
+    body: (
+      q: <R extends object>(statement: { name?: string; text: string }, values: unknown[]) => Promise<PgResult<R>>,
+    ) => Promise<{ commit: boolean; value: T }>,
+  ): Promise<T> =>
+    withRetries(what, async () => {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query(timed({ text: "BEGIN" }));
+        const { commit, value } = await body((statement, values) => client.query(timed({ ...statement, values })));
+        await client.query(timed({ text: commit ? "COMMIT" : "ROLLBACK" }));
+        return value;
+      } catch (error) {
+        broken = isUnavailable(error);
+        if (!broken) await client.query(timed({ text: "ROLLBACK" })).catch(() => (broken = true));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    });
+
   const userTask = async (userId: string, taskId: string): Promise<TaskRecord | undefined> => {
     const { rows } = await run<TaskRow>("reading a task", sql.getUserTask, [userId, taskId]);
     return rows[0] && taskFromRow(rows[0]);
@@ -431,24 +460,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     async revokeApiKey(apiKeyId) {
       if (!nameable(apiKeyId)) return false;
-      return withRetries("revoking an API key", async () => {
-        const client = await pool.connect();
-        let broken = false;
-        try {
-          await client.query(timed({ text: "BEGIN" }));
-          await client.query(timed({ ...sql.lockKeyOwner, values: [apiKeyId] }));
-          const result = await client.query(timed({ ...sql.revokeApiKey, values: [apiKeyId] }));
-          await client.query(timed({ text: "COMMIT" }));
-          return result.rowCount === 1;
-        } catch (error) {
-          // A connection that timed out or broke is destroyed: its socket may be dead, or the
-          // server may still be answering a statement this client no longer waits for.
-          broken = isUnavailable(error);
-          if (!broken) await client.query(timed({ text: "ROLLBACK" })).catch(() => (broken = true));
-          throw error;
-        } finally {
-          client.release(broken);
-        }
+      return transaction("revoking an API key", async (q) => {
+        await q(sql.lockKeyOwner, [apiKeyId]);
+        const result = await q(sql.revokeApiKey, [apiKeyId]);
+        return { commit: true, value: result.rowCount === 1 };
       });
     },
 
@@ -554,58 +569,38 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           assets.push({ user: u, index, userId: user.id, assetId });
         }
       }
-      return withRetries("loading fixtures", async () => {
-        const client = await pool.connect();
-        let broken = false;
-        try {
-          const q = <R extends object>(statement: { name: string; text: string }, values: unknown[]) =>
-            client.query<R>(timed({ ...statement, values }));
-          await client.query(timed({ text: "BEGIN" }));
-          const { rows: created } = await q<{ created: string[] }>(sql.loadUsers, [
-            load.map((user) => user.id),
-            load.map((user) => user.credits),
-            load.map((user) => user.multiplier),
-            at,
-          ]);
-          await q(sql.loadKeys, [
-            keys.map((k) => k.id),
-            keys.map((k) => k.userId),
-            keys.map((k) => k.mode),
-            keys.map((k) => k.hash),
-          ]);
-          await q(sql.loadAssets, [assets.map((a) => a.userId), assets.map((a) => a.assetId)]);
-          const keyHits = await q<{ i: number }>(sql.keyConflicts, [keys.map((k) => k.hash), keys.map((k) => k.userId)]);
-          const assetHits = await q<{ i: number }>(sql.assetConflicts, [
-            assets.map((a) => a.assetId),
-            assets.map((a) => a.userId),
-          ]);
-          const conflicts = [
-            ...keyHits.rows.map(({ i }) => ({
-              user: keys[i]?.user ?? -1,
-              field: "apiKeys" as const,
-              index: keys[i]?.index ?? -1,
-            })),
-            ...assetHits.rows.map(({ i }) => ({
-              user: assets[i]?.user ?? -1,
-              field: "assets" as const,
-              index: assets[i]?.index ?? -1,
-            })),
-          ].sort((a, b) => a.user - b.user || (a.field === b.field ? a.index - b.index : a.field === "apiKeys" ? -1 : 1));
-          if (conflicts.length > 0) {
-            await client.query(timed({ text: "ROLLBACK" }));
-            return { ok: false, conflicts };
-          }
-          await client.query(timed({ text: "COMMIT" }));
-          // In the order of the load, as the in-memory store gives them.
-          const made = new Set(created[0]?.created ?? []);
-          return { ok: true, created: load.map((user) => user.id).filter((id) => made.has(id)) };
-        } catch (error) {
-          broken = isUnavailable(error);
-          if (!broken) await client.query(timed({ text: "ROLLBACK" })).catch(() => (broken = true));
-          throw error;
-        } finally {
-          client.release(broken);
-        }
+      return transaction<FixtureLoadResult>("loading fixtures", async (q) => {
+        const { rows: created } = await q<{ created: string[] }>(sql.loadUsers, [
+          load.map((user) => user.id),
+          load.map((user) => user.credits),
+          load.map((user) => user.multiplier),
+          at,
+        ]);
+        await q(sql.loadKeys, [
+          keys.map((k) => k.id),
+          keys.map((k) => k.userId),
+          keys.map((k) => k.mode),
+          keys.map((k) => k.hash),
+        ]);
+        await q(sql.loadAssets, [assets.map((a) => a.userId), assets.map((a) => a.assetId)]);
+        const keyHits = await q<{ i: number }>(sql.keyConflicts, [keys.map((k) => k.hash), keys.map((k) => k.userId)]);
+        const assetHits = await q<{ i: number }>(sql.assetConflicts, [assets.map((a) => a.assetId), assets.map((a) => a.userId)]);
+        const conflicts = [
+          ...keyHits.rows.map(({ i }) => ({
+            user: keys[i]?.user ?? -1,
+            field: "apiKeys" as const,
+            index: keys[i]?.index ?? -1,
+          })),
+          ...assetHits.rows.map(({ i }) => ({
+            user: assets[i]?.user ?? -1,
+            field: "assets" as const,
+            index: assets[i]?.index ?? -1,
+          })),
+        ].sort((a, b) => a.user - b.user || (a.field === b.field ? a.index - b.index : a.field === "apiKeys" ? -1 : 1));
+        if (conflicts.length > 0) return { commit: false, value: { ok: false, conflicts } };
+        // In the order of the load, as the in-memory store gives them.
+        const made = new Set(created[0]?.created ?? []);
+        return { commit: true, value: { ok: true, created: load.map((user) => user.id).filter((id) => made.has(id)) } };
       });
     },
 
