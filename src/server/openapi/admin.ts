@@ -1,9 +1,12 @@
 /**
  * The OpenAPI 3.1 document of the admin HTTP API (`/admin/...`), served at `GET /admin/openapi.json`.
  */
+
+import { catalog } from "../../models/catalog.js";
 import { ASPECT_RATIOS, BACKGROUNDS, QUALITIES, RESOLUTIONS } from "../../models/lists.js";
 import { ADMIN_ERRORS } from "../errors.js";
 import { type JsonObject, jsonContent, LICENSE, type OpenApiDocument, RETRY_AFTER, ref, SERVERS } from "./document.js";
+import { adminExamples, type Examples } from "./examples.js";
 
 const obj = (properties: Record<string, JsonObject>, required: string[] = Object.keys(properties)): JsonObject => ({
   type: "object",
@@ -32,25 +35,38 @@ const ADMIN_CODES = [
   "internal_error",
   "service_unavailable",
 ];
-const adminError = (description: string) => ({ description, content: jsonContent("Error") });
+/** Every example of this document, made once: the document is built on each call, the examples are not. */
+const EX = /* @__PURE__ */ adminExamples(catalog);
+const adminError = (description: string, examples?: Examples) => ({ description, content: jsonContent("Error", examples) });
 const ADMIN_FAILURES = {
-  "401": adminError("No admin token, or anything else (an API key included): `missing_admin_token`, `invalid_admin_token`."),
+  "401": adminError(
+    "No admin token, or anything else (an API key included): `missing_admin_token`, `invalid_admin_token`.",
+    EX.errors.unauthorized,
+  ),
   "429": {
     ...adminError(
       "Too many wrong admin tokens from this address within the window; every admin request from it is refused until the window ends (`too_many_attempts`).",
+      EX.errors.throttled,
     ),
     headers: RETRY_AFTER,
   },
-  "503": { ...adminError("The store cannot be reached; nothing changed (`service_unavailable`)."), headers: RETRY_AFTER },
+  "503": {
+    ...adminError("The store cannot be reached; nothing changed (`service_unavailable`).", EX.errors.unavailable),
+    headers: RETRY_AFTER,
+  },
 };
-const BAD_BODY = {
+/** The answers to a body that is not right, with examples of the field that is wrong in it. */
+const badBody = (invalid: Examples) => ({
   "400": adminError(
     "A body field is missing, unknown or invalid (`invalid_request`, see `issues`), or the body is not JSON (`invalid_json`).",
+    invalid,
   ),
-  "413": adminError("Body over the size limit (`payload_too_large`)."),
-  "415": adminError("A body that is not application/json (`unsupported_media_type`)."),
-};
-const unknown = (what: string, code: string) => ({ "404": adminError(`There is no such ${what} (\`${code}\`).`) });
+  "413": adminError("Body over the size limit (`payload_too_large`).", EX.errors.payloadTooLarge),
+  "415": adminError("A body that is not application/json (`unsupported_media_type`).", EX.errors.unsupportedMediaType),
+});
+const unknown = (what: string, code: string, examples?: Examples) => ({
+  "404": adminError(`There is no such ${what} (\`${code}\`).`, examples),
+});
 const pathId = (name: string, description: string, prefix: string) => ({
   name,
   in: "path",
@@ -59,10 +75,11 @@ const pathId = (name: string, description: string, prefix: string) => ({
   schema: ID(prefix),
 });
 const USER_ID = pathId("userId", "The user's id.", "usr");
-const ok = (status: string, description: string, schema: string) => ({
-  [status]: { description, content: jsonContent(schema) },
+const ok = (status: string, description: string, schema: string, examples?: Examples) => ({
+  [status]: { description, content: jsonContent(schema, examples) },
 });
-const body = (schema: string, required = true) => ({ required, content: jsonContent(schema) });
+const body = (schema: string, required = true, examples?: Examples) => ({ required, content: jsonContent(schema, examples) });
+const UNKNOWN_USER = unknown("user", "unknown_user", EX.errors.unknownUser);
 
 /**
  * Builds the OpenAPI 3.1 document of the admin HTTP API (`/admin/...`), which a reference server
@@ -90,24 +107,28 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
     paths: {
       "/admin/users": {
         post: op("Create a user with an opening grant", "createUser", {
-          requestBody: body("NewUser"),
-          responses: { ...ok("201", "Created.", "CreatedUser"), ...BAD_BODY, ...ADMIN_FAILURES },
+          requestBody: body("NewUser", true, EX.newUser),
+          responses: {
+            ...ok("201", "Created.", "CreatedUser", EX.createdUser),
+            ...badBody(EX.errors.newUser),
+            ...ADMIN_FAILURES,
+          },
         }),
       },
       "/admin/users/{userId}": {
         get: op("Read a user's balance and multiplier", "getUser", {
           parameters: [USER_ID],
-          responses: { ...ok("200", "The user.", "User"), ...unknown("user", "unknown_user"), ...ADMIN_FAILURES },
+          responses: { ...ok("200", "The user.", "User", EX.user), ...UNKNOWN_USER, ...ADMIN_FAILURES },
         }),
       },
       "/admin/users/{userId}/api-keys": {
         post: op("Make an API key for a user (shown once)", "createApiKey", {
           parameters: [USER_ID],
-          requestBody: body("NewApiKey", false),
+          requestBody: body("NewApiKey", false, EX.newApiKey),
           responses: {
-            ...ok("201", "The key, shown only in this answer.", "CreatedApiKey"),
-            ...BAD_BODY,
-            ...unknown("user", "unknown_user"),
+            ...ok("201", "The key, shown only in this answer.", "CreatedApiKey", EX.createdApiKey),
+            ...badBody(EX.errors.newApiKey),
+            ...UNKNOWN_USER,
             ...ADMIN_FAILURES,
           },
         }),
@@ -115,17 +136,17 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
       "/admin/users/{userId}/assets": {
         post: op("Add an asset owned by a user", "createAsset", {
           parameters: [USER_ID],
-          responses: { ...ok("201", "Created.", "CreatedAsset"), ...unknown("user", "unknown_user"), ...ADMIN_FAILURES },
+          responses: { ...ok("201", "Created.", "CreatedAsset", EX.createdAsset), ...UNKNOWN_USER, ...ADMIN_FAILURES },
         }),
       },
       "/admin/users/{userId}/multiplier": {
         put: op("Set a user's price multiplier", "setMultiplier", {
           parameters: [USER_ID],
-          requestBody: body("MultiplierChange"),
+          requestBody: body("MultiplierChange", true, EX.multiplierChange),
           responses: {
-            ...ok("200", "Set; tasks already accepted keep their charges (S7).", "MultiplierSet"),
-            ...BAD_BODY,
-            ...unknown("user", "unknown_user"),
+            ...ok("200", "Set; tasks already accepted keep their charges (S7).", "MultiplierSet", EX.multiplierSet),
+            ...badBody(EX.errors.multiplier),
+            ...UNKNOWN_USER,
             ...ADMIN_FAILURES,
           },
         }),
@@ -133,11 +154,11 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
       "/admin/users/{userId}/grants": {
         post: op("Grant credits to a user", "grantCredits", {
           parameters: [USER_ID],
-          requestBody: body("Grant"),
+          requestBody: body("Grant", true, EX.grant),
           responses: {
-            ...ok("200", "Granted: a grant entry in the ledger.", "Balance"),
-            ...BAD_BODY,
-            ...unknown("user", "unknown_user"),
+            ...ok("200", "Granted: a grant entry in the ledger.", "Balance", EX.balance),
+            ...badBody(EX.errors.grant),
+            ...UNKNOWN_USER,
             ...ADMIN_FAILURES,
           },
         }),
@@ -146,8 +167,8 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
         get: op("Read a user's ledger, oldest first", "getLedger", {
           parameters: [USER_ID],
           responses: {
-            ...ok("200", "Grants, debits and refunds (S13).", "Ledger"),
-            ...unknown("user", "unknown_user"),
+            ...ok("200", "Grants, debits and refunds (S13).", "Ledger", EX.ledger),
+            ...UNKNOWN_USER,
             ...ADMIN_FAILURES,
           },
         }),
@@ -156,8 +177,8 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
         post: op("Revoke an API key", "revokeApiKey", {
           parameters: [pathId("apiKeyId", "The key's id (not the key).", "apk")],
           responses: {
-            ...ok("200", "Revoked (again is fine).", "RevokedApiKey"),
-            ...unknown("API key", "unknown_api_key"),
+            ...ok("200", "Revoked (again is fine).", "RevokedApiKey", EX.revokedApiKey),
+            ...unknown("API key", "unknown_api_key", EX.errors.unknownApiKey),
             ...ADMIN_FAILURES,
           },
         }),
@@ -165,15 +186,24 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
       "/admin/jobs/{jobId}": {
         get: op("Read a job", "getJob", {
           parameters: [pathId("jobId", "The job's id.", "job")],
-          responses: { ...ok("200", "The job.", "Job"), ...unknown("job", "unknown_job"), ...ADMIN_FAILURES },
+          responses: {
+            ...ok("200", "The job.", "Job", EX.job),
+            ...unknown("job", "unknown_job", EX.errors.unknownJob),
+            ...ADMIN_FAILURES,
+          },
         }),
       },
       "/admin/jobs/{jobId}/fail": {
         post: op("Fail a job and refund its charge, once", "failJob", {
           parameters: [pathId("jobId", "The job's id.", "job")],
           responses: {
-            ...ok("200", "The credits refunded: the job's stored charge, or 0 when it had failed before (S6).", "Refund"),
-            ...unknown("job", "unknown_job"),
+            ...ok(
+              "200",
+              "The credits refunded: the job's stored charge, or 0 when it had failed before (S6).",
+              "Refund",
+              EX.refund,
+            ),
+            ...unknown("job", "unknown_job", EX.errors.unknownJob),
             ...ADMIN_FAILURES,
           },
         }),
@@ -181,7 +211,11 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
       "/admin/tasks/{taskId}": {
         get: op("Read a task as stored", "getTask", {
           parameters: [pathId("taskId", "The task's id.", "task")],
-          responses: { ...ok("200", "The task (S8).", "Task"), ...unknown("task", "unknown_task"), ...ADMIN_FAILURES },
+          responses: {
+            ...ok("200", "The task (S8).", "Task", EX.task),
+            ...unknown("task", "unknown_task", EX.errors.unknownTask),
+            ...ADMIN_FAILURES,
+          },
         }),
       },
       "/admin/openapi.json": {
@@ -189,7 +223,7 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
           responses: {
             "200": {
               description: "The admin API's OpenAPI document.",
-              content: { "application/json": { schema: { type: "object" } } },
+              content: { "application/json": { schema: { type: "object" }, examples: EX.document } },
             },
             ...ADMIN_FAILURES,
           },

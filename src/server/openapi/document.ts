@@ -8,6 +8,7 @@ import { catalog as builtIn } from "../../models/catalog.js";
 import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../../models/lists.js";
 import type { Catalog } from "../../models/modelSpec.js";
 import { SERVER_ERRORS } from "../errors.js";
+import { type Examples, serviceExamples } from "./examples.js";
 
 /** A JSON object (the document is plain JSON). */
 export type OpenApiDocument = { openapi: "3.1.0"; [key: string]: unknown };
@@ -40,9 +41,11 @@ function quoteSchema(name: "pricedQuote" | "unpricedQuote"): JsonObject {
   (out.properties as Record<string, unknown>).nextChange = ref("NextChange");
   return out;
 }
-/** A JSON body of a component schema. @internal */
-export const jsonContent = (name: string) => ({ "application/json": { schema: ref(name) } });
-const errorResponse = (description: string) => ({ description, content: jsonContent("Error") });
+/** A JSON body of a component schema, with its examples (every body of both documents has some). @internal */
+export const jsonContent = (name: string, examples?: Examples) => ({
+  "application/json": examples ? { schema: ref(name), examples } : { schema: ref(name) },
+});
+const errorResponse = (description: string, examples: Examples) => ({ description, content: jsonContent("Error", examples) });
 const codesOf = (status: number) =>
   Object.entries(SERVER_ERRORS)
     .filter(([, s]) => s === status)
@@ -62,19 +65,20 @@ const ERRORS: Record<number, string> = {
 export const RETRY_AFTER = {
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
 };
-const errors = (...statuses: number[]): JsonObject =>
+/** The error answers of an endpoint, by status, each with its examples. */
+const errors = (examples: Record<string, Examples>): JsonObject =>
   Object.fromEntries(
-    statuses.map((s) => {
-      const response = errorResponse(`${ERRORS[s]} (${codesOf(s)}).`);
-      return [String(s), s === 503 ? { ...response, headers: RETRY_AFTER } : response];
+    Object.entries(examples).map(([s, byCode]) => {
+      const response = errorResponse(`${ERRORS[Number(s)]} (${codesOf(Number(s))}).`, byCode);
+      return [s, s === "503" ? { ...response, headers: RETRY_AFTER } : response];
     }),
   );
-/** The error answers of an endpoint that prices: its 503 also covers a price history whose first catalog is still ahead (P8). */
-const pricingErrors = (...statuses: number[]): JsonObject => ({
-  ...errors(...statuses),
+/** The 503 of an endpoint that prices: it also covers a price history whose first catalog is still ahead (P8). */
+const pricingUnavailable = (examples: Examples): JsonObject => ({
   "503": {
     ...errorResponse(
       `The store cannot be reached, or no catalog is in force yet (a price history whose first catalog is still ahead); nothing was charged. Retry after the Retry-After header's seconds (${codesOf(503)}).`,
+      examples,
     ),
     headers: RETRY_AFTER,
   },
@@ -123,6 +127,7 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
     quality: { enum: [...QUALITIES], description: "Default: low." },
   });
 
+  const ex = serviceExamples(catalog);
   const secured = (summary: string, operationId: string, rest: JsonObject) => ({ summary, operationId, ...rest });
 
   return {
@@ -150,7 +155,7 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
               schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyMaxChars },
             },
           ],
-          requestBody: { required: true, content: jsonContent("GenerationRequest") },
+          requestBody: { required: true, content: jsonContent("GenerationRequest", ex.generationRequest) },
           responses: {
             "202": {
               description: "Accepted: every job queued, the whole charge debited.",
@@ -160,33 +165,41 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
                   schema: { type: "string", enum: ["true"] },
                 },
               },
-              content: jsonContent("GenerationAccepted"),
+              content: jsonContent("GenerationAccepted", ex.generationAccepted),
             },
-            ...pricingErrors(400, 401, 402, 409, 413, 415),
+            ...errors({ ...ex.generationErrors, ...ex.bodyErrors }),
+            ...pricingUnavailable(ex.pricingUnavailable),
           },
         }),
       },
       "/api/pricing/quote": {
         post: secured("Price one output image for the caller's account", "quotePrice", {
-          requestBody: { required: true, content: jsonContent("QuoteSpec") },
+          requestBody: { required: true, content: jsonContent("QuoteSpec", ex.quoteSpec) },
           responses: {
             "200": {
               description:
                 "The price, or credits: null with a reason, from the catalog in force now (catalogVersion); nextChange says when a later catalog already known takes effect.",
-              content: jsonContent("Quote"),
+              content: jsonContent("Quote", ex.quote),
             },
-            ...pricingErrors(400, 401, 413, 415),
+            ...errors({ ...ex.quoteErrors, ...ex.bodyErrors }),
+            ...pricingUnavailable(ex.pricingUnavailable),
           },
         }),
       },
       "/api/ping": {
         get: secured("Check connectivity and who authenticated", "ping", {
-          responses: { "200": { description: "Authenticated.", content: jsonContent("Ping") }, ...errors(401, 503) },
+          responses: {
+            "200": { description: "Authenticated.", content: jsonContent("Ping", ex.ping) },
+            ...errors({ ...ex.accountErrors, "503": ex.unavailable }),
+          },
         }),
       },
       "/api/query/credits": {
         get: secured("Read the remaining credits", "queryCredits", {
-          responses: { "200": { description: "The balance.", content: jsonContent("Credits") }, ...errors(401, 503) },
+          responses: {
+            "200": { description: "The balance.", content: jsonContent("Credits", ex.credits) },
+            ...errors({ ...ex.accountErrors, "503": ex.unavailable }),
+          },
         }),
       },
     },
