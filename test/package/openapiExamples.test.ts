@@ -25,6 +25,17 @@ const custom: Catalog = defineCatalog({
   models: { beta: catalog.models.beta, "gamma-image-1.5": catalog.models["gamma-image-1.5"] },
 } as Catalog);
 
+/** A response or request body, or the component its `$ref` (a JSON pointer into the document) names. */
+function resolve<T extends object>(document: OpenApiDocument, value: T | { $ref: string }): T {
+  if (!("$ref" in value)) return value;
+  let target: unknown = document;
+  for (const key of value.$ref.replace(/^#\//, "").split("/")) {
+    target = (target as JsonObject | undefined)?.[key.replaceAll("~1", "/").replaceAll("~0", "~")];
+  }
+  if (target === undefined) throw new Error(`${value.$ref} names nothing in the document`);
+  return target as T;
+}
+
 /** Each body of a document: where it is, and its media types. */
 function bodiesOf(document: OpenApiDocument): { where: string; content: Content | undefined; bodiless: boolean }[] {
   const out: { where: string; content: Content | undefined; bodiless: boolean }[] = [];
@@ -35,10 +46,10 @@ function bodiesOf(document: OpenApiDocument): { where: string; content: Content 
         | undefined;
       if (!operation) continue;
       const name = `${method.toUpperCase()} ${path}`;
-      if (operation.requestBody)
-        out.push({ where: `${name} request body`, content: operation.requestBody.content, bodiless: false });
+      const body = operation.requestBody && resolve(document, operation.requestBody);
+      if (body) out.push({ where: `${name} request body`, content: body.content, bodiless: false });
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        out.push({ where: `${name} ${status}`, content: response.content, bodiless: BODILESS.has(status) });
+        out.push({ where: `${name} ${status}`, content: resolve(document, response).content, bodiless: BODILESS.has(status) });
       }
     }
   }

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { createAdminOpenApiDocument, createOpenApiDocument } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 
 const run = promisify(execFile);
@@ -159,6 +160,20 @@ describe("the tarball installed in an empty project (no pg, no @types/pg)", () =
     }
     expect(links).toBeGreaterThan(40);
     expect(broken).toEqual([]);
+  });
+
+  it("S12: imagegen-pricing/openapi.json and imagegen-pricing/admin-openapi.json are the documents the server builds", {
+    timeout: 30_000,
+  }, async () => {
+    const printed = await consumerNode([
+      "-e",
+      'console.log(JSON.stringify([require("imagegen-pricing/openapi.json"), require("imagegen-pricing/admin-openapi.json")]))',
+    ]);
+    expect(printed.code, printed.output).toBe(0);
+    const [service, admin] = JSON.parse(printed.output) as unknown[];
+    expect(service).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument())));
+    expect(admin).toEqual(JSON.parse(JSON.stringify(createAdminOpenApiDocument())));
+    expect(existsSync(join(installed, "data", "openapi.json"))).toBe(true);
   });
 
   const pgMissing = "Error: imagegen-pricing/postgres needs pg 8: npm install pg";

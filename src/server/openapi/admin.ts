@@ -38,22 +38,37 @@ const ADMIN_CODES = [
 /** Every example of this document, made once: the document is built on each call, the examples are not. */
 const EX = /* @__PURE__ */ adminExamples(catalog);
 const adminError = (description: string, examples?: Examples) => ({ description, content: jsonContent("Error", examples) });
-const ADMIN_FAILURES = {
-  "401": adminError(
+/**
+ * The answers every admin operation can give, written once under `components.responses` and
+ * referenced from each operation (a generated client gets one type for each).
+ */
+const SHARED_RESPONSES = {
+  AdminUnauthorized: adminError(
     "No admin token, or anything else (an API key included): `missing_admin_token`, `invalid_admin_token`.",
     EX.errors.unauthorized,
   ),
-  "429": {
+  TooManyAttempts: {
     ...adminError(
       "Too many wrong admin tokens from this address within the window; every admin request from it is refused until the window ends (`too_many_attempts`).",
       EX.errors.throttled,
     ),
     headers: RETRY_AFTER,
   },
-  "503": {
+  AdminUnavailable: {
     ...adminError("The store cannot be reached; nothing changed (`service_unavailable`).", EX.errors.unavailable),
     headers: RETRY_AFTER,
   },
+  PayloadTooLarge: adminError("Body over the size limit (`payload_too_large`).", EX.errors.payloadTooLarge),
+  UnsupportedMediaType: adminError(
+    "A body that is not application/json (`unsupported_media_type`).",
+    EX.errors.unsupportedMediaType,
+  ),
+};
+const shared = (name: keyof typeof SHARED_RESPONSES) => ({ $ref: `#/components/responses/${name}` });
+const ADMIN_FAILURES = {
+  "401": shared("AdminUnauthorized"),
+  "429": shared("TooManyAttempts"),
+  "503": shared("AdminUnavailable"),
 };
 /** The answers to a body that is not right, with examples of the field that is wrong in it. */
 const badBody = (invalid: Examples) => ({
@@ -61,8 +76,8 @@ const badBody = (invalid: Examples) => ({
     "A body field is missing, unknown or invalid (`invalid_request`, see `issues`), or the body is not JSON (`invalid_json`).",
     invalid,
   ),
-  "413": adminError("Body over the size limit (`payload_too_large`).", EX.errors.payloadTooLarge),
-  "415": adminError("A body that is not application/json (`unsupported_media_type`).", EX.errors.unsupportedMediaType),
+  "413": shared("PayloadTooLarge"),
+  "415": shared("UnsupportedMediaType"),
 });
 const unknown = (what: string, code: string, examples?: Examples) => ({
   "404": adminError(`There is no such ${what} (\`${code}\`).`, examples),
@@ -231,6 +246,7 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
       },
     },
     components: {
+      responses: structuredClone(SHARED_RESPONSES),
       securitySchemes: {
         adminToken: {
           type: "http",
