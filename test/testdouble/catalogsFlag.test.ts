@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runServe, SERVE_HELP } from "../../src/cli/serve.js";
+import { runServe } from "../../src/cli/serve.js";
 import { type Catalog, catalog } from "../../src/index.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "catalogs-flag-"));
@@ -161,7 +161,9 @@ describe("serve --catalogs (S17)", () => {
     expect(missing.err()).toMatch(/^Cannot read the catalogs file /);
   });
 
-  it("S17: the help names --catalogs", () => {
-    expect(SERVE_HELP).toMatch(/--catalogs <file> +a price history/);
+  it("S17: the help names --catalogs", async () => {
+    const s = serveInProcess(["--help"]);
+    expect(await s.code).toBe(0);
+    expect(s.out()).toMatch(/--catalogs <file> +a price history/);
   });
 });
