@@ -7,6 +7,9 @@ import { constants as fsConstants, readFileSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { safeEcho } from "../echo.js";
+import { show } from "../messages.js";
+import { CatalogHistoryError, defineCatalogHistory } from "../models/history.js";
+import type { Catalog } from "../models/modelSpec.js";
 import { type RunningServer, serve, sha256Hex } from "../node/index.js";
 import { checkAdminToken } from "../server/admin/token.js";
 import { checkFixtures, duplicateKeyIssues, FixturesError } from "../server/fixtures.js";
@@ -28,6 +31,9 @@ Options:
                             the fixtures JSON Schema, data/fixtures.schema.json in the package)
       --admin-token <t>     turn on the admin API under /admin/ (Authorization: Bearer <t>):
                             16 to 256 of A-Z a-z 0-9 _ -, not starting with ck_
+      --catalogs <file>     a price history instead of the built-in catalog: a JSON array of
+                            catalogs, oldest first, each in force from its version date at
+                            00:00 UTC (or { "catalogs": [...] }, the form of data/catalog.json)
       --max-connections-per-address <n>
                             connections one client address may hold open (default: 100); behind
                             a proxy, every client has its address: raise it to 1000
@@ -44,11 +50,12 @@ keys from a file are never printed.
 It also stops, the same way, when the process that started it ends (a harness killed or crashed).
 
 Exit status: 0 stopped by SIGINT or SIGTERM, 1 could not start (port in use, database
-unreachable), 2 bad options or a bad fixtures file. Every error is one line on standard error.
+unreachable), 2 bad options or a bad fixtures or catalogs file. Every error is one line on standard error.
 
 Examples:
   imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token "$ADMIN_TOKEN" --log
   imagegen-pricing serve --database-url postgres://localhost/imagegen --fixtures fixtures.json
+  imagegen-pricing serve --catalogs history.json --admin-token "$ADMIN_TOKEN"
 `;
 
 /** A reason to stop before serving: one line, and the exit code. */
@@ -72,6 +79,7 @@ type Options = {
   port: number;
   host: string;
   fixtures: string | undefined;
+  catalogs: string | undefined;
   adminToken: string | undefined;
   maxConnectionsPerAddress: number | undefined;
   databaseUrl: string | undefined;
@@ -94,6 +102,7 @@ function readOptions(args: string[]): Options | "help" {
         port: { type: "string" },
         host: { type: "string" },
         fixtures: { type: "string" },
+        catalogs: { type: "string" },
         "admin-token": { type: "string" },
         "max-connections-per-address": { type: "string" },
         "database-url": { type: "string" },
@@ -150,6 +159,7 @@ function readOptions(args: string[]): Options | "help" {
     port,
     host: host.trim(),
     fixtures: text("fixtures"),
+    catalogs: text("catalogs"),
     adminToken,
     maxConnectionsPerAddress,
     databaseUrl,
@@ -169,8 +179,8 @@ export const MAX_FIXTURES_FILE_BYTES = 16 * 1024 * 1024;
  * only a regular file of at most {@link MAX_FIXTURES_FILE_BYTES} bytes of UTF-8 is read, and a
  * key given twice in one object is refused (`JSON.parse` would keep the last one silently).
  */
-async function readFixtures(path: string): Promise<unknown> {
-  const cannot = (why: string) => new StartError(`Cannot read the fixtures file ${path}: ${why}`, EXIT.usage);
+async function readFixtures(path: string, what: "fixtures" | "catalogs" = "fixtures"): Promise<unknown> {
+  const cannot = (why: string) => new StartError(`Cannot read the ${what} file ${path}: ${why}`, EXIT.usage);
   let handle: FileHandle;
   try {
     // Non-blocking: opening a FIFO that has no writer returns at once (then refused below).
@@ -183,7 +193,7 @@ async function readFixtures(path: string): Promise<unknown> {
     const info = await handle.stat();
     if (!info.isFile()) throw cannot("it is not a regular file (a directory, FIFO, socket or device); give a JSON file.");
     const tooLarge = (size: string) =>
-      cannot(`it is ${size} bytes; a fixtures file is at most ${MAX_FIXTURES_FILE_BYTES} bytes (16 MiB).`);
+      cannot(`it is ${size} bytes; a ${what} file is at most ${MAX_FIXTURES_FILE_BYTES} bytes (16 MiB).`);
     if (info.size > MAX_FIXTURES_FILE_BYTES) throw tooLarge(String(info.size));
     // One byte more than the bound: a file that grew since the stat is caught too.
     const buffer = new Uint8Array(MAX_FIXTURES_FILE_BYTES + 1);
@@ -205,19 +215,58 @@ async function readFixtures(path: string): Promise<unknown> {
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new StartError(`The fixtures file ${path} is not UTF-8 text.`, EXIT.usage);
+    throw new StartError(`The ${what} file ${path} is not UTF-8 text.`, EXIT.usage);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new StartError(`The fixtures file ${path} is not valid JSON: ${oneLine((error as Error).message)}`, EXIT.usage);
+    throw new StartError(`The ${what} file ${path} is not valid JSON: ${oneLine((error as Error).message)}`, EXIT.usage);
   }
   const duplicates = duplicateKeyIssues(text);
   if (duplicates.length > 0) {
-    throw new StartError(`The fixtures file ${path}: ${oneLine(new FixturesError(duplicates).message)}`, EXIT.usage);
+    const problems = new FixturesError(duplicates, `${what === "fixtures" ? "Fixtures" : "Catalogs"} refused, nothing loaded`);
+    throw new StartError(`The ${what} file ${path}: ${oneLine(problems.message)}`, EXIT.usage);
   }
   return value;
+}
+
+/**
+ * Reads a price history file: a JSON array of catalogs, oldest first, or `{ "catalogs": [...] }`
+ * (with `$schema`, as the package's data/catalog.json), checked whole as `createReferenceServer`
+ * checks its `catalogs` option: every problem of every entry is named, and nothing is served.
+ */
+async function readCatalogs(path: string): Promise<readonly Catalog[]> {
+  const value = await readFixtures(path, "catalogs");
+  let list: unknown = value;
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const extra = Object.keys(value).filter((k) => k !== "catalogs" && k !== "$schema");
+    if (!Object.hasOwn(value, "catalogs") || extra.length > 0) {
+      throw new StartError(
+        `The catalogs file ${path} must hold a JSON array of catalogs, oldest first, or { "catalogs": [...] }` +
+          (extra.length > 0
+            ? `; found ${extra
+                .slice(0, 5)
+                .map((k) => show(k))
+                .join(", ")}.`
+            : "."),
+        EXIT.usage,
+      );
+    }
+    list = (value as { catalogs: unknown }).catalogs;
+  }
+  if (!Array.isArray(list)) {
+    throw new StartError(
+      `The catalogs file ${path} must hold a JSON array of catalogs, oldest first; it holds ${show(list)}.`,
+      EXIT.usage,
+    );
+  }
+  try {
+    return defineCatalogHistory(list as readonly Catalog[]);
+  } catch (error) {
+    if (!(error instanceof CatalogHistoryError)) throw error;
+    throw new StartError(`The catalogs file ${path}: ${oneLine(error.message)}`, EXIT.usage);
+  }
 }
 
 /** The PostgreSQL store, loaded only when asked for, so that `pg` stays optional. */
@@ -323,9 +372,11 @@ function summary(
   counts: { total: number; loadedNow: number },
   demo: boolean,
   storeName: string,
+  prices: string | undefined,
 ): string {
   const lines = [`Listening on ${url}${boundTo ? ` (bound to ${boundTo})` : ""}`, ""];
   lines.push(`Store: ${storeName}`);
+  if (prices !== undefined) lines.push(prices);
   if (options.fixtures !== undefined) {
     const { total, loadedNow } = counts;
     lines.push(
@@ -448,6 +499,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
       return EXIT.ok;
     }
     const fixtures = options.fixtures === undefined ? undefined : await readFixtures(options.fixtures);
+    const catalogs = options.catalogs === undefined ? undefined : await readCatalogs(options.catalogs);
 
     // Checked before any database work: a bad file is refused whole, with its first problems named.
     const checked = fixtures === undefined ? undefined : checkFixtures(fixtures);
@@ -469,6 +521,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
       hashApiKey: sha256Hex,
       ...(options.log ? { onResponse: (event: ResponseEvent) => write(requestLine(event, options.json)) } : {}),
       ...(store ? { store } : {}),
+      ...(catalogs === undefined ? {} : { catalogs }),
       // The ids made for users given without one, so that what is printed is what is served.
       ...(checked?.success ? { fixtures: withIds(fixtures as Fixtures, fixtureIds) } : {}),
       ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
@@ -520,6 +573,13 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     }
     // The address a client connects to: a wildcard address is reached on the loopback.
     const url = running.url.replace("//0.0.0.0:", "//127.0.0.1:").replace("//[::]:", "//[::1]:");
+    const versions = catalogs?.map((c) => c.version) ?? [];
+    const inForce = versions.filter((version) => Date.parse(version) <= Date.now()).at(-1);
+    const prices =
+      options.catalogs === undefined
+        ? undefined
+        : `Prices: ${options.catalogs}, ${versions.length} catalog${versions.length === 1 ? "" : "s"} (${versions.join(", ")}); ` +
+          (inForce === undefined ? `none in force before ${versions[0]} 00:00 UTC` : `in force now: ${inForce}`);
     const storeName =
       options.databaseUrl === undefined
         ? "in memory (gone when the process ends)"
@@ -531,6 +591,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
           url,
           store: options.databaseUrl === undefined ? "memory" : "postgres",
           admin: options.adminToken !== undefined,
+          ...(catalogs === undefined ? {} : { catalogs: versions }),
           userCount: counts.total,
           users: users.map((u) => ({
             userId: u.userId,
@@ -542,7 +603,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
         }),
       );
     } else {
-      io.out(summary(url, url === running.url ? undefined : running.host, options, users, counts, demo, storeName));
+      io.out(summary(url, url === running.url ? undefined : running.host, options, users, counts, demo, storeName, prices));
     }
 
     let stoppedBy: string;

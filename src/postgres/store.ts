@@ -621,6 +621,34 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       pool.off("error", onIdleError);
       if (ownPool) await pool.end();
     },
+
+    async reset() {
+      const s = quoteSchema(schema);
+      try {
+        await transaction("emptying the store", async (q) => {
+          // Every table of the store's own schema but the record of its migrations, so that a table
+          // a later migration adds is emptied too.
+          const { rows } = await q<{ name: string }>(
+            { text: "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename <> 'migrations'" },
+            [schema],
+          );
+          const tables = rows.map(({ name }) => `${s}."${name.replaceAll('"', '""')}"`);
+          if (tables.length === 0) return { commit: false, value: undefined };
+          // The ledger refuses TRUNCATE to everyone; its trigger is off inside this transaction only,
+          // so no other connection ever sees it off (ALTER TABLE and TRUNCATE lock the table whole).
+          await q({ text: `ALTER TABLE ${s}.ledger DISABLE TRIGGER ledger_no_truncate` }, []);
+          await q({ text: `TRUNCATE ${tables.join(", ")}` }, []);
+          await q({ text: `ALTER TABLE ${s}.ledger ENABLE TRIGGER ledger_no_truncate` }, []);
+          return { commit: true, value: undefined };
+        });
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "42501") throw error;
+        throw new Error(
+          `reset empties the tables of schema ${schema}, which only the role that owns them may do; connect as that role to reset`,
+          { cause: error },
+        );
+      }
+    },
   };
 }
 

@@ -35,12 +35,53 @@ export type ResponseEvent = {
  */
 export type ApiKeyHasher = (key: string) => string | Promise<string>;
 
+/** How the test clock is moved: to an instant, forward by some milliseconds, or frozen or running. */
+export type ClockChange = { readonly now: string } | { readonly advanceMs: number } | { readonly frozen: boolean };
+
+/** The test clock as the admin API shows it. */
+export type ClockView = {
+  /** The clock's now, ISO 8601 (UTC). */
+  readonly now: string;
+  /** Whether it stands still at `now`. */
+  readonly frozen: boolean;
+};
+
+/**
+ * The server's one clock: the time every part of a request reads (`now`), which the test-double
+ * controls freeze and move forward, never back (S17). @internal
+ */
+export type ServerClock = {
+  /** Now, in epoch milliseconds: frozen, or real time plus what it was advanced. */
+  readonly now: () => number;
+  /**
+   * Real time (the `now` option), never frozen: for what must end by itself whatever the test
+   * clock does (the admin token's throttle window).
+   */
+  readonly realNow: () => number;
+  /** The clock as the admin API shows it. */
+  readonly view: () => ClockView;
+  /** Moves the clock; a refused change names its field and changes nothing. */
+  readonly change: (
+    change: unknown,
+  ) => { ok: true; view: ClockView } | { ok: false; field: string; code: string; message: string };
+  /** Back on real time, running (a reset). */
+  readonly reset: () => void;
+};
+
 /** The settings and state of one server: what every handler is given. @internal */
 export type ServerContext = {
   readonly store: Store;
   /** The catalog in force at an instant (P8): read once per request, at `now()`. */
   readonly catalogs: ServerCatalogs;
+  /** The clock's now ({@link ServerClock.now}): what every reader of the time calls. */
   readonly now: () => number;
+  /** The test clock behind `now`. */
+  readonly clock: ServerClock;
+  /**
+   * Empties the state and loads the start-up fixtures again, with the clock on real time (S17);
+   * requests that arrive meanwhile wait for the fixtures.
+   */
+  readonly reset: () => Promise<void>;
   readonly maxBodyBytes: number;
   /** How long a client's idempotency key points at its task; `undefined`: as long as the task exists. */
   readonly idempotencyTtlMs: number | undefined;

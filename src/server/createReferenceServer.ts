@@ -6,6 +6,7 @@ import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { createMemoryStore } from "../store/memory.js";
 import { type Store, StoreUnavailableError } from "../store/store.js";
+import { createServerClock } from "./admin/controls.js";
 import { type Admin, createAdmin } from "./admin/methods.js";
 import { adminMount } from "./admin/routes.js";
 import { checkAdminToken } from "./admin/token.js";
@@ -39,7 +40,11 @@ export type ReferenceServerOptions = {
    * task for as long as the task exists (S5).
    */
   idempotencyTtlMs?: number;
-  /** The clock, in epoch milliseconds (default `Date.now`); tests pass their own. */
+  /**
+   * Real time, in epoch milliseconds (default `Date.now`); tests pass their own. The server reads
+   * the time from its test clock, which runs on this one until the admin API freezes it or moves
+   * it forward (`admin.setClock`, S17).
+   */
   now?: () => number;
   /** The models and prices, in force whatever the clock (default: the built-in catalog). Not with `catalogs`. */
   catalog?: Catalog;
@@ -158,7 +163,8 @@ function retryAfterOf(error: unknown): number | undefined {
  */
 export function createReferenceServer(options: ReferenceServerOptions = {}): ReferenceServer {
   const catalogs = serverCatalogs(options.catalog, options.catalogs);
-  const now = options.now ?? Date.now;
+  const clock = createServerClock(options.now ?? Date.now);
+  const now = clock.now;
   const checked = options.fixtures === undefined ? undefined : checkFixtures(options.fixtures, newId.user);
   if (checked && !checked.success) throw new FixturesError(checked.issues);
   const adminToken = options.adminToken === undefined ? undefined : checkAdminToken(options.adminToken);
@@ -166,37 +172,62 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     store: options.store ?? createMemoryStore(),
     catalogs,
     now,
+    clock,
+    reset: () => reset(),
     maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     idempotencyTtlMs: positive("idempotencyTtlMs", options.idempotencyTtlMs, undefined),
     serviceName: options.serviceName ?? "imagegen-pricing-reference",
     log: options.log ?? defaultLog,
     hashApiKey: options.hashApiKey ?? hashApiKey,
-    openApiText: () => catalogs.openApiText(now()),
+    openApiText: () => catalogs.openApiText(clock.now()),
   };
   // The admin API is mounted on the router only when an admin token is configured.
   const route = createRouter(adminToken === undefined ? undefined : adminMount(adminToken, () => admin));
 
-  // The fixtures load once; a failed load (the store unreachable) is tried again by the next caller.
+  // The fixtures load once, and again after each reset; a failed load (the store unreachable) is
+  // tried again by the next caller.
   let loading: Promise<void> | undefined;
   let loaded = !checked;
-  const ready = (): Promise<void> => {
-    if (!checked) return Promise.resolve();
-    loading ??= loadFixtures(ctx.store, checked.output, {
-      hashApiKey: ctx.hashApiKey,
-      newApiKeyId: newId.apiKey,
-      now: ctx.now(),
-    }).then(
+  const load = (first?: () => Promise<void>): Promise<void> => {
+    const attempt: Promise<void> = (async () => {
+      await first?.();
+      if (checked) {
+        await loadFixtures(ctx.store, checked.output, { hashApiKey: ctx.hashApiKey, newApiKeyId: newId.apiKey, now: ctx.now() });
+      }
+    })().then(
       () => {
         loaded = true;
       },
       (error: unknown) => {
-        loading = undefined;
+        if (loading === attempt) loading = undefined;
         throw error;
       },
     );
-    return loading;
+    loading = attempt;
+    return attempt;
   };
+  const ready = (): Promise<void> => (loaded ? Promise.resolve() : (loading ?? load()));
   if (checked) ready().catch(() => {}); // started now; whoever calls next sees the outcome
+
+  // What a reset empties besides the store and the clock: a part of the server with state of its
+  // own (faults, a request journal) adds its one line here.
+  const alsoReset: (() => void | Promise<void>)[] = [];
+  let resetting: Promise<void> = Promise.resolve();
+  /** One reset at a time; requests that arrive meanwhile wait for the fixtures (`ready`). */
+  const reset = (): Promise<void> => {
+    const run = resetting
+      .catch(() => {})
+      .then(() => {
+        loaded = false;
+        return load(async () => {
+          await ctx.store.reset();
+          clock.reset();
+          for (const empty of alsoReset) await empty();
+        });
+      });
+    resetting = run;
+    return run;
+  };
   const admin = checked ? afterLoad(createAdmin(ctx), ready) : createAdmin(ctx);
 
   const report = (requestId: string, message: string, error: unknown) => {

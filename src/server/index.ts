@@ -23,11 +23,12 @@ export type {
   UserRecord,
 } from "../store/store.js";
 export { MAX_CREDITS, StoreUnavailableError } from "../store/store.js";
+export type { AdminControls } from "./admin/controls.js";
 export type { Admin, AdminErrorCode, JobView, LedgerEntry, TaskView, UserView } from "./admin/methods.js";
 export { AdminError, ledgerBalance } from "./admin/methods.js";
 export { ADMIN_TOKEN_THROTTLE, AdminTokenError, MIN_ADMIN_TOKEN_CHARS } from "./admin/token.js";
 export { API_KEY_PREFIXES } from "./auth.js";
-export type { ApiKeyHasher, LogEntry, ResponseEvent } from "./context.js";
+export type { ApiKeyHasher, ClockChange, ClockView, LogEntry, ResponseEvent } from "./context.js";
 export type { ReferenceServer, ReferenceServerOptions } from "./createReferenceServer.js";
 export { createReferenceServer } from "./createReferenceServer.js";
 export type { AdminHttpErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";

@@ -16,6 +16,9 @@ function showId(value: unknown): string {
 
 /** Every sentence the server says. @internal */
 export const serverMessages = {
+  clockBackward: (at: string, current: string) =>
+    `now ${at} is before the clock's now ${current}: the test clock never runs backward; give ${current} or later.`,
+  resetTakesNoFields: (field: string) => `${show(field)} is not accepted: a reset takes no fields (send no body or {}).`,
   notFound: (path: string) => `There is no endpoint at ${show(path)}.`,
   methodNotAllowed: (method: string, allowed: readonly string[]) =>
     `${show(method)} is not allowed on this endpoint; use ${list(allowed)}.`,

@@ -218,5 +218,15 @@ export function createMemoryStore(): Store {
     },
 
     async close() {},
+
+    async reset() {
+      // No await in here: no other call sees a store half emptied.
+      users.clear();
+      keysById.clear();
+      keysByHash.clear();
+      assets.clear();
+      tasks.clear();
+      claims.clear();
+    },
   };
 }

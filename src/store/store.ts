@@ -219,6 +219,14 @@ export interface Store {
 
   /** Releases what the store holds (connections); the in-memory store has nothing to release. */
   close(): Promise<void>;
+
+  /**
+   * Empties the store as one step: users, keys, assets, tasks, jobs, idempotency claims and the
+   * ledger (a test double's reset, S17; every other method keeps the ledger append-only). On
+   * PostgreSQL it empties the tables of the store's own schema only, and keeps the record of its
+   * migrations.
+   */
+  reset(): Promise<void>;
 }
 
 /**

@@ -442,6 +442,9 @@ describe("the admin OpenAPI document (S12)", () => {
         "POST /admin/jobs/{jobId}/fail",
         "GET /admin/tasks/{taskId}",
         "GET /admin/openapi.json",
+        "POST /admin/reset",
+        "GET /admin/clock",
+        "POST /admin/clock",
       ].sort(),
     );
     const codes = JSON.stringify(doc);

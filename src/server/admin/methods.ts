@@ -10,6 +10,7 @@ import { generateApiKey } from "../auth.js";
 import type { ServerContext } from "../context.js";
 import { jobId, newId, parseJobId } from "../ids.js";
 import { serverMessages as m } from "../messages.js";
+import { type AdminControls, controlMethods } from "./controls.js";
 
 /** Codes of {@link AdminError}. */
 export type AdminErrorCode =
@@ -20,7 +21,8 @@ export type AdminErrorCode =
   | "unknown_user"
   | "unknown_api_key"
   | "unknown_job"
-  | "unknown_task";
+  | "unknown_task"
+  | "invalid_clock";
 
 /**
  * The rejection of an admin method given a bad argument: credits that are not a non-negative whole
@@ -125,7 +127,7 @@ export type Admin = {
   task(taskId: string): Promise<TaskView>;
   /** A job. */
   job(jobId: string): Promise<JobView>;
-};
+} & AdminControls;
 
 /** Checks credits: a whole number, not negative (`invalid_credits`), at most 2^53 - 1 (`credits_too_large`). */
 function checkCredits(credits: unknown): number {
@@ -264,5 +266,6 @@ export function createAdmin(ctx: ServerContext): Admin {
       if (!parsed || !task || credits === undefined) throw new AdminError("unknown_job", m.unknown("job", id));
       return { jobId: id, taskId: task.id, status: task.jobStatus[parsed.index] ?? "queued", credits };
     },
+    ...controlMethods(ctx, (code, message) => new AdminError(code, message)),
   };
 }

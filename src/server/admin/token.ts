@@ -191,7 +191,7 @@ export function createAdminGuard(token: string): Mount["guard"] {
   return async (incoming, ctx, requestId) => {
     // An address that sent too many wrong tokens is refused before its token is even read.
     const address = incoming.clientAddress;
-    const wait = throttle.locked(address, ctx.now());
+    const wait = throttle.locked(address, ctx.clock.realNow());
     if (wait > 0) {
       return adminFailure(
         requestId,
@@ -213,7 +213,7 @@ export function createAdminGuard(token: string): Mount["guard"] {
     expected ??= digest(ctx, token);
     const presented = header.slice(space + 1).trim();
     if (!constantTimeEqual(await digest(ctx, presented), await expected)) {
-      throttle.failed(address, ctx.now());
+      throttle.failed(address, ctx.clock.realNow());
       return adminFailure(
         requestId,
         "invalid_admin_token",

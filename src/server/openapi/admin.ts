@@ -95,6 +95,17 @@ const ok = (status: string, description: string, schema: string, examples?: Exam
 });
 const body = (schema: string, required = true, examples?: Examples) => ({ required, content: jsonContent(schema, examples) });
 const UNKNOWN_USER = unknown("user", "unknown_user", EX.errors.unknownUser);
+/** JSON content of a schema with named examples. */
+const withExamples = (schema: string, examples: Record<string, { summary: string; value: unknown }>) => ({
+  "application/json": { schema: ref(schema), examples },
+});
+const CLOCK_EXAMPLE = { now: "2027-01-01T00:00:00.000Z", frozen: true };
+const CLOCK_ANSWER = {
+  "200": {
+    description: "The clock now.",
+    content: withExamples("Clock", { frozen: { summary: "Frozen at a price change", value: CLOCK_EXAMPLE } }),
+  },
+};
 
 /**
  * Builds the OpenAPI 3.1 document of the admin HTTP API (`/admin/...`), which a reference server
@@ -112,7 +123,7 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
       version: "1",
       description:
         "The operator's side of the reference server, for test suites in any language: users, API keys, assets, " +
-        "multipliers, grants, failing jobs, balances and the ledger. Authorized by the admin token only; an API key " +
+        "multipliers, grants, failing jobs, balances and the ledger, and the test-double controls (reset, the test clock). Authorized by the admin token only; an API key " +
         "gets 401 here, and the admin token gets 401 on the service's endpoints. Failures have the service's shape, " +
         "{ error: { message, code, param?, issues?, requestId } }, and every response has a Request-Id header.",
       license: LICENSE,
@@ -233,6 +244,52 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
           },
         }),
       },
+      "/admin/reset": {
+        post: op("Reset to the start-up fixtures (S17)", "reset", {
+          description:
+            "Empties the state (users, keys, assets, tasks, jobs, idempotency claims, the ledger), loads the fixtures " +
+            "the server was started with again and puts the clock back on real time. Requests that arrive meanwhile " +
+            "wait for the fixtures. Send no body, or {}.",
+          requestBody: {
+            required: false,
+            content: withExamples("ResetRequest", { empty: { summary: "No fields (or no body at all)", value: {} } }),
+          },
+          responses: {
+            "200": {
+              description: "Reset: the start-up fixtures are loaded and the clock runs on real time.",
+              content: withExamples("ResetDone", {
+                reset: { summary: "Done", value: { reset: true, clock: { now: "2026-11-23T09:30:00.000Z", frozen: false } } },
+              }),
+            },
+            ...badBody(EX.errors.reset),
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
+      "/admin/clock": {
+        get: op("Read the test clock (S17)", "getClock", {
+          description:
+            "The instant every part of the server reads as now (prices in force, ledger times, task times, idempotency windows).",
+          responses: { ...CLOCK_ANSWER, ...ADMIN_FAILURES },
+        }),
+        post: op("Freeze, advance or run the test clock (S17)", "setClock", {
+          description:
+            "Exactly one field. `now` freezes the clock at that instant, which may not be before the clock's now " +
+            "(time never runs backward: 400 naming `now`, clock unchanged). `advanceMs` moves it forward: a frozen " +
+            "clock stays frozen at the later instant; a running clock runs on ahead of real time by that much. " +
+            "`frozen: true` freezes it where it is; `frozen: false` sets it running at real speed, on real time again " +
+            "unless the clock stands ahead of real time, in which case it runs on from its now. A reset puts it back on real time.",
+          requestBody: {
+            required: true,
+            content: withExamples("ClockChange", {
+              freeze: { summary: "Freeze at an instant", value: { now: "2027-01-01T00:00:00Z" } },
+              advance: { summary: "Move forward one day", value: { advanceMs: 86_400_000 } },
+              run: { summary: "Run again at real speed", value: { frozen: false } },
+            }),
+          },
+          responses: { ...CLOCK_ANSWER, ...badBody(EX.errors.clock), ...ADMIN_FAILURES },
+        }),
+      },
       "/admin/openapi.json": {
         get: op("This document", "getAdminOpenApiDocument", {
           responses: {
@@ -280,6 +337,25 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
         Ledger: obj({ entries: { type: "array", items: ref("LedgerEntry") } }),
         RevokedApiKey: obj({ apiKeyId: ID("apk") }),
         Refund: obj({ refundedCredits: WHOLE }),
+        ResetRequest: obj({}, []),
+        Clock: obj({
+          now: { type: "string", format: "date-time", description: "The clock's now, UTC." },
+          frozen: { type: "boolean", description: "Whether it stands still at now." },
+        }),
+        ResetDone: obj({ reset: { const: true }, clock: ref("Clock") }),
+        ClockChange: {
+          description: "Exactly one of now, advanceMs and frozen.",
+          oneOf: [
+            obj({
+              now: {
+                type: "string",
+                description: 'An ISO 8601 instant with Z or an offset ("2027-01-01T00:00:00Z"), at or after the clock\'s now.',
+              },
+            }),
+            obj({ advanceMs: { ...WHOLE, description: "Milliseconds to move the clock forward." } }),
+            obj({ frozen: { type: "boolean", description: "true: freeze it where it is; false: run at real speed." } }),
+          ],
+        },
         Job: obj({ jobId: ID("job"), taskId: ID("task"), status: { enum: ["queued", "failed"] }, credits: WHOLE }),
         Task: {
           type: "object",

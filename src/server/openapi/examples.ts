@@ -326,6 +326,8 @@ export function adminExamples(catalog: Catalog) {
       newApiKey: invalid("mode", "invalid_mode", m.invalidMode("prod")),
       multiplier: invalid("multiplier", "invalid_multiplier", m.invalidMultiplier("1,15")),
       grant: invalid("credits", "invalid_credits", m.invalidCredits(2.5)),
+      clock: invalid("now", "clock_backward", m.clockBackward("2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z")),
+      reset: invalid("keep", "unknown_field", m.resetTakesNoFields("keep")),
       payloadTooLarge: { payload_too_large: BODY_FAILURES.payloadTooLarge },
       unsupportedMediaType: { unsupported_media_type: BODY_FAILURES.unsupportedMediaType },
       unknownUser: { unknown_user: failed("No such user", "unknown_user", m.unknown("user", userId)) },
