@@ -4,13 +4,14 @@ import { describe, expect, it } from "vitest";
 import { safeEcho } from "../../src/echo.js";
 import { checkRequest, type Issue, normalizeRequest, validateForModel } from "../../src/index.js";
 import { BOUNDS } from "../../src/request/bounds.js";
-import { applyBreaks, BREAKABLE, BREAKERS, type Breakable, nearlyValid, validCase } from "../arbitraries/requests.js";
+import { BREAKABLE_RULES, type BreakableRule } from "../../src/testing/nearlyValidRequests.js";
+import { applyBreaks, BREAKERS, nearlyValid, validCase } from "../arbitraries/requests.js";
 import { jsonValue } from "../arbitraries/values.js";
 import { ORACLE_FIELDS } from "../oracle/seed.js";
 import { expectWellFormed, issuesOf } from "../properties/helpers.js";
 
 /** The field each rule's break touches: rules on different fields never hide one another. */
-const FIELD_OF: Partial<Record<Breakable, string>> = {
+const FIELD_OF: Partial<Record<BreakableRule, string>> = {
   N2: "(unknown)",
   N4: "prompt",
   N7: "aspectRatio",
@@ -26,7 +27,7 @@ const FIELD_OF: Partial<Record<Breakable, string>> = {
   V5: "imageCount",
   V6: "inputAssetIds",
 };
-const MIXABLE = Object.keys(FIELD_OF) as Breakable[];
+const MIXABLE = Object.keys(FIELD_OF) as BreakableRule[];
 
 /** The codes of a model's own limits (V1, V3-V6): what checkRequest may add to the shape issues. */
 const MODEL_CODES = [
@@ -41,7 +42,7 @@ const MODEL_CODES = [
 /** Bodies of any kind: valid, or breaking one rule of either stage. */
 const anyBody = fc.oneof(
   { weight: 1, arbitrary: validCase().map((c) => c.body as unknown) },
-  { weight: 3, arbitrary: fc.constantFrom(...BREAKABLE).chain((rule) => nearlyValid(rule).map((n) => n.body)) },
+  { weight: 3, arbitrary: fc.constantFrom(...BREAKABLE_RULES).chain((rule) => nearlyValid(rule).map((n) => n.body)) },
 );
 
 describe("checkRequest: every issue of both stages at once", () => {
