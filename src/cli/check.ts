@@ -96,7 +96,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     io.out(`${JSON.stringify({ valid: true, request, charge }, null, 2)}\n`);
     return EXIT.ok;
   }
-  const surcharge = capabilities(charge.modelId, catalog)?.referenceSurchargeCredits ?? 0;
+  const surcharge = capabilities(charge.modelId, { catalog })?.referenceSurchargeCredits ?? 0;
   io.out(
     `${[
       `Valid. ${request.modelId}, ${request.generationType}, ${request.aspectRatio}, ${request.resolution}, quality ${request.quality}, background ${request.background}`,

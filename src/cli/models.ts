@@ -49,7 +49,7 @@ export async function runModels(args: string[], io: CliIo): Promise<number> {
   }
   const catalog = catalogForAt(values.at, io);
   const all = Object.keys(catalog.models)
-    .map((id) => capabilities(id, catalog))
+    .map((id) => capabilities(id, { catalog }))
     .filter((c): c is Capabilities => c !== undefined);
   if (values.json) {
     io.out(`${JSON.stringify(all, null, 2)}\n`);

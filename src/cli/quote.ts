@@ -83,7 +83,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const b = result.breakdown;
-  const surcharge = capabilities(b.modelId, catalog)?.referenceSurchargeCredits ?? 0;
+  const surcharge = capabilities(b.modelId, { catalog })?.referenceSurchargeCredits ?? 0;
   const lines = [
     `${b.modelId}, ${b.resolution}, quality ${b.quality}: ${credits(result.credits)} per image`,
     breakdownLines(b, surcharge),
