@@ -1,7 +1,7 @@
 /** The `models` command: what each model of a catalog accepts, as two tables or JSON. */
 import { parseArgs } from "node:util";
 import { type Capabilities, capabilities } from "../index.js";
-import { catalogForAt } from "./args.js";
+import { CATALOG_OPTIONS, catalogForAt } from "./args.js";
 import { table } from "./format.js";
 import { type CliIo, EXIT } from "./io.js";
 
@@ -37,11 +37,7 @@ export async function runModels(args: string[], io: CliIo): Promise<number> {
     args,
     strict: true,
     allowPositionals: false,
-    options: {
-      at: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+    options: CATALOG_OPTIONS,
   });
   if (values.help) {
     io.out(MODELS_HELP);
