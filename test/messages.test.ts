@@ -1,7 +1,9 @@
-/** The sentences of the core: how a received value is shown, made safe and cut, inside them. */
+/** The sentences of the core and of the server: how a received value is shown, made safe and cut, inside them. */
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { HIDDEN, HIDDEN_RUN_CHARS, safeEcho } from "../src/echo.js";
 import { messages, show } from "../src/messages.js";
+import { serverMessages } from "../src/server/messages.js";
 
 describe("show and safeEcho", () => {
   const words = (n: number) => "ab cd ".repeat(Math.ceil(n / 6)).slice(0, n);
@@ -45,5 +47,21 @@ describe("show and safeEcho", () => {
     expect(messages.tooManyEntries(14, 1000, 40000)).toBe(
       "inputAssetIds may list at most 14 distinct assets in at most 1000 entries; it has 40000 entries, which were not read.",
     );
+  });
+});
+
+describe("every sentence is said somewhere", () => {
+  const src = new URL("../src/", import.meta.url);
+  /** The source of every module but the two sentence files, where a sentence is used as `.name(` or `.name,`. */
+  const code = readdirSync(src, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts") && file !== "messages.ts" && file !== "server/messages.ts")
+    .map((file) => readFileSync(new URL(file, src), "utf8"))
+    .join("\n");
+
+  it("N15, S12: each sentence of messages and serverMessages is used by a module of src/ (no dead sentence to keep in step)", () => {
+    const unused = [...Object.keys(messages), ...Object.keys(serverMessages)].filter(
+      (name) => !new RegExp(`\\.${name}\\b`).test(code),
+    );
+    expect(unused).toEqual([]);
   });
 });
