@@ -6,8 +6,18 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 /** What the PostgreSQL project runs: the store's own tests, and the server suites on that store. */
 const postgresSuites = ["test/postgres/**/*.test.ts", "test/server/**/*.test.ts", "test/reliability/**/*.test.ts"];
 
-/** What the fast loop leaves to `npm test`: a browser, a database, Python, dist/ or a child process. */
-const UNIT_EXCLUDES = ["test/postgres/**", "test/playground/**", "test/testdouble/**", "test/package/**", "test/cli/**"];
+/**
+ * What the fast loop leaves to `npm test`: a browser, a database, Python, dist/ or a child process
+ * (the OpenAPI test formats the types it generates with biome, in a child process).
+ */
+const UNIT_EXCLUDES = [
+  "test/postgres/**",
+  "test/playground/**",
+  "test/testdouble/**",
+  "test/package/**",
+  "test/cli/**",
+  "test/server/openapi.test.ts",
+];
 
 export default defineConfig({
   resolve: {
@@ -44,6 +54,11 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...UNIT_EXCLUDES],
           // A quarter of the properties' runs: npm test runs them all.
           env: { FC_RUNS: process.env.FC_RUNS ?? "25" },
+          // One module graph per worker thread, not one per file: the core, the server, valibot and
+          // fast-check load once per worker. The files share no state that one of them changes (a
+          // server, a store or a catalog is made per test; a spied console is restored after each).
+          pool: "threads",
+          isolate: false,
         },
       },
       {
