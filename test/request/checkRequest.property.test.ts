@@ -157,6 +157,12 @@ function reference(hostilities: Hostility[]): { path: string; code: string }[] {
   return list.length > BOUNDS.maxIssues ? [...list.slice(0, BOUNDS.maxIssues), { path: "", code: "too_many_issues" }] : list;
 }
 
+/**
+ * Any code point, a lone surrogate too: the values of fast-check's `binary` unit, whose first use in
+ * a property builds a reverse table of all 1,114,112 of them (about a second) that nothing here needs.
+ */
+const anyCodePoint = fc.integer({ min: 0, max: 0x10ffff }).map((point) => String.fromCodePoint(point));
+
 describe("checkRequest and normalizeRequest on hostile bodies", () => {
   it("S15: property: many bad ids, many unknown keys, huge keys, huge and deep values: at most 51 short issues, the reference's verdict", () => {
     fc.assert(
@@ -190,7 +196,7 @@ describe("checkRequest and normalizeRequest on hostile bodies", () => {
 
   it("S15: property: an unknown field's name or value, whatever its size, never comes back longer than 40 code points", () => {
     fc.assert(
-      fc.property(validCase(), fc.string({ minLength: 1, maxLength: 2000, unit: "binary" }), jsonValue, (c, name, value) => {
+      fc.property(validCase(), fc.string({ minLength: 1, maxLength: 2000, unit: anyCodePoint }), jsonValue, (c, name, value) => {
         fc.pre(!ORACLE_FIELDS.includes(name));
         const found = issuesOf(checkRequest({ ...c.body, [name]: value }));
         const issue = found.find((i) => i.code === "unknown_field");
