@@ -6,8 +6,24 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 /** What the PostgreSQL project runs: the store's own tests, and the server suites on that store. */
 const postgresSuites = ["test/postgres/**/*.test.ts", "test/server/**/*.test.ts", "test/reliability/**/*.test.ts"];
 
-/** What the fast loop leaves to `npm test`: a browser, a database, Python, dist/ or a child process. */
-const UNIT_EXCLUDES = ["test/postgres/**", "test/playground/**", "test/testdouble/**", "test/package/**", "test/cli/**"];
+/**
+ * What the fast loop leaves to `npm test`: a browser, a database, Python, dist/ or a child process
+ * (the OpenAPI test formats the types it generates with biome, in a child process).
+ */
+const UNIT_EXCLUDES = [
+  "test/postgres/**",
+  "test/playground/**",
+  "test/testdouble/**",
+  "test/package/**",
+  "test/cli/**",
+  "test/server/openapi.test.ts",
+];
+
+/**
+ * The tests that weigh the heap: the fast loop runs them in a worker of their own (`unit-heap`), since
+ * code that other files leave loaded in a shared worker is flushed while they measure.
+ */
+const HEAP_TESTS = ["test/server/memoryGrowth.test.ts"];
 
 export default defineConfig({
   resolve: {
@@ -36,14 +52,31 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "memory", exclude: [...configDefaults.exclude, "test/postgres/**"] } },
       {
-        // The fast loop (npm run test:unit): the memory project without what needs a browser, a
-        // database, Python, the built package or a spawned process. npm test runs the other two.
+        // The fast loop (npm run test:unit, with unit-heap): the memory project without what needs a
+        // browser, a database, Python, the built package or a spawned process. npm test runs the
+        // memory and postgres projects.
         extends: true,
         test: {
           name: "unit",
-          exclude: [...configDefaults.exclude, ...UNIT_EXCLUDES],
+          exclude: [...configDefaults.exclude, ...UNIT_EXCLUDES, ...HEAP_TESTS],
           // A quarter of the properties' runs: npm test runs them all.
           env: { FC_RUNS: process.env.FC_RUNS ?? "25" },
+          // One module graph per worker thread, not one per file: the core, the server, valibot and
+          // fast-check load once per worker. The files share no state that one of them changes (a
+          // server, a store or a catalog is made per test; a spied console is restored after each).
+          pool: "threads",
+          isolate: false,
+        },
+      },
+      {
+        // The rest of the fast loop, isolated as the memory project is. Not `extends: true`: that
+        // would add the root `include` to this one.
+        test: {
+          name: "unit-heap",
+          include: HEAP_TESTS,
+          setupFiles: ["test/setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
         },
       },
       {

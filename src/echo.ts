@@ -39,6 +39,30 @@ function long(run: string): boolean {
   return points >= HIDDEN_RUN_CHARS;
 }
 
+/** What ends a cut text: the sign that more followed. */
+const CUT_MARK = "...";
+
+/**
+ * Cuts a text to at most `max` UTF-16 units, never between the two halves of a surrogate pair (the
+ * pair goes whole), and marks the cut with `...`; a text of `max` units or fewer comes back as it
+ * is. On printable ASCII, which is all {@link safeEcho} returns, a unit is a character. The one cut
+ * of a client's text: an echo and each field of an error answer (S15) are cut by it.
+ *
+ * @param text - Any text.
+ * @param max - The most units kept before `...`.
+ * @returns The text, or its first `max` units (one fewer where a pair would be split) and `...`.
+ * @example
+ * ```ts
+ * cut("abcdef", 3); // "abc..."
+ * cut("ab\u{1F600}", 3); // "ab..." (the emoji is two units, kept whole or not at all)
+ * ```
+ */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return `${text.slice(0, end)}${CUT_MARK}`;
+}
+
 /**
  * A client's text made safe to send back or log: each run of {@link HIDDEN_RUN_CHARS} or more
  * key-alphabet characters (letters, digits, `_`, `-`, `%` and characters not shown) becomes
@@ -61,8 +85,8 @@ function long(run: string): boolean {
 export function safeEcho(value: string, max: number = MAX_ECHO_CHARS): string {
   let out = "";
   let i = 0;
-  while (i < value.length) {
-    if (out.length >= max) return `${out.slice(0, max)}...`;
+  // Read one piece past `max` when there is more: {@link cut} then sees that there was more.
+  while (i < value.length && out.length <= max) {
     RUN.lastIndex = i;
     const run = RUN.exec(value)?.[0];
     if (run === undefined) {
@@ -73,7 +97,7 @@ export function safeEcho(value: string, max: number = MAX_ECHO_CHARS): string {
     i += run.length;
     if (!long(run)) out += run.replace(UNSHOWN, "?");
     else if (out.length + HIDDEN.length <= max) out += HIDDEN;
-    else return `${out}...`; // never half a mask
+    else return `${out}${CUT_MARK}`; // never half a mask
   }
-  return out.length > max ? `${out.slice(0, max)}...` : out;
+  return cut(out, max);
 }

@@ -1,7 +1,10 @@
-/** The sentences of the core: how a received value is shown, made safe and cut, inside them. */
+/** The sentences of the core and of the server: how a received value is shown, made safe and cut, inside them. */
+import { readdirSync, readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HIDDEN, HIDDEN_RUN_CHARS, safeEcho } from "../src/echo.js";
+import { cut, HIDDEN, HIDDEN_RUN_CHARS, safeEcho } from "../src/echo.js";
 import { messages, show } from "../src/messages.js";
+import { serverMessages } from "../src/server/messages.js";
 
 describe("show and safeEcho", () => {
   const words = (n: number) => "ab cd ".repeat(Math.ceil(n / 6)).slice(0, n);
@@ -45,5 +48,68 @@ describe("show and safeEcho", () => {
     expect(messages.tooManyEntries(14, 1000, 40000)).toBe(
       "inputAssetIds may list at most 14 distinct assets in at most 1000 entries; it has 40000 entries, which were not read.",
     );
+  });
+});
+
+describe("every sentence is said somewhere", () => {
+  const src = new URL("../src/", import.meta.url);
+  /** The source of every module but the two sentence files, where a sentence is used as `.name(` or `.name,`. */
+  const code = readdirSync(src, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts") && file !== "messages.ts" && file !== "server/messages.ts")
+    .map((file) => readFileSync(new URL(file, src), "utf8"))
+    .join("\n");
+
+  it("N15, S12: each sentence of messages and serverMessages is used by a module of src/ (no dead sentence to keep in step)", () => {
+    const unused = [...Object.keys(messages), ...Object.keys(serverMessages)].filter(
+      (name) => !new RegExp(`\\.${name}\\b`).test(code),
+    );
+    expect(unused).toEqual([]);
+  });
+});
+
+describe("cut, the one cut of a client's text (S15)", () => {
+  it("S15: a text of max units or fewer comes back whole; a longer one keeps max units and ends in ...", () => {
+    expect(cut("abc", 3)).toBe("abc");
+    expect(cut("", 0)).toBe("");
+    expect(cut("abcd", 3)).toBe("abc...");
+    expect(cut("abcdef", 0)).toBe("...");
+  });
+
+  it("S15: a cut never splits a surrogate pair: the pair goes whole or not at all", () => {
+    expect(cut("ab\u{1F600}", 3)).toBe("ab...");
+    expect(cut("ab\u{1F600}", 4)).toBe("ab\u{1F600}");
+    expect(cut("a\u{1F600}b", 3)).toBe("a\u{1F600}...");
+    // a lone high surrogate at the end of the cut goes too; a lone low one stays
+    expect(cut("ab\ud800cd", 3)).toBe("ab...");
+    expect(cut("ab\udc00cd", 3)).toBe("ab\udc00...");
+  });
+
+  it("S15: property: a cut is a prefix of the text, at most max units, with no split pair, and ... exactly when it is shorter", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)), maxLength: 40 }),
+        fc.integer({ min: 0, max: 45 }),
+        (text, max) => {
+          const out = cut(text, max);
+          if (text.length <= max) {
+            expect(out).toBe(text);
+            return;
+          }
+          expect(out.endsWith("...")).toBe(true);
+          const kept = out.slice(0, -3);
+          expect(text.startsWith(kept)).toBe(true);
+          expect(kept.length === max || (kept.length === max - 1 && /[\uD800-\uDBFF]/.test(text.charAt(max - 1)))).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it("S15: safeEcho cuts with cut: an echo of max characters and more input ends in ..., one of max and no more does not", () => {
+    expect(safeEcho("abc", 3)).toBe("abc");
+    expect(safeEcho("abc d", 3)).toBe("abc...");
+    expect(safeEcho("ab ", 3)).toBe("ab ");
+    expect(safeEcho("ab cd", 3)).toBe("ab ...");
+    expect(safeEcho("ab", 0)).toBe("...");
+    expect(safeEcho("", 0)).toBe("");
   });
 });

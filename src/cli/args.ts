@@ -1,6 +1,15 @@
-/** Command-line values shared by the commands: whole numbers and the instant to price at. */
+/** Command-line values shared by the commands: their common options, whole numbers and the instant to price at. */
 import { type Catalog, catalog, catalogAt, catalogHistory } from "../index.js";
 import { type CliIo, UsageError } from "./io.js";
+
+/** `--json` and `--help`, which every command but `serve` takes. */
+export const JSON_AND_HELP = {
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** {@link JSON_AND_HELP} and `--at`, for the commands that read the catalog. */
+export const CATALOG_OPTIONS = { at: { type: "string" }, ...JSON_AND_HELP } as const;
 
 /**
  * Reads a whole-number argument; anything that is not written as one is a usage error, so that

@@ -2,9 +2,9 @@ import { parseArgs } from "node:util";
 import { type Charge, capabilities, checkRequest, InvalidRequestError, type Issue } from "../index.js";
 import { priceValidated } from "../pricing/computeCharge.js";
 import { parseMultiplier } from "../pricing/multiplier.js";
-import { catalogForAt, wholeNumber } from "./args.js";
+import { CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
 import { breakdownLines, credits, issueLines } from "./format.js";
-import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
+import { type CliIo, EXIT, readJson, UsageError } from "./io.js";
 
 /** `--help` text of `check`. */
 export const CHECK_HELP = `Usage: imagegen-pricing check <request.json | -> [options]
@@ -43,9 +43,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     options: {
       multiplier: { type: "string" },
       refs: { type: "string" },
-      at: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
+      ...CATALOG_OPTIONS,
     },
   });
   if (values.help) {
@@ -60,21 +58,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
   const catalog = catalogForAt(values.at, io);
   const source = positionals[0] as string;
 
-  let text: string;
-  try {
-    text = source === "-" ? await io.readStdin() : await io.readFile(source);
-  } catch (error) {
-    throw new UsageError(`Cannot read ${source}: ${(error as Error).message}`);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    // A file that is not JSON is a bad file (exit 2), like one that cannot be read: there is no
-    // request in it to judge.
-    const name = source === "-" ? "Standard input" : source;
-    throw new InputError(`${name} is not valid JSON: ${(error as Error).message}`);
-  }
+  const body = await readJson(source, io, UsageError);
 
   const checked = checkRequest(body, { catalog });
   if (!checked.success) return report(io, values.json, checked.issues);
@@ -96,7 +80,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     io.out(`${JSON.stringify({ valid: true, request, charge }, null, 2)}\n`);
     return EXIT.ok;
   }
-  const surcharge = capabilities(charge.modelId, catalog)?.referenceSurchargeCredits ?? 0;
+  const surcharge = capabilities(charge.modelId, { catalog })?.referenceSurchargeCredits ?? 0;
   io.out(
     `${[
       `Valid. ${request.modelId}, ${request.generationType}, ${request.aspectRatio}, ${request.resolution}, quality ${request.quality}, background ${request.background}`,

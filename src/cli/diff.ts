@@ -4,8 +4,9 @@ import * as v from "valibot";
 import { type Catalog, type CatalogChange, defineCatalogHistory, diffCatalogs } from "../index.js";
 import { changeLabel, changeValue } from "../models/diff.js";
 import { CatalogSchema } from "../models/modelSpec.js";
+import { JSON_AND_HELP } from "./args.js";
 import { table } from "./format.js";
-import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
+import { type CliIo, EXIT, InputError, readJson, UsageError } from "./io.js";
 
 /** `--help` text of `diff`. */
 export const DIFF_HELP = `Usage: imagegen-pricing diff <before.json> <after.json> [--json]
@@ -161,18 +162,7 @@ function listed(problems: readonly string[]): string {
 
 /** A file's catalogs, oldest first: one for a catalog file, every entry of a history file. */
 async function load(source: string, io: CliIo): Promise<{ catalogs: readonly Catalog[]; history: boolean }> {
-  let text: string;
-  try {
-    text = source === "-" ? await io.readStdin() : await io.readFile(source);
-  } catch (error) {
-    throw new InputError(`Cannot read ${source}: ${(error as Error).message}`);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`${source} is not valid JSON: ${(error as Error).message}`);
-  }
+  const data = await readJson(source, io);
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw new InputError(`${source} must hold a catalog object or a catalog history ({ "catalogs": [...] }).`);
   }
@@ -245,7 +235,7 @@ export async function runDiff(args: string[], io: CliIo): Promise<number> {
     args,
     strict: true,
     allowPositionals: true,
-    options: { json: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } },
+    options: JSON_AND_HELP,
   });
   if (values.help) {
     io.out(DIFF_HELP);

@@ -29,3 +29,33 @@ export class UsageError extends Error {
 export class InputError extends Error {
   override readonly name = "InputError";
 }
+
+/**
+ * Reads a JSON file, or standard input for `-`, before anything in it is judged.
+ *
+ * @param source - A file name, or `-` for standard input.
+ * @param io - Where to read.
+ * @param Unreadable - The error of a file that cannot be read (default {@link InputError}).
+ * @returns The parsed JSON value.
+ * @throws `Unreadable` naming the file when it cannot be read; InputError naming it (or standard input)
+ *   and where the JSON breaks when it is not JSON.
+ */
+export async function readJson(
+  source: string,
+  io: Pick<CliIo, "readFile" | "readStdin">,
+  Unreadable: new (message: string) => Error = InputError,
+): Promise<unknown> {
+  let text: string;
+  try {
+    text = source === "-" ? await io.readStdin() : await io.readFile(source);
+  } catch (error) {
+    throw new Unreadable(`Cannot read ${source}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    // A file that is not JSON is a bad file (exit 2), like one that cannot be read: there is nothing
+    // in it to judge.
+    throw new InputError(`${source === "-" ? "Standard input" : source} is not valid JSON: ${(error as Error).message}`);
+  }
+}

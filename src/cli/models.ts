@@ -1,7 +1,7 @@
 /** The `models` command: what each model of a catalog accepts, as two tables or JSON. */
 import { parseArgs } from "node:util";
 import { type Capabilities, capabilities } from "../index.js";
-import { catalogForAt } from "./args.js";
+import { CATALOG_OPTIONS, catalogForAt } from "./args.js";
 import { table } from "./format.js";
 import { type CliIo, EXIT } from "./io.js";
 
@@ -37,11 +37,7 @@ export async function runModels(args: string[], io: CliIo): Promise<number> {
     args,
     strict: true,
     allowPositionals: false,
-    options: {
-      at: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+    options: CATALOG_OPTIONS,
   });
   if (values.help) {
     io.out(MODELS_HELP);
@@ -49,7 +45,7 @@ export async function runModels(args: string[], io: CliIo): Promise<number> {
   }
   const catalog = catalogForAt(values.at, io);
   const all = Object.keys(catalog.models)
-    .map((id) => capabilities(id, catalog))
+    .map((id) => capabilities(id, { catalog }))
     .filter((c): c is Capabilities => c !== undefined);
   if (values.json) {
     io.out(`${JSON.stringify(all, null, 2)}\n`);

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { capabilities, quote } from "../index.js";
-import { catalogForAt, wholeNumber } from "./args.js";
+import { CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
 import { breakdownLines, credits } from "./format.js";
 import { type CliIo, EXIT, UsageError } from "./io.js";
 
@@ -48,9 +48,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
       refs: { type: "string" },
       multiplier: { type: "string" },
       images: { type: "string", short: "n" },
-      at: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
+      ...CATALOG_OPTIONS,
     },
   });
   if (values.help) {
@@ -83,7 +81,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const b = result.breakdown;
-  const surcharge = capabilities(b.modelId, catalog)?.referenceSurchargeCredits ?? 0;
+  const surcharge = capabilities(b.modelId, { catalog })?.referenceSurchargeCredits ?? 0;
   const lines = [
     `${b.modelId}, ${b.resolution}, quality ${b.quality}: ${credits(result.credits)} per image`,
     breakdownLines(b, surcharge),

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { modelRequestJsonSchema, requestJsonSchema } from "../jsonSchema.js";
-import { catalogForAt } from "./args.js";
+import { CATALOG_OPTIONS, catalogForAt } from "./args.js";
 import { type CliIo, EXIT, UsageError } from "./io.js";
 
 /** `--help` text of `schema`. */
@@ -32,9 +32,7 @@ export async function runSchema(args: string[], io: CliIo): Promise<number> {
     allowPositionals: false,
     options: {
       model: { type: "string", short: "m" },
-      at: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
+      ...CATALOG_OPTIONS,
     },
   });
   if (values.help) {

@@ -1,7 +1,7 @@
 import type { AspectRatio, Background, GenerationType, OutputFormat, Quality, Resolution } from "../types.js";
-import { catalog as builtIn } from "./catalog.js";
+import { type CatalogOptions, resolveCatalog } from "./catalogOptions.js";
 import { GENERATION_TYPES } from "./lists.js";
-import { type Catalog, findModel } from "./modelSpec.js";
+import { findModel } from "./modelSpec.js";
 
 /** What a model accepts, for a UI that offers only valid options. */
 export type Capabilities = {
@@ -24,15 +24,18 @@ export type Capabilities = {
  * Lists what a model accepts, read from the catalog.
  *
  * @param modelId - The model to describe.
- * @param catalog - The catalog to read (default: the built-in one).
+ * @param options - `catalog` (a catalog, or a price history) and `at`, as for every core function
+ *   (default: the built-in catalog).
  * @returns The model's options and limits, or `undefined` for a model the catalog does not have.
+ * @throws TypeError when a catalog is given in the place of the options (the 0.2.0 form).
  * @example
  * ```ts
  * capabilities("gamma-image-1.5")?.aspectRatios; // ["1:1", "16:9", "9:16", "3:2", "2:3"]
+ * capabilities("my-model", { catalog: myCatalog })?.resolutions;
  * ```
  */
-export function capabilities(modelId: string, catalog: Catalog = builtIn): Capabilities | undefined {
-  const model = findModel(catalog, modelId);
+export function capabilities(modelId: string, options?: CatalogOptions): Capabilities | undefined {
+  const model = findModel(resolveCatalog(options, "capabilities"), modelId);
   if (!model) return undefined;
   return {
     modelId: model.id,

@@ -53,17 +53,6 @@ export const serverMessages = {
   noCatalogInForce: (firstVersion: string, seconds: number) =>
     `No prices are in force yet: the first catalog takes effect at ${firstVersion}T00:00:00.000Z; nothing was charged. Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,
 
-  // quote spec (S11)
-  specNotObject: (got: unknown) => `A quote spec must be a JSON object; received ${show(got)}.`,
-  specUnknownField: (field: string) =>
-    `${show(field)} is not a field of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.`,
-  specRequired: (field: string) => `${field} is required.`,
-  specWrongType: (field: string, expected: string, got: unknown) => `${field} must be ${expected}; received ${show(got)}.`,
-  specOption: (field: string, got: unknown, allowed: readonly string[]) =>
-    `${field} ${show(got)} is not accepted; use one of ${list(allowed)}.`,
-  specReferenceCount: (max: number, got: unknown) =>
-    `referenceImageCount must be a whole number from 0 to ${max}; received ${show(got)}.`,
-
   // admin
   invalidCredits: (got: unknown) => `credits must be a non-negative whole number; received ${show(got)}.`,
   creditsTooLarge: (credits: number, balance: number, held = 0) =>

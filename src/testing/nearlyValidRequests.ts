@@ -114,6 +114,18 @@ const unsupported = (
 
 const STRING_FIELDS = REQUEST_FIELDS.filter((f) => f !== "imageCount" && f !== "inputAssetIds");
 
+/**
+ * The two ways to break a trimmed text of 1 to `max` code points (N4, N13): blank after trimming
+ * (`too_short`), or 1 to `over` code points too long (`too_long`).
+ */
+const badLengths = (field: string, max: number, over: number): Arbitrary<Break>[] => [
+  blank.map((x): Break => ({ set: { [field]: x }, path: field, codes: ["too_short"] })),
+  fc
+    .integer({ min: max + 1, max: max + over })
+    .chain(textOfLength)
+    .map((x): Break => ({ set: { [field]: x }, path: field, codes: ["too_long"] })),
+];
+
 const BREAKERS: Record<BreakableRule, Breaker> = {
   N1: {
     usable: always,
@@ -167,11 +179,7 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
     arb: () =>
       fc.oneof(
         fc.constant<Break>({ drop: ["prompt"], path: "prompt", codes: ["required"] }),
-        blank.map((x): Break => ({ set: { prompt: x }, path: "prompt", codes: ["too_short"] })),
-        fc
-          .integer({ min: LIMITS.promptMaxChars + 1, max: LIMITS.promptMaxChars + 3 })
-          .chain(textOfLength)
-          .map((x): Break => ({ set: { prompt: x }, path: "prompt", codes: ["too_long"] })),
+        ...badLengths("prompt", LIMITS.promptMaxChars, 3),
       ),
   },
   N5: {
@@ -231,17 +239,7 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
         ),
       ),
   },
-  N13: {
-    usable: always,
-    arb: () =>
-      fc.oneof(
-        blank.map((x): Break => ({ set: { idempotencyKey: x }, path: "idempotencyKey", codes: ["too_short"] })),
-        fc
-          .integer({ min: LIMITS.idempotencyKeyMaxChars + 1, max: LIMITS.idempotencyKeyMaxChars + 20 })
-          .chain(textOfLength)
-          .map((x): Break => ({ set: { idempotencyKey: x }, path: "idempotencyKey", codes: ["too_long"] })),
-      ),
-  },
+  N13: { usable: always, arb: () => fc.oneof(...badLengths("idempotencyKey", LIMITS.idempotencyKeyMaxChars, 20)) },
   N14: {
     usable: always,
     arb: () =>

@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { safeEcho } from "../../src/echo.js";
+import type { BreakableRule } from "../../src/testing/nearlyValidRequests.js";
 import {
   ALL_RATIOS,
   isQualityModel,
@@ -181,31 +182,6 @@ export function validCase(model?: OracleModel): fc.Arbitrary<ValidCase> {
 // ---------------------------------------------------------------------------------------------
 // Breaking exactly one rule
 
-/** The rules a request body can break on its own. N15 combines them; V7, V8 and P are not request rules. */
-export const BREAKABLE = [
-  "N1",
-  "N2",
-  "N3",
-  "N4",
-  "N5",
-  "N6",
-  "N7",
-  "N8",
-  "N9",
-  "N10",
-  "N11",
-  "N12",
-  "N13",
-  "N14",
-  "V1",
-  "V2",
-  "V3",
-  "V4",
-  "V5",
-  "V6",
-] as const;
-export type Breakable = (typeof BREAKABLE)[number];
-
 /** How to break a valid body: set or drop fields (or replace the whole body), and what the verdict names. */
 export type Break = {
   set?: Record<string, unknown>;
@@ -216,7 +192,7 @@ export type Break = {
 };
 
 /** A request that breaks exactly `rule`, and the issue it must get. */
-export type NearlyValid = { rule: Breakable; model: OracleModel; body: unknown; path: string; codes: readonly string[] };
+export type NearlyValid = { rule: BreakableRule; model: OracleModel; body: unknown; path: string; codes: readonly string[] };
 
 export function applyBreak(body: Record<string, unknown>, b: Break): unknown {
   if (b.replace) return b.replace.value;
@@ -266,7 +242,10 @@ const wrongType = (type: "string" | "number" | "array") =>
 const t2i = (ids: string[]): Record<string, unknown> => ({ generationType: "text-to-image", inputAssetIds: ids });
 
 /** One generator per rule id: given a valid case, the ways to break only that rule. */
-export const BREAKERS: Record<Breakable, { applies: (m: OracleModel) => boolean; arb: (c: ValidCase) => fc.Arbitrary<Break> }> = {
+export const BREAKERS: Record<
+  BreakableRule,
+  { applies: (m: OracleModel) => boolean; arb: (c: ValidCase) => fc.Arbitrary<Break> }
+> = {
   N1: { applies: () => true, arb: () => notAnObject.map((value) => ({ replace: { value }, path: "", codes: ["invalid_type"] })) },
   N2: {
     applies: () => true,
@@ -529,10 +508,10 @@ export const BREAKERS: Record<Breakable, { applies: (m: OracleModel) => boolean;
 };
 
 /** The models on which `rule` can be broken. */
-export const modelsBreaking = (rule: Breakable): OracleModel[] => ORACLE_MODEL_IDS.filter((m) => BREAKERS[rule].applies(m));
+export const modelsBreaking = (rule: BreakableRule): OracleModel[] => ORACLE_MODEL_IDS.filter((m) => BREAKERS[rule].applies(m));
 
 /** Requests that break exactly `rule` (on any model where it can be broken). */
-export function nearlyValid(rule: Breakable): fc.Arbitrary<NearlyValid> {
+export function nearlyValid(rule: BreakableRule): fc.Arbitrary<NearlyValid> {
   return fc
     .constantFrom(...modelsBreaking(rule))
     .chain((m) => validCase(m))

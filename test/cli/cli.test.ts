@@ -415,6 +415,7 @@ describe("imagegen-pricing diff", () => {
     const cases: [string[], RegExp][] = [
       [["diff", "missing.json", "after.json"], /^Cannot read missing\.json: ENOENT/],
       [["diff", "bad.json", "after.json"], /^bad\.json is not valid JSON: /],
+      [["diff", "-", "after.json"], /^Standard input is not valid JSON: /],
       [["diff", "before.json", "list.json"], /^list\.json must hold a catalog object or a catalog history/],
       [
         ["diff", "invalid.json", "after.json"],

@@ -144,7 +144,7 @@ describe("V7: a made-up model added to a copy of the catalog", () => {
         { account: { multiplier: "1.5" }, catalog: extended },
       ).credits,
     ).toBe(98);
-    expect(capabilities("zeta-1", extended)?.outputFormat).toBe("webp");
+    expect(capabilities("zeta-1", { catalog: extended })?.outputFormat).toBe("webp");
   });
 });
 

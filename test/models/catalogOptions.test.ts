@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type Catalog,
+  capabilities,
   catalog,
   catalogHistory,
   checkRequest,
@@ -46,6 +47,18 @@ describe("one options bag: catalog (a catalog or a history) and at", () => {
     expect(validateForModel(checked.output, { catalog: history, at }).success).toBe(true);
   });
 
+  it("P8: capabilities reads the same options: a catalog, or a history at `at`; without them the newest built-in catalog", () => {
+    const more = beta2.maxImageCount + 1;
+    const wider: Catalog = { ...later, models: { ...later.models, beta2: { ...beta2, maxImageCount: more } } };
+    const grown = defineCatalogHistory([catalog, wider]);
+    expect(capabilities("beta2", { catalog: grown, at: "2026-11-30T23:59:59.999Z" })?.maxImageCount).toBe(beta2.maxImageCount);
+    expect(capabilities("beta2", { catalog: grown, at: "2026-12-01" })?.maxImageCount).toBe(more);
+    expect(capabilities("beta2", { catalog: wider })?.maxImageCount).toBe(more);
+    expect(capabilities("beta2")?.maxImageCount).toBe(beta2.maxImageCount);
+    expect(() => capabilities("beta2", { catalog: wider, at: "2026-11-30" })).toThrow(NoCatalogInForceError);
+    expect(capabilities("zeta-1", { catalog: wider })).toBeUndefined();
+  });
+
   it("P8: without `catalog`, `at` reads the built-in history; without either, the newest built-in catalog applies", () => {
     const first = catalogHistory[0] as Catalog;
     expect(quote(spec, { at: `${first.version}T00:00:00Z` }).catalogVersion).toBe(first.version);
@@ -81,5 +94,7 @@ describe("one options bag: catalog (a catalog or a history) and at", () => {
     expect(() => checkRequest(body, catalog as any)).toThrow(/checkRequest\(input, \{ catalog \}\)/);
     // biome-ignore lint/suspicious/noExplicitAny: as above
     expect(() => computeCharge(request.output, catalog as any)).toThrow(/computeCharge\(input, \{ catalog \}\)/);
+    // biome-ignore lint/suspicious/noExplicitAny: as above
+    expect(() => capabilities("beta2", catalog as any)).toThrow(/capabilities\(input, \{ catalog \}\)/);
   });
 });

@@ -2,6 +2,7 @@
  * What the server answers ({@link Outgoing}): JSON with a `Request-Id` header, error answers kept
  * small whatever the request (S15), and the web `Response` of an answer.
  */
+import { cut } from "../../echo.js";
 import type { Issue } from "../../types.js";
 import { type ErrorBody, type Failure, SERVER_ERRORS } from "../errors.js";
 import { serverMessages as m } from "../messages.js";
@@ -30,21 +31,6 @@ const ISSUES_BUDGET_BYTES = 16 * 1024;
 const MAX_PATH_CHARS = 100;
 const MAX_MESSAGE_CHARS = 300;
 const MAX_CODE_CHARS = 64;
-
-/**
- * Cuts a text to at most `max` UTF-16 units (never in the middle of a surrogate pair), marking the
- * cut with `...`.
- *
- * @param text - Any text.
- * @param max - The longest text kept, before the mark.
- * @returns The text, or its start and `...`.
- * @internal
- */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return `${text.slice(0, end)}...`;
-}
 
 /** The UTF-8 length of a text, or a little more (each half of a surrogate pair counts 3 bytes, not 2). */
 function utf8Bytes(text: string): number {

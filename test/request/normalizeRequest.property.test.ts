@@ -2,10 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { safeEcho } from "../../src/echo.js";
 import { computeCharge, normalizeRequest } from "../../src/index.js";
+import { BREAKABLE_RULES } from "../../src/testing/nearlyValidRequests.js";
 import {
   applyBreak,
   applyBreaks,
-  BREAKABLE,
   BREAKERS,
   COMBINABLE,
   distinctIds,
@@ -22,7 +22,7 @@ import { expectOnly, expectWellFormed, issuesOf, verdict } from "../properties/h
 /** Valid bodies and bodies that break one rule, the domain of the laws below. */
 const anyBody = fc.oneof(
   { weight: 2, arbitrary: validCase().map((c) => c.body as unknown) },
-  { weight: 3, arbitrary: fc.constantFrom(...BREAKABLE).chain((rule) => nearlyValid(rule).map((n) => n.body)) },
+  { weight: 3, arbitrary: fc.constantFrom(...BREAKABLE_RULES).chain((rule) => nearlyValid(rule).map((n) => n.body)) },
 );
 
 describe("normalizeRequest: one property per rule", () => {
@@ -173,7 +173,7 @@ describe("normalizeRequest: one property per rule", () => {
 });
 
 describe("law: a request that breaks exactly one rule is rejected at that rule's path, and only for that reason", () => {
-  for (const rule of BREAKABLE) {
+  for (const rule of BREAKABLE_RULES) {
     it(`${rule}: property: a request breaking only ${rule} is rejected with an issue at its path, and no other`, () => {
       fc.assert(
         fc.property(nearlyValid(rule), (n) => {

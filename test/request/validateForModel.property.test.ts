@@ -234,7 +234,7 @@ describe("V7: the model table drives validation and pricing", () => {
             { catalog: extended },
           );
           expect(q.credits).toBe(priceable ? (base as number) + spec.referenceSurchargeCredits * f.refs : null);
-          expect(capabilities(spec.id, extended)?.outputFormat).toBe(spec.outputFormat);
+          expect(capabilities(spec.id, { catalog: extended })?.outputFormat).toBe(spec.outputFormat);
         },
       ),
     );
