@@ -15,6 +15,7 @@ import type { Incoming } from "../http/incoming.js";
 import { failure, json, jsonText, type Outgoing } from "../http/respond.js";
 import { serverMessages as m } from "../messages.js";
 import { createAdminOpenApiDocument } from "../openapi/admin.js";
+import { controlRoutes } from "./faults.js";
 import { type Admin, AdminError, type AdminErrorCode } from "./methods.js";
 import { adminFailure, createAdminGuard } from "./token.js";
 
@@ -253,6 +254,7 @@ export function adminMount(token: string, admin: () => Admin): Mount {
       },
     ],
     ...ROUTES.map(([pattern, route]) => [`/admin/${pattern}`, endpoint(route, admin)] as const),
+    ...controlRoutes(admin),
   ];
   return { prefix: "/admin", guard: createAdminGuard(token), routes };
 }
