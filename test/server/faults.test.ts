@@ -7,7 +7,15 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningServer, serve } from "../../src/node/index.js";
-import { AnswerLostError, FAULT_KINDS, type ReferenceServer } from "../../src/server/index.js";
+import {
+  AnswerLostError,
+  createAdminOpenApiDocument,
+  FAULT_KINDS,
+  FAULT_LIMITS,
+  FAULT_METHODS,
+  FAULT_PATHS,
+  type ReferenceServer,
+} from "../../src/server/index.js";
 import { adminCodeOf, BASE, errorOf, makeServer, setup } from "./helpers.js";
 
 const TOKEN = "admin-token-for-fault-tests";
@@ -244,6 +252,51 @@ describe("the fault routes (S17)", () => {
     }
     expect(await adminCodeOf(s.admin.addFault({ kind: "nope" } as never))).toBe("invalid_fault");
     expect(await s.admin.faults()).toEqual([]);
+  });
+});
+
+describe("the controls in the admin OpenAPI document (S17)", () => {
+  it("S17: every control route has a request example and an answer example, and the document's values are the server's", () => {
+    const doc = createAdminOpenApiDocument() as unknown as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody?: Record<string, unknown>;
+            parameters?: { example?: unknown }[];
+            responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
+          }
+        >
+      >;
+      components: { schemas: Record<string, { properties: Record<string, { enum?: string[]; maximum?: number }> }> };
+    };
+    const routes: [string, string][] = [
+      ["/admin/faults", "post"],
+      ["/admin/faults", "get"],
+      ["/admin/faults", "delete"],
+      ["/admin/faults/{faultId}", "delete"],
+      ["/admin/requests", "get"],
+    ];
+    for (const [path, method] of routes) {
+      const operation = doc.paths[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      const answer = Object.entries(operation?.responses ?? {}).find(([status]) => status.startsWith("2"))?.[1];
+      expect(answer?.content?.["application/json"]?.example, `${method} ${path}`).toBeDefined();
+      if (method === "post") {
+        const content = operation?.requestBody?.content as Record<string, { example?: unknown }>;
+        expect(content["application/json"]?.example).toBeDefined();
+      }
+    }
+    expect(doc.paths["/admin/requests"]?.get?.parameters?.[0]?.example).toBeDefined();
+    expect(doc.paths["/admin/faults/{faultId}"]?.delete?.parameters?.[0]?.example).toBeDefined();
+    const fields = doc.components.schemas.NewFault?.properties ?? {};
+    expect(fields.kind?.enum).toEqual([...FAULT_KINDS]);
+    expect(fields.path?.enum).toEqual([...FAULT_PATHS]);
+    expect(fields.method?.enum).toEqual([...FAULT_METHODS]);
+    expect(fields.times?.maximum).toBe(FAULT_LIMITS.maxTimes);
+    expect(fields.delayMs?.maximum).toBe(FAULT_LIMITS.maxDelayMs);
+    expect(fields.retryAfterS?.maximum).toBe(FAULT_LIMITS.maxRetryAfterS);
   });
 });
 

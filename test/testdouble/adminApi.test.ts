@@ -441,6 +441,11 @@ describe("the admin OpenAPI document (S12)", () => {
         "GET /admin/jobs/{jobId}",
         "POST /admin/jobs/{jobId}/fail",
         "GET /admin/tasks/{taskId}",
+        "POST /admin/faults",
+        "GET /admin/faults",
+        "DELETE /admin/faults",
+        "DELETE /admin/faults/{faultId}",
+        "GET /admin/requests",
         "GET /admin/openapi.json",
       ].sort(),
     );
