@@ -33,8 +33,8 @@ export function directListener(respond: (incoming: Incoming) => Promise<Outgoing
         },
         () => {
           // respond() answers every error itself and rejects only when no answer is wanted (a lost
-          // answer, on purpose): the connection closes without a response.
-          res.destroy();
+          // answer, on purpose): the connection closes without a response (unless a timeout answered it).
+          if (!guard.answered(req)) res.destroy();
         },
       );
   };
