@@ -59,7 +59,7 @@ unreachable), 2 bad options or a bad fixtures file. Every error is one line on s
 Examples:
   imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token "$ADMIN_TOKEN" --log
   imagegen-pricing serve --database-url postgres://localhost/imagegen --fixtures fixtures.json
-  IMAGEGEN_ADMIN_TOKEN=... DATABASE_URL=postgres://localhost/imagegen imagegen-pricing serve --cors '*'
+  DATABASE_URL=postgres://localhost/imagegen imagegen-pricing serve --cors http://127.0.0.1:5173
 `;
 
 /** A reason to stop before serving: one line, and the exit code. */

@@ -126,6 +126,7 @@ export function createJournal(adminToken: string): Journal {
     },
     record(incoming, requestId, out, arrivedAt, durationMs) {
       const note = notes.get(incoming);
+      notes.delete(incoming);
       const entry: JournalEntry = {
         requestId,
         method: shown(incoming.method, 16),
