@@ -46,6 +46,7 @@ export const SERVER_LAYERS: readonly (readonly [name: string, prefixes: readonly
   ["catalogs", ["src/server/catalogs.ts"]],
   ["context", ["src/server/context.ts"]],
   ["keys and fixtures", ["src/server/auth.ts", "src/server/fixtures.ts"]],
+  ["test-double controls", ["src/server/faults.ts", "src/server/journal.ts"]],
   ["endpoints", ["src/server/routes/", "src/server/admin/"]],
   ["router", ["src/server/router.ts"]],
   ["server", ["src/server/createReferenceServer.ts"]],

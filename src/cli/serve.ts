@@ -13,6 +13,7 @@ import type { Catalog } from "../models/modelSpec.js";
 import { type RunningServer, serve, sha256Hex } from "../node/index.js";
 import { checkAdminToken } from "../server/admin/token.js";
 import { checkFixtures, duplicateKeyIssues, FixturesError } from "../server/fixtures.js";
+import { checkCorsOrigins } from "../server/http/cors.js";
 import { createReferenceServer, type Fixtures, type ResponseEvent, type Store } from "../server/index.js";
 import { wholeNumber } from "./args.js";
 import { type CliIo, EXIT, type UsageError } from "./io.js";
@@ -30,7 +31,9 @@ Options:
       --fixtures <file>     the starting state: users, verbatim API keys, assets (a JSON file; see
                             the fixtures JSON Schema, data/fixtures.schema.json in the package)
       --admin-token <t>     turn on the admin API under /admin/ (Authorization: Bearer <t>):
-                            16 to 256 of A-Z a-z 0-9 _ -, not starting with ck_
+                            16 to 256 of A-Z a-z 0-9 _ -, not starting with ck_; it also turns
+                            on faults (/admin/faults) and the request journal (/admin/requests)
+                            (default: the IMAGEGEN_ADMIN_TOKEN environment variable)
       --catalogs <file>     a price history instead of the built-in catalog: a JSON array of
                             catalogs, oldest first, each in force from its version date at
                             00:00 UTC (or { "catalogs": [...] }, the form of data/catalog.json)
@@ -38,12 +41,19 @@ Options:
                             connections one client address may hold open (default: 100); behind
                             a proxy, every client has its address: raise it to 1000
       --database-url <url>  keep the state in PostgreSQL (needs the pg package) instead of memory
+                            (default: the DATABASE_URL environment variable)
       --schema <name>       the PostgreSQL schema of its tables (default: imagegen)
+      --cors <origin>       let pages on this origin (such as http://127.0.0.1:5173) call the server
+                            from a browser; repeat it for more origins, or give * for any origin
       --log                 print one line per request: method, path, status, time, request id
       --json                print the startup summary and the request lines as JSON, one per line
   -h, --help                show this help
 
-Without --fixtures and --admin-token it makes a demo user with a ck_test_ key and three assets.
+The first lines say which store it uses: in memory, or PostgreSQL with the URL's password hidden.
+--admin-token and --database-url win over the environment; an --admin-token given while
+IMAGEGEN_ADMIN_TOKEN is set prints a warning on standard error (never either token).
+
+Without --fixtures and an admin token it makes a demo user with a ck_test_ key and three assets.
 Fixture keys that start with ck_test_ are printed (a test suite hard-codes them anyway); ck_live_
 keys from a file are never printed.
 
@@ -56,6 +66,7 @@ Examples:
   imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token "$ADMIN_TOKEN" --log
   imagegen-pricing serve --database-url postgres://localhost/imagegen --fixtures fixtures.json
   imagegen-pricing serve --catalogs history.json --admin-token "$ADMIN_TOKEN"
+  DATABASE_URL=postgres://localhost/imagegen imagegen-pricing serve --cors http://127.0.0.1:5173
 `;
 
 /** A reason to stop before serving: one line, and the exit code. */
@@ -73,6 +84,8 @@ class StartError extends Error {
 export type ServeControl = {
   /** Resolves (to what stopped it, for the last line) when the server should stop. */
   stop?: Promise<string>;
+  /** Where `DATABASE_URL` and `IMAGEGEN_ADMIN_TOKEN` are read (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
 };
 
 type Options = {
@@ -81,6 +94,10 @@ type Options = {
   fixtures: string | undefined;
   catalogs: string | undefined;
   adminToken: string | undefined;
+  /** Where the admin token and the database URL came from, for the first lines. */
+  adminTokenFrom: "--admin-token" | "IMAGEGEN_ADMIN_TOKEN" | undefined;
+  databaseUrlFrom: "--database-url" | "DATABASE_URL" | undefined;
+  cors: "*" | string[] | undefined;
   maxConnectionsPerAddress: number | undefined;
   databaseUrl: string | undefined;
   schema: string | undefined;
@@ -91,8 +108,12 @@ type Options = {
 /** One line, whatever a message holds. */
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim();
 
-function readOptions(args: string[]): Options | "help" {
-  let values: Record<string, string | boolean | undefined>;
+function readOptions(
+  args: string[],
+  env: Readonly<Record<string, string | undefined>>,
+  warn: (line: string) => void,
+): Options | "help" {
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args,
@@ -106,6 +127,7 @@ function readOptions(args: string[]): Options | "help" {
         "admin-token": { type: "string" },
         "max-connections-per-address": { type: "string" },
         "database-url": { type: "string" },
+        cors: { type: "string", multiple: true },
         schema: { type: "string" },
         log: { type: "boolean", default: false },
         json: { type: "boolean", default: false },
@@ -131,12 +153,35 @@ function readOptions(args: string[]): Options | "help" {
   }
   const host = text("host") ?? "127.0.0.1";
   if (host.trim() === "") throw new StartError("--host must name an address, such as 127.0.0.1 or 0.0.0.0.", EXIT.usage);
-  const adminToken = text("admin-token");
+  // An empty variable counts as unset: `FOO= cmd` is how a shell clears one for a command.
+  const fromEnv = (name: string) => (env[name] === undefined || env[name] === "" ? undefined : env[name]);
+  const envToken = fromEnv("IMAGEGEN_ADMIN_TOKEN");
+  let adminToken = text("admin-token");
+  let adminTokenFrom: Options["adminTokenFrom"] = adminToken === undefined ? undefined : "--admin-token";
+  if (adminToken !== undefined && envToken !== undefined) {
+    warn("Warning: --admin-token is used; the IMAGEGEN_ADMIN_TOKEN environment variable is set too and is ignored.");
+  } else if (adminToken === undefined && envToken !== undefined) {
+    adminToken = envToken;
+    adminTokenFrom = "IMAGEGEN_ADMIN_TOKEN";
+  }
   if (adminToken !== undefined) {
     try {
       checkAdminToken(adminToken);
     } catch (error) {
-      throw new StartError(`--admin-token: ${(error as Error).message.replace(/^adminToken /, "the token ")}`, EXIT.usage);
+      throw new StartError(`${adminTokenFrom}: ${(error as Error).message.replace(/^adminToken /, "the token ")}`, EXIT.usage);
+    }
+  }
+  const corsValues = (values.cors as string[] | undefined) ?? [];
+  let cors: Options["cors"];
+  if (corsValues.length > 0) {
+    if (corsValues.includes("*") && corsValues.length > 1) {
+      throw new StartError("--cors * allows every origin: give it alone, or list origins without it.", EXIT.usage);
+    }
+    cors = corsValues.includes("*") ? "*" : corsValues;
+    try {
+      checkCorsOrigins(cors);
+    } catch (error) {
+      throw new StartError(`--${oneLine((error as Error).message)}`, EXIT.usage);
     }
   }
   const perAddressText = text("max-connections-per-address");
@@ -148,12 +193,15 @@ function readOptions(args: string[]): Options | "help" {
       throw new StartError((error as UsageError).message, EXIT.usage);
     }
   }
-  const databaseUrl = text("database-url");
-  if (databaseUrl !== undefined && databaseUrl.trim() === "") {
+  const databaseFlag = text("database-url");
+  if (databaseFlag !== undefined && databaseFlag.trim() === "") {
     throw new StartError("--database-url must be a postgres:// URL.", EXIT.usage);
   }
+  const databaseUrl = databaseFlag ?? fromEnv("DATABASE_URL");
+  const databaseUrlFrom: Options["databaseUrlFrom"] =
+    databaseFlag !== undefined ? "--database-url" : databaseUrl === undefined ? undefined : "DATABASE_URL";
   if (text("schema") !== undefined && databaseUrl === undefined) {
-    throw new StartError("--schema needs --database-url: the in-memory store has no schema.", EXIT.usage);
+    throw new StartError("--schema needs --database-url (or DATABASE_URL): the in-memory store has no schema.", EXIT.usage);
   }
   return {
     port,
@@ -161,12 +209,36 @@ function readOptions(args: string[]): Options | "help" {
     fixtures: text("fixtures"),
     catalogs: text("catalogs"),
     adminToken,
+    adminTokenFrom,
+    databaseUrlFrom,
+    cors,
     maxConnectionsPerAddress,
     databaseUrl,
     schema: text("schema"),
     log: values.log === true,
     json: values.json === true,
   };
+}
+
+/**
+ * A database URL as it may be shown: its password (and a `password` query parameter) replaced by
+ * `***`; a text that is not a URL is not shown at all.
+ *
+ * @param url - The connection string.
+ * @returns The URL without its password.
+ */
+function maskDatabaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "(a connection string that is not a URL, not shown)";
+  }
+  if (parsed.password !== "") parsed.password = "***";
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (/^(password|sslpassword|passfile|sslkey)$/i.test(name)) parsed.searchParams.set(name, "***");
+  }
+  return parsed.href;
 }
 
 /** The largest fixtures file read: far more than any test suite's users, far less than a string's limit. */
@@ -377,6 +449,9 @@ function summary(
   const lines = [`Listening on ${url}${boundTo ? ` (bound to ${boundTo})` : ""}`, ""];
   lines.push(`Store: ${storeName}`);
   if (prices !== undefined) lines.push(prices);
+  if (options.cors !== undefined) {
+    lines.push(`CORS: pages on ${options.cors === "*" ? "any origin" : options.cors.join(", ")} may call this server`);
+  }
   if (options.fixtures !== undefined) {
     const { total, loadedNow } = counts;
     lines.push(
@@ -396,7 +471,9 @@ function summary(
   if (counts.total > users.length) lines.push(`  ... and ${counts.total - users.length} more users`);
   if (demo) lines.push("  (the key is shown once: the server keeps only its SHA-256)");
   if (options.adminToken !== undefined) {
-    lines.push(`Admin API: ${url}/admin/ with Authorization: Bearer <the --admin-token>; described at ${url}/admin/openapi.json`);
+    lines.push(
+      `Admin API: ${url}/admin/ with Authorization: Bearer <the ${options.adminTokenFrom}>; described at ${url}/admin/openapi.json`,
+    );
   }
   const tryUser = users.find((u) => u.apiKeys.some((k) => k.shown));
   const tryKey = tryUser?.apiKeys.find((k) => k.shown)?.key;
@@ -493,7 +570,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
   let store: Store | undefined;
   let running: RunningServer | undefined;
   try {
-    const options = readOptions(args);
+    const options = readOptions(args, control.env ?? process.env, (line) => io.err(`${line}\n`));
     if (options === "help") {
       io.out(SERVE_HELP);
       return EXIT.ok;
@@ -525,6 +602,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
       // The ids made for users given without one, so that what is printed is what is served.
       ...(checked?.success ? { fixtures: withIds(fixtures as Fixtures, fixtureIds) } : {}),
       ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+      ...(options.cors === undefined ? {} : { cors: options.cors }),
     });
     try {
       await server.ready();
@@ -583,13 +661,14 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     const storeName =
       options.databaseUrl === undefined
         ? "in memory (gone when the process ends)"
-        : `PostgreSQL, schema ${options.schema ?? "imagegen"}`;
+        : `PostgreSQL, schema ${options.schema ?? "imagegen"}, at ${maskDatabaseUrl(options.databaseUrl)} (from ${options.databaseUrlFrom})`;
     if (options.json) {
       write(
         JSON.stringify({
           event: "listening",
           url,
           store: options.databaseUrl === undefined ? "memory" : "postgres",
+          ...(options.databaseUrl === undefined ? {} : { databaseUrl: maskDatabaseUrl(options.databaseUrl) }),
           admin: options.adminToken !== undefined,
           ...(catalogs === undefined ? {} : { catalogs: versions }),
           userCount: counts.total,

@@ -4,10 +4,10 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { type BodyBytes, type Incoming, pathOf } from "../server/http/incoming.js";
+import { type BodyBytes, type Incoming, pathOf, queryOf } from "../server/http/incoming.js";
 import type { Outgoing } from "../server/http/respond.js";
 
-import { type Guard, writeError } from "./bounds.js";
+import type { Guard } from "./bounds.js";
 
 /**
  * A listener straight onto a reference server's handler.
@@ -32,8 +32,9 @@ export function directListener(respond: (incoming: Incoming) => Promise<Outgoing
           }
         },
         () => {
-          // respond() answers every error itself; this only keeps a broken promise from hanging the socket
-          if (!guard.answered(req)) writeError(res, "internal_error", "Something went wrong on our side.");
+          // respond() answers every error itself and rejects only when no answer is wanted (a lost
+          // answer, on purpose): the connection closes without a response (unless a timeout answered it).
+          if (!guard.answered(req)) res.destroy();
         },
       );
   };
@@ -44,6 +45,7 @@ function toIncoming(req: IncomingMessage, res: ServerResponse, guard: Guard): In
   return {
     method: req.method ?? "GET",
     path: targetPath(req.url ?? "/"),
+    query: queryOf(req.url ?? ""),
     header: (name) => req.headersDistinct[name]?.join(", ") ?? null,
     readBody: (maxBytes) => {
       guard.continueBody(req, res);

@@ -91,7 +91,20 @@ export type ServerContext = {
   readonly hashApiKey: ApiKeyHasher;
   /** The serialized OpenAPI document of the catalog in force now, made once per catalog. */
   readonly openApiText: () => string;
+  /** The test-double step once a key is checked (faults, the request journal): only with an admin token. */
+  readonly afterAuth?: AfterAuth;
 };
+
+/**
+ * What runs an authenticated service request when the test-double controls are on: it may note
+ * the caller, answer in the endpoint's place (a fault) or run the endpoint with `run`. @internal
+ */
+export type AfterAuth = (
+  incoming: Incoming,
+  caller: Caller,
+  requestId: string,
+  run: (incoming: Incoming) => Promise<Outgoing>,
+) => Promise<Outgoing>;
 
 /** The caller an API key authenticated. @internal */
 export type Caller = { readonly userId: string; readonly apiKeyId: string };
@@ -105,7 +118,7 @@ export type Handler = (incoming: Incoming, ctx: ServerContext, caller: Caller, r
  * @internal
  */
 export type Endpoint = {
-  readonly method: "GET" | "POST" | "PUT";
+  readonly method: "GET" | "POST" | "PUT" | "DELETE";
   readonly answer: (incoming: Incoming, ctx: ServerContext, requestId: string, params: readonly string[]) => Promise<Outgoing>;
 };
 

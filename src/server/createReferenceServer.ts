@@ -7,17 +7,21 @@ import type { Catalog } from "../models/modelSpec.js";
 import { createMemoryStore } from "../store/memory.js";
 import { type Store, StoreUnavailableError } from "../store/store.js";
 import { createServerClock } from "./admin/controls.js";
+import { faultMethods } from "./admin/faults.js";
 import { type Admin, createAdmin } from "./admin/methods.js";
 import { adminMount } from "./admin/routes.js";
 import { checkAdminToken } from "./admin/token.js";
 import { hashApiKey } from "./auth.js";
 import { firstCatalogStart, serverCatalogs } from "./catalogs.js";
 import type { ApiKeyHasher, LogEntry, ResponseEvent, ServerContext } from "./context.js";
+import { AnswerLostError, afterAuthentication, createFaultList } from "./faults.js";
 import { checkFixtures, type Fixtures, FixturesError, loadFixtures } from "./fixtures.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
+import { type CorsOrigins, checkCorsOrigins, withCors } from "./http/cors.js";
 import { type ClientInfo, fromRequest, type Incoming } from "./http/incoming.js";
 import { failure, type Outgoing, toResponse } from "./http/respond.js";
 import { newId } from "./ids.js";
+import { createJournal, withJournal } from "./journal.js";
 import { serverMessages as m } from "./messages.js";
 import { createRouter } from "./router.js";
 
@@ -93,15 +97,24 @@ export type ReferenceServerOptions = {
    * 16 to 256 characters of A-Z a-z 0-9 _ -, not starting with `ck_` (it is not an API key); any other is
    * an `AdminTokenError` naming the allowed lengths. Wrong tokens are counted per client address
    * (`ADMIN_TOKEN_THROTTLE`): past the limit, that address is answered 429 until its window ends.
-   * Off when absent.
+   * Off when absent. It also turns on the test-double controls (S17): faults (`admin.addFault`,
+   * `/admin/faults`) and the request journal (`admin.requests`, `/admin/requests`).
    */
   adminToken?: string;
+  /**
+   * Lets pages on other origins call the server from a browser: `"*"` (any origin) or a list of
+   * origins such as `"http://127.0.0.1:5173"`. A preflight from an allowed origin is answered 204;
+   * every answer to one gets `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.
+   * Off when absent (a preflight is then 405, like any method a path lacks).
+   */
+  cors?: CorsOrigins;
 };
 
 /** A reference server: the fetch handler of the four endpoints and the admin methods. */
 export type ReferenceServer = {
   /**
-   * Answers a request; never rejects, never answers without a `Request-Id` header. The second
+   * Answers a request; never answers without a `Request-Id` header, and never rejects except with
+   * an `AnswerLostError` when a `lose_answer` fault asked for it (the request was carried out). The second
    * argument, when the runtime gives one, tells the client's address (`{ clientAddress }`, or
    * Deno's handler info), under which wrong admin tokens are counted.
    */
@@ -168,6 +181,9 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   const checked = options.fixtures === undefined ? undefined : checkFixtures(options.fixtures, newId.user);
   if (checked && !checked.success) throw new FixturesError(checked.issues);
   const adminToken = options.adminToken === undefined ? undefined : checkAdminToken(options.adminToken);
+  const cors = options.cors === undefined ? undefined : checkCorsOrigins(options.cors);
+  // The test-double controls (S17) exist only with an admin token, like the admin API.
+  const controls = adminToken === undefined ? undefined : { faults: createFaultList(), journal: createJournal(adminToken) };
   const ctx: ServerContext = {
     store: options.store ?? createMemoryStore(),
     catalogs,
@@ -180,6 +196,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     log: options.log ?? defaultLog,
     hashApiKey: options.hashApiKey ?? hashApiKey,
     openApiText: () => catalogs.openApiText(clock.now()),
+    ...(controls ? { afterAuth: afterAuthentication(controls.faults, controls.journal.note) } : {}),
   };
   // The admin API is mounted on the router only when an admin token is configured.
   const route = createRouter(adminToken === undefined ? undefined : adminMount(adminToken, () => admin));
@@ -211,7 +228,9 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
 
   // What a reset empties besides the store and the clock: a part of the server with state of its
   // own (faults, a request journal) adds its one line here.
-  const alsoReset: (() => void | Promise<void>)[] = [];
+  const alsoReset: (() => void | Promise<void>)[] = controls
+    ? [() => void controls.faults.clear(), () => controls.journal.clear()]
+    : [];
   let resetting: Promise<void> = Promise.resolve();
   /** One reset at a time; requests that arrive meanwhile wait for the fixtures (`ready`). */
   const reset = (): Promise<void> => {
@@ -228,7 +247,8 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     resetting = run;
     return run;
   };
-  const admin = checked ? afterLoad(createAdmin(ctx), ready) : createAdmin(ctx);
+  const methods = createAdmin(ctx, faultMethods(controls));
+  const admin = checked ? afterLoad(methods, ready) : methods;
 
   const report = (requestId: string, message: string, error: unknown) => {
     try {
@@ -249,6 +269,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       if (!loaded) await ready();
       return await route(incoming, ctx, requestId);
     } catch (error) {
+      if (error instanceof AnswerLostError) throw error; // no answer, on purpose: fetch rejects, a socket closes
       // Never the request's headers or body in the log: only what went wrong.
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) {
@@ -278,12 +299,14 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   // web `Response`s; a runtime binding gets it whole, so it can send the GET's Content-Length (Node
   // itself never writes the body of an answer to a HEAD).
   const onResponse = options.onResponse;
+  const journaled = controls ? withJournal(answer, controls.journal, now) : answer;
+  const shared = cors ? withCors(journaled, cors) : journaled;
   const respond =
     onResponse === undefined
-      ? answer
+      ? shared
       : async (incoming: Incoming): Promise<Outgoing> => {
           const start = performance.now();
-          const out = await answer(incoming);
+          const out = await shared(incoming);
           try {
             onResponse({
               method: incoming.method,

@@ -56,6 +56,7 @@ export const ADMIN_ERRORS = {
   unknown_api_key: 404,
   unknown_job: 404,
   unknown_task: 404,
+  unknown_fault: 404,
   too_many_attempts: 429, // too many wrong admin tokens from one address; with Retry-After
 } as const;
 

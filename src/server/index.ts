@@ -33,10 +33,15 @@ export type { ReferenceServer, ReferenceServerOptions } from "./createReferenceS
 export { createReferenceServer } from "./createReferenceServer.js";
 export type { AdminHttpErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";
 export { ADMIN_ERRORS, SERVER_ERRORS } from "./errors.js";
+export type { FaultInput, FaultKind, FaultView } from "./faults.js";
+export { AnswerLostError, FAULT_KINDS, FAULT_LIMITS, FAULT_METHODS, FAULT_PATHS } from "./faults.js";
 export type { CheckedFixtures, FixtureApiKey, Fixtures, FixtureUser } from "./fixtures.js";
 export { checkFixtures, FixturesError } from "./fixtures.js";
 export { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
+export type { CorsOrigins } from "./http/cors.js";
 export type { ClientInfo } from "./http/incoming.js";
+export type { JournalEntry } from "./journal.js";
+export { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY } from "./journal.js";
 export { createAdminOpenApiDocument } from "./openapi/admin.js";
 export type { OpenApiDocument } from "./openapi/document.js";
 export { createOpenApiDocument } from "./openapi/document.js";

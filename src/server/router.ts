@@ -19,6 +19,7 @@ function withKey(method: "GET" | "POST", handler: Handler): Endpoint {
     answer: async (incoming, ctx, requestId) => {
       const auth = await authenticate(incoming.header("authorization"), ctx);
       if (!auth.ok) return failure(requestId, auth.failure);
+      if (ctx.afterAuth) return ctx.afterAuth(incoming, auth.caller, requestId, (i) => handler(i, ctx, auth.caller, requestId));
       return handler(incoming, ctx, auth.caller, requestId);
     },
   };

@@ -34,7 +34,6 @@ const KNOWN_OWN_MODULE_ONLY = [
   "src/server/http/body.ts: BodyResult",
   "src/server/http/body.ts: isJsonMediaType",
   "src/server/http/body.ts: jsonShapeProblem",
-  "src/server/ids.ts: randomHex",
   "src/server/routes/generations.ts: fingerprint",
   "src/server/routes/generations.ts: renderAccepted",
 ];

@@ -115,6 +115,21 @@ describe("reset to the start-up fixtures (S17)", () => {
     expect(((await again.json()) as { billing: { balanceAfterCredits: number } }).billing.balanceAfterCredits).toBe(500 - 138);
   });
 
+  it("S17: reset also removes the waiting faults and empties the request journal", async () => {
+    const s = await onFixtures();
+    expect((await s.call("/api/ping", s.key)).status).toBe(200);
+    await s.server.admin.addFault({ kind: "unavailable", path: "/api/ping", times: 3 });
+    expect((await s.server.admin.faults()).length).toBe(1);
+    expect((await s.server.admin.requests()).length).toBe(1);
+
+    await s.resetOverHttp();
+    expect(await s.server.admin.faults()).toEqual([]);
+    expect(await s.server.admin.requests()).toEqual([]);
+    // The fault is gone: the next ping is answered normally, and it is the journal's only entry.
+    expect((await s.call("/api/ping", s.key)).status).toBe(200);
+    expect((await s.server.admin.requests()).map((r) => [r.path, r.status])).toEqual([["/api/ping", 200]]);
+  });
+
   it("S17: reset twice in a row gives the start-up fixtures each time, with one opening grant", async () => {
     const s = await onFixtures();
     expect((await s.generate(s.key)).status).toBe(202);

@@ -95,7 +95,9 @@ export type Child = {
  * @returns The child.
  */
 export function start(file: string, args: string[], env: Record<string, string> = {}): Child {
-  const child = spawn(file, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  // serve reads these when its options do not say: a test gives them itself, never from the runner's environment.
+  const { DATABASE_URL: _url, IMAGEGEN_ADMIN_TOKEN: _token, ...inherited } = process.env;
+  const child = spawn(file, args, { cwd: ROOT, env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   const waiters: (() => void)[] = [];

@@ -8,7 +8,9 @@ import { type ApiKeyMode, type JobStatus, MAX_CREDITS, type TaskRecord } from ".
 import type { GenerationRequest } from "../../types.js";
 import { generateApiKey } from "../auth.js";
 import type { ServerContext } from "../context.js";
+import type { FaultInput, FaultView } from "../faults.js";
 import { jobId, newId, parseJobId } from "../ids.js";
+import type { JournalEntry } from "../journal.js";
 import { serverMessages as m } from "../messages.js";
 import { type AdminControls, controlMethods } from "./controls.js";
 
@@ -22,12 +24,17 @@ export type AdminErrorCode =
   | "unknown_api_key"
   | "unknown_job"
   | "unknown_task"
-  | "invalid_clock";
+  | "invalid_clock"
+  | "invalid_fault"
+  | "unknown_fault"
+  | "invalid_limit"
+  | "controls_off";
 
 /**
  * The rejection of an admin method given a bad argument: credits that are not a non-negative whole
  * number or that would take a balance past 2^53 - 1, an invalid multiplier (P4), an unknown user,
- * key, job or task.
+ * key, job or task; a bad fault or journal limit, an unknown fault, or a test-double control
+ * called on a server without an admin token (`controls_off`).
  */
 export class AdminError extends Error {
   override readonly name = "AdminError";
@@ -127,6 +134,19 @@ export type Admin = {
   task(taskId: string): Promise<TaskView>;
   /** A job. */
   job(jobId: string): Promise<JobView>;
+  /**
+   * Adds a fault (S17): the next `times` service requests it matches, once their key is checked,
+   * are answered 503 or 500, late, or not at all (see `FaultInput`). Needs an admin token.
+   */
+  addFault(fault: FaultInput): Promise<{ faultId: string }>;
+  /** The faults still waiting, oldest first, each with how many times it still fires. */
+  faults(): Promise<FaultView[]>;
+  /** Removes a fault (`unknown_fault` when there is none). */
+  removeFault(faultId: string): Promise<void>;
+  /** Removes every fault. */
+  clearFaults(): Promise<{ removed: number }>;
+  /** The last requests to the service's endpoints, newest first (`limit` 1 to 1000, default 100). Needs an admin token. */
+  requests(options?: { limit?: number }): Promise<JournalEntry[]>;
 } & AdminControls;
 
 /** Checks credits: a whole number, not negative (`invalid_credits`), at most 2^53 - 1 (`credits_too_large`). */
@@ -151,10 +171,14 @@ const ID_ATTEMPTS = 3;
  * Creates the admin methods over a server's state.
  *
  * @param ctx - The server.
+ * @param controls - The methods of the test-double controls (faults, the request journal).
  * @returns The admin methods.
  * @internal
  */
-export function createAdmin(ctx: ServerContext): Admin {
+export function createAdmin(
+  ctx: ServerContext,
+  controls: Pick<Admin, "addFault" | "faults" | "removeFault" | "clearFaults" | "requests">,
+): Admin {
   const { store } = ctx;
   const userOrThrow = async (userId: string) => {
     const user = await store.getUser(userId);
@@ -176,6 +200,7 @@ export function createAdmin(ctx: ServerContext): Admin {
   };
 
   return {
+    ...controls,
     async createUser(input) {
       const credits = checkCredits((input as { credits?: unknown } | undefined)?.credits);
       const multiplier = checkMultiplier(input.multiplier);

@@ -16,6 +16,7 @@ import { failure, json, jsonText, type Outgoing } from "../http/respond.js";
 import { serverMessages as m } from "../messages.js";
 import { createAdminOpenApiDocument } from "../openapi/admin.js";
 import { CONTROL_ROUTES } from "./controls.js";
+import { faultRoutes } from "./faults.js";
 import { type Admin, AdminError, type AdminErrorCode } from "./methods.js";
 import { adminFailure, createAdminGuard } from "./token.js";
 
@@ -255,6 +256,7 @@ export function adminMount(token: string, admin: () => Admin): Mount {
     ],
     ...ROUTES.map(([pattern, route]) => [`/admin/${pattern}`, endpoint(route, admin)] as const),
     ...CONTROL_ROUTES,
+    ...faultRoutes(admin),
   ];
   return { prefix: "/admin", guard: createAdminGuard(token), routes };
 }

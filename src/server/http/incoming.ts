@@ -12,6 +12,8 @@ export type Incoming = {
   readonly method: string;
   /** The path, without query string or fragment. */
   readonly path: string;
+  /** The query string without its `?` (and without a fragment), when the binding gives it: admin routes read `limit` from it. */
+  readonly query?: string;
   /** A header by its lower-case name, repeated values joined by `", "`; `null` when absent. */
   header(name: string): string | null;
   /** Every byte of the body, or why there are none; never reads more than `maxBytes` and one chunk. */
@@ -82,6 +84,20 @@ export function pathOf(url: string): string {
 }
 
 /**
+ * The query string of a request target or URL, without its `?` or a fragment.
+ *
+ * @param url - A URL or a request target.
+ * @returns The query string, `""` when there is none.
+ * @internal
+ */
+export function queryOf(url: string): string {
+  const start = url.indexOf("?");
+  if (start < 0) return "";
+  const hash = url.indexOf("#", start);
+  return url.slice(start + 1, hash < 0 ? url.length : hash);
+}
+
+/**
  * Wraps a `Request` for the server.
  *
  * @param request - A web request.
@@ -101,6 +117,7 @@ export function fromRequest(request: Request, info?: ClientInfo): Incoming {
   return {
     method: request.method,
     path: pathOf(request.url),
+    query: queryOf(request.url),
     header: (name) => request.headers.get(name),
     readBody: (maxBytes) => readBytes(request, maxBytes),
     clientAddress: typeof address === "string" ? address : undefined,

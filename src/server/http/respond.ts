@@ -18,7 +18,8 @@ export type Outgoing = { readonly status: number; readonly headers: Record<strin
  * @internal
  */
 export function toResponse(out: Outgoing): Response {
-  return new Response(out.body, { status: out.status, headers: out.headers });
+  // A 204 (a CORS preflight's answer) may not have a body, not even an empty one.
+  return new Response(out.status === 204 ? null : out.body, { status: out.status, headers: out.headers });
 }
 
 /** The largest error answer, in UTF-8 bytes, whatever the request (S15). */

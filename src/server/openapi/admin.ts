@@ -106,6 +106,43 @@ const CLOCK_ANSWER = {
     content: withExamples("Clock", { frozen: { summary: "Frozen at a price change", value: CLOCK_EXAMPLE } }),
   },
 };
+/** JSON content of a schema with an example. */
+const example = (schema: string, value: unknown) => ({ "application/json": { schema: ref(schema), example: value } });
+const okExample = (status: string, description: string, schema: string, value: unknown) => ({
+  [status]: { description, content: example(schema, value) },
+});
+
+// The test-double controls (S17); the same values as FAULT_KINDS, FAULT_PATHS, FAULT_METHODS and
+// FAULT_LIMITS, which this layer cannot import (a test compares them).
+const FAULT_KIND_VALUES = ["unavailable", "internal", "delay", "lose_answer"];
+const FAULT_PATH_VALUES = ["/api/generations", "/api/pricing/quote", "/api/ping", "/api/query/credits"];
+const FAULT_METHOD_VALUES = ["GET", "POST"];
+const FAULT_ID = { type: "string", pattern: "^flt_[0-9a-f]{16}$" };
+const FAULT_FIELDS = {
+  method: { enum: FAULT_METHOD_VALUES, description: "Only this method (a HEAD counts as its GET); default any." },
+  path: { enum: FAULT_PATH_VALUES, description: "Only this service path, matched exactly; default any of them." },
+  apiKeyId: { ...ID("apk"), description: "Only requests made with this API key (its id, never the key); default any." },
+  kind: {
+    enum: FAULT_KIND_VALUES,
+    description:
+      "unavailable: 503 service_unavailable with Retry-After, nothing changed; internal: 500 internal_error, nothing " +
+      "changed; delay: the request is carried out and its normal answer held delayMs; lose_answer: the request is " +
+      "carried out in full (charged, committed) and the connection closes without a response.",
+  },
+  delayMs: { type: "integer", minimum: 0, maximum: 60_000, description: "delay only, and required there." },
+  retryAfterS: { type: "integer", minimum: 1, maximum: 3600, description: "unavailable only; default 1." },
+};
+const FAULT_EXAMPLE = { faultId: "flt_3f9a0c1e5b7d2a64" };
+const JOURNAL_EXAMPLE = {
+  requestId: "req_5c0e2b9a1f3d7e68",
+  method: "POST",
+  path: "/api/generations",
+  status: 202,
+  at: "2026-03-01T12:00:00.000Z",
+  durationMs: 3.2,
+  apiKeyId: "apk_0a1b2c3d4e5f6a7b",
+  idempotencyKey: "order-7",
+};
 
 /**
  * Builds the OpenAPI 3.1 document of the admin HTTP API (`/admin/...`), which a reference server
@@ -123,7 +160,7 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
       version: "1",
       description:
         "The operator's side of the reference server, for test suites in any language: users, API keys, assets, " +
-        "multipliers, grants, failing jobs, balances and the ledger, and the test-double controls (reset, the test clock). Authorized by the admin token only; an API key " +
+        "multipliers, grants, failing jobs, balances, the ledger, and the test-double controls (reset, the test clock, faults on the service's requests, the request journal). Authorized by the admin token only; an API key " +
         "gets 401 here, and the admin token gets 401 on the service's endpoints. Failures have the service's shape, " +
         "{ error: { message, code, param?, issues?, requestId } }, and every response has a Request-Id header.",
       license: LICENSE,
@@ -290,6 +327,85 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
           responses: { ...CLOCK_ANSWER, ...badBody(EX.errors.clock), ...ADMIN_FAILURES },
         }),
       },
+      "/admin/faults": {
+        post: op("Add a fault to the service's requests (S17)", "addFault", {
+          description:
+            "The next `times` service requests the fault matches are answered as its kind says, once their API key " +
+            "is checked: an unauthenticated request is answered as usual and leaves the fault waiting. The first " +
+            "matching fault (oldest first) fires. Faults never touch /admin/ or /openapi.json, live in the server " +
+            "process (never in the store) and move no credit except as the request they answer would.",
+          requestBody: {
+            required: true,
+            content: example("NewFault", {
+              kind: "unavailable",
+              method: "POST",
+              path: "/api/generations",
+              times: 2,
+              retryAfterS: 3,
+            }),
+          },
+          responses: {
+            ...okExample("201", "Added.", "CreatedFault", FAULT_EXAMPLE),
+            ...badBody(EX.errors.fault),
+            ...ADMIN_FAILURES,
+          },
+        }),
+        get: op("List the faults still waiting, oldest first", "listFaults", {
+          responses: {
+            ...okExample("200", "Each fault with how many times it still fires.", "Faults", {
+              faults: [
+                { ...FAULT_EXAMPLE, kind: "unavailable", method: "POST", path: "/api/generations", retryAfterS: 3, timesLeft: 2 },
+              ],
+            }),
+            ...ADMIN_FAILURES,
+          },
+        }),
+        delete: op("Remove every fault", "clearFaults", {
+          responses: { ...okExample("200", "How many were removed.", "FaultsCleared", { removed: 1 }), ...ADMIN_FAILURES },
+        }),
+      },
+      "/admin/faults/{faultId}": {
+        delete: op("Remove one fault", "removeFault", {
+          parameters: [
+            {
+              name: "faultId",
+              in: "path",
+              required: true,
+              description: "The fault's id.",
+              schema: FAULT_ID,
+              example: FAULT_EXAMPLE.faultId,
+            },
+          ],
+          responses: {
+            ...okExample("200", "Removed.", "RemovedFault", FAULT_EXAMPLE),
+            ...unknown("fault", "unknown_fault", EX.errors.unknownFault),
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
+      "/admin/requests": {
+        get: op("Read the request journal, newest first (S17)", "listRequests", {
+          description:
+            "The last 1000 requests to the service's endpoints (never /admin/), newest first. Never a key, a token or a " +
+            "prompt: the path is masked like a log line (a run of 16 or more letters, digits, _ or - is <hidden>), and " +
+            "so is an idempotency key unless it is a UUID.",
+          parameters: [
+            {
+              name: "limit",
+              in: "query",
+              required: false,
+              description: "How many requests, 1 to 1000 (default 100).",
+              schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
+              example: 20,
+            },
+          ],
+          responses: {
+            ...okExample("200", "The requests, newest first.", "Journal", { requests: [JOURNAL_EXAMPLE] }),
+            "400": adminError("limit is not a whole number from 1 to 1000 (`invalid_request`, param `limit`).", EX.errors.limit),
+            ...ADMIN_FAILURES,
+          },
+        }),
+      },
       "/admin/openapi.json": {
         get: op("This document", "getAdminOpenApiDocument", {
           responses: {
@@ -378,6 +494,45 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
             clientIdempotencyKey: { type: "boolean" },
           },
         },
+        NewFault: obj(
+          {
+            ...FAULT_FIELDS,
+            times: {
+              type: "integer",
+              minimum: 1,
+              maximum: 1000,
+              description: "How many matching requests it fires on; default 1.",
+            },
+          },
+          ["kind"],
+        ),
+        CreatedFault: obj({ faultId: FAULT_ID }),
+        RemovedFault: obj({ faultId: FAULT_ID }),
+        Fault: obj(
+          {
+            faultId: FAULT_ID,
+            ...FAULT_FIELDS,
+            timesLeft: { type: "integer", minimum: 1, description: "How many more times it fires." },
+          },
+          ["faultId", "kind", "timesLeft"],
+        ),
+        Faults: obj({ faults: { type: "array", items: ref("Fault") } }),
+        FaultsCleared: obj({ removed: WHOLE }),
+        JournalEntry: obj(
+          {
+            requestId: { type: "string" },
+            method: { type: "string" },
+            path: { type: "string", description: "Without query string; a key- or token-shaped run is shown as <hidden>." },
+            status: { type: "integer", description: "The answer's status; 0 when the answer was lost on purpose (lose_answer)." },
+            at: { type: "string", format: "date-time", description: "When the request arrived, by the server's clock." },
+            durationMs: { type: "number", minimum: 0 },
+            apiKeyId: ID("apk"),
+            idempotencyKey: { type: "string", maxLength: 128 },
+            issueCodes: { type: "array", items: { type: "string" }, description: "The issue codes of a 400." },
+          },
+          ["requestId", "method", "path", "status", "at", "durationMs"],
+        ),
+        Journal: obj({ requests: { type: "array", items: ref("JournalEntry") } }),
         Error: {
           type: "object",
           required: ["error"],

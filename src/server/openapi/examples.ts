@@ -328,6 +328,22 @@ export function adminExamples(catalog: Catalog) {
       grant: invalid("credits", "invalid_credits", m.invalidCredits(2.5)),
       clock: invalid("now", "clock_backward", m.clockBackward("2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z")),
       reset: invalid("keep", "unknown_field", m.resetTakesNoFields("keep")),
+      fault: invalid(
+        "kind",
+        "invalid_kind",
+        'kind must be one of unavailable, internal, delay, lose_answer; received "explode".',
+      ),
+      limit: {
+        invalid_request: failed(
+          "A limit out of range",
+          "invalid_request",
+          m.invalidRequest(
+            issue("limit", "invalid_limit", "limit must be a whole number from 1 to 1000 (default 100); received 0."),
+          ),
+          issue("limit", "invalid_limit", "limit must be a whole number from 1 to 1000 (default 100); received 0."),
+        ),
+      },
+      unknownFault: { unknown_fault: failed("No such fault", "unknown_fault", m.unknown("fault", "flt_3f9a0c1e5b7d2a64")) },
       payloadTooLarge: { payload_too_large: BODY_FAILURES.payloadTooLarge },
       unsupportedMediaType: { unsupported_media_type: BODY_FAILURES.unsupportedMediaType },
       unknownUser: { unknown_user: failed("No such user", "unknown_user", m.unknown("user", userId)) },

@@ -1,0 +1,77 @@
+/**
+ * CORS (the `cors` option): off by default, a preflight from an allowed origin answered 204 with
+ * what a browser needs, and every answer to an allowed origin readable by the page.
+ */
+import { describe, expect, it } from "vitest";
+import { BASE, makeServer, setup } from "./helpers.js";
+
+const PAGE = "http://127.0.0.1:5173";
+
+const preflight = (origin: string, path = "/api/generations") =>
+  new Request(BASE + path, {
+    method: "OPTIONS",
+    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+  });
+
+describe("CORS", () => {
+  it("is off by default: a preflight is 405 as before, and answers carry no Access-Control header", async () => {
+    const s = await setup();
+    const res = await s.server.fetch(preflight(PAGE));
+    expect(res.status).toBe(405);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    const ping = await s.get("/api/ping", { ...s.auth, origin: PAGE });
+    expect(ping.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("answers a preflight from an allowed origin with 204 and the origin, methods, headers and max-age", async () => {
+    const server = await makeServer({ cors: [PAGE, "https://app.example"] });
+    const res = await server.fetch(preflight(PAGE));
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe("");
+    expect(res.headers.get("access-control-allow-origin")).toBe(PAGE);
+    expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(res.headers.get("access-control-allow-headers")).toBe("Authorization, Content-Type, Idempotency-Key");
+    expect(Number(res.headers.get("access-control-max-age"))).toBeGreaterThan(0);
+    expect(res.headers.get("vary")).toBe("Origin");
+    expect(res.headers.get("request-id")).toMatch(/^req_/);
+    // Another origin gets what it got without CORS.
+    const other = await server.fetch(preflight("http://127.0.0.1:9999"));
+    expect(other.status).toBe(405);
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+    expect(other.headers.get("vary")).toBe("Origin");
+  });
+
+  it("adds Allow-Origin and Expose-Headers (Request-Id, Retry-After, ...) to every answer of an allowed origin, errors too", async () => {
+    const s = await setup({ cors: [PAGE] });
+    const ok = await s.get("/api/ping", { ...s.auth, origin: PAGE });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("access-control-allow-origin")).toBe(PAGE);
+    expect(ok.headers.get("vary")).toBe("Origin");
+    const exposed = (ok.headers.get("access-control-expose-headers") ?? "").split(", ");
+    for (const name of ["Request-Id", "Retry-After", "Idempotent-Replayed"]) expect(exposed).toContain(name);
+    const denied = await s.get("/api/ping", { origin: PAGE });
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get("access-control-allow-origin")).toBe(PAGE);
+    const notAllowed = await s.get("/api/ping", { ...s.auth, origin: "http://127.0.0.1:1" });
+    expect(notAllowed.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it('"*" allows any origin, without Vary', async () => {
+    const s = await setup({ cors: "*" });
+    const res = await s.server.fetch(preflight("http://localhost:3000", "/api/ping"));
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("vary")).toBeNull();
+    const ping = await s.get("/api/ping", { ...s.auth, origin: "http://localhost:3000" });
+    expect(ping.headers.get("access-control-allow-origin")).toBe("*");
+    // An OPTIONS that is not a preflight is answered as before.
+    const plain = await s.server.fetch(new Request(`${BASE}/api/ping`, { method: "OPTIONS", headers: { origin: PAGE } }));
+    expect(plain.status).toBe(405);
+  });
+
+  it("refuses an option that is not an origin, naming it and the form", async () => {
+    for (const bad of [[], ["127.0.0.1:5173"], ["http://127.0.0.1:5173/app"], ["ftp://x"], ["http://u:p@x"]]) {
+      await expect(makeServer({ cors: bad })).rejects.toThrow(/scheme:\/\/host\[:port\]|non-empty list/);
+    }
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The request journal (S17): the last requests to the service's endpoints, newest first, through
+ * `admin.requests()` and `GET /admin/requests?limit=N`; never a key, a token or a prompt, and the
+ * same size whatever the traffic.
+ */
+import { describe, expect, it } from "vitest";
+import { createFaultList } from "../../src/server/faults.js";
+import { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY, type JournalEntry, type ReferenceServer } from "../../src/server/index.js";
+import { createJournal } from "../../src/server/journal.js";
+import { adminCodeOf, BASE, errorOf, setup } from "./helpers.js";
+
+const TOKEN = "admin-token-for-journal-tests";
+const ADMIN = { authorization: `Bearer ${TOKEN}` };
+
+const journalOf = async (server: ReferenceServer, query = "") => {
+  const res = await server.fetch(new Request(`${BASE}/admin/requests${query}`, { headers: ADMIN }));
+  return { res, body: res.status === 200 ? ((await res.json()) as { requests: JournalEntry[] }) : undefined };
+};
+
+describe("the request journal (S17)", () => {
+  it("S17: each service request, newest first: id, method, path, status, time by the server's clock, key id, idempotency key, issue codes", async () => {
+    let clock = Date.parse("2026-03-01T12:00:00.000Z");
+    const s = await setup({ adminToken: TOKEN, now: () => clock });
+    const ping = await s.get("/api/ping");
+    clock += 1000;
+    const accepted = await s.generate({ prompt: "a secret prompt", idempotencyKey: "order-7" });
+    clock += 1000;
+    const uuid = "3f2a6c1e-9b7d-4e5f-8a1b-2c3d4e5f6a7b";
+    await s.generate({ prompt: "p" }, { "idempotency-key": uuid });
+    const bad = await s.post("/api/pricing/quote", { kind: "image", modelId: "nope", imageCount: 0 });
+    expect(bad.status).toBe(400);
+    const badCodes = ((await errorOf(bad)).issues as { code: string }[]).map((i) => i.code);
+    await s.get("/api/ping", {}); // no key: 401, no key id
+    await s.server.fetch(new Request(`${BASE}/admin/users/${s.userId}`, { headers: ADMIN })); // not journaled
+
+    const { res, body } = await journalOf(s.server);
+    expect(res.status).toBe(200);
+    const list = body?.requests ?? [];
+    expect(list.map((r) => [r.method, r.path, r.status])).toEqual([
+      ["GET", "/api/ping", 401],
+      ["POST", "/api/pricing/quote", 400],
+      ["POST", "/api/generations", 202],
+      ["POST", "/api/generations", 202],
+      ["GET", "/api/ping", 200],
+    ]);
+    const [unauthenticated, quote, withHeader, withBody, first] = list as [
+      JournalEntry,
+      JournalEntry,
+      JournalEntry,
+      JournalEntry,
+      JournalEntry,
+    ];
+    expect(first).toEqual({
+      requestId: ping.headers.get("request-id"),
+      method: "GET",
+      path: "/api/ping",
+      status: 200,
+      at: "2026-03-01T12:00:00.000Z",
+      durationMs: expect.any(Number),
+      apiKeyId: s.apiKeyId,
+    });
+    expect(withBody).toMatchObject({ requestId: accepted.headers.get("request-id"), at: "2026-03-01T12:00:01.000Z" });
+    expect(withBody.idempotencyKey).toBe("order-7");
+    expect(withHeader.idempotencyKey).toBe(uuid);
+    expect(quote.issueCodes).toEqual(badCodes);
+    expect(quote.issueCodes?.length).toBeGreaterThan(0);
+    expect(unauthenticated.apiKeyId).toBeUndefined();
+    expect(first.durationMs).toBeGreaterThanOrEqual(0);
+    const text = JSON.stringify(list);
+    expect(text).not.toContain("secret prompt");
+    expect(text).not.toContain(s.key.slice(8));
+    expect(text).not.toContain(TOKEN);
+    // The same list in process.
+    expect(await s.admin.requests({ limit: 2 })).toEqual(list.slice(0, 2));
+  });
+
+  it("S17: never a key or a token: a key in the path, the idempotency key or the body is masked, and a prompt is never kept", async () => {
+    const s = await setup({ adminToken: TOKEN });
+    await s.get(`/api/nothing/${s.key}`);
+    await s.get(`/api/ping/${TOKEN}`);
+    await s.generate({ prompt: "a fox" }, { "idempotency-key": s.key });
+    await s.generate({ prompt: "a fox", idempotencyKey: `k-${s.key}` });
+    await s.generate({ prompt: "a fox" }, { "idempotency-key": TOKEN });
+    const list = await s.admin.requests();
+    expect(list).toHaveLength(5);
+    const text = JSON.stringify(list);
+    expect(text).not.toContain(s.key.slice(8));
+    expect(text).not.toContain(TOKEN);
+    expect(list[4]?.path).toBe("/api/nothing/<hidden>");
+    expect(list[0]?.idempotencyKey).toBe("<hidden>");
+  });
+
+  it("S17: the idempotency key is cut to its allowed length (128)", async () => {
+    const s = await setup({ adminToken: TOKEN });
+    await s.generate({ prompt: "a fox" }, { "idempotency-key": "ab ".repeat(100) });
+    const [entry] = await s.admin.requests({ limit: 1 });
+    expect(entry?.status).toBe(400);
+    expect(Array.from(entry?.idempotencyKey ?? "").length).toBeLessThanOrEqual(128);
+    expect(entry?.idempotencyKey?.startsWith("ab ab ab")).toBe(true);
+  });
+
+  it("S17: a ring buffer: the newest 1,000 requests whatever the traffic; limit defaults to 100 and is 1 to 1,000", async () => {
+    const s = await setup({ adminToken: TOKEN });
+    const total = JOURNAL_CAPACITY + 50;
+    for (let i = 0; i < total; i++) await s.get(`/api/ping?i=${i}`);
+    const all = await s.admin.requests({ limit: JOURNAL_CAPACITY });
+    expect(all).toHaveLength(JOURNAL_CAPACITY);
+    expect(await s.admin.requests()).toHaveLength(DEFAULT_JOURNAL_LIMIT);
+    const ids = new Set(all.map((r) => r.requestId));
+    expect(ids.size).toBe(JOURNAL_CAPACITY);
+    const last = await s.get("/api/ping");
+    expect((await s.admin.requests({ limit: 1 }))[0]?.requestId).toBe(last.headers.get("request-id"));
+    expect(await s.admin.requests({ limit: JOURNAL_CAPACITY })).toHaveLength(JOURNAL_CAPACITY);
+
+    const { body } = await journalOf(s.server, "?limit=3");
+    expect(body?.requests).toHaveLength(3);
+    for (const bad of ["0", "1001", "abc", "1.5", "-1", "", "1&limit=2"]) {
+      const { res } = await journalOf(s.server, `?limit=${bad}`);
+      expect(res.status, bad).toBe(400);
+      const error = await errorOf(res);
+      expect(error.code).toBe("invalid_request");
+      expect(error.param).toBe("limit");
+      expect(error.message + JSON.stringify(error.issues)).toContain("from 1 to 1000");
+    }
+    expect(await adminCodeOf(s.admin.requests({ limit: 0 }))).toBe("invalid_limit");
+  });
+
+  it("S17: clear() empties the journal and the fault list (for a reset); without an admin token there is no journal", async () => {
+    const journal = createJournal(TOKEN);
+    const incoming = { method: "GET", path: "/api/ping", header: () => null, readBody: async () => new Uint8Array(0) };
+    journal.record(incoming, "req_1", { status: 200, headers: {}, body: "{}" }, 0, 1);
+    expect(journal.list(10)).toHaveLength(1);
+    journal.clear();
+    expect(journal.list(10)).toEqual([]);
+    const faults = createFaultList();
+    faults.add({ kind: "internal", times: 2 });
+    expect(faults.clear()).toBe(1);
+    expect(faults.take("GET", "/api/ping", "apk_1")).toBeUndefined();
+    const off = await setup();
+    await off.get("/api/ping");
+    expect(await adminCodeOf(off.admin.requests())).toBe("controls_off");
+  });
+});
