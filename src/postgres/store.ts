@@ -3,6 +3,7 @@
  * shared safely by any number of instances.
  */
 import { createHash } from "node:crypto";
+import { taskUserId } from "../server/ids.js";
 import type {
   ApiKeyRecord,
   CommitInput,
@@ -17,6 +18,7 @@ import type {
 } from "../store/store.js";
 import { MAX_CREDITS, storableId } from "../store/store.js";
 import type { GenerationRequest } from "../types.js";
+import { distributeSchema } from "./citus.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION } from "./migrations/index.js";
 import { quoteSchema, runMigrations } from "./migrations/runner.js";
@@ -50,6 +52,13 @@ export type PostgresStoreOptions = {
    * is stopped by its own timeout first.
    */
   readonly queryTimeoutMillis?: number;
+  /**
+   * Lay the schema out for Citus (docs/postgres.md, Citus): after the migrations, the tables a
+   * request touches are distributed by user id and co-located, the API keys become a reference
+   * table, and the functions that take a user first are delegated to that user's node. Connect to
+   * the coordinator, as the role that owns the schema. Default `false`: one PostgreSQL.
+   */
+  readonly distributed?: boolean;
 };
 
 /** The bounds on waiting for the database that the options do not set. */
@@ -183,8 +192,11 @@ function statements(schema: string) {
     lockKeyOwner: `SELECT u.id FROM ${s}.users u WHERE u.id = (SELECT k.user_id FROM ${s}.api_keys k WHERE k.id = $1)
       FOR NO KEY UPDATE`,
     revokeApiKey: `UPDATE ${s}.api_keys SET revoked = true WHERE id = $1`,
+    // An id another user holds is refused through the index on asset_id (a unique constraint
+    // without the user id could not be distributed by user).
     putAsset: `INSERT INTO ${s}.assets (user_id, asset_id)
       SELECT $2, $1 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
+        AND NOT EXISTS (SELECT 1 FROM ${s}.assets WHERE asset_id = $1)
       ON CONFLICT DO NOTHING`,
     ownedAssets: `SELECT asset_id FROM ${s}.assets WHERE user_id = $1 AND asset_id = ANY ($2::text[])`,
     findClaimedTask: `SELECT ${taskColumns}
@@ -197,7 +209,10 @@ function statements(schema: string) {
     commitTask: `SELECT outcome, balance, task_id
       FROM ${s}.commit_task($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9, $10::integer, $11, $12,
         $13::bigint[], $14::bigint)`,
-    failJob: `SELECT ${s}.fail_job($1, $2::integer, $3::bigint) AS refunded`,
+    // With the task's user first: on a distributed schema the call runs on the node of that user.
+    failJob: `SELECT ${s}.fail_user_job($1, $2, $3::integer, $4::bigint) AS refunded`,
+    // Only for a task id that does not carry its user (see taskUserId).
+    taskUser: `SELECT user_id FROM ${s}.tasks WHERE task_id = $1`,
     // Fixtures, in one transaction: users (with their opening grants), key hashes, assets, and then
     // the conflicts, read after the writes so that a concurrent load of the same fixtures is seen.
     loadUsers: `SELECT ${s}.load_users($1::text[], $2::bigint[], $3::text[], $4::bigint) AS created`,
@@ -300,6 +315,7 @@ async function migrate(options: PostgresStoreOptions, caller: string): Promise<{
   pool.on("error", onIdleError);
   try {
     const applied = await withRetries("migrating the schema", () => runMigrations(pool, schema));
+    if (options.distributed === true) await withRetries("distributing the schema", () => distributeSchema(pool, schema));
     return { applied, version: LATEST_VERSION };
   } finally {
     pool.off("error", onIdleError);
@@ -541,6 +557,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     async getTask(taskId) {
       if (!nameable(taskId)) return undefined;
+      // A task id that carries its user is read with it: one node of a distributed schema.
+      const userId = taskUserId(taskId);
+      if (userId !== undefined) return nameable(userId) ? userTask(userId, taskId) : undefined;
       const { rows } = await run<TaskRow>("reading a task", sql.getTask, [taskId]);
       return rows[0] && taskFromRow(rows[0]);
     },
@@ -548,7 +567,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async failJob(taskId, index, at) {
       assertTime(at, "at");
       if (!Number.isSafeInteger(index) || index < 0 || index > 2 ** 31 - 1 || !nameable(taskId)) return undefined;
-      const { rows } = await run<{ refunded: string | null }>("refunding a job", sql.failJob, [taskId, index, at]);
+      let userId = taskUserId(taskId);
+      if (userId === undefined) {
+        // A task's user never changes, so the refund need not share this read's transaction.
+        const { rows: owners } = await run<{ user_id: string }>("reading a task", sql.taskUser, [taskId]);
+        userId = owners[0]?.user_id;
+      }
+      if (userId === undefined || !nameable(userId)) return undefined;
+      const { rows } = await run<{ refunded: string | null }>("refunding a job", sql.failJob, [userId, taskId, index, at]);
       const refunded = rows[0]?.refunded;
       return refunded === null || refunded === undefined ? undefined : toNumber(refunded);
     },
