@@ -115,11 +115,12 @@ SRC_DIR="$(find "$OUT/build" -mindepth 1 -maxdepth 2 -name configure -printf '%h
 (
   cd "$SRC_DIR"
   ./configure PG_CONFIG="$PG_CONFIG" >"$OUT/configure.log" 2>&1 || { tail -n 40 "$OUT/configure.log" >&2; exit 1; }
-  make -j"${CITUS_BUILD_JOBS:-2}" >"$OUT/make.log" 2>&1 || { tail -n 40 "$OUT/make.log" >&2; exit 1; }
+  # with_llvm=no: no JIT bitcode, which would double the build for nothing the store needs.
+  make -j"${CITUS_BUILD_JOBS:-2}" with_llvm=no >"$OUT/make.log" 2>&1 || { tail -n 40 "$OUT/make.log" >&2; exit 1; }
   mkdir -p "$ROOT$(dirname "$PG_PREFIX")" "$ROOT$(dirname "$PG_SHAREDIR")"
   cp -a "$PG_PREFIX" "$ROOT$PG_PREFIX"
   cp -a "$PG_SHAREDIR" "$ROOT$PG_SHAREDIR"
-  make install DESTDIR="$ROOT" >"$OUT/install.log" 2>&1 || { tail -n 40 "$OUT/install.log" >&2; exit 1; }
+  make install with_llvm=no DESTDIR="$ROOT" >"$OUT/install.log" 2>&1 || { tail -n 40 "$OUT/install.log" >&2; exit 1; }
 )
 rm -rf "$OUT/build"
 # The servers run as the `postgres` user when the caller is root: it must read the copy.

@@ -39,6 +39,21 @@ const NO_CITUS =
   "shared_preload_libraries = 'citus' on every node; docs/postgres.md, Citus), and the store must connect to the coordinator";
 
 /**
+ * Refuses a database without Citus before anything is created in it.
+ *
+ * @param pool - Where the store connects.
+ * @returns When the database has the Citus extension.
+ * @throws Error naming what to install and where to connect when it has not.
+ * @internal
+ */
+export async function requireCitus(pool: PgPool): Promise<void> {
+  const { rows } = await pool.query<{ citus: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus",
+  );
+  if (!rows[0]?.citus) throw new Error(NO_CITUS);
+}
+
+/**
  * Lays a migrated schema out on Citus, once: distributes what is not yet distributed, in its own
  * transaction per table or function under the schema's migration lock (an advisory lock of the
  * coordinator, where every migration runs), so instances that start together do each step once.
@@ -47,7 +62,6 @@ const NO_CITUS =
  * @param pool - A pool on the Citus coordinator, as the role that owns the schema.
  * @param schema - The (checked) schema name, migrated to the package's version.
  * @returns The tables and functions this call distributed (empty when the layout was complete).
- * @throws Error when the database has no Citus extension.
  * @internal
  */
 export async function distributeSchema(pool: PgPool, schema: string): Promise<string[]> {
@@ -57,10 +71,6 @@ export async function distributeSchema(pool: PgPool, schema: string): Promise<st
   const client = await pool.connect();
   let broken = false;
   try {
-    const { rows } = await client.query<{ citus: boolean }>(
-      "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus",
-    );
-    if (!rows[0]?.citus) throw new Error(NO_CITUS);
     const step = async (what: string, pending: () => Promise<boolean>, apply: () => Promise<unknown>) => {
       await client.query("BEGIN");
       try {

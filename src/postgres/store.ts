@@ -18,7 +18,7 @@ import type {
 } from "../store/store.js";
 import { MAX_CREDITS, storableId } from "../store/store.js";
 import type { GenerationRequest } from "../types.js";
-import { distributeSchema } from "./citus.js";
+import { distributeSchema, requireCitus } from "./citus.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION } from "./migrations/index.js";
 import { quoteSchema, runMigrations } from "./migrations/runner.js";
@@ -314,6 +314,7 @@ async function migrate(options: PostgresStoreOptions, caller: string): Promise<{
   const onIdleError = () => {};
   pool.on("error", onIdleError);
   try {
+    if (options.distributed === true) await withRetries("looking for Citus", () => requireCitus(pool));
     const applied = await withRetries("migrating the schema", () => runMigrations(pool, schema));
     if (options.distributed === true) await withRetries("distributing the schema", () => distributeSchema(pool, schema));
     return { applied, version: LATEST_VERSION };

@@ -16,7 +16,7 @@ import { createPostgresStore, type PostgresStore } from "../../src/postgres/inde
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";
-import { type PostgresTestDatabase, reconcileQuery, withPostgres } from "../support/postgres.js";
+import { type PostgresTestDatabase, reconcileQuery, storeLayout, withPostgres } from "../support/postgres.js";
 
 let db: PostgresTestDatabase;
 let store: PostgresStore;
@@ -25,7 +25,7 @@ const running: Instance[] = [];
 
 beforeAllOrFail(async () => {
   db = await withPostgres();
-  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
+  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() });
   operator = createReferenceServer({ store, hashApiKey: sha256Hex });
 }, 180_000);
 

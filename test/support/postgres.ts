@@ -38,6 +38,17 @@ export async function postgresUrl(): Promise<string> {
   return text;
 }
 
+/**
+ * The layout option of the stores a test makes: `{ distributed: true }` in the Citus run
+ * (`npm run test:citus` sets `IMAGEGEN_TEST_CITUS=1`, and its broker gives a Citus coordinator),
+ * nothing otherwise. Spread into every `createPostgresStore` call, so one test runs on both.
+ *
+ * @returns The options to add.
+ */
+export function storeLayout(): { distributed?: true } {
+  return process.env.IMAGEGEN_TEST_CITUS === "1" ? { distributed: true } : {};
+}
+
 /** A schema of its own on this run's database, for one test file (or one test). */
 export type PostgresTestDatabase = {
   readonly connectionString: string;
