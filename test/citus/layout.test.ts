@@ -82,9 +82,9 @@ describe("distributed: true on a Citus coordinator", () => {
     expect((await operator.admin.task(batch.taskId)).jobs.map((j) => j.status)).toEqual(["failed", "queued"]);
 
     const { rows } = await db.sql<{ table: string; node: string }>(
-      `SELECT t.table, n.nodename || ':' || n.nodeport AS node
-       FROM unnest($2::text[]) AS t (table)
-       JOIN pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column(($1 || '.' || t.table)::regclass, $3)
+      `SELECT t.name AS table, n.nodename || ':' || n.nodeport AS node
+       FROM unnest($2::text[]) AS t (name)
+       JOIN pg_dist_placement p ON p.shardid = get_shard_id_for_distribution_column(($1 || '.' || t.name)::regclass, $3::text)
        JOIN pg_dist_node n ON n.groupid = p.groupid`,
       [`"${db.schema}"`, Object.keys(DISTRIBUTED), userId],
     );
