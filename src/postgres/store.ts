@@ -185,12 +185,15 @@ function statements(schema: string) {
     setMultiplier: `UPDATE ${s}.users SET multiplier = $2 WHERE id = $1`,
     putApiKey: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
-      ON CONFLICT DO NOTHING`,
+      ON CONFLICT DO NOTHING
+      RETURNING id`,
     findApiKeyByHash: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE hash = $1`,
     getApiKey: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE id = $1`,
     // Run inside a transaction with revokeApiKey: the owner's row is locked first (see commit_task).
-    lockKeyOwner: `SELECT u.id FROM ${s}.users u WHERE u.id = (SELECT k.user_id FROM ${s}.api_keys k WHERE k.id = $1)
-      FOR NO KEY UPDATE`,
+    // The owner's row is locked by its id, read first (a key's owner never changes): a lock taken
+    // through a subquery could not be sent to the one node of a distributed schema that holds it.
+    keyOwner: `SELECT user_id FROM ${s}.api_keys WHERE id = $1`,
+    lockUser: `SELECT u.id FROM ${s}.users u WHERE u.id = $1 FOR NO KEY UPDATE`,
     revokeApiKey: `UPDATE ${s}.api_keys SET revoked = true WHERE id = $1`,
     // An id another user holds is refused through the index on asset_id (a unique constraint
     // without the user id could not be distributed by user).
@@ -459,8 +462,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async putApiKey(key) {
       assertNameable(key.id, "key.id");
       if (!nameable(key.userId)) return false;
-      const result = await run("storing an API key", sql.putApiKey, [key.id, key.userId, key.mode, key.hash, key.revoked]);
-      return result.rowCount === 1;
+      // The rows returned, not rowCount: Citus runs this insert into a reference table from a
+      // distributed one through the coordinator and counts the rows selected, conflicts included.
+      const { rows } = await run("storing an API key", sql.putApiKey, [key.id, key.userId, key.mode, key.hash, key.revoked]);
+      return rows.length === 1;
     },
 
     async findApiKeyByHash(hash) {
@@ -478,7 +483,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async revokeApiKey(apiKeyId) {
       if (!nameable(apiKeyId)) return false;
       return transaction("revoking an API key", async (q) => {
-        await q(sql.lockKeyOwner, [apiKeyId]);
+        const { rows: owners } = await q<{ user_id: string }>(sql.keyOwner, [apiKeyId]);
+        const owner = owners[0]?.user_id;
+        if (owner === undefined) return { commit: false, value: false };
+        await q(sql.lockUser, [owner]);
         const result = await q(sql.revokeApiKey, [apiKeyId]);
         return { commit: true, value: result.rowCount === 1 };
       });
