@@ -3,7 +3,6 @@
  * shared safely by any number of instances.
  */
 import { createHash } from "node:crypto";
-import { taskUserId } from "../server/ids.js";
 import type {
   ApiKeyRecord,
   CommitInput,
@@ -16,7 +15,7 @@ import type {
   TaskRecord,
   UserRecord,
 } from "../store/store.js";
-import { MAX_CREDITS, storableId } from "../store/store.js";
+import { MAX_CREDITS, storableId, taskUserId } from "../store/store.js";
 import type { GenerationRequest } from "../types.js";
 import { distributeSchema, requireCitus } from "./citus.js";
 import { isUnavailable, withRetries } from "./errors.js";

@@ -73,7 +73,7 @@ export const newId = {
   /**
    * A task id that carries its user: `task_<16 random hex digits><the user id's UTF-8 as hex>`, so a
    * store distributed by user id finds a task (and its jobs) on one node from the id alone
-   * (see {@link taskUserId}).
+   * (`taskUserId` of the store reads it back).
    */
   task: (userId: string) => `task_${randomHex(8)}${utf8Hex(userId)}`,
   request: () => `req_${randomHex(8)}`,
@@ -105,27 +105,4 @@ export function parseJobId(id: unknown): { taskId: string; index: number } | und
   const match = /^job_([0-9a-f]+)_(0|[1-9][0-9]{0,3})$/.exec(id);
   if (!match) return undefined;
   return { taskId: `task_${match[1]}`, index: Number(match[2]) };
-}
-
-const TASK_WITH_USER = /^task_[0-9a-f]{16}((?:[0-9a-f]{2})+)$/;
-
-/**
- * The user id a task id made by `newId.task` carries. A task id without one (a task of an older
- * version, `task_<16 hex digits>`, or any other string) gives `undefined`, and so does hex that is
- * not UTF-8: then only a lookup by the task id alone can find the task.
- *
- * @param taskId - A task id.
- * @returns The user id, or `undefined`.
- * @internal
- */
-export function taskUserId(taskId: string): string | undefined {
-  const hex = TASK_WITH_USER.exec(taskId)?.[1];
-  if (hex === undefined) return undefined;
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
