@@ -15,8 +15,9 @@ import type {
   TaskRecord,
   UserRecord,
 } from "../store/store.js";
-import { MAX_CREDITS, storableId } from "../store/store.js";
+import { MAX_CREDITS, storableId, taskUserId } from "../store/store.js";
 import type { GenerationRequest } from "../types.js";
+import { distributeSchema, requireCitus } from "./citus.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION } from "./migrations/index.js";
 import { quoteSchema, runMigrations } from "./migrations/runner.js";
@@ -50,6 +51,13 @@ export type PostgresStoreOptions = {
    * is stopped by its own timeout first.
    */
   readonly queryTimeoutMillis?: number;
+  /**
+   * Lay the schema out for Citus (docs/postgres.md, Citus): after the migrations, the tables a
+   * request touches are distributed by user id and co-located, the API keys become a reference
+   * table, and the functions that take a user first are delegated to that user's node. Connect to
+   * the coordinator, as the role that owns the schema. Default `false`: one PostgreSQL.
+   */
+  readonly distributed?: boolean;
 };
 
 /** The bounds on waiting for the database that the options do not set. */
@@ -176,15 +184,21 @@ function statements(schema: string) {
     setMultiplier: `UPDATE ${s}.users SET multiplier = $2 WHERE id = $1`,
     putApiKey: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
-      ON CONFLICT DO NOTHING`,
+      ON CONFLICT DO NOTHING
+      RETURNING id`,
     findApiKeyByHash: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE hash = $1`,
     getApiKey: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE id = $1`,
     // Run inside a transaction with revokeApiKey: the owner's row is locked first (see commit_task).
-    lockKeyOwner: `SELECT u.id FROM ${s}.users u WHERE u.id = (SELECT k.user_id FROM ${s}.api_keys k WHERE k.id = $1)
-      FOR NO KEY UPDATE`,
+    // The owner's row is locked by its id, read first (a key's owner never changes): a lock taken
+    // through a subquery could not be sent to the one node of a distributed schema that holds it.
+    keyOwner: `SELECT user_id FROM ${s}.api_keys WHERE id = $1`,
+    lockUser: `SELECT u.id FROM ${s}.users u WHERE u.id = $1 FOR NO KEY UPDATE`,
     revokeApiKey: `UPDATE ${s}.api_keys SET revoked = true WHERE id = $1`,
+    // An id another user holds is refused through the index on asset_id (a unique constraint
+    // without the user id could not be distributed by user).
     putAsset: `INSERT INTO ${s}.assets (user_id, asset_id)
       SELECT $2, $1 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
+        AND NOT EXISTS (SELECT 1 FROM ${s}.assets WHERE asset_id = $1)
       ON CONFLICT DO NOTHING`,
     ownedAssets: `SELECT asset_id FROM ${s}.assets WHERE user_id = $1 AND asset_id = ANY ($2::text[])`,
     findClaimedTask: `SELECT ${taskColumns}
@@ -197,7 +211,10 @@ function statements(schema: string) {
     commitTask: `SELECT outcome, balance, task_id
       FROM ${s}.commit_task($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9, $10::integer, $11, $12,
         $13::bigint[], $14::bigint)`,
-    failJob: `SELECT ${s}.fail_job($1, $2::integer, $3::bigint) AS refunded`,
+    // With the task's user first: on a distributed schema the call runs on the node of that user.
+    failJob: `SELECT ${s}.fail_user_job($1, $2, $3::integer, $4::bigint) AS refunded`,
+    // Only for a task id that does not carry its user (see taskUserId).
+    taskUser: `SELECT user_id FROM ${s}.tasks WHERE task_id = $1`,
     // Fixtures, in one transaction: users (with their opening grants), key hashes, assets, and then
     // the conflicts, read after the writes so that a concurrent load of the same fixtures is seen.
     loadUsers: `SELECT ${s}.load_users($1::text[], $2::bigint[], $3::text[], $4::bigint) AS created`,
@@ -299,7 +316,9 @@ async function migrate(options: PostgresStoreOptions, caller: string): Promise<{
   const onIdleError = () => {};
   pool.on("error", onIdleError);
   try {
+    if (options.distributed === true) await withRetries("looking for Citus", () => requireCitus(pool));
     const applied = await withRetries("migrating the schema", () => runMigrations(pool, schema));
+    if (options.distributed === true) await withRetries("distributing the schema", () => distributeSchema(pool, schema));
     return { applied, version: LATEST_VERSION };
   } finally {
     pool.off("error", onIdleError);
@@ -442,8 +461,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async putApiKey(key) {
       assertNameable(key.id, "key.id");
       if (!nameable(key.userId)) return false;
-      const result = await run("storing an API key", sql.putApiKey, [key.id, key.userId, key.mode, key.hash, key.revoked]);
-      return result.rowCount === 1;
+      // The rows returned, not rowCount: Citus runs this insert into a reference table from a
+      // distributed one through the coordinator and counts the rows selected, conflicts included.
+      const { rows } = await run("storing an API key", sql.putApiKey, [key.id, key.userId, key.mode, key.hash, key.revoked]);
+      return rows.length === 1;
     },
 
     async findApiKeyByHash(hash) {
@@ -461,7 +482,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async revokeApiKey(apiKeyId) {
       if (!nameable(apiKeyId)) return false;
       return transaction("revoking an API key", async (q) => {
-        await q(sql.lockKeyOwner, [apiKeyId]);
+        const { rows: owners } = await q<{ user_id: string }>(sql.keyOwner, [apiKeyId]);
+        const owner = owners[0]?.user_id;
+        if (owner === undefined) return { commit: false, value: false };
+        await q(sql.lockUser, [owner]);
         const result = await q(sql.revokeApiKey, [apiKeyId]);
         return { commit: true, value: result.rowCount === 1 };
       });
@@ -541,6 +565,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     async getTask(taskId) {
       if (!nameable(taskId)) return undefined;
+      // A task id that carries its user is read with it: one node of a distributed schema.
+      const userId = taskUserId(taskId);
+      if (userId !== undefined) return nameable(userId) ? userTask(userId, taskId) : undefined;
       const { rows } = await run<TaskRow>("reading a task", sql.getTask, [taskId]);
       return rows[0] && taskFromRow(rows[0]);
     },
@@ -548,7 +575,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async failJob(taskId, index, at) {
       assertTime(at, "at");
       if (!Number.isSafeInteger(index) || index < 0 || index > 2 ** 31 - 1 || !nameable(taskId)) return undefined;
-      const { rows } = await run<{ refunded: string | null }>("refunding a job", sql.failJob, [taskId, index, at]);
+      let userId = taskUserId(taskId);
+      if (userId === undefined) {
+        // A task's user never changes, so the refund need not share this read's transaction.
+        const { rows: owners } = await run<{ user_id: string }>("reading a task", sql.taskUser, [taskId]);
+        userId = owners[0]?.user_id;
+      }
+      if (userId === undefined || !nameable(userId)) return undefined;
+      const { rows } = await run<{ refunded: string | null }>("refunding a job", sql.failJob, [userId, taskId, index, at]);
       const refunded = rows[0]?.refunded;
       return refunded === null || refunded === undefined ? undefined : toNumber(refunded);
     },

@@ -54,12 +54,28 @@ export function randomBase64Url(bytes: number): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/**
+ * A string's UTF-8 bytes as lowercase hex: the spelling of a user id inside a task id (hex, so that
+ * task and job ids keep to `[0-9a-f]` after their prefix).
+ */
+function utf8Hex(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  const parts: string[] = new Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) parts[i] = HEX[bytes[i] as number] as string;
+  return parts.join("");
+}
+
 /** Identifier makers; 64 random bits each, so collisions are not a practical concern in memory. @internal */
 export const newId = {
   user: () => `usr_${randomHex(8)}`,
   apiKey: () => `apk_${randomHex(8)}`,
   asset: () => `ast_${randomHex(8)}`,
-  task: () => `task_${randomHex(8)}`,
+  /**
+   * A task id that carries its user: `task_<16 random hex digits><the user id's UTF-8 as hex>`, so a
+   * store distributed by user id finds a task (and its jobs) on one node from the id alone
+   * (`taskUserId` of the store reads it back).
+   */
+  task: (userId: string) => `task_${randomHex(8)}${utf8Hex(userId)}`,
   request: () => `req_${randomHex(8)}`,
   /** A server-made idempotency key for a request that sent none (N13): 128 random bits. */
   idempotencyKey: () => `srv_${randomHex(16)}`,

@@ -249,3 +249,28 @@ export class StoreUnavailableError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
   }
 }
+
+const TASK_WITH_USER = /^task_[0-9a-f]{16}((?:[0-9a-f]{2})+)$/;
+
+/**
+ * The user id a task id carries when the server made it: `task_<16 random hex digits><the user
+ * id's UTF-8 as hex>` (src/server/ids.ts), so that a store distributed by user id finds the task
+ * on one node. A task id without one (a task of an older version, `task_<16 hex digits>`,
+ * or any other string) gives `undefined`, and so does hex that is
+ * not UTF-8: then only a lookup by the task id alone can find the task.
+ *
+ * @param taskId - A task id.
+ * @returns The user id, or `undefined`.
+ * @internal
+ */
+export function taskUserId(taskId: string): string | undefined {
+  const hex = TASK_WITH_USER.exec(taskId)?.[1];
+  if (hex === undefined) return undefined;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -27,7 +27,6 @@ const KNOWN_OWN_MODULE_ONLY = [
   "src/node/fetch.ts: FetchHandler",
   "src/postgres/errors.ts: isTransient",
   "src/postgres/errors.ts: MAX_ATTEMPTS",
-  "src/postgres/migrations/runner.ts: migrationLockKey",
   "src/server/auth.ts: Credential",
   "src/server/auth.ts: readCredential",
   "src/server/catalogs.ts: CatalogInForce",

@@ -16,7 +16,7 @@ import { createPostgresStore, type PostgresStore } from "../../src/postgres/inde
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";
-import { type PostgresTestDatabase, reconcileQuery, withPostgres } from "../support/postgres.js";
+import { lockWaitersQuery, type PostgresTestDatabase, reconcileQuery, storeLayout, withPostgres } from "../support/postgres.js";
 
 let db: PostgresTestDatabase;
 let store: PostgresStore;
@@ -25,7 +25,7 @@ const running: Instance[] = [];
 
 beforeAllOrFail(async () => {
   db = await withPostgres();
-  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
+  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() });
   operator = createReferenceServer({ store, hashApiKey: sha256Hex });
 }, 180_000);
 
@@ -101,10 +101,7 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
         // Bounded (about 60 s), generous: with the row held, user 0's requests pile up on it at once.
         for (let tries = 0; tries < 3000 && waiting < 2; tries++) {
           await new Promise((resolve) => setTimeout(resolve, 20));
-          const { rows } = await watcher.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
-            [`imagegen-pricing-instance-${a.pid}`],
-          );
+          const { rows } = await watcher.query<{ n: number }>(lockWaitersQuery(), [`imagegen-pricing-instance-${a.pid}`]);
           waiting = rows[0]?.n ?? 0;
         }
         await watcher.end();

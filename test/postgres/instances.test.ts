@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import type { CommitResult } from "../../src/store/store.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
-import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
+import { type PostgresTestDatabase, storeLayout, withPostgres } from "../support/postgres.js";
 import { accepted, sampleDraft, sampleRequest, T0 } from "../support/storeContract.js";
 
 // Two stores with two pools on one schema: two instances of a service, as far as the database sees.
@@ -14,8 +14,8 @@ let b: PostgresStore;
 beforeAllOrFail(async () => {
   db = await withPostgres();
   [a, b] = await Promise.all([
-    createPostgresStore({ connectionString: db.connectionString, schema: db.schema }),
-    createPostgresStore({ connectionString: db.connectionString, schema: db.schema }),
+    createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() }),
+    createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() }),
   ]);
 }, 180_000);
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { createPostgresStore, type PostgresStore } from "../../src/postgres/inde
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";
-import { type PostgresTestDatabase, reconcileQuery, withPostgres } from "../support/postgres.js";
+import { type PostgresTestDatabase, reconcileQuery, storeLayout, withPostgres } from "../support/postgres.js";
 
 let db: PostgresTestDatabase;
 let store: PostgresStore;
@@ -20,7 +20,7 @@ let instances: Instance[] = [];
 beforeAllOrFail(async () => {
   db = await withPostgres();
   // Migrated here first; the instances find the schema up to date.
-  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
+  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() });
   operator = createReferenceServer({ store, hashApiKey: sha256Hex });
   instances = await Promise.all(
     [0, 1].map(() => startInstance({ connectionString: db.connectionString, schema: db.schema, connectTimeoutMs: 60_000 })),

@@ -35,7 +35,12 @@ const pool = new pg.Pool({
   // Names this process in pg_stat_activity, so that a test can see what its connections wait on.
   application_name: `imagegen-pricing-instance-${process.pid}`,
 });
-const store = await createPostgresStore({ pool, schema });
+// The Citus run (IMAGEGEN_TEST_CITUS=1, inherited from the test) lays the schema out distributed.
+const store = await createPostgresStore({
+  pool,
+  schema,
+  ...(process.env.IMAGEGEN_TEST_CITUS === "1" ? { distributed: true } : {}),
+});
 const server = createReferenceServer({ store, hashApiKey: sha256Hex });
 // The tests load an instance from 127.0.0.1 alone, with hundreds of connections at once.
 const running = await serve({ port: 0, host: "127.0.0.1", server, handleSignals: false, maxConnectionsPerAddress: 1000 });

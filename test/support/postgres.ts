@@ -38,6 +38,38 @@ export async function postgresUrl(): Promise<string> {
   return text;
 }
 
+/**
+ * The layout option of the stores a test makes: `{ distributed: true }` in the Citus run
+ * (`npm run test:citus` sets `IMAGEGEN_TEST_CITUS=1`, and its broker gives a Citus coordinator),
+ * nothing otherwise. Spread into every `createPostgresStore` call, so one test runs on both.
+ *
+ * @returns The options to add.
+ */
+export function storeLayout(): { distributed?: true; connectionTimeoutMillis?: number; statementTimeoutMillis?: number } {
+  // Bounds, not speed checks: on Citus each statement is a hop more (coordinator, then worker), and
+  // three servers share the machine with the tests, so a burst of commits waits longer for the pool.
+  return process.env.IMAGEGEN_TEST_CITUS === "1"
+    ? { distributed: true, connectionTimeoutMillis: 60_000, statementTimeoutMillis: 9_000 }
+    : {};
+}
+
+/**
+ * The query that counts the sessions of one application waiting on a lock, as a test watches a
+ * commit queue on a row it holds: \`pg_stat_activity\` on one PostgreSQL; on Citus, the worker
+ * sessions that run a delegated call wait, so \`citus_stat_activity\` is read across the nodes and
+ * each session is matched to the coordinator's session it runs for (its global pid).
+ *
+ * @returns The SQL, with the application name as \`$1\`, giving \`n\`.
+ */
+export function lockWaitersQuery(): string {
+  if (process.env.IMAGEGEN_TEST_CITUS !== "1") {
+    return "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'";
+  }
+  return `SELECT count(*)::int AS n FROM citus_stat_activity w
+    JOIN citus_stat_activity c ON c.global_pid = w.global_pid AND NOT c.is_worker_query
+    WHERE c.application_name = $1 AND w.wait_event_type = 'Lock'`;
+}
+
 /** A schema of its own on this run's database, for one test file (or one test). */
 export type PostgresTestDatabase = {
   readonly connectionString: string;

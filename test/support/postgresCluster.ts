@@ -96,11 +96,17 @@ function postgresUser(): { uid: number; gid: number } {
  *
  * @param options.durable - Keep PostgreSQL's defaults `fsync=on` and `full_page_writes=on`, so that
  *   every commit is flushed to disk (for a benchmark; tests need not pay for it).
+ * @param options.binDir - The directory of `initdb` and `pg_ctl` to use (default: {@link postgresBinDir}),
+ *   for example a copy of PostgreSQL with Citus installed (test/support/citusCluster.ts).
+ * @param options.settings - More server settings, as `name=value` (each passed as `-c name=value`).
  * @returns The running cluster.
  * @throws Error with {@link INSTALL_HINT} when the binaries are missing, or initdb's or pg_ctl's output.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
-  const bin = postgresBinDir();
+export async function startPostgres(
+  options: { durable?: boolean; binDir?: string; settings?: readonly string[] } = {},
+): Promise<PostgresCluster> {
+  const bin = options.binDir ?? postgresBinDir();
+  const settings = (options.settings ?? []).map((setting) => ` -c ${setting}`).join("");
   const dir = mkdtempSync(join(tmpdir(), "imagegen-pg-"));
   const dataDir = join(dir, "data");
   const logFile = join(dir, "server.log");
@@ -141,7 +147,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       "-t",
       "120",
       "-o",
-      `-p ${p} -k ${dir} -c listen_addresses=127.0.0.1 ${options.durable ? "" : "-c fsync=off -c full_page_writes=off "}-c max_connections=300`,
+      `-p ${p} -k ${dir} -c listen_addresses=127.0.0.1 ${options.durable ? "" : "-c fsync=off -c full_page_writes=off "}-c max_connections=300${settings}`,
       "start",
     ]);
   for (let attempt = 1; ; attempt++) {

@@ -89,7 +89,7 @@ export async function createGeneration(
   }
 
   const task: TaskDraft = {
-    id: newId.task(),
+    id: newId.task(caller.userId),
     userId: caller.userId,
     createdAt: now,
     request: clientKey === undefined ? { ...request, idempotencyKey: newId.idempotencyKey() } : request,

@@ -1,0 +1,146 @@
+/**
+ * The distributed layout of the store's schema on Citus: every table a request touches distributed
+ * by user id and co-located, the API keys a reference table (copied to every node), and the
+ * functions that take a user first delegated to the node that holds that user.
+ */
+import { migrationLockKey, quoteSchema } from "./migrations/runner.js";
+import type { PgPool, PgPoolClient } from "./pg.js";
+
+/**
+ * The tables distributed by user id, each after the tables its foreign keys point at (Citus
+ * distributes a referencing table only once the referenced one is distributed).
+ */
+const DISTRIBUTED_TABLES: readonly (readonly [table: string, column: string])[] = [
+  ["users", "id"],
+  ["tasks", "user_id"],
+  ["jobs", "user_id"],
+  ["idempotency", "user_id"],
+  ["ledger", "user_id"],
+  ["assets", "user_id"],
+];
+
+/** Looked up by hash before the user is known: a copy on every node answers it locally. */
+const REFERENCE_TABLES: readonly string[] = ["api_keys"];
+
+/**
+ * The functions that take the user first, with that argument: a call is sent whole to the node
+ * that holds the user's rows, and runs there in one round trip.
+ */
+const DISTRIBUTED_FUNCTIONS: readonly (readonly [signature: string, argument: string])[] = [
+  ["commit_task(text, text, text, text, bigint, bigint, bigint, json, boolean, integer, text, text, bigint[], bigint)", "p_user"],
+  ["fail_user_job(text, text, integer, bigint)", "p_user"],
+  ["create_user(text, bigint, text, bigint)", "p_id"],
+  ["grant_credits(text, bigint, bigint)", "p_user"],
+];
+
+/** What a store with `distributed: true` says on a database without Citus. */
+const NO_CITUS =
+  "distributed: true needs the Citus extension in this database (CREATE EXTENSION citus on the coordinator, with " +
+  "shared_preload_libraries = 'citus' on every node; docs/postgres.md, Citus), and the store must connect to the coordinator";
+
+/**
+ * Refuses a database without Citus before anything is created in it.
+ *
+ * @param pool - Where the store connects.
+ * @returns When the database has the Citus extension.
+ * @throws Error naming what to install and where to connect when it has not.
+ * @internal
+ */
+export async function requireCitus(pool: PgPool): Promise<void> {
+  const { rows } = await pool.query<{ citus: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus",
+  );
+  if (!rows[0]?.citus) throw new Error(NO_CITUS);
+}
+
+/**
+ * Lays a migrated schema out on Citus, once: distributes what is not yet distributed, in its own
+ * transaction per table or function under the schema's migration lock (an advisory lock of the
+ * coordinator, where every migration runs), so instances that start together do each step once.
+ * Already distributed tables and functions are left as they are.
+ *
+ * @param pool - A pool on the Citus coordinator, as the role that owns the schema.
+ * @param schema - The (checked) schema name, migrated to the package's version.
+ * @returns The tables and functions this call distributed (empty when the layout was complete).
+ * @internal
+ */
+export async function distributeSchema(pool: PgPool, schema: string): Promise<string[]> {
+  const s = quoteSchema(schema);
+  const lockKey = migrationLockKey(schema);
+  const done: string[] = [];
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    const step = async (what: string, pending: () => Promise<boolean>, apply: () => Promise<unknown>) => {
+      await client.query("BEGIN");
+      try {
+        await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey]);
+        // The triggers of jobs and ledger read nothing but their own row (append-only, forward-only),
+        // which is what Citus asks of a trigger on a distributed table: they then run on each shard.
+        await client.query("SET LOCAL citus.enable_unsafe_triggers = on");
+        if (await pending()) {
+          await apply();
+          done.push(what);
+        }
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {
+          broken = true;
+        });
+        throw error;
+      }
+    };
+    const undistributed = async (table: string) => {
+      const { rows: found } = await client.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [
+        `${s}.${table}`,
+      ]);
+      return found.length === 0;
+    };
+    for (const table of REFERENCE_TABLES) {
+      await step(
+        table,
+        () => undistributed(table),
+        () => client.query("SELECT create_reference_table($1::regclass)", [`${s}.${table}`]),
+      );
+    }
+    const [anchor] = DISTRIBUTED_TABLES[0] ?? ["users"];
+    for (const [table, column] of DISTRIBUTED_TABLES) {
+      await step(
+        table,
+        () => undistributed(table),
+        () =>
+          client.query("SELECT create_distributed_table($1::regclass, $2, colocate_with => $3)", [
+            `${s}.${table}`,
+            column,
+            table === anchor ? "default" : `${s}.${anchor}`,
+          ]),
+      );
+    }
+    for (const [signature, argument] of DISTRIBUTED_FUNCTIONS) {
+      const name = `${s}.${signature}`;
+      await step(
+        signature.slice(0, signature.indexOf("(")),
+        async () => {
+          const { rows: found } = await client.query(
+            `SELECT 1 FROM pg_dist_object WHERE classid = 'pg_proc'::regclass AND objid = $1::regprocedure
+               AND distribution_argument_index IS NOT NULL`,
+            [name],
+          );
+          return found.length === 0;
+        },
+        () =>
+          client.query("SELECT create_distributed_function($1::regprocedure, $2, colocate_with => $3)", [
+            name,
+            argument,
+            `${s}.${anchor}`,
+          ]),
+      );
+    }
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    (client as PgPoolClient).release(broken);
+  }
+  return done;
+}
