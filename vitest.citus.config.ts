@@ -2,10 +2,10 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * `npm run test:citus`: the PostgreSQL store on a real Citus cluster (a coordinator and two workers,
- * test/support/citusCluster.ts, Citus built from `CITUS_SRC` by scripts/citus.sh), with the schema
+ * test/support/citusCluster.ts, Citus built from vendor/citus by scripts/citus.sh), with the schema
  * laid out distributed (`distributed: true`). It runs the store's contract, the two-instance tests
  * of test/postgres as they are (their stores take `storeLayout()`), and the checks of the layout
- * itself. Not part of `npm test`: it needs a Citus source tree.
+ * itself. Not part of `npm test`: the first run builds Citus (minutes); CI runs it after `npm test`.
  */
 export default defineConfig({
   test: {

@@ -4,7 +4,8 @@
 # on the last line of its output. Later runs find the copy in the cache and only print the line.
 #
 #   CITUS_SRC        a Citus 13.2 source tree for PostgreSQL 15: a directory with `configure`, a
-#                    directory holding one citus-*.tar.gz, or the .tar.gz itself (required)
+#                    directory holding one citus-*.tar.gz, or the .tar.gz itself (default: the
+#                    repository's vendor/citus)
 #   CITUS_CACHE_DIR  where the builds are kept (default: $XDG_CACHE_HOME or ~/.cache, then
 #                    imagegen-pricing; /var/cache/imagegen-pricing as root, so that the `postgres`
 #                    user the servers run as can read it)
@@ -21,6 +22,9 @@ fail() {
   exit 1
 }
 
+if [ -z "${CITUS_SRC:-}" ]; then
+  CITUS_SRC="$(cd "$(dirname "$0")/.." && pwd)/vendor/citus"
+fi
 if [ -z "${CITUS_SRC:-}" ]; then
   fail "CITUS_SRC is not set: set it to a Citus 13.2 source tree for PostgreSQL 15 (a directory with configure, a directory holding citus-*.tar.gz, or the .tar.gz itself)"
 fi

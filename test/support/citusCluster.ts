@@ -14,8 +14,8 @@ const run = promisify(execFile);
 
 /** What every failure to find or build Citus says. */
 export const CITUS_HINT =
-  "The Citus tests need Citus 13.2 built for PostgreSQL 15: set CITUS_SRC to a Citus 13.2 source tree for PostgreSQL 15 " +
-  "(a directory with configure, a directory holding citus-*.tar.gz, or the .tar.gz itself); scripts/citus.sh builds it " +
+  "The Citus tests need Citus 13.2 built for PostgreSQL 15: scripts/citus.sh builds it from vendor/citus (or from CITUS_SRC, " +
+  "a directory with configure, a directory holding citus-*.tar.gz, or the .tar.gz itself) " +
   "once (Debian packages: postgresql-15 postgresql-server-dev-15 and the libraries it lists, installed as root when missing) " +
   "into a cache outside the repository. Or set CITUS_BINDIR to the bin directory of a PostgreSQL 15 with Citus installed.";
 
@@ -31,14 +31,13 @@ export type CitusCluster = {
 
 /**
  * The bin directory of a PostgreSQL with Citus: `CITUS_BINDIR`, else what scripts/citus.sh prints
- * (it builds Citus from `CITUS_SRC` the first time, a few minutes, and finds it in its cache after).
+ * (it builds Citus from vendor/citus or `CITUS_SRC` the first time, a few minutes, and finds it in its cache after).
  *
  * @returns The directory of `postgres`, `initdb` and `pg_ctl`.
  * @throws Error with {@link CITUS_HINT} and the script's output when there is no Citus to use.
  */
 export async function citusBinDir(): Promise<string> {
   if (process.env.CITUS_BINDIR) return process.env.CITUS_BINDIR;
-  if (!process.env.CITUS_SRC) throw new Error(`CITUS_SRC is not set. ${CITUS_HINT}`);
   const script = fileURLToPath(new URL("../../scripts/citus.sh", import.meta.url));
   try {
     // A bound, not a speed check: the first build takes minutes on a busy machine.
