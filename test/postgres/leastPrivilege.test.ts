@@ -270,7 +270,7 @@ describe("what the server's role cannot do", () => {
       [`"${db.schema}"`, server],
     );
     expect(rows).toEqual(
-      ["commit_task", "create_user", "fail_job", "grant_credits", "load_users"].map((name) => ({
+      ["accept_generation", "commit_task", "create_user", "fail_job", "grant_credits", "load_users"].map((name) => ({
         name,
         definer: true,
         owner,
