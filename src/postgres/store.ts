@@ -156,21 +156,7 @@ const REJECTIONS: Record<
 };
 
 /** The row `accept_generation` answers: the outcome, and the task holding the claim when it is taken. */
-type AcceptRow = {
-  outcome: string;
-  balance: string | null;
-  h_task_id: string | null;
-  h_created_at_ms: string;
-  h_request: unknown;
-  h_client_key: boolean;
-  h_reference_count: number;
-  h_multiplier: string;
-  h_catalog_version: string;
-  h_total_credits: string;
-  h_balance_after: string;
-  h_job_credits: (string | number)[];
-  h_job_status: JobStatus[];
-};
+type AcceptRow = { outcome: string; balance: string | null; holder: unknown };
 
 /**
  * Builds the store's statements for a schema. Each statement has a name (unique per schema) so
@@ -221,7 +207,7 @@ function statements(schema: string) {
       ${jobsOf}
       WHERE i.user_id = $1 AND i.key = $2 AND (i.expires_at_ms IS NULL OR i.expires_at_ms > $3::bigint)`,
     getTask: `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} WHERE t.task_id = $1`,
-    acceptGeneration: `SELECT * FROM ${s}.accept_generation($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9,
+    acceptGeneration: `SELECT outcome, balance, holder FROM ${s}.accept_generation($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9,
         $10::integer, $11, $12, $13::bigint[], $14::bigint, $15::text[])`,
     failJob: `SELECT ${s}.fail_job($1, $2::integer, $3::bigint) AS refunded`,
     // Fixtures, in one transaction: users (with their opening grants), key hashes, assets, and then
@@ -557,23 +543,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         if (reason !== undefined) return { ok: false, reason };
         throw error;
       }
-      if (row.outcome === "idempotency_key_taken" && row.h_task_id !== null) {
-        // The holder came back in the same answer: a replay costs this one round trip.
-        const holder = taskFromRow({
-          user_id: task.userId,
-          task_id: row.h_task_id,
-          created_at_ms: row.h_created_at_ms,
-          request: row.h_request,
-          client_key: row.h_client_key,
-          reference_count: row.h_reference_count,
-          multiplier: row.h_multiplier,
-          catalog_version: row.h_catalog_version,
-          total_credits: row.h_total_credits,
-          balance_after: row.h_balance_after,
-          job_credits: row.h_job_credits,
-          job_status: row.h_job_status,
-        });
-        return { ok: false, reason: "idempotency_key_taken", task: holder };
+      if (row.outcome === "idempotency_key_taken" && row.holder !== null) {
+        // The holder came back in the same answer: a replay costs this one round trip. As JSON, so
+        // that the usual answer has three columns to decode; a pool that keeps json as text works too.
+        const holder = (typeof row.holder === "string" ? JSON.parse(row.holder) : row.holder) as TaskRow;
+        return { ok: false, reason: "idempotency_key_taken", task: taskFromRow({ ...holder, user_id: task.userId }) };
       }
       if (row.outcome !== "ok") throw new Error(`accept_generation answered ${row.outcome}`);
       return {

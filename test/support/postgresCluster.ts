@@ -96,10 +96,17 @@ function postgresUser(): { uid: number; gid: number } {
  *
  * @param options.durable - Keep PostgreSQL's defaults `fsync=on` and `full_page_writes=on`, so that
  *   every commit is flushed to disk (for a benchmark; tests need not pay for it).
+ * @param options.settings - More server settings, as `-c name=value` (the benchmark loads
+ *   `pg_stat_statements` this way to count statements).
  * @returns The running cluster.
  * @throws Error with {@link INSTALL_HINT} when the binaries are missing, or initdb's or pg_ctl's output.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
+export async function startPostgres(
+  options: { durable?: boolean; settings?: Readonly<Record<string, string>> } = {},
+): Promise<PostgresCluster> {
+  const extra = Object.entries(options.settings ?? {})
+    .map(([name, value]) => `-c ${name}=${value} `)
+    .join("");
   const bin = postgresBinDir();
   const dir = mkdtempSync(join(tmpdir(), "imagegen-pg-"));
   const dataDir = join(dir, "data");
@@ -141,7 +148,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       "-t",
       "120",
       "-o",
-      `-p ${p} -k ${dir} -c listen_addresses=127.0.0.1 ${options.durable ? "" : "-c fsync=off -c full_page_writes=off "}-c max_connections=300`,
+      `-p ${p} -k ${dir} -c listen_addresses=127.0.0.1 ${options.durable ? "" : "-c fsync=off -c full_page_writes=off "}${extra}-c max_connections=300`,
       "start",
     ]);
   for (let attempt = 1; ; attempt++) {

@@ -25,16 +25,14 @@ export const sql = `
 -- user's multiplier is no longer p_multiplier (DETAIL the current one: price again and retry).
 -- A revoked key wins over IG001, IG004 and IG005, as the 401 comes before them.
 -- Claim first, then the user's row: every transaction takes these locks in that order.
+-- The answer is one row: 'ok' and the balance after the debit, or 'idempotency_key_taken' and the
+-- holder's task as JSON (its bigints as strings, so no number is rounded on the way).
 CREATE FUNCTION :schema.accept_generation(
   p_user text, p_task text, p_api_key text, p_claim_key text, p_claim_expires_at_ms bigint,
   p_now_ms bigint, p_created_at_ms bigint, p_request json, p_client_key boolean,
   p_reference_count integer, p_multiplier text, p_catalog_version text, p_job_credits bigint[],
   p_total bigint, p_asset_ids text[]
-) RETURNS TABLE (
-  outcome text, balance bigint, h_task_id text, h_created_at_ms bigint, h_request json, h_client_key boolean,
-  h_reference_count integer, h_multiplier text, h_catalog_version text, h_total_credits bigint,
-  h_balance_after bigint, h_job_credits bigint[], h_job_status text[]
-) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+) RETURNS TABLE (outcome text, balance bigint, holder json) LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   v_balance bigint;
   v_seq bigint;
@@ -56,13 +54,15 @@ BEGIN
 
   IF p_claim_key IS NOT NULL THEN
     -- A replay: a plain read, so that it writes nothing and commits nothing to disk.
-    RETURN QUERY SELECT 'idempotency_key_taken'::text, NULL::bigint, t.task_id, t.created_at_ms, t.request,
-        t.client_key, t.reference_count, t.multiplier, t.catalog_version, t.total_credits, t.balance_after,
-        jj.job_credits, jj.job_status
+    RETURN QUERY SELECT 'idempotency_key_taken'::text, NULL::bigint, json_build_object('task_id', t.task_id,
+        'created_at_ms', t.created_at_ms::text, 'request', t.request, 'client_key', t.client_key,
+        'reference_count', t.reference_count, 'multiplier', t.multiplier, 'catalog_version', t.catalog_version,
+        'total_credits', t.total_credits::text, 'balance_after', t.balance_after::text,
+        'job_credits', jj.job_credits, 'job_status', jj.job_status)
       FROM :schema.idempotency i
       JOIN :schema.tasks t ON t.user_id = i.user_id AND t.task_id = i.task_id
       CROSS JOIN LATERAL (
-        SELECT array_agg(j.credits ORDER BY j.idx) AS job_credits, array_agg(j.status ORDER BY j.idx) AS job_status
+        SELECT array_agg(j.credits::text ORDER BY j.idx) AS job_credits, array_agg(j.status ORDER BY j.idx) AS job_status
         FROM :schema.jobs j WHERE j.user_id = p_user AND j.task_id = t.task_id
       ) jj
       WHERE i.user_id = p_user AND t.user_id = p_user AND i.key = p_claim_key
@@ -79,13 +79,15 @@ BEGIN
         WHERE i.expires_at_ms IS NOT NULL AND i.expires_at_ms <= p_now_ms;
     IF NOT FOUND THEN
       -- A twin committed its claim between the read above and this insert: its task, as above.
-      RETURN QUERY SELECT 'idempotency_key_taken'::text, NULL::bigint, t.task_id, t.created_at_ms, t.request,
-          t.client_key, t.reference_count, t.multiplier, t.catalog_version, t.total_credits, t.balance_after,
-          jj.job_credits, jj.job_status
+      RETURN QUERY SELECT 'idempotency_key_taken'::text, NULL::bigint, json_build_object('task_id', t.task_id,
+          'created_at_ms', t.created_at_ms::text, 'request', t.request, 'client_key', t.client_key,
+          'reference_count', t.reference_count, 'multiplier', t.multiplier, 'catalog_version', t.catalog_version,
+          'total_credits', t.total_credits::text, 'balance_after', t.balance_after::text,
+          'job_credits', jj.job_credits, 'job_status', jj.job_status)
         FROM :schema.idempotency i
         JOIN :schema.tasks t ON t.user_id = i.user_id AND t.task_id = i.task_id
         CROSS JOIN LATERAL (
-          SELECT array_agg(j.credits ORDER BY j.idx) AS job_credits, array_agg(j.status ORDER BY j.idx) AS job_status
+          SELECT array_agg(j.credits::text ORDER BY j.idx) AS job_credits, array_agg(j.status ORDER BY j.idx) AS job_status
           FROM :schema.jobs j WHERE j.user_id = p_user AND j.task_id = t.task_id
         ) jj
         WHERE i.user_id = p_user AND t.user_id = p_user AND i.key = p_claim_key;
