@@ -168,7 +168,7 @@ if (postgres) {
   }
   lines.push(
     "",
-    `Where the time goes, per accepted generation (medians over rounds): round trips counted in each server's driver (every \`pool.query\`)${setup.statementStats ? "; statements as `pg_stat_statements` counts them, top-level (one per round trip) and run inside functions" : ""}; CPU time of the server processes.`,
+    `Where the time goes, per accepted generation (medians over rounds): round trips counted in each server's driver (every \`pool.query\`)${setup.statementStats ? "; statements as `pg_stat_statements` counts them, top-level (each round trip's statement, and the foreign-key check a commit defers to its end) and run inside functions (foreign-key checks included)" : ""}; CPU time of the server processes.`,
     "",
   );
   const stat = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "n/a");

@@ -42,7 +42,7 @@ describe("the multiplier a generation is priced with (S7)", () => {
     expect(debits).toEqual([atOne.batch.totalCreditCost, shifted.batch.totalCreditCost, atTwo.batch.totalCreditCost]);
   });
 
-  it("S14: a multiplier that changes under every commit of a request answers 503 with Retry-After and charges nothing", async () => {
+  it("S7: a multiplier that changes under three commits in a row answers 503 with Retry-After and charges nothing", async () => {
     const { s, arm } = await shiftingServer(["2", "3", "4"]);
     const ledger = await s.admin.ledger(s.userId);
     arm();
