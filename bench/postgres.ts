@@ -2,8 +2,10 @@
  * PostgreSQL on loopback: accepted generations per second and latency of the reference server on
  * the PostgreSQL store (`serve()` of `<package>/node`, one and two instances on one schema), for one
  * hot user and for 1,000 users, each beside the hand-written baseline of bench/baseline/postgres.ts
- * (a bare node:http handler running the same transaction with `pg`) on the same database, users and
- * load. The servers run in child processes; autocannon runs in this one; every load is bounded in
+ * (a bare node:http handler doing the same work with `pg` in two round trips) on the same database,
+ * users and load. Statements per accepted generation are counted twice: in each server's driver
+ * (every `pool.query`, one round trip each) and, when the database has `pg_stat_statements` (the
+ * throwaway cluster loads it), by the database, top-level and inside functions. The servers run in child processes; autocannon runs in this one; every load is bounded in
  * time and in count, and every accepted answer is checked against the tasks the database holds.
  *
  * The database is `BENCH_DATABASE_URL` (a schema of its own, dropped afterwards) or a throwaway
@@ -72,9 +74,15 @@ export type PostgresResult = {
   baseP99: number;
   /** Median over rounds of the reference / baseline accepted generations per second of the same round. */
   ratio: number;
-  /** Statements sent to the database per accepted generation, by the reference server and by the baseline. */
+  /** Statements sent to the database per accepted generation (counted in the driver), reference and baseline. */
   queries: number;
   baseQueries: number;
+  /** Top-level statements per accepted generation as `pg_stat_statements` counts them (NaN without it). */
+  topStatements: number;
+  baseTopStatements: number;
+  /** Statements run inside functions per accepted generation, as `pg_stat_statements` counts them (NaN without it). */
+  nestedStatements: number;
+  baseNestedStatements: number;
   /** CPU time of the server processes per accepted generation (µs). */
   cpuUs: number;
   baseCpuUs: number;
@@ -82,9 +90,26 @@ export type PostgresResult = {
 };
 
 /** What the database was, for the report. */
-export type PostgresSetup = { version: string; fsync: string; synchronousCommit: string; source: string; users: number };
+export type PostgresSetup = {
+  version: string;
+  fsync: string;
+  synchronousCommit: string;
+  source: string;
+  users: number;
+  /** Whether the database counts statements (`pg_stat_statements`). */
+  statementStats: boolean;
+};
 
-type Run = { rps: number; p50: number; p99: number; accepted: number; queries: number; cpuUs: number };
+type Run = {
+  rps: number;
+  p50: number;
+  p99: number;
+  accepted: number;
+  queries: number;
+  cpuUs: number;
+  top: number;
+  nested: number;
+};
 
 /** Stops a child and waits for it. */
 function stop(proc: ChildProcess): Promise<void> {
@@ -97,7 +122,12 @@ function stop(proc: ChildProcess): Promise<void> {
 
 async function start(kind: Kind, credits: number, connectionString: string, schema: string) {
   const proc = fork(fileURLToPath(import.meta.url), ["child", kind, String(credits)], {
-    execArgv: ["--import", fileURLToPath(new URL("./register.mjs", import.meta.url))],
+    execArgv: [
+      "--import",
+      fileURLToPath(new URL("./register.mjs", import.meta.url)),
+      // BENCH_CPU_PROF=<dir>: a CPU profile of each server process, written when it stops.
+      ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${kind}`] : []),
+    ],
     env: { ...process.env, DATABASE_URL: connectionString, BENCH_SCHEMA: schema },
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -150,7 +180,11 @@ export async function runPostgres(opts: {
   if (!connectionString) {
     const { startPostgres } = await import("../test/support/postgresCluster.js");
     // Durable: every commit is flushed to this machine's disk, as in production.
-    const cluster = await startPostgres({ durable: true });
+    // pg_stat_statements counts every statement, those inside functions too, for the report.
+    const cluster = await startPostgres({
+      durable: true,
+      settings: ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=all"],
+    });
     connectionString = cluster.url;
     source = "a throwaway cluster on this machine (initdb, 127.0.0.1, otherwise default settings)";
     destroy = () => cluster.destroy();
@@ -160,12 +194,17 @@ export async function runPostgres(opts: {
   const children: ChildProcess[] = [];
   try {
     const show = async (name: string) => (await sql.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name] ?? "?";
+    const statementStats = await sql.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").then(
+      () => sql.query("SELECT pg_stat_statements_reset()").then(() => true),
+      () => false,
+    );
     const setup: PostgresSetup = {
       version: await show("server_version"),
       fsync: await show("fsync"),
       synchronousCommit: await show("synchronous_commit"),
       source,
       users: opts.users,
+      statementStats,
     };
 
     // Users and keys, made through the reference server's admin on the benchmark's schema.
@@ -226,6 +265,7 @@ export async function runPostgres(opts: {
       const run = `${++tag}-${randomBytes(4).toString("hex")}`;
       let n = 0;
       const before = await settledCount();
+      if (statementStats) await sql.query("SELECT pg_stat_statements_reset()");
       const statsBefore = await statsOf(targets);
       const results = await Promise.all(
         targets.map(({ port }) =>
@@ -253,6 +293,17 @@ export async function runPostgres(opts: {
       // A request still in flight when the load ends may commit without its answer being counted.
       const accepted = (await settledCount()) - before;
       const statsAfter = await statsOf(targets);
+      // The benchmark's own statements (counting tasks, resetting the counts) are left out.
+      const counted = statementStats
+        ? (
+            await sql.query<{ toplevel: boolean; calls: string }>(
+              `SELECT toplevel, sum(calls) AS calls FROM pg_stat_statements
+               WHERE query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%count(*) AS n%' GROUP BY toplevel`,
+            )
+          ).rows
+        : [];
+      const callsOf = (toplevel: boolean) =>
+        statementStats ? Number(counted.find((row) => row.toplevel === toplevel)?.calls ?? 0) / accepted : Number.NaN;
       const answered = results.reduce((sum, r) => sum + r["2xx"], 0);
       for (const r of results) {
         if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
@@ -270,6 +321,8 @@ export async function runPostgres(opts: {
         accepted,
         queries: (statsAfter.queries - statsBefore.queries) / accepted,
         cpuUs: (statsAfter.cpuUs - statsBefore.cpuUs) / accepted,
+        top: callsOf(true),
+        nested: callsOf(false),
       };
     };
 
@@ -304,6 +357,10 @@ export async function runPostgres(opts: {
         ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
         queries: median(r.map((x) => x.queries)),
         baseQueries: median(b.map((x) => x.queries)),
+        topStatements: median(r.map((x) => x.top)),
+        baseTopStatements: median(b.map((x) => x.top)),
+        nestedStatements: median(r.map((x) => x.nested)),
+        baseNestedStatements: median(b.map((x) => x.nested)),
         cpuUs: median(r.map((x) => x.cpuUs)),
         baseCpuUs: median(b.map((x) => x.cpuUs)),
         rounds: opts.rounds,

@@ -6,7 +6,8 @@
  * the same work, not less.
  */
 
-import { cut, messages } from "../../src/messages.js";
+import { safeEcho as cut } from "../../src/echo.js";
+import { messages } from "../../src/messages.js";
 import { catalog as builtIn } from "../../src/models/catalog.js";
 import {
   ASPECT_RATIOS,

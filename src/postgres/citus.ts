@@ -28,6 +28,10 @@ const REFERENCE_TABLES: readonly string[] = ["api_keys"];
  */
 const DISTRIBUTED_FUNCTIONS: readonly (readonly [signature: string, argument: string])[] = [
   ["commit_task(text, text, text, text, bigint, bigint, bigint, json, boolean, integer, text, text, bigint[], bigint)", "p_user"],
+  [
+    "accept_generation(text, text, text, text, bigint, bigint, bigint, json, boolean, integer, text, text, bigint[], bigint, text[])",
+    "p_user",
+  ],
   ["fail_user_job(text, text, integer, bigint)", "p_user"],
   ["create_user(text, bigint, text, bigint)", "p_id"],
   ["grant_credits(text, bigint, bigint)", "p_user"],

@@ -148,12 +148,23 @@ const ledgerFromRow = (row: LedgerRow): LedgerRecord => {
   return { ...base, taskId: row.task_id, jobIndex: row.job_index };
 };
 
-/** Custom SQLSTATEs that `commit_task` raises to roll back a rejected task. */
-const REJECTIONS: Record<string, "insufficient_credits" | "api_key_revoked" | "unknown_user"> = {
+/**
+ * Custom SQLSTATEs that `accept_generation` raises to roll back a rejected task (its DETAIL carries
+ * the balance, the index of the foreign reference or the current multiplier).
+ */
+const REJECTIONS: Record<
+  string,
+  "insufficient_credits" | "api_key_revoked" | "unknown_user" | "asset_not_found" | "multiplier_changed"
+> = {
   IG001: "insufficient_credits",
   IG002: "api_key_revoked",
   IG003: "unknown_user",
+  IG004: "asset_not_found",
+  IG005: "multiplier_changed",
 };
+
+/** The row `accept_generation` answers: the outcome, and the task holding the claim when it is taken. */
+type AcceptRow = { outcome: string; balance: string | null; holder: unknown };
 
 /**
  * Builds the store's statements for a schema. Each statement has a name (unique per schema) so
@@ -187,6 +198,9 @@ function statements(schema: string) {
       ON CONFLICT DO NOTHING
       RETURNING id`,
     findApiKeyByHash: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE hash = $1`,
+    // Authentication and what pricing needs, in one round trip.
+    findCaller: `SELECT k.id, k.user_id, k.mode, k.hash, k.revoked, u.multiplier
+      FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id WHERE k.hash = $1`,
     getApiKey: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE id = $1`,
     // Run inside a transaction with revokeApiKey: the owner's row is locked first (see commit_task).
     // The owner's row is locked by its id, read first (a key's owner never changes): a lock taken
@@ -208,13 +222,12 @@ function statements(schema: string) {
       WHERE i.user_id = $1 AND i.key = $2 AND (i.expires_at_ms IS NULL OR i.expires_at_ms > $3::bigint)`,
     getTask: `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} WHERE t.task_id = $1`,
     getUserTask: `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} WHERE t.user_id = $1 AND t.task_id = $2`,
-    commitTask: `SELECT outcome, balance, task_id
-      FROM ${s}.commit_task($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9, $10::integer, $11, $12,
-        $13::bigint[], $14::bigint)`,
     // With the task's user first: on a distributed schema the call runs on the node of that user.
     failJob: `SELECT ${s}.fail_user_job($1, $2, $3::integer, $4::bigint) AS refunded`,
     // Only for a task id that does not carry its user (see taskUserId).
     taskUser: `SELECT user_id FROM ${s}.tasks WHERE task_id = $1`,
+    acceptGeneration: `SELECT outcome, balance, holder FROM ${s}.accept_generation($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9,
+        $10::integer, $11, $12, $13::bigint[], $14::bigint, $15::text[])`,
     // Fixtures, in one transaction: users (with their opening grants), key hashes, assets, and then
     // the conflicts, read after the writes so that a concurrent load of the same fixtures is seen.
     loadUsers: `SELECT ${s}.load_users($1::text[], $2::bigint[], $3::text[], $4::bigint) AS created`,
@@ -473,6 +486,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return rows[0] && keyFromRow(rows[0]);
     },
 
+    async findCaller(hash) {
+      if (!nameable(hash)) return undefined;
+      const { rows } = await run<ApiKeyRow & { multiplier: string }>("finding an API key", sql.findCaller, [hash]);
+      const row = rows[0];
+      return row && { key: keyFromRow(row), multiplier: row.multiplier };
+    },
+
     async getApiKey(apiKeyId) {
       if (!nameable(apiKeyId)) return undefined;
       const { rows } = await run<ApiKeyRow>("reading an API key", sql.getApiKey, [apiKeyId]);
@@ -512,7 +532,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return rows[0] && taskFromRow(rows[0]);
     },
 
-    async commitTask({ task, apiKeyId, claim }: CommitInput, now: number): Promise<CommitResult> {
+    async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
       assertTime(now, "now");
       assertTime(task.createdAt, "task.createdAt");
       assertCredits(task.totalCredits, "task.totalCredits");
@@ -536,30 +556,33 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         task.catalogVersion,
         task.jobCredits,
         task.totalCredits,
+        // An id with U+0000 names no asset: NULL, which equals no stored id.
+        assetIds.map((id) => (nameable(id) ? id : null)),
       ];
-      let outcome: { outcome: string; balance: string | null; task_id: string | null };
+      let row: AcceptRow;
       try {
-        const { rows } = await run<typeof outcome>("accepting a task", sql.commitTask, values);
-        if (!rows[0]) throw new Error("commit_task returned no row");
-        outcome = rows[0];
+        const { rows } = await run<AcceptRow>("accepting a task", sql.acceptGeneration, values);
+        if (!rows[0]) throw new Error("accept_generation returned no row");
+        row = rows[0];
       } catch (error) {
         const reason = REJECTIONS[(error as { code?: string }).code ?? ""];
-        if (reason === "insufficient_credits") {
-          return { ok: false, reason, balance: toNumber((error as { detail?: string }).detail) };
-        }
+        const detail = (error as { detail?: string }).detail ?? "";
+        if (reason === "insufficient_credits") return { ok: false, reason, balance: toNumber(detail) };
+        if (reason === "asset_not_found") return { ok: false, reason, index: toNumber(detail) };
+        if (reason === "multiplier_changed") return { ok: false, reason, multiplier: detail };
         if (reason !== undefined) return { ok: false, reason };
         throw error;
       }
-      if (outcome.outcome === "idempotency_key_taken") {
-        // The winner committed before this transaction saw its claim; tasks are never deleted.
-        const winner = outcome.task_id === null ? undefined : await userTask(task.userId, outcome.task_id);
-        if (!winner) throw new Error(`the idempotency claim points at a missing task ${outcome.task_id}`);
-        return { ok: false, reason: "idempotency_key_taken", task: winner };
+      if (row.outcome === "idempotency_key_taken" && row.holder !== null) {
+        // The holder came back in the same answer: a replay costs this one round trip. As JSON, so
+        // that the usual answer has three columns to decode; a pool that keeps json as text works too.
+        const holder = (typeof row.holder === "string" ? JSON.parse(row.holder) : row.holder) as TaskRow;
+        return { ok: false, reason: "idempotency_key_taken", task: taskFromRow({ ...holder, user_id: task.userId }) };
       }
-      if (outcome.outcome !== "ok") throw new Error(`commit_task answered ${outcome.outcome}`);
+      if (row.outcome !== "ok") throw new Error(`accept_generation answered ${row.outcome}`);
       return {
         ok: true,
-        task: { ...task, balanceAfter: toNumber(outcome.balance), jobStatus: task.jobCredits.map(() => "queued" as const) },
+        task: { ...task, balanceAfter: toNumber(row.balance), jobStatus: task.jobCredits.map(() => "queued" as const) },
       };
     },
 

@@ -3,7 +3,7 @@
  * header is read, and how a request is authenticated. Web Crypto by default, so the server stays
  * runtime-neutral.
  */
-import type { ApiKeyMode, ApiKeyRecord } from "../store/store.js";
+import type { ApiKeyMode, CallerRecord } from "../store/store.js";
 import type { Caller, ServerContext } from "./context.js";
 import type { Failure } from "./errors.js";
 import { randomBase64Url } from "./ids.js";
@@ -92,12 +92,13 @@ export async function authenticate(
   if (credential.kind === "missing") {
     return { ok: false, failure: { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE } };
   }
-  let key: ApiKeyRecord | undefined;
+  let found: CallerRecord | undefined;
   if (credential.kind === "key") {
     // A synchronous hasher (the Node binding's) answers without a trip through the event loop.
     const hash = ctx.hashApiKey(credential.key);
-    key = await ctx.store.findApiKeyByHash(typeof hash === "string" ? hash : await hash);
+    // The key and its user's multiplier in one lookup: pricing needs no read of its own.
+    found = await ctx.store.findCaller(typeof hash === "string" ? hash : await hash);
   }
-  if (!key || key.revoked) return { ok: false, failure: INVALID_API_KEY };
-  return { ok: true, caller: { userId: key.userId, apiKeyId: key.id } };
+  if (!found || found.key.revoked) return { ok: false, failure: INVALID_API_KEY };
+  return { ok: true, caller: { userId: found.key.userId, apiKeyId: found.key.id, multiplier: found.multiplier } };
 }

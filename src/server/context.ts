@@ -106,8 +106,11 @@ export type AfterAuth = (
   run: (incoming: Incoming) => Promise<Outgoing>,
 ) => Promise<Outgoing>;
 
-/** The caller an API key authenticated. @internal */
-export type Caller = { readonly userId: string; readonly apiKeyId: string };
+/**
+ * The caller an API key authenticated, with the user's multiplier read in the same lookup (what
+ * pricing needs; the commit refuses it if it changed since). @internal
+ */
+export type Caller = { readonly userId: string; readonly apiKeyId: string; readonly multiplier: string };
 
 /** One endpoint of the service, given an authenticated caller. @internal */
 export type Handler = (incoming: Incoming, ctx: ServerContext, caller: Caller, requestId: string) => Promise<Outgoing>;

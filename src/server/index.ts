@@ -10,6 +10,7 @@ export { createMemoryStore } from "../store/memory.js";
 export type {
   ApiKeyMode,
   ApiKeyRecord,
+  CallerRecord,
   CommitInput,
   CommitResult,
   FixtureLoadResult,

@@ -104,6 +104,11 @@ export function createMemoryStore(): Store {
     async findApiKeyByHash(hash) {
       return keysByHash.get(hash);
     },
+    async findCaller(hash) {
+      const key = keysByHash.get(hash);
+      const user = key && users.get(key.userId);
+      return user && { key, multiplier: user.multiplier };
+    },
     async getApiKey(apiKeyId) {
       return keysById.get(apiKeyId);
     },
@@ -131,7 +136,7 @@ export function createMemoryStore(): Store {
       const task = claimedTask(userId, key, now);
       return task && taskView(task);
     },
-    async commitTask({ task, apiKeyId, claim }: CommitInput, now: number): Promise<CommitResult> {
+    async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
       // No await in here: the checks and the writes below happen as one step.
       const user = users.get(task.userId);
       if (!user) return { ok: false, reason: "unknown_user" };
@@ -141,6 +146,9 @@ export function createMemoryStore(): Store {
         const holder = claimedTask(task.userId, claim.key, now);
         if (holder) return { ok: false, reason: "idempotency_key_taken", task: taskView(holder) };
       }
+      const index = assetIds.findIndex((id) => assets.get(id) !== task.userId);
+      if (index >= 0) return { ok: false, reason: "asset_not_found", index };
+      if (user.multiplier !== task.multiplier) return { ok: false, reason: "multiplier_changed", multiplier: user.multiplier };
       const total = task.totalCredits;
       if (user.balance < total) return { ok: false, reason: "insufficient_credits", balance: user.balance };
 

@@ -3,8 +3,9 @@
  * ledger), behind one asynchronous interface that the in-memory store and the PostgreSQL store
  * both implement.
  *
- * The charging flow depends on two methods being atomic: {@link Store.commitTask} (claim the
- * idempotency key, re-check the API key, debit, store the task and its ledger entry) and
+ * The charging flow depends on two methods being atomic: {@link Store.commitTask} (answer a live
+ * idempotency claim with its task or claim the key, check the references and the multiplier,
+ * re-check the API key, debit, store the task and its ledger entry) and
  * {@link Store.failJob} (refund a queued job exactly once). The in-memory store runs each with no
  * `await` inside; a database store runs each as one transaction. Every other method is a single
  * read or write.
@@ -99,6 +100,11 @@ export type CommitInput = {
    * the server runs with an idempotency window; without it the claim lasts as long as the task.
    */
   readonly claim?: { readonly key: string; readonly expiresAt?: number };
+  /**
+   * The references the task counts (`request.inputAssetIds`): each must be the user's, else nothing
+   * changes and the first that is not is reported. Checked after the claim and before the balance.
+   */
+  readonly assetIds?: readonly string[];
 };
 
 /** The outcome of {@link Store.commitTask}. Nothing changed unless `ok`. */
@@ -108,7 +114,18 @@ export type CommitResult =
   /** The claim is held by a live record: `task` is the task it points at, for a replay or a 409. */
   | { readonly ok: false; readonly reason: "idempotency_key_taken"; readonly task: TaskRecord }
   | { readonly ok: false; readonly reason: "api_key_revoked" }
-  | { readonly ok: false; readonly reason: "unknown_user" };
+  | { readonly ok: false; readonly reason: "unknown_user" }
+  /** `assetIds[index]` is not the user's (unknown or another user's: the same answer). */
+  | { readonly ok: false; readonly reason: "asset_not_found"; readonly index: number }
+  /** The user's multiplier is no longer `task.multiplier`: price again with `multiplier` and retry. */
+  | { readonly ok: false; readonly reason: "multiplier_changed"; readonly multiplier: string };
+
+/** What {@link Store.findCaller} finds: a key and what pricing needs of its user. */
+export type CallerRecord = {
+  readonly key: ApiKeyRecord;
+  /** The user's multiplier when the key was read: {@link Store.commitTask} refuses a stale one. */
+  readonly multiplier: string;
+};
 
 /**
  * The outcome of {@link Store.grant}. Nothing changed unless `ok`. `balance_too_large`: the balance,
@@ -174,6 +191,8 @@ export interface Store {
   putApiKey(key: ApiKeyRecord): Promise<boolean>;
   /** The key whose SHA-256 is `hash`, revoked or not. */
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /** The key whose SHA-256 is `hash` (revoked or not) with its user's multiplier, in one lookup. */
+  findCaller(hash: string): Promise<CallerRecord | undefined>;
   /** A key record by its id (`apk_...`). */
   getApiKey(apiKeyId: string): Promise<ApiKeyRecord | undefined>;
   /** Marks a key revoked (again is fine); `false` for an unknown id. */
@@ -187,9 +206,12 @@ export interface Store {
   /** The task a user's live idempotency claim points at, or `undefined`. */
   findClaimedTask(userId: string, key: string, now: number): Promise<TaskRecord | undefined>;
   /**
-   * Atomically: checks the API key is not revoked, claims the idempotency key (or reports the
-   * task holding it), debits `task.totalCredits` when the balance covers it, stores the task
-   * with every job `queued`, and writes the debit entry (when positive).
+   * Atomically, in the order of S12: reports the task holding a live claim on the idempotency key
+   * (or claims it), checks that every `assetIds` entry is the user's, that the user's multiplier is
+   * still `task.multiplier` and that the API key is not revoked, debits `task.totalCredits` when the
+   * balance covers it, stores the task with every job `queued`, and writes the debit entry (when
+   * positive). A revoked key is reported before a foreign reference, a changed multiplier or a
+   * short balance.
    */
   commitTask(input: CommitInput, now: number): Promise<CommitResult>;
   /** A task by id, or `undefined`. */

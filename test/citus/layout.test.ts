@@ -30,7 +30,7 @@ const DISTRIBUTED = {
   ledger: "user_id",
   assets: "user_id",
 };
-const DELEGATED = ["commit_task", "create_user", "fail_user_job", "grant_credits"];
+const DELEGATED = ["accept_generation", "commit_task", "create_user", "fail_user_job", "grant_credits"];
 
 describe("distributed: true on a Citus coordinator", () => {
   it("every table a request touches is distributed by its user id column, all co-located; api_keys is a reference table", async () => {
@@ -52,7 +52,7 @@ describe("distributed: true on a Citus coordinator", () => {
     expect(Object.keys(byTable).sort()).toEqual(["api_keys", ...Object.keys(DISTRIBUTED)].sort());
   });
 
-  it("commit_task, fail_user_job, create_user and grant_credits are delegated by their first argument, the user, co-located with users", async () => {
+  it("accept_generation, commit_task, fail_user_job, create_user and grant_credits are delegated by their first argument, the user, co-located with users", async () => {
     const { rows } = await db.sql<{ name: string; argument: number; colocated: boolean }>(
       `SELECT p.proname AS name, o.distribution_argument_index AS argument,
               o.colocationid = (SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = to_regclass($2)) AS colocated

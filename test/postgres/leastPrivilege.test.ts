@@ -250,6 +250,48 @@ describe("what the server's role cannot do", () => {
     expect((await state()).user).toEqual([{ balance: "60", held: "40", ledger_seq: "3" }]);
   });
 
+  it("S6: accept_generation refuses a debit other than the sum of its jobs' credits, or a negative job, and changes nothing", {
+    timeout: 120_000,
+  }, async () => {
+    const { db, serverUrl } = await setup();
+    const s = `"${db.schema}"`;
+    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
+    await store.createUser({ id: "usr_forged6", credits: 100, multiplier: "1" }, 1);
+    await store.close();
+    await db.sql(`INSERT INTO ${s}.api_keys (id, user_id, mode, hash) VALUES ('apk_forged6', 'usr_forged6', 'test', $1)`, [
+      randomBytes(32).toString("hex"),
+    ]);
+    const state = async () => ({
+      user: (await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_forged6'`)).rows,
+      tasks: (await db.sql(`SELECT task_id FROM ${s}.tasks WHERE user_id = 'usr_forged6'`)).rows,
+      claims: (await db.sql(`SELECT key FROM ${s}.idempotency WHERE user_id = 'usr_forged6'`)).rows,
+    });
+    const before = await state();
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      const accept = (task: string, jobs: number[], total: number) =>
+        client
+          .query(
+            `SELECT outcome FROM ${s}.accept_generation('usr_forged6', $1, 'apk_forged6', 'key_' || $1, NULL, 2, 2, '{}', false, 0,
+              '1', 'v', $2::bigint[], $3::bigint, '{}'::text[])`,
+            [task, jobs, total],
+          )
+          .then(
+            ({ rows }) => rows,
+            (error: { code?: string }) => error.code,
+          );
+      expect(await accept("task_free", [100], 0)).toBe("22023");
+      expect(await accept("task_short", [60, 40], 99)).toBe("22023");
+      expect(await accept("task_negative", [150, -50], 100)).toBe("22023");
+      expect(await state()).toEqual(before);
+      expect(await accept("task_paid6", [60, 40], 100)).toEqual([{ outcome: "ok" }]);
+    } finally {
+      await client.end();
+    }
+    expect((await state()).user).toEqual([{ balance: "0", held: "100", ledger_seq: "2" }]);
+  });
+
   it("every function that writes the ledger runs with its owner's rights, a pinned search_path, and no EXECUTE for PUBLIC", {
     timeout: 60_000,
   }, async () => {
@@ -270,14 +312,16 @@ describe("what the server's role cannot do", () => {
       [`"${db.schema}"`, server],
     );
     expect(rows).toEqual(
-      ["commit_task", "create_user", "fail_job", "fail_user_job", "grant_credits", "load_users"].map((name) => ({
-        name,
-        definer: true,
-        owner,
-        config: ["search_path=pg_catalog, pg_temp"],
-        public: false,
-        server: true,
-      })),
+      ["accept_generation", "commit_task", "create_user", "fail_job", "fail_user_job", "grant_credits", "load_users"].map(
+        (name) => ({
+          name,
+          definer: true,
+          owner,
+          config: ["search_path=pg_catalog, pg_temp"],
+          public: false,
+          server: true,
+        }),
+      ),
     );
   });
 

@@ -225,7 +225,7 @@ describe("the network to the database goes silent, then heals", () => {
       const attempt = await untilWaiting(
         watcher,
         pid,
-        "commit_task",
+        "accept_generation",
         () => generate(key, body(k)),
         (res) => res.status === 503,
       );

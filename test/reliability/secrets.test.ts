@@ -83,7 +83,7 @@ describe("reliability: secrets (S1, S2)", () => {
       expect(stored.find((s) => s.id === apiKeyId)?.hash).toBe(sha256(key));
       expect(stored[i] && Object.values(stored[i] as object)).not.toContain(key);
     }
-    const lookups = calls.filter((c) => c.method === "findApiKeyByHash");
+    const lookups = calls.filter((c) => c.method === "findCaller");
     expect(lookups.length).toBeGreaterThanOrEqual(9);
     for (const l of lookups) expect(l.args[0]).toMatch(/^[0-9a-f]{64}$/);
     const everything = dump();

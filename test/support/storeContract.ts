@@ -115,8 +115,8 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       return key;
     };
     /** A user with `credits` and a live key. */
-    const account = async (credits: number) => {
-      const userId = await newUser(credits);
+    const account = async (credits: number, multiplier = "1") => {
+      const userId = await newUser(credits, multiplier);
       const key = await newKey(userId);
       return { userId, apiKeyId: key.id, key };
     };
@@ -320,6 +320,17 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.revokeApiKey(`apk_${hex(8)}`)).toBe(false);
       });
 
+      it("S2: findCaller finds a key by its hash with its user's multiplier, revoked or not, in one lookup", async () => {
+        const userId = await newUser(0, "1.15");
+        const key = await newKey(userId);
+        expect(await store.findCaller(key.hash)).toEqual({ key, multiplier: "1.15" });
+        expect(await store.setMultiplier(userId, "0.85")).toBe(true);
+        await store.revokeApiKey(key.id);
+        expect(await store.findCaller(key.hash)).toEqual({ key: { ...key, revoked: true }, multiplier: "0.85" });
+        expect(await store.findCaller(hex(32))).toBeUndefined();
+        expect(await store.findCaller("\u0000")).toBeUndefined();
+      });
+
       it("S2: ownedAssets answers only the caller's assets, in one lookup; a taken asset id is refused", async () => {
         const alice = await newUser(0);
         const bob = await newUser(0);
@@ -346,7 +357,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       });
 
       it("S8: the stored task gives back exactly what was committed, odd characters included", async () => {
-        const { userId, apiKeyId } = await account(1000);
+        const { userId, apiKeyId } = await account(1000, "1.15");
         const prompt = 'quotes " \\ back\\slash, tab\t, NUL \u0000, é, 🎨, lone \ud800 surrogate, </script>';
         const request = sampleRequest({ prompt, imageCount: 1, inputAssetIds: ["ast_1", "ast_2"], idempotencyKey: "k ✓" });
         const draft = sampleDraft(userId, [7], {
@@ -387,6 +398,88 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.findClaimedTask(userId, claimOf(draft).key, T0)).toBeUndefined();
         const other = await newKey(userId);
         expect((await commit(draft, other.id, claimOf(draft))).ok).toBe(true);
+      });
+
+      it("S2: commitTask refuses a reference that is unknown or another user's with its index; nothing changes and the key stays free", async () => {
+        const { userId, apiKeyId } = await account(100);
+        const other = await newUser(0);
+        const mine = `ast_${hex(8)}`;
+        const theirs = `ast_${hex(8)}`;
+        expect(await store.putAsset(mine, userId)).toBe(true);
+        expect(await store.putAsset(theirs, other)).toBe(true);
+        const ledger = await store.ledger(userId);
+        for (const [assetIds, index] of [
+          [[mine, theirs], 1],
+          [[`ast_${hex(8)}`, mine], 0],
+          [[mine, "ast_\u0000"], 1],
+        ] as const) {
+          const draft = sampleDraft(userId, [5], { request: sampleRequest({ inputAssetIds: [...assetIds] }), referenceCount: 2 });
+          expect(await store.commitTask({ task: draft, apiKeyId, claim: claimOf(draft), assetIds }, T0)).toEqual({
+            ok: false,
+            reason: "asset_not_found",
+            index,
+          });
+          expect(await store.getTask(draft.id)).toBeUndefined();
+          expect(await store.findClaimedTask(userId, claimOf(draft).key, T0)).toBeUndefined();
+        }
+        expect(await balance(userId)).toBe(100);
+        expect(await store.ledger(userId)).toEqual(ledger);
+        const draft = sampleDraft(userId, [5], { request: sampleRequest({ inputAssetIds: [mine] }), referenceCount: 1 });
+        expect(await store.commitTask({ task: draft, apiKeyId, claim: claimOf(draft), assetIds: [mine] }, T0)).toEqual({
+          ok: true,
+          task: accepted(draft, 95),
+        });
+      });
+
+      it("S7: commitTask refuses a task priced with a multiplier that is no longer the user's, naming the current one; nothing changes", async () => {
+        const { userId, apiKeyId } = await account(100, "1.15");
+        const draft = sampleDraft(userId, [5], { multiplier: "1" });
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({
+          ok: false,
+          reason: "multiplier_changed",
+          multiplier: "1.15",
+        });
+        expect(await balance(userId)).toBe(100);
+        expect(await store.getTask(draft.id)).toBeUndefined();
+        expect(await store.findClaimedTask(userId, claimOf(draft).key, T0)).toBeUndefined();
+        const repriced = { ...draft, multiplier: "1.15", jobCredits: [6], totalCredits: 6 };
+        expect(await commit(repriced, apiKeyId, claimOf(draft))).toEqual({ ok: true, task: accepted(repriced, 94) });
+      });
+
+      it("S12: a live claim wins over a foreign reference, a changed multiplier and a short balance; a revoked key over the last three", async () => {
+        const { userId, apiKeyId } = await account(10);
+        const first = sampleDraft(userId, [4]);
+        expect((await commit(first, apiKeyId, claimOf(first))).ok).toBe(true);
+        const foreign = `ast_${hex(8)}`;
+        const retry = sampleDraft(userId, [400], { request: first.request, multiplier: "2" });
+        expect(await store.commitTask({ task: retry, apiKeyId, claim: claimOf(first), assetIds: [foreign] }, T0)).toEqual({
+          ok: false,
+          reason: "idempotency_key_taken",
+          task: accepted(first, 6),
+        });
+        // Nothing the first commit left is shared with the calls below: a fresh request key each.
+        const foreignFirst = sampleDraft(userId, [400], { multiplier: "2" });
+        expect(
+          await store.commitTask({ task: foreignFirst, apiKeyId, claim: claimOf(foreignFirst), assetIds: [foreign] }, T0),
+        ).toEqual({ ok: false, reason: "asset_not_found", index: 0 });
+        const multiplierFirst = sampleDraft(userId, [400], { multiplier: "2" });
+        expect(await commit(multiplierFirst, apiKeyId, claimOf(multiplierFirst))).toEqual({
+          ok: false,
+          reason: "multiplier_changed",
+          multiplier: "1",
+        });
+        await store.revokeApiKey(apiKeyId);
+        for (const [draft, assetIds] of [
+          [sampleDraft(userId, [400], { multiplier: "2" }), [foreign]],
+          [sampleDraft(userId, [400], { multiplier: "2" }), []],
+          [sampleDraft(userId, [400]), []],
+        ] as const) {
+          expect(await store.commitTask({ task: draft, apiKeyId, claim: claimOf(draft), assetIds }, T0)).toEqual({
+            ok: false,
+            reason: "api_key_revoked",
+          });
+        }
+        expect(await balance(userId)).toBe(6);
       });
 
       it("S4: a commit for an unknown user is refused", async () => {

@@ -13,6 +13,7 @@ import * as heldCredits from "./0002_held_credits.sql.js";
 import * as ledgerFunctions from "./0003_ledger_functions.sql.js";
 import * as commitTaskTotal from "./0004_commit_task_total.sql.js";
 import * as distributable from "./0005_distributable.sql.js";
+import * as acceptGeneration from "./0006_accept_generation.sql.js";
 
 /** What a migration's SQL says where the quoted schema name goes. */
 const SCHEMA_PLACEHOLDER = ":schema";
@@ -74,6 +75,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration(3, "0003_ledger_functions.sql.ts", ledgerFunctions),
   migration(4, "0004_commit_task_total.sql.ts", commitTaskTotal),
   migration(5, "0005_distributable.sql.ts", distributable),
+  migration(6, "0006_accept_generation.sql.ts", acceptGeneration),
 ];
 
 /** The schema version this package brings the database to. */

@@ -12,7 +12,7 @@ import { priceValidated } from "../../pricing/computeCharge.js";
 import { InvalidRequestError } from "../../pricing/errors.js";
 import { checkRequest } from "../../request/checkRequest.js";
 import { charLength } from "../../request/fields.js";
-import type { CommitInput, TaskDraft, TaskRecord } from "../../store/store.js";
+import { type CommitInput, StoreUnavailableError, type TaskDraft, type TaskRecord } from "../../store/store.js";
 import type { GenerationRequest, Issue } from "../../types.js";
 import { INVALID_API_KEY } from "../auth.js";
 import type { Caller, ServerContext } from "../context.js";
@@ -52,77 +52,108 @@ export async function createGeneration(
     return invalidRequest(requestId, withIssue(checked.success ? [] : checked.issues, header.issue));
   }
   const request = header.key === undefined ? checked.output : { ...checked.output, idempotencyKey: header.key };
-  const { store } = ctx;
 
-  // Idempotency first: a retry of an accepted task is answered whatever changed since (S5, P8).
+  // One store call decides in the order S12 fixes: a live claim (replay or 409), the references,
+  // the multiplier this was priced with, the key, the balance. Priced first, with the multiplier
+  // authentication read; a multiplier changed since is priced again.
   const clientKey = request.idempotencyKey;
-  if (clientKey !== undefined) {
-    const claimed = await store.findClaimedTask(caller.userId, clientKey, now);
-    if (claimed) return replayOrConflict(claimed, request, body.value, ctx, requestId);
-  }
-
-  // A foreign asset answers exactly like an unknown one (S2).
   const ids = request.inputAssetIds;
-  if (ids.length > 0) {
-    const owned = await store.ownedAssets(caller.userId, ids);
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i] as string;
-      if (owned.has(id)) continue;
-      const param = `inputAssetIds[${rawIndex((body.value as Record<string, unknown>).inputAssetIds, id, i)}]`;
-      return failure(requestId, { code: "asset_not_found", message: m.assetNotFound(param, id), param });
+  const taskId = newId.task(caller.userId);
+  const stored = clientKey === undefined ? { ...request, idempotencyKey: newId.idempotencyKey() } : request;
+  const claim =
+    clientKey === undefined
+      ? undefined
+      : ctx.idempotencyTtlMs === undefined
+        ? { key: clientKey }
+        : { key: clientKey, expiresAt: now + ctx.idempotencyTtlMs };
+  let multiplier = caller.multiplier;
+  for (let attempt = 1; ; attempt++) {
+    let charge: ReturnType<typeof priceValidated>;
+    try {
+      // Validated above with this catalog: priced without a second pass over the limits.
+      charge = priceValidated(request, {
+        account: { multiplier },
+        referenceCount: ids.length, // the commit refuses the task unless every reference is the caller's (P6)
+        catalog,
+      });
+    } catch (error) {
+      if (!(error instanceof InvalidRequestError)) throw error;
+      return unpriceable(error, request, body.value, ctx, caller, now, requestId);
+    }
+    const task: TaskDraft = {
+      id: taskId,
+      userId: caller.userId,
+      createdAt: now,
+      request: stored,
+      clientKey: clientKey !== undefined,
+      referenceCount: ids.length,
+      multiplier,
+      catalogVersion: catalog.version,
+      jobCredits: charge.lines.map((line) => line.credits),
+      totalCredits: charge.totalCreditCost,
+    };
+    const commit: CommitInput = { task, apiKeyId: caller.apiKeyId, assetIds: ids };
+    const result = await ctx.store.commitTask(claim === undefined ? commit : { ...commit, claim }, now);
+    if (result.ok) return jsonText(202, renderAccepted(result.task), requestId);
+    switch (result.reason) {
+      case "idempotency_key_taken": // a retry, or a concurrent twin that committed first
+        return replayOrConflict(result.task, request, body.value, ctx, requestId);
+      case "asset_not_found": // a foreign asset answers exactly like an unknown one (S2)
+        return assetNotFound(body.value, ids, result.index, requestId);
+      case "multiplier_changed":
+        // Changed between authentication and the commit: priced again, a bounded number of times.
+        if (attempt >= MAX_PRICING_ATTEMPTS) {
+          throw new StoreUnavailableError(`the multiplier of ${caller.userId} changed during ${attempt} commits`);
+        }
+        multiplier = result.multiplier;
+        continue;
+      case "insufficient_credits":
+        return failure(requestId, {
+          code: "insufficient_credits",
+          message: m.insufficientCredits(task.totalCredits, result.balance),
+        });
+      default: // the key was revoked (or its user removed) while the request was in flight: nothing charged (S15)
+        return failure(requestId, INVALID_API_KEY);
     }
   }
+}
 
-  const user = await store.getUser(caller.userId);
-  if (!user) return failure(requestId, INVALID_API_KEY);
-  let charge: ReturnType<typeof priceValidated>;
-  try {
-    // Validated above with this catalog: priced without a second pass over the limits.
-    charge = priceValidated(request, {
-      account: { multiplier: user.multiplier },
-      referenceCount: ids.length, // every listed reference was authorized above (P6)
-      catalog,
-    });
-  } catch (error) {
-    if (!(error instanceof InvalidRequestError)) throw error;
-    return invalidRequest(requestId, error.issues);
-  }
+/** Commits tried with a fresh price when the multiplier keeps changing under a request. */
+const MAX_PRICING_ATTEMPTS = 3;
 
-  const task: TaskDraft = {
-    id: newId.task(caller.userId),
-    userId: caller.userId,
-    createdAt: now,
-    request: clientKey === undefined ? { ...request, idempotencyKey: newId.idempotencyKey() } : request,
-    clientKey: clientKey !== undefined,
-    referenceCount: ids.length,
-    multiplier: user.multiplier,
-    catalogVersion: catalog.version,
-    jobCredits: charge.lines.map((line) => line.credits),
-    totalCredits: charge.totalCreditCost,
-  };
-  const commit: CommitInput = { task, apiKeyId: caller.apiKeyId };
-  const result = await store.commitTask(
-    clientKey === undefined
-      ? commit
-      : {
-          ...commit,
-          claim:
-            ctx.idempotencyTtlMs === undefined ? { key: clientKey } : { key: clientKey, expiresAt: now + ctx.idempotencyTtlMs },
-        },
-    now,
-  );
-  if (result.ok) return jsonText(202, renderAccepted(result.task), requestId);
-  switch (result.reason) {
-    case "idempotency_key_taken": // a concurrent twin committed first
-      return replayOrConflict(result.task, request, body.value, ctx, requestId);
-    case "insufficient_credits":
-      return failure(requestId, {
-        code: "insufficient_credits",
-        message: m.insufficientCredits(task.totalCredits, result.balance),
-      });
-    default: // the key was revoked (or its user removed) while the request was in flight: nothing charged (S15)
-      return failure(requestId, INVALID_API_KEY);
+/** The 400 of the reference at `index` of the normalized list, `param` indexing what the client sent (S2). */
+function assetNotFound(raw: unknown, ids: readonly string[], index: number, requestId: string): Outgoing {
+  const id = ids[index] ?? "";
+  const param = `inputAssetIds[${rawIndex((raw as Record<string, unknown>).inputAssetIds, id, index)}]`;
+  return failure(requestId, { code: "asset_not_found", message: m.assetNotFound(param, id), param });
+}
+
+/**
+ * The answer to a request that cannot be priced, in the order S12 fixes: a replay (or 409) of the
+ * task its key already holds, else its first foreign reference, else why it cannot be priced. Each
+ * is a read of its own, only on this rare path.
+ */
+async function unpriceable(
+  error: InvalidRequestError,
+  request: GenerationRequest,
+  raw: unknown,
+  ctx: ServerContext,
+  caller: Caller,
+  now: number,
+  requestId: string,
+): Promise<Outgoing> {
+  const clientKey = request.idempotencyKey;
+  if (clientKey !== undefined) {
+    const claimed = await ctx.store.findClaimedTask(caller.userId, clientKey, now);
+    if (claimed) return replayOrConflict(claimed, request, raw, ctx, requestId);
   }
+  const ids = request.inputAssetIds;
+  if (ids.length > 0) {
+    const owned = await ctx.store.ownedAssets(caller.userId, ids);
+    const index = ids.findIndex((id) => !owned.has(id));
+    if (index >= 0) return assetNotFound(raw, ids, index, requestId);
+  }
+  return invalidRequest(requestId, error.issues);
 }
 
 /** The header that carries an idempotency key, as the common HTTP convention names it. */
