@@ -316,7 +316,7 @@ describe("the network to the database goes silent, then heals", () => {
       const attempt = await untilWaiting(
         watcher,
         pid,
-        "users u WHERE u.id = (SELECT k.user_id",
+        "users u WHERE u.id = $1 FOR NO KEY UPDATE",
         () =>
           within(
             store.revokeApiKey(apiKeyId).catch((error: unknown) => error),
