@@ -1,10 +1,10 @@
-"""The reference server as a test double for a Python test suite (standard library only).
+r"""The reference server as a test double for a Python test suite (standard library only).
 
 Starts `imagegen-pricing serve` once on a free port with fixtures, a price history and CORS for a
 page on http://localhost:5173, the admin token in its environment, and resets it before each test:
 
-    IMAGEGEN_ADMIN_TOKEN=admin-token-for-tests npx imagegen-pricing serve --port 0 \\
-      --fixtures examples/fixtures.json --catalogs examples/python/price-history.json \\
+    IMAGEGEN_ADMIN_TOKEN=admin-token-for-tests npx imagegen-pricing serve --port 0 \
+      --fixtures examples/fixtures.json --catalogs examples/python/price-history.json \
       --cors http://localhost:5173                                                  # what it runs
     python3 -m unittest -v examples/python/test_reference_server.py
 
