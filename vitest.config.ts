@@ -12,6 +12,7 @@ const postgresSuites = ["test/postgres/**/*.test.ts", "test/server/**/*.test.ts"
  */
 const UNIT_EXCLUDES = [
   "test/postgres/**",
+  "test/citus/**",
   "test/playground/**",
   "test/testdouble/**",
   "test/package/**",
@@ -50,7 +51,8 @@ export default defineConfig({
     // Two runs: everything in memory, then the server suites again on PostgreSQL (one cluster for
     // the whole run, a fresh schema per test file; see test/server/helpers.ts).
     projects: [
-      { extends: true, test: { name: "memory", exclude: [...configDefaults.exclude, "test/postgres/**"] } },
+      // The Citus tests run on their own cluster: npm run test:citus (vitest.citus.config.ts).
+      { extends: true, test: { name: "memory", exclude: [...configDefaults.exclude, "test/postgres/**", "test/citus/**"] } },
       {
         // The fast loop (npm run test:unit, with unit-heap): the memory project without what needs a
         // browser, a database, Python, the built package or a spawned process. npm test runs the
