@@ -19,12 +19,16 @@ import { median, percentile } from "./stats.js";
 
 type Kind = "bare" | "reference";
 type Ready = { port: number; key: string };
-/** Stop-the-world collections in a server process since it started: total pause and longest pause (ms). */
-type Gc = { totalMs: number; maxMs: number };
+/**
+ * Stop-the-world collections in a server process since it started: total pause and longest pause
+ * (ms); and the CPU time the process used (µs, user and system), which a busy machine stretches
+ * far less than wall-clock rates.
+ */
+type Gc = { totalMs: number; maxMs: number; cpuUs: number };
 
 async function child(kind: Kind): Promise<void> {
   // The longest pause is since the last report, so that each load gets its own.
-  const gc: Gc = { totalMs: 0, maxMs: 0 };
+  const gc: Gc = { totalMs: 0, maxMs: 0, cpuUs: 0 };
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       // Scavenges and full collections stop the program; incremental marking runs beside it.
@@ -36,7 +40,8 @@ async function child(kind: Kind): Promise<void> {
   }).observe({ entryTypes: ["gc"] });
   process.on("message", (message: { gc?: boolean }) => {
     if (!message.gc) return;
-    process.send?.({ gc: { ...gc } });
+    const cpu = process.cpuUsage();
+    process.send?.({ gc: { ...gc, cpuUs: cpu.user + cpu.system } });
     gc.maxMs = 0;
   });
   if (kind === "bare") {
@@ -104,6 +109,11 @@ export type HttpResult = {
   bareP99: number;
   /** Median over rounds of the reference / bare req/s of the same round. */
   ratio: number;
+  /** Server CPU time per request (µs), medians over rounds. */
+  cpuUs: number;
+  bareCpuUs: number;
+  /** Median over rounds of the bare / reference CPU per request of the same round. */
+  cpuRatio: number;
   /** Garbage-collection pause per second of load (ms/s) and the longest pause (ms), medians over rounds. */
   gcMsPerS: number;
   gcMaxMs: number;
@@ -112,7 +122,7 @@ export type HttpResult = {
   rounds: number;
 };
 
-type Run = { rps: number; p50: number; p99: number; gcMsPerS: number; gcMaxMs: number };
+type Run = { rps: number; requests: number; p50: number; p99: number; gcMsPerS: number; gcMaxMs: number; cpuUs: number };
 
 async function load(
   port: number,
@@ -140,10 +150,12 @@ async function load(
   }
   return {
     rps: result.requests.average,
+    requests: result.requests.total,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     gcMsPerS: 0,
     gcMaxMs: 0,
+    cpuUs: 0,
   };
 }
 
@@ -200,6 +212,7 @@ export async function runHttp(opts: {
           const after = await gcOf(proc);
           run.gcMsPerS = (after.totalMs - before.totalMs) / opts.seconds;
           run.gcMaxMs = after.maxMs;
+          run.cpuUs = (after.cpuUs - before.cpuUs) / Math.max(1, run.requests);
           runs[i]?.[kind === "bare" ? "bare" : "ref"].push(run);
         }
       }
@@ -215,6 +228,9 @@ export async function runHttp(opts: {
         bareP50: median(b.map((x) => x.p50)),
         bareP99: median(b.map((x) => x.p99)),
         ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
+        cpuUs: median(r.map((x) => x.cpuUs)),
+        bareCpuUs: median(b.map((x) => x.cpuUs)),
+        cpuRatio: median(r.map((x, k) => (b[k]?.cpuUs ?? Number.NaN) / x.cpuUs)),
         gcMsPerS: median(r.map((x) => x.gcMsPerS)),
         gcMaxMs: median(r.map((x) => x.gcMaxMs)),
         bareGcMsPerS: median(b.map((x) => x.gcMsPerS)),

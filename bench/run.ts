@@ -141,6 +141,14 @@ if (http.length > 0) {
   }
   lines.push(
     "",
+    "Server CPU time per request (user and system, µs; medians over rounds), which a shared machine disturbs far less than the rates above:",
+    "",
+    "| endpoint | CPU µs per request | bare CPU µs per request | bare / reference |",
+    "|---|---:|---:|---:|",
+  );
+  for (const r of http) lines.push(`| ${r.name} | ${int(r.cpuUs)} | ${int(r.bareCpuUs)} | ${ratio(r.cpuRatio)} |`);
+  lines.push(
+    "",
     "Stop-the-world garbage collections (scavenges and full collections) in the server process during the measured load (medians over rounds):",
     "",
   );

@@ -145,8 +145,10 @@ export type ServerStats = {
 
 /** What the request listeners use of the guard. @internal */
 export type Guard = {
-  /** Runs a request's handler, counted in {@link ServerStats.activeRequests}. */
-  track<T>(req: IncomingMessage, res: ServerResponse, run: () => Promise<T>): Promise<T>;
+  /** Counts a request whose handler starts now in {@link ServerStats.activeRequests}, until {@link Guard.settled}. */
+  started(req: IncomingMessage, res: ServerResponse): void;
+  /** A request's handler has settled. */
+  settled(): void;
   /** Whether the socket was already answered here (a timeout): the handler must not write. */
   answered(req: IncomingMessage): boolean;
   /**
@@ -203,7 +205,7 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
   const answeredSockets = new WeakSet<Socket>();
   /** Sockets whose request was answered early and whose body is being read to the end. */
   const draining = new WeakSet<Socket>();
-  /** The response in progress on each socket, so a timeout does not write over one already started. */
+  /** The last response started on each socket, so a timeout does not write over one in progress. */
   const current = new WeakMap<Socket, ServerResponse>();
   const lingering = new Set<Socket>();
   /** Requests with `Expect: 100-continue` whose `100 Continue` has not been sent. */
@@ -297,7 +299,9 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
     if (answeredSockets.has(socket)) return; // the parser keeps reporting on a socket already answered
     const inFlight = current.get(socket);
     const gone = error.code === "ECONNRESET" || error.code === "EPIPE" || error.code === "HPE_INVALID_EOF_STATE";
-    if (gone || !socket.writable || draining.has(socket) || inFlight?.headersSent) {
+    // An answer written whole is no longer in flight: the socket waits for the next request.
+    const writing = inFlight?.headersSent === true && !inFlight.writableFinished;
+    if (gone || !socket.writable || draining.has(socket) || writing) {
       // Nobody to answer, or an answer already on its way: writing now would corrupt it.
       answeredSockets.add(socket);
       socket.destroy();
@@ -332,19 +336,13 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
   });
 
   return {
-    async track(req, res, run) {
-      const socket = req.socket;
-      current.set(socket, res);
-      res.once("finish", () => {
-        if (current.get(socket) === res) current.delete(socket);
-      });
+    started(req, res) {
+      current.set(req.socket, res);
       stats.requests++;
       stats.activeRequests++;
-      try {
-        return await run();
-      } finally {
-        stats.activeRequests--;
-      }
+    },
+    settled() {
+      stats.activeRequests--;
     },
     answered: (req) => answeredSockets.has(req.socket),
     canDrain(req) {
@@ -365,7 +363,10 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
       req.resume();
     },
     refused(req, res) {
-      const hosts = req.headersDistinct.host?.length ?? 0;
+      let hosts = 0;
+      const raw = req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2)
+        if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === "host") hosts++;
       if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) return false;
       answerError(
         req,

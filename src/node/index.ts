@@ -10,6 +10,7 @@
  *
  * @module imagegen-pricing/node
  */
+import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,6 +20,9 @@ import { listener } from "./listener.js";
 import { webHandler } from "./web.js";
 
 export type { ServerStats } from "./bounds.js";
+
+/** `crypto.hash`, where this Node has it. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 
 /**
  * The SHA-256 of an API key as lowercase hex, synchronously with `node:crypto`: the same value as
@@ -30,7 +34,8 @@ export type { ServerStats } from "./bounds.js";
  * @returns 64 lowercase hex characters.
  */
 export function sha256Hex(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  // node:crypto's one-shot hash (Node 20.12 and later) makes no Hash object per request.
+  return oneShotHash ? oneShotHash("sha256", key, "hex") : createHash("sha256").update(key, "utf8").digest("hex");
 }
 
 /** Anything with a web-standard fetch handler, such as a reference server. */

@@ -47,8 +47,16 @@ export class NodeIncoming implements Incoming {
   }
 
   header(name: string): string | null {
-    // headersDistinct keeps every value of a repeated header, as a web `Headers` would join them.
-    return this.req.headersDistinct[name]?.join(", ") ?? null;
+    // Every value of a repeated header, joined as a web `Headers` joins them, read from the raw
+    // headers: node:http's `headers` objects would be built for each request just for this.
+    const raw = this.req.rawHeaders;
+    let value: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i] as string;
+      if (key.length !== name.length || (key !== name && key.toLowerCase() !== name)) continue;
+      value = value === null ? (raw[i + 1] as string) : `${value}, ${raw[i + 1] as string}`;
+    }
+    return value;
   }
 
   readBody(maxBytes: number): Promise<BodyBytes> {
@@ -75,15 +83,28 @@ export function listener(handler: Handler, guard: Guard): RequestListener {
     if (guard.answered(req)) return; // a connection past the cap, already answered 503
     if (guard.refused(req, res)) return;
     const incoming = new NodeIncoming(req, res, guard);
-    guard
-      .track(req, res, () => handler(incoming))
-      .then(
-        (answer) => send(incoming, answer, guard),
-        () => {
-          // Nothing is written: a socket already answered by a timeout keeps its answer.
-          if (!guard.answered(req)) res.destroy();
-        },
-      );
+    guard.started(req, res);
+    let answered: Promise<Answer>;
+    try {
+      answered = handler(incoming);
+    } catch (error) {
+      answered = Promise.reject(error);
+    }
+    answered.then(
+      (answer) => {
+        guard.settled();
+        try {
+          send(incoming, answer, guard);
+        } catch {
+          res.destroy(); // an answer that cannot be written is cut, never left hanging
+        }
+      },
+      () => {
+        guard.settled();
+        // Nothing is written: a socket already answered by a timeout keeps its answer.
+        if (!guard.answered(req)) res.destroy();
+      },
+    );
   };
 }
 
@@ -108,7 +129,7 @@ function targetPath(target: string): string {
  * connection while the rest of the body is drained within bounds, so the client reads the answer
  * instead of a reset; nothing is written to a socket already answered by a timeout.
  */
-async function send(incoming: NodeIncoming, answer: Answer, guard: Guard): Promise<void> {
+function send(incoming: NodeIncoming, answer: Answer, guard: Guard): void {
   const { req, res } = incoming;
   const body = answer.body;
   if (guard.answered(req) || res.destroyed || res.headersSent) return cancel(body);
@@ -130,10 +151,12 @@ async function send(incoming: NodeIncoming, answer: Answer, guard: Guard): Promi
   if (body === null || typeof body === "string" || body instanceof Uint8Array || req.method === "HEAD") {
     if (req.method === "HEAD") cancel(body);
     res.end(req.method === "HEAD" || body === null ? undefined : body);
+    if (drain) guard.drain(req);
   } else {
-    await stream(res, body);
+    void stream(res, body).then(() => {
+      if (drain) guard.drain(req);
+    });
   }
-  if (drain) guard.drain(req);
 }
 
 /** Drops a streamed body that will not be written. */
@@ -141,7 +164,7 @@ function cancel(body: Answer["body"]): void {
   if (body instanceof ReadableStream) body.cancel().catch(() => {});
 }
 
-/** Writes a streamed body with backpressure; a client that goes away cancels it. */
+/** Writes a streamed body with backpressure; a client that goes away cancels it. Never rejects. */
 async function stream(res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<void> {
   const reader = body.getReader();
   const stop = () => void reader.cancel().catch(() => {});
