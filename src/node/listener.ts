@@ -4,7 +4,6 @@
  * and a handler that fails are handled in one place.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import type { Readable } from "node:stream";
 import { type BodyBytes, type Incoming, pathOf } from "../server/http/incoming.js";
 import type { Guard } from "./bounds.js";
 
@@ -204,7 +203,18 @@ function drained(res: ServerResponse): Promise<void> {
  * went away (a reset while its key was hashed) is unreadable at once: its `close` has been
  * emitted and will not come again.
  */
-function readIncoming(incoming: Readable, maxBytes: number): Promise<BodyBytes> {
+function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<BodyBytes> {
+  if (incoming.complete && !incoming.destroyed && !incoming.readableEnded && !incoming.readableFlowing) {
+    // The whole body has arrived and waits in the stream's buffer (a small body comes with its
+    // headers): taken at once, without a listener or a promise of its own.
+    const waiting = incoming.readableLength;
+    if (waiting === 0) return Promise.resolve(new Uint8Array(0));
+    if (waiting <= maxBytes) {
+      const bytes = incoming.read() as Buffer | null;
+      if (bytes !== null && bytes.byteLength === waiting) return Promise.resolve(bytes);
+      if (bytes !== null) incoming.unshift(bytes); // not all of it after all: read it as it comes
+    }
+  }
   return new Promise((resolve) => {
     if (incoming.readableEnded) return resolve(new Uint8Array(0));
     if (incoming.destroyed || incoming.readableAborted) return resolve("unreadable");

@@ -69,8 +69,8 @@ export function createMemoryStore(): Store {
     view.jobStatus = failed ? failed.slice() : task.jobCredits.map(() => "queued");
     return view as TaskRecord;
   };
-  const claimedTask = (userId: string, key: string, now: number): StoredTask | undefined => {
-    const claim = claims.get(scoped(userId, key));
+  const claimedTask = (scopedKey: string, now: number): StoredTask | undefined => {
+    const claim = claims.get(scopedKey);
     if (claim === undefined) return undefined;
     if (typeof claim === "string") return tasks.get(claim);
     return claim.expiresAt <= now ? undefined : tasks.get(claim.taskId);
@@ -140,7 +140,7 @@ export function createMemoryStore(): Store {
     },
 
     async findClaimedTask(userId, key, now) {
-      const task = claimedTask(userId, key, now);
+      const task = claimedTask(scoped(userId, key), now);
       return task && taskView(task);
     },
     async commitTask({ task, apiKeyId, claim }: CommitInput, now: number): Promise<CommitResult> {
@@ -149,8 +149,10 @@ export function createMemoryStore(): Store {
       if (!user) return { ok: false, reason: "unknown_user" };
       const key = keysById.get(apiKeyId);
       if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
+      // The scoped key is made once: it is looked up and then, on success, claimed.
+      const scopedKey = claim ? scoped(task.userId, claim.key) : "";
       if (claim) {
-        const holder = claimedTask(task.userId, claim.key, now);
+        const holder = claimedTask(scopedKey, now);
         if (holder) return { ok: false, reason: "idempotency_key_taken", task: taskView(holder) };
       }
       const total = task.totalCredits;
@@ -162,7 +164,6 @@ export function createMemoryStore(): Store {
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
       tasks.set(task.id, stored);
       if (claim) {
-        const scopedKey = scoped(task.userId, claim.key);
         claims.set(scopedKey, claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt });
       }
       return { ok: true, task: taskView(stored) };
