@@ -120,6 +120,21 @@ if (only.has("postgres")) {
   }
 }
 
+/** Where the HTTP section's hand-written notes (a profile, what changed the figures) begin and end. */
+const NOTES_START = "<!-- http-notes:start -->";
+const NOTES_END = "<!-- http-notes:end -->";
+
+/** The HTTP notes of the current docs/benchmarks.md, markers included, so that a run keeps them. */
+function keptHttpNotes(): string {
+  try {
+    const text = readFileSync(new URL("../docs/benchmarks.md", import.meta.url), "utf8");
+    const start = text.indexOf(NOTES_START);
+    const end = text.indexOf(NOTES_END);
+    if (start >= 0 && end > start) return text.slice(start, end + NOTES_END.length);
+  } catch {}
+  return `${NOTES_START}\n${NOTES_END}`;
+}
+
 // ---- report ----
 const lines: string[] = [];
 if (core.length > 0) {
@@ -159,7 +174,7 @@ if (http.length > 0) {
       `| ${r.name} | ${r.gcMsPerS.toFixed(1)} | ${r.gcMaxMs.toFixed(1)} | ${r.bareGcMsPerS.toFixed(1)} | ${r.bareGcMaxMs.toFixed(1)} |`,
     );
   }
-  lines.push("");
+  lines.push("", keptHttpNotes(), "");
 }
 if (postgres) {
   const { setup } = postgres;
@@ -256,7 +271,8 @@ BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server 
   one for the load generator, one for the server under load (the other server idles). Per round, for
   each endpoint, each server gets ${settings.warmup} s of warm-up then ${settings.seconds} s measured, alternating which goes first;
   ${settings.httpRounds} rounds, medians. Generations carry a fresh idempotency key each (autocannon's
-  \`[<id>]\`), the bare server gets the same bodies. latencies are each response's time as autocannon measures it, in µs.
+  \`[<id>]\`), the bare server gets the same bodies. Latencies are each response's time as autocannon
+  measures it, in µs; each server process reports its CPU time and its GC pauses around each measured load.
 - **PostgreSQL**: the reference server on the PostgreSQL store (\`serve()\` of \`imagegen-pricing/node\`,
   \`createPostgresStore\` with its default pool of 10 connections), one and two instances (child
   processes) on one schema, beside the hand-written baseline of bench/baseline/postgres.ts: a bare

@@ -131,7 +131,10 @@ function targetPath(target: string): string {
 function send(incoming: NodeIncoming, answer: Answer, guard: Guard): void {
   const { req, res } = incoming;
   const body = answer.body;
-  if (guard.answered(req) || res.destroyed || res.headersSent) return cancel(body);
+  if (guard.answered(req) || res.destroyed || res.headersSent) {
+    cancel(body);
+    return;
+  }
   const headers = answer.headers;
   // For a HEAD this is the GET's length: the body is the GET's, and Node does not write it.
   if (typeof body === "string") headers["content-length"] = String(Buffer.byteLength(body));
