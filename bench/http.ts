@@ -15,16 +15,20 @@ import type { AddressInfo } from "node:net";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { median } from "./stats.js";
+import { median, percentile } from "./stats.js";
 
 type Kind = "bare" | "reference";
 type Ready = { port: number; key: string };
-/** Stop-the-world collections in a server process since it started: total pause and longest pause (ms). */
-type Gc = { totalMs: number; maxMs: number };
+/**
+ * Stop-the-world collections in a server process since it started: total pause and longest pause
+ * (ms); and the CPU time the process used (µs, user and system), which a busy machine stretches
+ * far less than wall-clock rates.
+ */
+type Gc = { totalMs: number; maxMs: number; cpuUs: number };
 
 async function child(kind: Kind): Promise<void> {
   // The longest pause is since the last report, so that each load gets its own.
-  const gc: Gc = { totalMs: 0, maxMs: 0 };
+  const gc: Gc = { totalMs: 0, maxMs: 0, cpuUs: 0 };
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       // Scavenges and full collections stop the program; incremental marking runs beside it.
@@ -36,7 +40,8 @@ async function child(kind: Kind): Promise<void> {
   }).observe({ entryTypes: ["gc"] });
   process.on("message", (message: { gc?: boolean }) => {
     if (!message.gc) return;
-    process.send?.({ gc: { ...gc } });
+    const cpu = process.cpuUsage();
+    process.send?.({ gc: { ...gc, cpuUs: cpu.user + cpu.system } });
     gc.maxMs = 0;
   });
   if (kind === "bare") {
@@ -96,6 +101,7 @@ const ENDPOINTS = [
 export type HttpResult = {
   name: string;
   rps: number;
+  /** Latency percentiles in microseconds. */
   p50: number;
   p99: number;
   bareRps: number;
@@ -103,6 +109,11 @@ export type HttpResult = {
   bareP99: number;
   /** Median over rounds of the reference / bare req/s of the same round. */
   ratio: number;
+  /** Server CPU time per request (µs), medians over rounds. */
+  cpuUs: number;
+  bareCpuUs: number;
+  /** Median over rounds of the bare / reference CPU per request of the same round. */
+  cpuRatio: number;
   /** Garbage-collection pause per second of load (ms/s) and the longest pause (ms), medians over rounds. */
   gcMsPerS: number;
   gcMaxMs: number;
@@ -111,7 +122,7 @@ export type HttpResult = {
   rounds: number;
 };
 
-type Run = { rps: number; p50: number; p99: number; gcMsPerS: number; gcMaxMs: number };
+type Run = { rps: number; requests: number; p50: number; p99: number; gcMsPerS: number; gcMaxMs: number; cpuUs: number };
 
 async function load(
   port: number,
@@ -122,7 +133,9 @@ async function load(
 ): Promise<Run> {
   const headers: Record<string, string> = { authorization: `Bearer ${key || "ck_test_bare"}` };
   if (e.body !== undefined) headers["content-type"] = "application/json";
-  const result = await autocannon({
+  // autocannon's own percentiles are whole milliseconds; each response's time is kept here in µs.
+  const latencies: number[] = [];
+  const instance = autocannon({
     url: `http://127.0.0.1:${port}${e.path}`,
     method: e.method,
     headers,
@@ -130,10 +143,20 @@ async function load(
     connections,
     duration: seconds,
   });
+  instance.on("response", (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms * 1000));
+  const result = await instance;
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(`${e.name} on port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, gcMsPerS: 0, gcMaxMs: 0 };
+  return {
+    rps: result.requests.average,
+    requests: result.requests.total,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    gcMsPerS: 0,
+    gcMaxMs: 0,
+    cpuUs: 0,
+  };
 }
 
 /** Asks a server process for its garbage-collection figures. */
@@ -189,6 +212,7 @@ export async function runHttp(opts: {
           const after = await gcOf(proc);
           run.gcMsPerS = (after.totalMs - before.totalMs) / opts.seconds;
           run.gcMaxMs = after.maxMs;
+          run.cpuUs = (after.cpuUs - before.cpuUs) / Math.max(1, run.requests);
           runs[i]?.[kind === "bare" ? "bare" : "ref"].push(run);
         }
       }
@@ -204,6 +228,9 @@ export async function runHttp(opts: {
         bareP50: median(b.map((x) => x.p50)),
         bareP99: median(b.map((x) => x.p99)),
         ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
+        cpuUs: median(r.map((x) => x.cpuUs)),
+        bareCpuUs: median(b.map((x) => x.cpuUs)),
+        cpuRatio: median(r.map((x, k) => (b[k]?.cpuUs ?? Number.NaN) / x.cpuUs)),
         gcMsPerS: median(r.map((x) => x.gcMsPerS)),
         gcMaxMs: median(r.map((x) => x.gcMaxMs)),
         bareGcMsPerS: median(b.map((x) => x.gcMsPerS)),

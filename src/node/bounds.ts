@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import type { ResponseEvent } from "../server/context.js";
 import { addressKey } from "../server/http/incoming.js";
 import { newId } from "../server/ids.js";
 
@@ -77,15 +78,19 @@ const REASONS: Record<number, string> = {
  * @internal
  */
 export function rawErrorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}): string {
-  const { status, headers, body } = errorAnswer(code, message, extra);
+  return rawAnswer(errorAnswer(code, message, extra));
+}
+
+/** An answer as the bytes of a whole HTTP/1.1 answer. */
+function rawAnswer({ status, headers, body }: { status: number; headers: Record<string, string>; body: string }): string {
   let head = `HTTP/1.1 ${status} ${REASONS[status]}\r\n`;
   for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
   return `${head}\r\n${body}`;
 }
 
 /**
- * The service's JSON error `{ error: { message, code, requestId } }` as a status, headers (a
- * `Request-Id`, `Connection: close`) and body.
+ * The service's JSON error `{ error: { message, code, requestId } }` as a status, headers
+ * (lower-case names: a `Request-Id`, `Connection: close`, its `Content-Length`) and body.
  *
  * @internal
  */
@@ -94,32 +99,33 @@ export function errorAnswer(code: ConnectionErrorCode, message: string, extra: R
   const status = CONNECTION_ERRORS[code];
   const body = JSON.stringify({ error: { message, code, requestId } });
   const headers: Record<string, string> = {
-    "Content-Type": "application/json; charset=utf-8",
-    "Cache-Control": "no-store",
-    "Request-Id": requestId,
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "request-id": requestId,
     ...extra,
-    "Content-Length": String(Buffer.byteLength(body)),
-    Connection: "close",
+    "content-length": String(Buffer.byteLength(body)),
+    connection: "close",
   };
-  return { status, headers, body };
+  return { status, headers, body, requestId };
 }
 
 /**
  * Answers a request with the service's JSON error through its response, unless something was
  * already written.
  *
- * @internal
+ * @returns The answer's status and request id, or `undefined` when nothing was written.
  */
-export function writeError(
+function writeError(
   res: ServerResponse,
   code: ConnectionErrorCode,
   message: string,
   extra: Record<string, string> = {},
-): void {
-  if (res.headersSent || res.destroyed) return;
-  const { status, headers, body } = errorAnswer(code, message, extra);
+): { status: number; requestId: string } | undefined {
+  if (res.headersSent || res.destroyed) return undefined;
+  const { status, headers, body, requestId } = errorAnswer(code, message, extra);
   res.writeHead(status, headers);
   res.end(body);
+  return { status, requestId };
 }
 
 /** Live figures of a running server. */
@@ -139,8 +145,10 @@ export type ServerStats = {
 
 /** What the request listeners use of the guard. @internal */
 export type Guard = {
-  /** Runs a request's handler, counted in {@link ServerStats.activeRequests}. */
-  track<T>(req: IncomingMessage, res: ServerResponse, run: () => Promise<T>): Promise<T>;
+  /** Counts a request whose handler starts now in {@link ServerStats.activeRequests}, until {@link Guard.settled}. */
+  started(req: IncomingMessage, res: ServerResponse): void;
+  /** A request's handler has settled. */
+  settled(): void;
   /** Whether the socket was already answered here (a timeout): the handler must not write. */
   answered(req: IncomingMessage): boolean;
   /**
@@ -164,6 +172,11 @@ export type Guard = {
    * connection, up to `maxDrainBytes` (and the request timeout); past that, close it.
    */
   drain(req: IncomingMessage): void;
+  /**
+   * Answers a request whose handler's answer cannot be written (a header node:http refuses) with
+   * the service's JSON 500, or cuts the connection when something was already written.
+   */
+  fail(req: IncomingMessage, res: ServerResponse): void;
   /** A copy of the live figures. */
   stats(): ServerStats;
   /** Destroys every socket still lingering after an early answer. */
@@ -177,10 +190,12 @@ export type Guard = {
  *
  * @param server - The node:http server, before it listens.
  * @param bounds - The bounds.
- * @returns What the request listeners use: tracking, draining and figures.
+ * @param report - Told of every answer written here to a request node:http parsed (a 400 without
+ *   Host, a 417, a CONNECT, a 500): the server's `onResponse`, when it has one.
+ * @returns What the request listener uses: tracking, draining and figures.
  * @internal
  */
-export function guardConnections(server: Server, bounds: Bounds): Guard {
+export function guardConnections(server: Server, bounds: Bounds, report?: (event: ResponseEvent) => void): Guard {
   server.headersTimeout = bounds.headersTimeoutMs;
   server.requestTimeout = bounds.requestTimeoutMs;
   server.maxConnections = bounds.maxConnections + CAP_OVERFLOW;
@@ -190,7 +205,7 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
   const answeredSockets = new WeakSet<Socket>();
   /** Sockets whose request was answered early and whose body is being read to the end. */
   const draining = new WeakSet<Socket>();
-  /** The response in progress on each socket, so a timeout does not write over one already started. */
+  /** The last response started on each socket, so a timeout does not write over one in progress. */
   const current = new WeakMap<Socket, ServerResponse>();
   const lingering = new Set<Socket>();
   /** Requests with `Expect: 100-continue` whose `100 Continue` has not been sent. */
@@ -204,6 +219,31 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     if (next <= 0) counts.delete(key);
     else counts.set(key, next);
   };
+
+  /** Writes the service's JSON error to a request and reports it. */
+  function answerError(
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: ConnectionErrorCode,
+    message: string,
+    extra?: Record<string, string>,
+  ): void {
+    const start = performance.now();
+    const written = writeError(res, code, message, extra);
+    if (written) tell(req, written.status, written.requestId, start);
+  }
+  function tell(req: IncomingMessage, status: number, requestId: string, start: number): void {
+    if (report === undefined) return;
+    const method = req.method ?? "GET";
+    const target = req.url ?? "/";
+    // A CONNECT names an authority, not a path: it is told as sent.
+    const path = method === "CONNECT" || !target.startsWith("/") ? target : target.replace(/[?#].*$/s, "");
+    try {
+      report({ method, path, status, requestId, ms: performance.now() - start });
+    } catch {
+      // a failing hook changes no answer
+    }
+  }
 
   /** Writes an answer, stops writing, and keeps reading for a while so the client can read it. */
   function answerAndLinger(socket: Socket, answer: string): void {
@@ -229,7 +269,7 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     }
     adjust(refusedByAddress, address, 1);
     socket.once("close", () => adjust(refusedByAddress, address, -1));
-    answerAndLinger(socket, rawErrorAnswer("service_unavailable", message, { "Retry-After": "1" }));
+    answerAndLinger(socket, rawErrorAnswer("service_unavailable", message, { "retry-after": "1" }));
   }
 
   // Runs before node:http's own listener, so a connection past a cap is answered before any parsing.
@@ -259,7 +299,9 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     if (answeredSockets.has(socket)) return; // the parser keeps reporting on a socket already answered
     const inFlight = current.get(socket);
     const gone = error.code === "ECONNRESET" || error.code === "EPIPE" || error.code === "HPE_INVALID_EOF_STATE";
-    if (gone || !socket.writable || draining.has(socket) || inFlight?.headersSent) {
+    // An answer written whole is no longer in flight: the socket waits for the next request.
+    const writing = inFlight?.headersSent === true && !inFlight.writableFinished;
+    if (gone || !socket.writable || draining.has(socket) || writing) {
       // Nobody to answer, or an answer already on its way: writing now would corrupt it.
       answeredSockets.add(socket);
       socket.destroy();
@@ -270,7 +312,8 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
 
   // Node would answer these itself, in plain text or by closing the connection.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
-    writeError(
+    answerError(
+      req,
       res,
       "expectation_failed",
       `The expectation ${JSON.stringify(String(req.headers.expect).slice(0, 40))} is not supported; the only one is Expect: 100-continue.`,
@@ -280,31 +323,26 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     awaitingContinue.add(req);
     server.emit("request", req, res);
   });
-  server.on("connect", (_req: IncomingMessage, socket: Socket) => {
-    answerAndLinger(
-      socket,
-      rawErrorAnswer(
-        "method_not_allowed",
-        "CONNECT is not allowed: this server is not a proxy. Use GET, HEAD or POST on its endpoints.",
-        { Allow: "GET, HEAD, POST" },
-      ),
+  server.on("connect", (req: IncomingMessage, socket: Socket) => {
+    const start = performance.now();
+    const extra = { allow: "GET, HEAD, POST" };
+    const answer = errorAnswer(
+      "method_not_allowed",
+      "CONNECT is not allowed: this server is not a proxy. Use GET, HEAD or POST on its endpoints.",
+      extra,
     );
+    answerAndLinger(socket, rawAnswer(answer));
+    tell(req, answer.status, answer.requestId, start);
   });
 
   return {
-    async track(req, res, run) {
-      const socket = req.socket;
-      current.set(socket, res);
-      res.once("finish", () => {
-        if (current.get(socket) === res) current.delete(socket);
-      });
+    started(req, res) {
+      current.set(req.socket, res);
       stats.requests++;
       stats.activeRequests++;
-      try {
-        return await run();
-      } finally {
-        stats.activeRequests--;
-      }
+    },
+    settled() {
+      stats.activeRequests--;
     },
     answered: (req) => answeredSockets.has(req.socket),
     canDrain(req) {
@@ -325,9 +363,13 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
       req.resume();
     },
     refused(req, res) {
-      const hosts = req.headersDistinct.host?.length ?? 0;
+      let hosts = 0;
+      const raw = req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2)
+        if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === "host") hosts++;
       if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) return false;
-      writeError(
+      answerError(
+        req,
         res,
         "bad_request",
         hosts === 0 ? "An HTTP/1.1 request must carry a Host header." : "A request must carry one Host header, not several.",
@@ -337,6 +379,10 @@ export function guardConnections(server: Server, bounds: Bounds): Guard {
     continueBody(req, res) {
       if (!awaitingContinue.delete(req) || res.headersSent || res.destroyed) return;
       res.writeContinue();
+    },
+    fail(req, res) {
+      if (res.headersSent) res.destroy();
+      else answerError(req, res, "internal_error", "Something went wrong on our side.");
     },
     stats: () => ({ ...stats }),
     closeLingering() {

@@ -2,23 +2,27 @@
  * Binds a fetch handler (by default a new reference server) to `node:http` (`<package>/node`),
  * within bounds: headers within 10 s, a whole request within 30 s, at most 1,000 open connections
  * and 100 from one client address, and every answer JSON with a `Request-Id`, including those Node's HTTP parser would write itself.
- * A reference server is answered straight from node:http's request and response, without web
- * `Request`/`Response` objects; any other fetch handler gets a web `Request` and its `Response` is
- * streamed back. `npm run bench` measures both against bare node:http.
+ * One listener reads, answers and drains every request. A reference server made by this package
+ * is answered without web `Request`/`Response` objects; any other fetch handler (a wrapper around a
+ * reference server included) gets a web `Request`, and its `Response` is written back. A `fetch`
+ * that rejects gets no answer: the connection is closed. `npm run bench` measures the reference
+ * server against bare node:http.
  *
  * @module imagegen-pricing/node
  */
+import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createReferenceServer, RESPOND } from "../server/createReferenceServer.js";
-import type { Incoming } from "../server/http/incoming.js";
-import type { Outgoing } from "../server/http/respond.js";
+import { bindingOf, createReferenceServer } from "../server/createReferenceServer.js";
 import { type Bounds, DEFAULT_BOUNDS, guardConnections, type ServerStats } from "./bounds.js";
-import { directListener } from "./direct.js";
-import { fetchListener } from "./fetch.js";
+import { listener } from "./listener.js";
+import { webHandler } from "./web.js";
 
 export type { ServerStats } from "./bounds.js";
+
+/** `crypto.hash`, where this Node has it. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 
 /**
  * The SHA-256 of an API key as lowercase hex, synchronously with `node:crypto`: the same value as
@@ -30,12 +34,16 @@ export type { ServerStats } from "./bounds.js";
  * @returns 64 lowercase hex characters.
  */
 export function sha256Hex(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  // node:crypto's one-shot hash (Node 20.12 and later) makes no Hash object per request.
+  return oneShotHash ? oneShotHash("sha256", key, "hex") : createHash("sha256").update(key, "utf8").digest("hex");
 }
 
 /** Anything with a web-standard fetch handler, such as a reference server. */
 export type FetchServer = {
-  /** Answers a web-standard request. */
+  /**
+   * Answers a web-standard request. A rejection (or a throw) is answered with nothing: `serve()`
+   * closes the connection, as when the server goes away mid-request.
+   */
   fetch: (request: Request) => Response | Promise<Response>;
 };
 
@@ -129,22 +137,19 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     requestTimeout: bounds.requestTimeoutMs,
     connectionsCheckingInterval: Math.min(1000, Math.max(5, Math.floor(bounds.headersTimeoutMs / 10))),
   });
-  const guard = guardConnections(httpServer, bounds);
-  // A reference server is answered without web Request/Response objects; any other fetch handler
-  // gets a web Request.
-  const respond = (server as { [RESPOND]?: unknown })[RESPOND];
+  // A reference server of this package is answered without web Request/Response objects, and its
+  // onResponse is told of the answers the guard writes itself; any other fetch handler gets a web Request.
+  const binding = bindingOf(server);
+  const guard = guardConnections(httpServer, bounds, binding?.report);
   const shownHost = host.includes(":") ? `[${host}]` : host;
   let port = 0;
-  httpServer.on(
-    "request",
-    typeof respond === "function"
-      ? directListener(respond as (incoming: Incoming) => Promise<Outgoing>, guard)
-      : fetchListener(
-          (request) => server.fetch(request),
-          guard,
-          () => `${shownHost}:${port}`,
-        ),
-  );
+  const handler = binding
+    ? binding.answer
+    : webHandler(
+        (request) => server.fetch(request),
+        () => `${shownHost}:${port}`,
+      );
+  httpServer.on("request", listener(handler, guard));
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(options.port ?? 8787, host, () => {

@@ -26,10 +26,37 @@ import { serverMessages as m } from "./messages.js";
 import { createRouter } from "./router.js";
 
 /**
- * Where a reference server keeps its handler of {@link Incoming} requests, for runtime bindings
- * that can skip building web `Request` and `Response` objects (`<package>/node`). @internal
+ * What a runtime binding (`<package>/node`) may use of a reference server instead of its `fetch`:
+ * the same handler without web `Request`/`Response` objects, and the server's `onResponse` for the
+ * answers the binding writes itself. Found by {@link bindingOf}, never a property of the server.
+ *
+ * @internal
  */
-export const RESPOND: unique symbol = Symbol.for("imagegen-pricing.respond");
+type Binding = {
+  /**
+   * Answers a request exactly as `fetch` does, rejecting where `fetch` would, except that the body
+   * of a HEAD's answer is kept (the binding sends the GET's `Content-Length` and no body).
+   */
+  readonly answer: (incoming: Incoming) => Promise<Outgoing>;
+  /** Tells the server's `onResponse` of an answer the binding wrote itself (a 400 without Host, a 417). */
+  readonly report: (event: ResponseEvent) => void;
+};
+
+/** The binding of each reference server this copy of the package made, by the server object. */
+const bindings = new WeakMap<object, Binding>();
+
+/**
+ * The binding of a reference server made by {@link createReferenceServer} of this copy of the
+ * package: `undefined` for any other fetch server, a wrapper around a reference server included
+ * (its own `fetch` is then what answers).
+ *
+ * @param server - Any object with a fetch handler.
+ * @returns Its binding, if it is a reference server itself.
+ * @internal
+ */
+export function bindingOf(server: object): Binding | undefined {
+  return bindings.get(server);
+}
 
 /** Options of {@link createReferenceServer}; every one has a default. */
 export type ReferenceServerOptions = {
@@ -74,8 +101,10 @@ export type ReferenceServerOptions = {
   log?: (entry: LogEntry) => void;
   /**
    * Called once for every request the server answers, whether through `fetch` or a runtime binding
-   * such as `<package>/node`, with its method, path, status, request id and time: a request log
-   * (`imagegen-pricing serve --log`). It never sees a header or a body; an error it throws is ignored.
+   * such as `<package>/node` (there also for the answers `serve()` writes itself to a request it
+   * read: a 400 without `Host`, a 417, a `CONNECT`), with its method, path, status, request id and
+   * time: a request log (`imagegen-pricing serve --log`). It never sees a header or a body; an error
+   * it throws is ignored.
    */
   onResponse?: (event: ResponseEvent) => void;
   /**
@@ -127,8 +156,6 @@ export type ReferenceServer = {
    * reached, a key another user holds) before it serves. After a failure, the next call tries again.
    */
   ready: () => Promise<void>;
-  /** @internal The same handler without web `Request`/`Response` objects, for runtime bindings. */
-  readonly [RESPOND]: (incoming: Incoming) => Promise<Outgoing>;
 };
 
 const defaultLog = (entry: LogEntry) => console.error(JSON.stringify(entry));
@@ -301,30 +328,35 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   const onResponse = options.onResponse;
   const journaled = controls ? withJournal(answer, controls.journal, now) : answer;
   const shared = cors ? withCors(journaled, cors) : journaled;
+  const tell = (event: ResponseEvent) => {
+    try {
+      onResponse?.(event);
+    } catch {
+      // a failing hook must not turn an answer into a rejected promise
+    }
+  };
   const respond =
     onResponse === undefined
       ? shared
       : async (incoming: Incoming): Promise<Outgoing> => {
           const start = performance.now();
           const out = await shared(incoming);
-          try {
-            onResponse({
-              method: incoming.method,
-              path: incoming.path,
-              status: out.status,
-              requestId: out.headers["request-id"] ?? "",
-              ms: performance.now() - start,
-            });
-          } catch {
-            // a failing hook must not turn an answer into a rejected promise
-          }
+          tell({
+            method: incoming.method,
+            path: incoming.path,
+            status: out.status,
+            requestId: out.headers["request-id"] ?? "",
+            ms: performance.now() - start,
+          });
           return out;
         };
   const fetch = async (request: Request, info?: ClientInfo): Promise<Response> => {
     const out = await respond(fromRequest(request, typeof info === "object" && info !== null ? info : undefined));
     return toResponse(request.method === "HEAD" ? { ...out, body: "" } : out);
   };
-  return { fetch, admin, ready, [RESPOND]: respond };
+  const server: ReferenceServer = { fetch, admin, ready };
+  bindings.set(server, { answer: respond, report: tell });
+  return server;
 }
 
 /** The admin methods, each waiting for the fixtures first, so a call never sees a half-loaded store. */

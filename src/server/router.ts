@@ -34,8 +34,22 @@ const SERVICE: RouteTable = [
   ["/openapi.json", { method: "GET", answer: async (_incoming, ctx, requestId) => jsonText(200, ctx.openApiText(), requestId) }],
 ];
 
+/** What each pattern without `:id` of a table matches, found once per table (a table never changes). */
+const exactPaths = new WeakMap<RouteTable, Map<string, { endpoints: Endpoint[]; params: string[] }>>();
+
 /** The endpoints of a table whose pattern fits a path, with the path's `:id` segments decoded. */
 function match(table: RouteTable, path: string): { endpoints: Endpoint[]; params: string[] } {
+  let exact = exactPaths.get(table);
+  if (exact === undefined) {
+    exact = new Map();
+    for (const [pattern] of table) if (!pattern.includes(":id")) exact.set(pattern, matchAll(table, pattern));
+    exactPaths.set(table, exact);
+  }
+  return exact.get(path) ?? matchAll(table, path);
+}
+
+/** {@link match} by trying every pattern of the table. */
+function matchAll(table: RouteTable, path: string): { endpoints: Endpoint[]; params: string[] } {
   const segments = path.split("/");
   const endpoints: Endpoint[] = [];
   let params: string[] = [];

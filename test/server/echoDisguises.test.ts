@@ -6,11 +6,18 @@
 import { describe, expect, it } from "vitest";
 import { requestLine } from "../../src/cli/serve.js";
 import { HIDDEN } from "../../src/echo.js";
-import { RESPOND } from "../../src/server/createReferenceServer.js";
+import { bindingOf, type ReferenceServer } from "../../src/server/createReferenceServer.js";
 import type { Incoming } from "../../src/server/http/incoming.js";
 import type { Outgoing } from "../../src/server/http/respond.js";
 import type { ResponseEvent } from "../../src/server/index.js";
 import { BASE, setup } from "./helpers.js";
+
+/** A request answered as `serve()` hands it over: the path exactly as sent, not resolved by a `Request`. */
+async function respond(server: ReferenceServer, request: Incoming): Promise<Outgoing> {
+  const binding = bindingOf(server);
+  if (!binding) throw new Error("a reference server has a binding");
+  return binding.answer(request);
+}
 
 const SECRET = "Qx7_-mN2pL9sT4vW8yZ1aB3cD5eF6gH0";
 const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(2, "0");
@@ -80,7 +87,7 @@ describe("disguised keys are never echoed (S1, S15)", () => {
       }
 
       // (2) the path of a 404, given exactly as sent and through a Request
-      const raw = await server[RESPOND](incoming(`/api/nothing/${disguised}`, key));
+      const raw = await respond(server, incoming(`/api/nothing/${disguised}`, key));
       expect(raw.status).toBe(404);
       expectNoSecret(raw.body, written, "404");
       expect(JSON.parse(raw.body).error.message).toContain(HIDDEN);
@@ -105,7 +112,7 @@ describe("disguised keys are never echoed (S1, S15)", () => {
     const error = (await res.json()).error;
     expect(error.issues[0]).toMatchObject({ path: "foo", code: "unknown_field" });
     expect(error.issues[0].message).toContain('Field "foo" is not part of a generation request');
-    const missing = await server[RESPOND](incoming("/api/nothing/here", key));
+    const missing = await respond(server, incoming("/api/nothing/here", key));
     expect(JSON.parse(missing.body).error.message).toBe('There is no endpoint at "/api/nothing/here".');
     expect(requestLine(answered(incoming("/api/nothing/here", key), missing, 1.5), false)).toMatch(
       /^GET \/api\/nothing\/here 404 1\.5ms req_/,
@@ -116,7 +123,7 @@ describe("disguised keys are never echoed (S1, S15)", () => {
     const token = "admin-token-for-tests-0123";
     const { server, key } = await setup({ adminToken: token });
     for (const path of [`/api/${token}`, `/admin/${token}`, `/${token}/x`]) {
-      const out = await server[RESPOND](incoming(path, path.startsWith("/admin/") ? token : key));
+      const out = await respond(server, incoming(path, path.startsWith("/admin/") ? token : key));
       expect(out.status).toBe(404);
       expect(out.body).not.toContain(token.slice(0, 12));
       expect(requestLine(answered(incoming(path, key), out, 1), false)).not.toContain(token.slice(0, 12));
