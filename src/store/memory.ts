@@ -1,6 +1,6 @@
 /**
- * The in-memory {@link Store}: Maps keyed by id, nothing that scans history. A task costs its
- * record, its request snapshot, one ledger entry and, when the client sent an idempotency key, one
+ * The in-memory {@link Store}: Maps keyed by id, nothing that scans history. A task costs one
+ * string (its record as JSON), one ledger entry and, when the client sent an idempotency key, one
  * claim. Its two atomic methods, `commitTask` and `failJob`, hold no `await`, so no other call can
  * run in the middle of either.
  */
@@ -28,10 +28,12 @@ type MutableUser = {
   readonly ledger: LedgerRecord[];
 };
 /**
- * A stored task: the record as committed, without its job statuses: most tasks never have a job
- * failed, so an array of statuses is made only at the first failure (`failed`), not for every task.
+ * A stored task: the record as committed, without its job statuses, as its JSON text. One flat
+ * string per task is what the heap keeps of it: a record of objects (the task, its request, its
+ * arrays) is a handful of objects that every full collection walks again, for every task ever
+ * accepted. It is read back (parsed) only when a task is asked for, which is rare beside accepting.
  */
-type StoredTask = Omit<TaskRecord, "jobStatus"> & { failed: JobStatus[] | undefined };
+type StoredTask = string;
 
 /** A claim without an expiry is kept as its task id alone; one with an expiry as both. */
 type Claim = string | { readonly taskId: string; readonly expiresAt: number };
@@ -56,6 +58,8 @@ export function createMemoryStore(): Store {
   const keysByHash = new Map<string, ApiKeyRecord>();
   const assets = new Map<string, string>();
   const tasks = new Map<string, StoredTask>();
+  /** The job statuses of the tasks that had a job fail; every job of any other task is queued. */
+  const failures = new Map<string, JobStatus[]>();
   /**
    * A claim points at its task by id; without a window it never expires. A claim costs one entry
    * beside a task that is kept anyway, so expired claims are not evicted: a lookup checks the time.
@@ -64,9 +68,9 @@ export function createMemoryStore(): Store {
 
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
   /** A snapshot: a later failed job does not change a record already handed out. */
-  const taskView = ({ failed, ...task }: StoredTask): TaskRecord => {
-    const view = task as Omit<TaskRecord, "jobStatus"> & { jobStatus?: JobStatus[] };
-    view.jobStatus = failed ? failed.slice() : task.jobCredits.map(() => "queued");
+  const taskView = (stored: StoredTask): TaskRecord => {
+    const view = JSON.parse(stored) as Omit<TaskRecord, "jobStatus"> & { jobStatus?: JobStatus[] };
+    view.jobStatus = failures.get(view.id)?.slice() ?? view.jobCredits.map(() => "queued");
     return view as TaskRecord;
   };
   const claimedTask = (scopedKey: string, now: number): StoredTask | undefined => {
@@ -146,7 +150,7 @@ export function createMemoryStore(): Store {
 
     async findClaimedTask(userId, key, now) {
       const task = claimedTask(scoped(userId, key), now);
-      return task && taskView(task);
+      return task === undefined ? undefined : taskView(task);
     },
     async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
       // No await in here: the checks and the writes below happen as one step.
@@ -168,28 +172,35 @@ export function createMemoryStore(): Store {
 
       user.balance -= total;
       user.held += total;
-      const stored: StoredTask = { ...task, balanceAfter: user.balance, failed: undefined };
+      const committed = { ...task, balanceAfter: user.balance };
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
-      tasks.set(task.id, stored);
+      tasks.set(task.id, JSON.stringify(committed));
       if (claim) {
         claims.set(scopedKey, claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt });
       }
-      return { ok: true, task: taskView(stored) };
+      // The caller's own draft, not a parse of what was stored: the same values, read back for free.
+      return { ok: true, task: { ...committed, jobStatus: task.jobCredits.map(() => "queued") } };
     },
     async getTask(taskId) {
       const task = tasks.get(taskId);
-      return task && taskView(task);
+      return task === undefined ? undefined : taskView(task);
     },
     async failJob(taskId, index, at) {
       // No await in here: a job is marked failed and refunded in one step, so only once.
-      const task = tasks.get(taskId);
-      const credits = task?.jobCredits[index];
-      if (!task || credits === undefined) return undefined;
-      if (task.failed?.[index] === "failed") return 0;
+      const stored = tasks.get(taskId);
+      if (stored === undefined) return undefined;
+      const task = JSON.parse(stored) as Omit<TaskRecord, "jobStatus">;
+      const credits = task.jobCredits[index];
+      if (credits === undefined) return undefined;
+      let failed = failures.get(taskId);
+      if (failed?.[index] === "failed") return 0;
       const user = users.get(task.userId);
       if (!user) return undefined;
-      task.failed ??= task.jobCredits.map(() => "queued");
-      task.failed[index] = "failed";
+      if (failed === undefined) {
+        failed = task.jobCredits.map((): JobStatus => "queued");
+        failures.set(taskId, failed);
+      }
+      failed[index] = "failed";
       user.balance += credits;
       user.held -= credits;
       if (credits > 0) user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });
@@ -250,6 +261,7 @@ export function createMemoryStore(): Store {
       keysByHash.clear();
       assets.clear();
       tasks.clear();
+      failures.clear();
       claims.clear();
     },
   };
