@@ -4,6 +4,8 @@
  * claim. Its two atomic methods, `commitTask` and `failJob`, hold no `await`, so no other call can
  * run in the middle of either.
  */
+
+import type { GenerationRequest } from "../types.js";
 import {
   type ApiKeyRecord,
   type CommitInput,
@@ -15,6 +17,7 @@ import {
   MAX_CREDITS,
   type Store,
   storableId,
+  type TaskDraft,
   type TaskRecord,
   type UserRecord,
 } from "./store.js";
@@ -28,12 +31,96 @@ type MutableUser = {
   readonly ledger: LedgerRecord[];
 };
 /**
- * A stored task: the record as committed, without its job statuses, as its JSON text. One flat
- * string per task is what the heap keeps of it: a record of objects (the task, its request, its
- * arrays) is a handful of objects that every full collection walks again, for every task ever
- * accepted. It is read back (parsed) only when a task is asked for, which is rare beside accepting.
+ * A stored task: the record as committed, without its id (the key it is stored under) and its job
+ * statuses, as the JSON text of its fields in a fixed order ({@link encodeTask}). One flat string
+ * per task is what the heap keeps of it: a record of objects (the task, its request, its arrays)
+ * is a handful of objects that every full collection walks again, for every task ever accepted.
+ * It is read back (parsed) only when a task is asked for, which is rare beside accepting.
  */
 type StoredTask = string;
+
+/** A task's fields as {@link encodeTask} lists them. */
+type Encoded = [
+  userId: string,
+  createdAt: number,
+  clientKey: boolean,
+  referenceCount: number,
+  multiplier: string,
+  catalogVersion: string,
+  jobCredits: number[],
+  totalCredits: number,
+  balanceAfter: number,
+  prompt: string,
+  modelId: GenerationRequest["modelId"],
+  generationType: GenerationRequest["generationType"],
+  aspectRatio: GenerationRequest["aspectRatio"],
+  resolution: GenerationRequest["resolution"],
+  quality: GenerationRequest["quality"],
+  background: GenerationRequest["background"],
+  imageCount: number,
+  inputAssetIds: string[],
+  idempotencyKey: string | null,
+];
+
+/** The stored text of a committed task: its fields by position, so no field name is kept per task. */
+function encodeTask(task: TaskDraft, balanceAfter: number): StoredTask {
+  const r = task.request;
+  const fields: Encoded = [
+    task.userId,
+    task.createdAt,
+    task.clientKey,
+    task.referenceCount,
+    task.multiplier,
+    task.catalogVersion,
+    task.jobCredits as number[],
+    task.totalCredits,
+    balanceAfter,
+    r.prompt,
+    r.modelId,
+    r.generationType,
+    r.aspectRatio,
+    r.resolution,
+    r.quality,
+    r.background,
+    r.imageCount,
+    r.inputAssetIds,
+    r.idempotencyKey ?? null,
+  ];
+  return JSON.stringify(fields);
+}
+
+/** A committed task read back from {@link encodeTask}'s text, a new object each time. */
+function decodeTask(id: string, stored: StoredTask, jobStatus: JobStatus[] | undefined): TaskRecord {
+  const [userId, createdAt, clientKey, referenceCount, multiplier, catalogVersion, jobCredits, totalCredits, balanceAfter, ...r] =
+    JSON.parse(stored) as Encoded;
+  const [prompt, modelId, generationType, aspectRatio, resolution, quality, background, imageCount, inputAssetIds, key] = r;
+  const request: GenerationRequest = {
+    prompt,
+    modelId,
+    generationType,
+    aspectRatio,
+    resolution,
+    quality,
+    background,
+    imageCount,
+    inputAssetIds,
+  };
+  if (key !== null) request.idempotencyKey = key;
+  return {
+    id,
+    userId,
+    createdAt,
+    request,
+    clientKey,
+    referenceCount,
+    multiplier,
+    catalogVersion,
+    jobCredits,
+    totalCredits,
+    balanceAfter,
+    jobStatus: jobStatus ?? jobCredits.map(() => "queued"),
+  };
+}
 
 /** A claim without an expiry is kept as its task id alone; one with an expiry as both. */
 type Claim = string | { readonly taskId: string; readonly expiresAt: number };
@@ -68,16 +155,16 @@ export function createMemoryStore(): Store {
 
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
   /** A snapshot: a later failed job does not change a record already handed out. */
-  const taskView = (stored: StoredTask): TaskRecord => {
-    const view = JSON.parse(stored) as Omit<TaskRecord, "jobStatus"> & { jobStatus?: JobStatus[] };
-    view.jobStatus = failures.get(view.id)?.slice() ?? view.jobCredits.map(() => "queued");
-    return view as TaskRecord;
+  const taskView = (id: string): TaskRecord | undefined => {
+    const stored = tasks.get(id);
+    return stored === undefined ? undefined : decodeTask(id, stored, failures.get(id)?.slice());
   };
-  const claimedTask = (scopedKey: string, now: number): StoredTask | undefined => {
+  /** The id of the task a live claim points at. */
+  const claimedTask = (scopedKey: string, now: number): string | undefined => {
     const claim = claims.get(scopedKey);
     if (claim === undefined) return undefined;
-    if (typeof claim === "string") return tasks.get(claim);
-    return claim.expiresAt <= now ? undefined : tasks.get(claim.taskId);
+    if (typeof claim === "string") return claim;
+    return claim.expiresAt <= now ? undefined : claim.taskId;
   };
 
   return {
@@ -149,8 +236,8 @@ export function createMemoryStore(): Store {
     },
 
     async findClaimedTask(userId, key, now) {
-      const task = claimedTask(scoped(userId, key), now);
-      return task === undefined ? undefined : taskView(task);
+      const taskId = claimedTask(scoped(userId, key), now);
+      return taskId === undefined ? undefined : taskView(taskId);
     },
     async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
       // No await in here: the checks and the writes below happen as one step.
@@ -162,7 +249,8 @@ export function createMemoryStore(): Store {
       const scopedKey = claim ? scoped(task.userId, claim.key) : "";
       if (claim) {
         const holder = claimedTask(scopedKey, now);
-        if (holder) return { ok: false, reason: "idempotency_key_taken", task: taskView(holder) };
+        const held = holder === undefined ? undefined : taskView(holder);
+        if (held) return { ok: false, reason: "idempotency_key_taken", task: held };
       }
       const index = assetIds.findIndex((id) => assets.get(id) !== task.userId);
       if (index >= 0) return { ok: false, reason: "asset_not_found", index };
@@ -172,24 +260,37 @@ export function createMemoryStore(): Store {
 
       user.balance -= total;
       user.held += total;
-      const committed = { ...task, balanceAfter: user.balance };
+      const balanceAfter = user.balance;
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
-      tasks.set(task.id, JSON.stringify(committed));
+      tasks.set(task.id, encodeTask(task, balanceAfter));
       if (claim) {
         claims.set(scopedKey, claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt });
       }
       // The caller's own draft, not a parse of what was stored: the same values, read back for free.
-      return { ok: true, task: { ...committed, jobStatus: task.jobCredits.map(() => "queued") } };
+      const committed: TaskRecord = {
+        id: task.id,
+        userId: task.userId,
+        createdAt: task.createdAt,
+        request: task.request,
+        clientKey: task.clientKey,
+        referenceCount: task.referenceCount,
+        multiplier: task.multiplier,
+        catalogVersion: task.catalogVersion,
+        jobCredits: task.jobCredits,
+        totalCredits: total,
+        balanceAfter,
+        jobStatus: task.jobCredits.map(() => "queued"),
+      };
+      return { ok: true, task: committed };
     },
     async getTask(taskId) {
-      const task = tasks.get(taskId);
-      return task === undefined ? undefined : taskView(task);
+      return taskView(taskId);
     },
     async failJob(taskId, index, at) {
       // No await in here: a job is marked failed and refunded in one step, so only once.
       const stored = tasks.get(taskId);
       if (stored === undefined) return undefined;
-      const task = JSON.parse(stored) as Omit<TaskRecord, "jobStatus">;
+      const task = decodeTask(taskId, stored, undefined);
       const credits = task.jobCredits[index];
       if (credits === undefined) return undefined;
       let failed = failures.get(taskId);
