@@ -91,8 +91,11 @@ export async function createGeneration(
       jobCredits: charge.lines.map((line) => line.credits),
       totalCredits: charge.totalCreditCost,
     };
-    const commit: CommitInput = { task, apiKeyId: caller.apiKeyId, assetIds: ids };
-    const result = await ctx.store.commitTask(claim === undefined ? commit : { ...commit, claim }, now);
+    const commit: CommitInput =
+      claim === undefined
+        ? { task, apiKeyId: caller.apiKeyId, assetIds: ids }
+        : { task, apiKeyId: caller.apiKeyId, assetIds: ids, claim };
+    const result = await ctx.store.commitTask(commit, now);
     if (result.ok) return jsonText(202, renderAccepted(result.task), requestId);
     switch (result.reason) {
       case "idempotency_key_taken": // a retry, or a concurrent twin that committed first
