@@ -125,9 +125,6 @@ function decodeTask(id: string, stored: StoredTask, jobStatus: JobStatus[] | und
 /** A claim without an expiry is kept as its task id alone; one with an expiry as both. */
 type Claim = string | { readonly taskId: string; readonly expiresAt: number };
 
-/** Idempotency claims are scoped per user (S5); user ids hold no space. */
-const scoped = (userId: string, key: string) => `${userId} ${key}`;
-
 /**
  * Creates an empty in-memory store.
  *
@@ -148,10 +145,11 @@ export function createMemoryStore(): Store {
   /** The job statuses of the tasks that had a job fail; every job of any other task is queued. */
   const failures = new Map<string, JobStatus[]>();
   /**
-   * A claim points at its task by id; without a window it never expires. A claim costs one entry
+   * Claims by user, then key: scoped per user (S5), with no key string made per claim. A claim
+   * points at its task by id; without a window it never expires. A claim costs one entry
    * beside a task that is kept anyway, so expired claims are not evicted: a lookup checks the time.
    */
-  const claims = new Map<string, Claim>();
+  const claims = new Map<string, Map<string, Claim>>();
 
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
   /** A snapshot: a later failed job does not change a record already handed out. */
@@ -160,8 +158,8 @@ export function createMemoryStore(): Store {
     return stored === undefined ? undefined : decodeTask(id, stored, failures.get(id)?.slice());
   };
   /** The id of the task a live claim points at. */
-  const claimedTask = (scopedKey: string, now: number): string | undefined => {
-    const claim = claims.get(scopedKey);
+  const claimedTask = (userClaims: Map<string, Claim> | undefined, key: string, now: number): string | undefined => {
+    const claim = userClaims?.get(key);
     if (claim === undefined) return undefined;
     if (typeof claim === "string") return claim;
     return claim.expiresAt <= now ? undefined : claim.taskId;
@@ -236,7 +234,7 @@ export function createMemoryStore(): Store {
     },
 
     async findClaimedTask(userId, key, now) {
-      const taskId = claimedTask(scoped(userId, key), now);
+      const taskId = claimedTask(claims.get(userId), key, now);
       return taskId === undefined ? undefined : taskView(taskId);
     },
     async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
@@ -245,10 +243,10 @@ export function createMemoryStore(): Store {
       if (!user) return { ok: false, reason: "unknown_user" };
       const key = keysById.get(apiKeyId);
       if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
-      // The scoped key is made once: it is looked up and then, on success, claimed.
-      const scopedKey = claim ? scoped(task.userId, claim.key) : "";
+      // The user's claims are found once: looked up and then, on success, claimed.
+      const userClaims = claim ? claims.get(task.userId) : undefined;
       if (claim) {
-        const holder = claimedTask(scopedKey, now);
+        const holder = claimedTask(userClaims, claim.key, now);
         const held = holder === undefined ? undefined : taskView(holder);
         if (held) return { ok: false, reason: "idempotency_key_taken", task: held };
       }
@@ -264,7 +262,9 @@ export function createMemoryStore(): Store {
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
       tasks.set(task.id, encodeTask(task, balanceAfter));
       if (claim) {
-        claims.set(scopedKey, claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt });
+        const value: Claim = claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt };
+        if (userClaims) userClaims.set(claim.key, value);
+        else claims.set(task.userId, new Map([[claim.key, value]]));
       }
       // The caller's own draft, not a parse of what was stored: the same values, read back for free.
       const committed: TaskRecord = {
