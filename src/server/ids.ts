@@ -33,10 +33,19 @@ function randomBytes(bytes: number): Uint8Array {
  * @internal
  */
 export function randomHex(bytes: number): string {
+  return hexWith("", bytes, "");
+}
+
+/**
+ * `prefix`, random bytes as lowercase hex, then `suffix`, as one flat string: join() makes it
+ * flat, where `+=` or a template would keep a rope of small pieces alive in every stored id.
+ */
+function hexWith(prefix: string, bytes: number, suffix: string): string {
   const buffer = randomBytes(bytes);
-  const parts: string[] = new Array(bytes);
-  for (let i = 0; i < bytes; i++) parts[i] = HEX[buffer[i] as number] as string;
-  // join() makes one flat string; `+=` would keep a rope of small pieces alive in every stored id.
+  const parts: string[] = new Array(bytes + 2);
+  parts[0] = prefix;
+  for (let i = 0; i < bytes; i++) parts[i + 1] = HEX[buffer[i] as number] as string;
+  parts[bytes + 1] = suffix;
   return parts.join("");
 }
 
@@ -59,11 +68,22 @@ export function randomBase64Url(bytes: number): string {
  * task and job ids keep to `[0-9a-f]` after their prefix).
  */
 function utf8Hex(text: string): string {
-  const bytes = new TextEncoder().encode(text);
+  const cached = userHex.get(text);
+  if (cached !== undefined) return cached;
+  const bytes = encoder.encode(text);
   const parts: string[] = new Array(bytes.length);
   for (let i = 0; i < bytes.length; i++) parts[i] = HEX[bytes[i] as number] as string;
-  return parts.join("");
+  const hex = parts.join("");
+  // The users who accept tasks are few beside their tasks: their spellings are kept, within a bound.
+  if (userHex.size >= USER_HEX_CACHE) userHex.clear();
+  userHex.set(text, hex);
+  return hex;
 }
+
+const encoder = new TextEncoder();
+/** The hex spelling of recent user ids, at most {@link USER_HEX_CACHE} of them. */
+const userHex = new Map<string, string>();
+const USER_HEX_CACHE = 1024;
 
 /** Identifier makers; 64 random bits each, so collisions are not a practical concern in memory. @internal */
 export const newId = {
@@ -75,7 +95,7 @@ export const newId = {
    * store distributed by user id finds a task (and its jobs) on one node from the id alone
    * (`taskUserId` of the store reads it back).
    */
-  task: (userId: string) => `task_${randomHex(8)}${utf8Hex(userId)}`,
+  task: (userId: string) => hexWith("task_", 8, utf8Hex(userId)),
   request: () => `req_${randomHex(8)}`,
   /** A server-made idempotency key for a request that sent none (N13): 128 random bits. */
   idempotencyKey: () => `srv_${randomHex(16)}`,

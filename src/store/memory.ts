@@ -1,9 +1,11 @@
 /**
- * The in-memory {@link Store}: Maps keyed by id, nothing that scans history. A task costs its
- * record, its request snapshot, one ledger entry and, when the client sent an idempotency key, one
+ * The in-memory {@link Store}: Maps keyed by id, nothing that scans history. A task costs one
+ * string (its record as JSON), one ledger entry and, when the client sent an idempotency key, one
  * claim. Its two atomic methods, `commitTask` and `failJob`, hold no `await`, so no other call can
  * run in the middle of either.
  */
+
+import type { GenerationRequest } from "../types.js";
 import {
   type ApiKeyRecord,
   type CommitInput,
@@ -15,6 +17,7 @@ import {
   MAX_CREDITS,
   type Store,
   storableId,
+  type TaskDraft,
   type TaskRecord,
   type UserRecord,
 } from "./store.js";
@@ -28,16 +31,99 @@ type MutableUser = {
   readonly ledger: LedgerRecord[];
 };
 /**
- * A stored task: the record as committed, without its job statuses: most tasks never have a job
- * failed, so an array of statuses is made only at the first failure (`failed`), not for every task.
+ * A stored task: the record as committed, without its id (the key it is stored under) and its job
+ * statuses, as the JSON text of its fields in a fixed order ({@link encodeTask}). One flat string
+ * per task is what the heap keeps of it: a record of objects (the task, its request, its arrays)
+ * is a handful of objects that every full collection walks again, for every task ever accepted.
+ * It is read back (parsed) only when a task is asked for, which is rare beside accepting.
  */
-type StoredTask = Omit<TaskRecord, "jobStatus"> & { failed: JobStatus[] | undefined };
+type StoredTask = string;
+
+/** A task's fields as {@link encodeTask} lists them. */
+type Encoded = [
+  userId: string,
+  createdAt: number,
+  clientKey: boolean,
+  referenceCount: number,
+  multiplier: string,
+  catalogVersion: string,
+  jobCredits: number[],
+  totalCredits: number,
+  balanceAfter: number,
+  prompt: string,
+  modelId: GenerationRequest["modelId"],
+  generationType: GenerationRequest["generationType"],
+  aspectRatio: GenerationRequest["aspectRatio"],
+  resolution: GenerationRequest["resolution"],
+  quality: GenerationRequest["quality"],
+  background: GenerationRequest["background"],
+  imageCount: number,
+  inputAssetIds: string[],
+  idempotencyKey: string | null,
+];
+
+/** The stored text of a committed task: its fields by position, so no field name is kept per task. */
+function encodeTask(task: TaskDraft, balanceAfter: number): StoredTask {
+  const r = task.request;
+  const fields: Encoded = [
+    task.userId,
+    task.createdAt,
+    task.clientKey,
+    task.referenceCount,
+    task.multiplier,
+    task.catalogVersion,
+    task.jobCredits as number[],
+    task.totalCredits,
+    balanceAfter,
+    r.prompt,
+    r.modelId,
+    r.generationType,
+    r.aspectRatio,
+    r.resolution,
+    r.quality,
+    r.background,
+    r.imageCount,
+    r.inputAssetIds,
+    r.idempotencyKey ?? null,
+  ];
+  return JSON.stringify(fields);
+}
+
+/** A committed task read back from {@link encodeTask}'s text, a new object each time. */
+function decodeTask(id: string, stored: StoredTask, jobStatus: JobStatus[] | undefined): TaskRecord {
+  const [userId, createdAt, clientKey, referenceCount, multiplier, catalogVersion, jobCredits, totalCredits, balanceAfter, ...r] =
+    JSON.parse(stored) as Encoded;
+  const [prompt, modelId, generationType, aspectRatio, resolution, quality, background, imageCount, inputAssetIds, key] = r;
+  const request: GenerationRequest = {
+    prompt,
+    modelId,
+    generationType,
+    aspectRatio,
+    resolution,
+    quality,
+    background,
+    imageCount,
+    inputAssetIds,
+  };
+  if (key !== null) request.idempotencyKey = key;
+  return {
+    id,
+    userId,
+    createdAt,
+    request,
+    clientKey,
+    referenceCount,
+    multiplier,
+    catalogVersion,
+    jobCredits,
+    totalCredits,
+    balanceAfter,
+    jobStatus: jobStatus ?? jobCredits.map(() => "queued"),
+  };
+}
 
 /** A claim without an expiry is kept as its task id alone; one with an expiry as both. */
 type Claim = string | { readonly taskId: string; readonly expiresAt: number };
-
-/** Idempotency claims are scoped per user (S5); user ids hold no space. */
-const scoped = (userId: string, key: string) => `${userId} ${key}`;
 
 /**
  * Creates an empty in-memory store.
@@ -56,24 +142,27 @@ export function createMemoryStore(): Store {
   const keysByHash = new Map<string, ApiKeyRecord>();
   const assets = new Map<string, string>();
   const tasks = new Map<string, StoredTask>();
+  /** The job statuses of the tasks that had a job fail; every job of any other task is queued. */
+  const failures = new Map<string, JobStatus[]>();
   /**
-   * A claim points at its task by id; without a window it never expires. A claim costs one entry
+   * Claims by user, then key: scoped per user (S5), with no key string made per claim. A claim
+   * points at its task by id; without a window it never expires. A claim costs one entry
    * beside a task that is kept anyway, so expired claims are not evicted: a lookup checks the time.
    */
-  const claims = new Map<string, Claim>();
+  const claims = new Map<string, Map<string, Claim>>();
 
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
   /** A snapshot: a later failed job does not change a record already handed out. */
-  const taskView = ({ failed, ...task }: StoredTask): TaskRecord => {
-    const view = task as Omit<TaskRecord, "jobStatus"> & { jobStatus?: JobStatus[] };
-    view.jobStatus = failed ? failed.slice() : task.jobCredits.map(() => "queued");
-    return view as TaskRecord;
+  const taskView = (id: string): TaskRecord | undefined => {
+    const stored = tasks.get(id);
+    return stored === undefined ? undefined : decodeTask(id, stored, failures.get(id)?.slice());
   };
-  const claimedTask = (scopedKey: string, now: number): StoredTask | undefined => {
-    const claim = claims.get(scopedKey);
+  /** The id of the task a live claim points at. */
+  const claimedTask = (userClaims: Map<string, Claim> | undefined, key: string, now: number): string | undefined => {
+    const claim = userClaims?.get(key);
     if (claim === undefined) return undefined;
-    if (typeof claim === "string") return tasks.get(claim);
-    return claim.expiresAt <= now ? undefined : tasks.get(claim.taskId);
+    if (typeof claim === "string") return claim;
+    return claim.expiresAt <= now ? undefined : claim.taskId;
   };
 
   return {
@@ -145,8 +234,8 @@ export function createMemoryStore(): Store {
     },
 
     async findClaimedTask(userId, key, now) {
-      const task = claimedTask(scoped(userId, key), now);
-      return task && taskView(task);
+      const taskId = claimedTask(claims.get(userId), key, now);
+      return taskId === undefined ? undefined : taskView(taskId);
     },
     async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
       // No await in here: the checks and the writes below happen as one step.
@@ -154,11 +243,12 @@ export function createMemoryStore(): Store {
       if (!user) return { ok: false, reason: "unknown_user" };
       const key = keysById.get(apiKeyId);
       if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
-      // The scoped key is made once: it is looked up and then, on success, claimed.
-      const scopedKey = claim ? scoped(task.userId, claim.key) : "";
+      // The user's claims are found once: looked up and then, on success, claimed.
+      const userClaims = claim ? claims.get(task.userId) : undefined;
       if (claim) {
-        const holder = claimedTask(scopedKey, now);
-        if (holder) return { ok: false, reason: "idempotency_key_taken", task: taskView(holder) };
+        const holder = claimedTask(userClaims, claim.key, now);
+        const held = holder === undefined ? undefined : taskView(holder);
+        if (held) return { ok: false, reason: "idempotency_key_taken", task: held };
       }
       const index = assetIds.findIndex((id) => assets.get(id) !== task.userId);
       if (index >= 0) return { ok: false, reason: "asset_not_found", index };
@@ -168,28 +258,50 @@ export function createMemoryStore(): Store {
 
       user.balance -= total;
       user.held += total;
-      const stored: StoredTask = { ...task, balanceAfter: user.balance, failed: undefined };
+      const balanceAfter = user.balance;
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
-      tasks.set(task.id, stored);
+      tasks.set(task.id, encodeTask(task, balanceAfter));
       if (claim) {
-        claims.set(scopedKey, claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt });
+        const value: Claim = claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt };
+        if (userClaims) userClaims.set(claim.key, value);
+        else claims.set(task.userId, new Map([[claim.key, value]]));
       }
-      return { ok: true, task: taskView(stored) };
+      // The caller's own draft, not a parse of what was stored: the same values, read back for free.
+      const committed: TaskRecord = {
+        id: task.id,
+        userId: task.userId,
+        createdAt: task.createdAt,
+        request: task.request,
+        clientKey: task.clientKey,
+        referenceCount: task.referenceCount,
+        multiplier: task.multiplier,
+        catalogVersion: task.catalogVersion,
+        jobCredits: task.jobCredits,
+        totalCredits: total,
+        balanceAfter,
+        jobStatus: task.jobCredits.map(() => "queued"),
+      };
+      return { ok: true, task: committed };
     },
     async getTask(taskId) {
-      const task = tasks.get(taskId);
-      return task && taskView(task);
+      return taskView(taskId);
     },
     async failJob(taskId, index, at) {
       // No await in here: a job is marked failed and refunded in one step, so only once.
-      const task = tasks.get(taskId);
-      const credits = task?.jobCredits[index];
-      if (!task || credits === undefined) return undefined;
-      if (task.failed?.[index] === "failed") return 0;
+      const stored = tasks.get(taskId);
+      if (stored === undefined) return undefined;
+      const task = decodeTask(taskId, stored, undefined);
+      const credits = task.jobCredits[index];
+      if (credits === undefined) return undefined;
+      let failed = failures.get(taskId);
+      if (failed?.[index] === "failed") return 0;
       const user = users.get(task.userId);
       if (!user) return undefined;
-      task.failed ??= task.jobCredits.map(() => "queued");
-      task.failed[index] = "failed";
+      if (failed === undefined) {
+        failed = task.jobCredits.map((): JobStatus => "queued");
+        failures.set(taskId, failed);
+      }
+      failed[index] = "failed";
       user.balance += credits;
       user.held -= credits;
       if (credits > 0) user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });
@@ -250,6 +362,7 @@ export function createMemoryStore(): Store {
       keysByHash.clear();
       assets.clear();
       tasks.clear();
+      failures.clear();
       claims.clear();
     },
   };

@@ -30,7 +30,6 @@ const KNOWN_OWN_MODULE_ONLY = [
   "src/server/http/body.ts: isJsonMediaType",
   "src/server/http/body.ts: jsonShapeProblem",
   "src/server/routes/generations.ts: fingerprint",
-  "src/server/routes/generations.ts: renderAccepted",
 ];
 
 const findings = findUnusedExports();

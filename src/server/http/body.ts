@@ -73,6 +73,7 @@ export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + BO
 export type BodyResult = { ok: true; value: unknown } | { ok: false; failure: Failure };
 
 const fail = (failure: Failure): BodyResult => ({ ok: false, failure });
+const tooLarge = (maxBytes: number): BodyResult => fail({ code: "payload_too_large", message: m.payloadTooLarge(maxBytes) });
 
 /**
  * Whether a `Content-Type` names JSON: `application/json`, any case, with parameters allowed; a
@@ -84,6 +85,7 @@ const fail = (failure: Failure): BodyResult => ({ ok: false, failure });
  */
 export function isJsonMediaType(header: string | null): boolean {
   if (header === null) return false;
+  if (header === "application/json") return true; // what nearly every client sends
   const [type = "", ...params] = header.split(";");
   if (type.trim().toLowerCase() !== "application/json") return false;
   for (const param of params) {
@@ -150,12 +152,11 @@ export async function readJsonBody(incoming: Incoming, maxBytes: number): Promis
   if (!isJsonMediaType(incoming.header("content-type"))) {
     return fail({ code: "unsupported_media_type", message: m.unsupportedMediaType() });
   }
-  const tooLarge = (): BodyResult => fail({ code: "payload_too_large", message: m.payloadTooLarge(maxBytes) });
   const declared = incoming.header("content-length");
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) return tooLarge();
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) return tooLarge(maxBytes);
 
   const bytes = await incoming.readBody(maxBytes);
-  if (bytes === "too_large") return tooLarge();
+  if (bytes === "too_large") return tooLarge(maxBytes);
   if (bytes === "unreadable") return fail({ code: "invalid_json", message: m.unreadableBody() });
 
   let text: string;
