@@ -6,13 +6,10 @@
 import { safeEcho } from "../../echo.js";
 import { show } from "../../messages.js";
 import { toEpochMs } from "../../models/history.js";
-import type { Issue } from "../../types.js";
 import type { ClockChange, ClockView, Endpoint, RouteTable, ServerClock, ServerContext } from "../context.js";
-import { readJsonBody } from "../http/body.js";
-import type { Incoming } from "../http/incoming.js";
-import { failure, json, type Outgoing } from "../http/respond.js";
+import { json } from "../http/respond.js";
 import { serverMessages as m } from "../messages.js";
-import { adminFailure } from "./token.js";
+import { invalidAdminRequest, readAdminObject } from "./body.js";
 
 /** The latest instant a `Date` holds: the clock is never moved past it. */
 const MAX_INSTANT_MS = 8.64e15;
@@ -147,42 +144,14 @@ export function controlMethods(ctx: ServerContext, toError: (code: "invalid_cloc
   };
 }
 
-const invalid = (requestId: string, issues: Issue[]): Outgoing =>
-  adminFailure(requestId, "invalid_request", m.invalidRequest(issues), { param: issues[0]?.path ?? "", issues });
-
-/** A body that may be empty (`{}` then), else a JSON object; or the answer that refuses it. */
-async function readObject(
-  incoming: Incoming,
-  ctx: ServerContext,
-  requestId: string,
-): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; out: Outgoing }> {
-  const bytes = await incoming.readBody(ctx.maxBodyBytes);
-  // An empty body means `{}`, whatever its media type (curl -X POST sends none).
-  if (bytes instanceof Uint8Array && bytes.byteLength === 0) return { ok: true, body: {} };
-  const source: Incoming = {
-    method: incoming.method,
-    path: incoming.path,
-    header: (name) => incoming.header(name),
-    readBody: async () => bytes,
-  };
-  const read = await readJsonBody(source, ctx.maxBodyBytes);
-  if (!read.ok) return { ok: false, out: failure(requestId, read.failure) };
-  const value = read.value;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    const message = `The body must be a JSON object; received ${show(value)}.`;
-    return { ok: false, out: invalid(requestId, [{ path: "", code: "invalid_type", message }]) };
-  }
-  return { ok: true, body: value as Record<string, unknown> };
-}
-
 const reset: Endpoint = {
   method: "POST",
   answer: async (incoming, ctx, requestId) => {
-    const read = await readObject(incoming, ctx, requestId);
+    const read = await readAdminObject(incoming, ctx, requestId, true);
     if (!read.ok) return read.out;
     const extra = Object.keys(read.body);
     if (extra.length > 0) {
-      return invalid(
+      return invalidAdminRequest(
         requestId,
         extra.map((field) => ({
           path: safeEcho(field),
@@ -209,10 +178,11 @@ export const CONTROL_ROUTES: RouteTable = [
     {
       method: "POST",
       answer: async (incoming, ctx, requestId) => {
-        const read = await readObject(incoming, ctx, requestId);
+        const read = await readAdminObject(incoming, ctx, requestId, true);
         if (!read.ok) return read.out;
         const result = ctx.clock.change(read.body);
-        if (!result.ok) return invalid(requestId, [{ path: result.field, code: result.code, message: result.message }]);
+        if (!result.ok)
+          return invalidAdminRequest(requestId, [{ path: result.field, code: result.code, message: result.message }]);
         return json(200, result.view, requestId);
       },
     },

@@ -10,11 +10,11 @@ import { MAX_CREDITS } from "../../store/store.js";
 import type { Issue } from "../../types.js";
 import type { Endpoint, Mount, RouteTable, ServerContext } from "../context.js";
 import type { AdminHttpErrorCode } from "../errors.js";
-import { readJsonBody } from "../http/body.js";
 import type { Incoming } from "../http/incoming.js";
-import { failure, json, jsonText, type Outgoing } from "../http/respond.js";
+import { json, jsonText, type Outgoing } from "../http/respond.js";
 import { serverMessages as m } from "../messages.js";
 import { createAdminOpenApiDocument } from "../openapi/admin.js";
+import { invalidAdminRequest, readAdminObject } from "./body.js";
 import { CONTROL_ROUTES } from "./controls.js";
 import { faultRoutes } from "./faults.js";
 import { type Admin, AdminError, type AdminErrorCode } from "./methods.js";
@@ -136,9 +136,6 @@ const ROUTES: readonly (readonly [pattern: string, route: AdminRoute])[] = [
   ["tasks/:id", { method: "GET", body: "none", run: async (admin, [id = ""]) => ({ status: 200, body: await admin.task(id) }) }],
 ];
 
-const invalid = (requestId: string, issues: Issue[]): Outgoing =>
-  adminFailure(requestId, "invalid_request", m.invalidRequest(issues), { param: issues[0]?.path ?? "", issues });
-
 /** The field an admin method's bad-argument code is about. */
 const FIELD_OF: Partial<Record<AdminErrorCode, string>> = {
   invalid_credits: "credits",
@@ -155,30 +152,9 @@ async function readBody(
   requestId: string,
 ): Promise<{ ok: true; body: Json } | { ok: false; out: Outgoing }> {
   if (route.method === "GET") return { ok: true, body: {} };
-  let source = incoming;
-  if (route.body !== "required") {
-    // An empty body means `{}`, whatever its media type (curl -X POST sends none, fetch text/plain).
-    const bytes = await incoming.readBody(ctx.maxBodyBytes);
-    if (bytes instanceof Uint8Array && bytes.byteLength === 0) return { ok: true, body: {} };
-    source = {
-      method: incoming.method,
-      path: incoming.path,
-      header: (name) => incoming.header(name),
-      readBody: async () => bytes,
-    };
-  }
-  const read = await readJsonBody(source, ctx.maxBodyBytes);
-  if (!read.ok) return { ok: false, out: failure(requestId, read.failure) };
-  const value = read.value;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return {
-      ok: false,
-      out: invalid(requestId, [
-        { path: "", code: "invalid_type", message: `The body must be a JSON object; received ${show(value)}.` },
-      ]),
-    };
-  }
-  const body = value as Json;
+  const read = await readAdminObject(incoming, ctx, requestId, route.body !== "required");
+  if (!read.ok) return read;
+  const body: Json = read.body;
   const fields = route.fields ?? {};
   const names = Object.keys(fields);
   const issues: Issue[] = [];
@@ -201,7 +177,7 @@ async function readBody(
     const problem = field.check(body[name]);
     if (problem) issues.push({ path: name, ...problem });
   }
-  return issues.length > 0 ? { ok: false, out: invalid(requestId, issues) } : { ok: true, body };
+  return issues.length > 0 ? { ok: false, out: invalidAdminRequest(requestId, issues) } : { ok: true, body };
 }
 
 /** The admin document, serialized once, when first asked for. */
@@ -226,7 +202,8 @@ function endpoint(route: AdminRoute, admin: () => Admin): Endpoint {
       } catch (error) {
         if (!(error instanceof AdminError)) throw error;
         const field = FIELD_OF[error.code];
-        if (field !== undefined) return invalid(requestId, [{ path: field, code: error.code, message: error.message }]);
+        if (field !== undefined)
+          return invalidAdminRequest(requestId, [{ path: field, code: error.code, message: error.message }]);
         return adminFailure(requestId, error.code as AdminHttpErrorCode, error.message);
       }
     },
