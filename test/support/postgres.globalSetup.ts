@@ -4,22 +4,29 @@
  */
 import { createServer } from "node:http";
 import type { TestProject } from "vitest/node";
-import { type PostgresCluster, startPostgres } from "./postgresCluster.js";
+import { startPostgres } from "./postgresCluster.js";
 
 /**
- * Starts the broker the test files ask for the run's cluster, and provides its address.
+ * Starts a broker that starts a cluster the first time a test file asks for it (`GET /url`),
+ * answers every ask with the cluster's URL, and provides the broker's address to the workers.
  *
  * @param project - The vitest project, to provide the broker's address to the workers.
+ * @param start - Starts the cluster.
+ * @param what - The cluster's name in the error when the broker has no port.
  * @returns The teardown: closes the broker and removes the cluster, if one was started.
  */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  let cluster: Promise<PostgresCluster> | undefined;
+export async function startClusterBroker(
+  project: TestProject,
+  start: () => Promise<{ readonly url: string; destroy(): Promise<void> }>,
+  what: string,
+): Promise<() => Promise<void>> {
+  let cluster: ReturnType<typeof start> | undefined;
   const server = createServer((request, response) => {
     if (request.url !== "/url") {
       response.writeHead(404).end();
       return;
     }
-    cluster ??= startPostgres();
+    cluster ??= start();
     cluster.then(
       (c) => response.writeHead(200, { "content-type": "text/plain" }).end(c.url),
       (error: unknown) =>
@@ -28,11 +35,21 @@ export default async function setup(project: TestProject): Promise<() => Promise
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
-  if (typeof address !== "object" || address === null) throw new Error("the PostgreSQL broker has no port");
+  if (typeof address !== "object" || address === null) throw new Error(`the ${what} broker has no port`);
   project.provide("postgresBroker", `http://127.0.0.1:${address.port}`);
 
   return async () => {
     await new Promise((resolve) => server.close(resolve));
     if (cluster) await (await cluster.catch(() => undefined))?.destroy();
   };
+}
+
+/**
+ * Starts the broker the test files ask for the run's PostgreSQL cluster.
+ *
+ * @param project - The vitest project, to provide the broker's address to the workers.
+ * @returns The teardown: closes the broker and removes the cluster, if one was started.
+ */
+export default function setup(project: TestProject): Promise<() => Promise<void>> {
+  return startClusterBroker(project, () => startPostgres(), "PostgreSQL");
 }
