@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { GenerationAccepted } from "../../src/server/openapi/schemas.js";
 import { renderAccepted } from "../../src/server/routes/generations.js";
 import type { TaskRecord } from "../../src/store/store.js";
+import { sampleRequest } from "../support/storeContract.js";
 
 /** The body as JSON.stringify writes the documented object. */
 function reference(task: TaskRecord): string {
@@ -31,18 +32,7 @@ function task(id: string, prompt: string, jobCredits: number[], balanceAfter: nu
     id,
     userId: "usr_1",
     createdAt: 0,
-    request: {
-      prompt,
-      modelId: "beta2",
-      generationType: "text-to-image",
-      aspectRatio: "1:1",
-      resolution: "1K",
-      quality: "medium",
-      background: "auto",
-      imageCount: jobCredits.length,
-      inputAssetIds: [],
-      idempotencyKey: "k",
-    },
+    request: sampleRequest({ prompt, imageCount: jobCredits.length, idempotencyKey: "k" }),
     clientKey: true,
     referenceCount: 0,
     multiplier: "1",
