@@ -10,6 +10,7 @@ import type { AfterAuth, Caller } from "./context.js";
 import type { Incoming } from "./http/incoming.js";
 import { failure, type Outgoing } from "./http/respond.js";
 import { randomHex } from "./ids.js";
+import { serverMessages as m } from "./messages.js";
 
 /** What a fault does: 503 with `Retry-After`, 500, the normal answer late, or no answer at all. */
 export const FAULT_KINDS = ["unavailable", "internal", "delay", "lose_answer"] as const;
@@ -113,7 +114,7 @@ export function checkFault(input: unknown): { ok: true; fault: FaultInput } | { 
       issues.push({
         path: name,
         code: `invalid_${name}`,
-        message: `${name} must be one of ${allowed.join(", ")}; received ${show(value)}.`,
+        message: m.mustBeOneOf(name, allowed, value),
       });
     }
   };

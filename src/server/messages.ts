@@ -16,6 +16,10 @@ function showId(value: unknown): string {
 
 /** Every sentence the server says. @internal */
 export const serverMessages = {
+  mustBeOneOf: (name: string, allowed: readonly string[], value: unknown) =>
+    `${name} must be one of ${list(allowed)}; received ${show(value)}.`,
+  journalLimit: (capacity: number, defaultLimit: number, shown: string) =>
+    `limit must be a whole number from 1 to ${capacity} (default ${defaultLimit}); received ${shown}.`,
   clockBackward: (at: string, current: string) =>
     `now ${at} is before the clock's now ${current}: the test clock never runs backward; give ${current} or later.`,
   resetTakesNoFields: (field: string) => `${show(field)} is not accepted: a reset takes no fields (send no body or {}).`,

@@ -26,7 +26,7 @@ function limitIssue(limit: unknown): Issue | undefined {
   return {
     path: "limit",
     code: "invalid_limit",
-    message: `limit must be a whole number from 1 to ${JOURNAL_CAPACITY} (default ${DEFAULT_JOURNAL_LIMIT}); received ${shown}.`,
+    message: m.journalLimit(JOURNAL_CAPACITY, DEFAULT_JOURNAL_LIMIT, shown),
   };
 }
 

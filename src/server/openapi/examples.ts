@@ -331,16 +331,14 @@ export function adminExamples(catalog: Catalog) {
       fault: invalid(
         "kind",
         "invalid_kind",
-        'kind must be one of unavailable, internal, delay, lose_answer; received "explode".',
+        m.mustBeOneOf("kind", ["unavailable", "internal", "delay", "lose_answer"], "explode"),
       ),
       limit: {
         invalid_request: failed(
           "A limit out of range",
           "invalid_request",
-          m.invalidRequest(
-            issue("limit", "invalid_limit", "limit must be a whole number from 1 to 1000 (default 100); received 0."),
-          ),
-          issue("limit", "invalid_limit", "limit must be a whole number from 1 to 1000 (default 100); received 0."),
+          m.invalidRequest(issue("limit", "invalid_limit", m.journalLimit(1000, 100, "0"))),
+          issue("limit", "invalid_limit", m.journalLimit(1000, 100, "0")),
         ),
       },
       unknownFault: { unknown_fault: failed("No such fault", "unknown_fault", m.unknown("fault", "flt_3f9a0c1e5b7d2a64")) },
