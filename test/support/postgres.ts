@@ -39,18 +39,21 @@ export async function postgresUrl(): Promise<string> {
 }
 
 /**
- * The layout option of the stores a test makes: `{ distributed: true }` in the Citus run
+ * The layout and bounds of the stores a test makes: `{ distributed: true }` in the Citus run
  * (`npm run test:citus` sets `IMAGEGEN_TEST_CITUS=1`, and its broker gives a Citus coordinator),
- * nothing otherwise. Spread into every `createPostgresStore` call, so one test runs on both.
+ * and generous time bounds in both. Spread into every `createPostgresStore` call, so one test runs
+ * on both.
  *
  * @returns The options to add.
  */
-export function storeLayout(): { distributed?: true; connectionTimeoutMillis?: number; statementTimeoutMillis?: number } {
-  // Bounds, not speed checks: on Citus each statement is a hop more (coordinator, then worker), and
-  // three servers share the machine with the tests, so a burst of commits waits longer for the pool.
-  return process.env.IMAGEGEN_TEST_CITUS === "1"
-    ? { distributed: true, connectionTimeoutMillis: 60_000, statementTimeoutMillis: 9_000 }
-    : {};
+export function storeLayout(): { distributed?: true; connectionTimeoutMillis: number; statementTimeoutMillis: number } {
+  // Bounds, not speed checks: these tests send bursts of hundreds of commits at two stores' pools, and
+  // on a loaded machine a commit can wait longer than the default 5 s for a pooled connection or for
+  // the user's row; on Citus each statement is also a hop more (coordinator, then worker). The
+  // statement bound stays under the client's 10 s query bound. The tests of the bounds themselves
+  // (silentNetwork, outage) make their own stores.
+  const bounds = { connectionTimeoutMillis: 60_000, statementTimeoutMillis: 9_000 };
+  return process.env.IMAGEGEN_TEST_CITUS === "1" ? { distributed: true, ...bounds } : bounds;
 }
 
 /**
