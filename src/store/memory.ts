@@ -1,11 +1,13 @@
 /**
- * The in-memory {@link Store}: Maps keyed by id, nothing that scans history. A task costs one
- * string (its record as JSON), one ledger entry and, when the client sent an idempotency key, one
- * claim. Its two atomic methods, `commitTask` and `failJob`, hold no `await`, so no other call can
- * run in the middle of either.
+ * The in-memory {@link Store}: users, keys and assets in Maps; tasks, idempotency claims and the
+ * ledger outside the collected heap ({@link TextLog}, {@link HashIndex}, {@link NumberColumn}), so
+ * that what grows with every accepted task is bytes a garbage collector never walks. Nothing scans
+ * history. Its two atomic methods, `commitTask` and `failJob`, hold no `await`, so no other call
+ * can run in the middle of either.
  */
 
 import type { GenerationRequest } from "../types.js";
+import { HashIndex, KeyedHash, NumberColumn, TextLog } from "./offHeap.js";
 import {
   type ApiKeyRecord,
   type CommitInput,
@@ -28,18 +30,11 @@ type MutableUser = {
   /** Credits of the user's queued jobs: what refunds could still add to the balance (S15). */
   held: number;
   multiplier: string;
-  readonly ledger: LedgerRecord[];
+  /** The user's newest ledger entry ({@link Ledger}), or -1. */
+  lastEntry: number;
 };
-/**
- * A stored task: the record as committed, without its id (the key it is stored under) and its job
- * statuses, as the JSON text of its fields in a fixed order ({@link encodeTask}). One flat string
- * per task is what the heap keeps of it: a record of objects (the task, its request, its arrays)
- * is a handful of objects that every full collection walks again, for every task ever accepted.
- * It is read back (parsed) only when a task is asked for, which is rare beside accepting.
- */
-type StoredTask = string;
 
-/** A task's fields as {@link encodeTask} lists them. */
+/** A task's fields as {@link encodeTask} lists them: no field names and no id are kept per task. */
 type Encoded = [
   userId: string,
   createdAt: number,
@@ -60,10 +55,15 @@ type Encoded = [
   imageCount: number,
   inputAssetIds: string[],
   idempotencyKey: string | null,
+  /** The idempotency key the task claimed, if any. */
+  claimKey: string | null,
 ];
 
-/** The stored text of a committed task: its fields by position, so no field name is kept per task. */
-function encodeTask(task: TaskDraft, balanceAfter: number): StoredTask {
+/**
+ * The stored text of a committed task: the JSON array of its fields by position. JSON text is
+ * well-formed UTF-16 (a lone surrogate is written as an escape), so UTF-8 keeps it exactly.
+ */
+function encodeTask(task: TaskDraft, balanceAfter: number, claimKey: string | null): string {
   const r = task.request;
   const fields: Encoded = [
     task.userId,
@@ -85,14 +85,15 @@ function encodeTask(task: TaskDraft, balanceAfter: number): StoredTask {
     r.imageCount,
     r.inputAssetIds,
     r.idempotencyKey ?? null,
+    claimKey,
   ];
   return JSON.stringify(fields);
 }
 
-/** A committed task read back from {@link encodeTask}'s text, a new object each time. */
-function decodeTask(id: string, stored: StoredTask, jobStatus: JobStatus[] | undefined): TaskRecord {
+/** A committed task read back from {@link encodeTask}'s fields, a new object each time. */
+function decodeTask(id: string, fields: Encoded, jobStatus: JobStatus[] | undefined): TaskRecord {
   const [userId, createdAt, clientKey, referenceCount, multiplier, catalogVersion, jobCredits, totalCredits, balanceAfter, ...r] =
-    JSON.parse(stored) as Encoded;
+    fields;
   const [prompt, modelId, generationType, aspectRatio, resolution, quality, background, imageCount, inputAssetIds, key] = r;
   const request: GenerationRequest = {
     prompt,
@@ -122,8 +123,55 @@ function decodeTask(id: string, stored: StoredTask, jobStatus: JobStatus[] | und
   };
 }
 
-/** A claim without an expiry is kept as its task id alone; one with an expiry as both. */
-type Claim = string | { readonly taskId: string; readonly expiresAt: number };
+const KINDS = ["grant", "debit", "refund"] as const;
+
+/**
+ * Every user's ledger entries, in columns by entry number; each entry points back at the previous
+ * entry of its user, so a user's ledger is read from its newest entry without a scan of the others.
+ */
+class Ledger {
+  #count = 0;
+  readonly #kind = new NumberColumn("int32");
+  readonly #credits = new NumberColumn("float64");
+  readonly #at = new NumberColumn("float64");
+  /** The task's entry number in the store's task log, or -1 for a grant. */
+  readonly #task = new NumberColumn("int32");
+  readonly #job = new NumberColumn("int32");
+  readonly #previous = new NumberColumn("int32");
+
+  /** Appends an entry after `user.lastEntry` and makes it the user's last. */
+  add(user: MutableUser, kind: LedgerRecord["kind"], credits: number, at: number, task = -1, job = -1): void {
+    const entry = this.#count++;
+    this.#kind.set(entry, KINDS.indexOf(kind));
+    this.#credits.set(entry, credits);
+    this.#at.set(entry, at);
+    this.#task.set(entry, task);
+    this.#job.set(entry, job);
+    this.#previous.set(entry, user.lastEntry);
+    user.lastEntry = entry;
+  }
+
+  /** A user's entries, oldest first; `taskId` names a task by its entry number. */
+  read(user: MutableUser, taskId: (task: number) => string): LedgerRecord[] {
+    const entries: LedgerRecord[] = [];
+    for (let e = user.lastEntry; e >= 0; e = this.#previous.get(e)) {
+      const kind = KINDS[this.#kind.get(e)] as LedgerRecord["kind"];
+      const credits = this.#credits.get(e);
+      const at = this.#at.get(e);
+      const task = this.#task.get(e);
+      const job = this.#job.get(e);
+      if (task < 0) entries.push({ kind, credits, at });
+      else if (job < 0) entries.push({ kind, credits, at, taskId: taskId(task) });
+      else entries.push({ kind, credits, at, taskId: taskId(task), jobIndex: job });
+    }
+    return entries.reverse();
+  }
+
+  clear(): void {
+    this.#count = 0;
+    for (const column of [this.#kind, this.#credits, this.#at, this.#task, this.#job, this.#previous]) column.clear();
+  }
+}
 
 /**
  * Creates an empty in-memory store.
@@ -141,35 +189,54 @@ export function createMemoryStore(): Store {
   const keysById = new Map<string, ApiKeyRecord>();
   const keysByHash = new Map<string, ApiKeyRecord>();
   const assets = new Map<string, string>();
-  const tasks = new Map<string, StoredTask>();
-  /** The job statuses of the tasks that had a job fail; every job of any other task is queued. */
-  const failures = new Map<string, JobStatus[]>();
   /**
-   * Claims by user, then key: scoped per user (S5), with no key string made per claim. A claim
-   * points at its task by id; without a window it never expires. A claim costs one entry
-   * beside a task that is kept anyway, so expired claims are not evicted: a lookup checks the time.
+   * Task `n` is entry `n` of both logs: its id as JSON text (which keeps any string exactly, a lone
+   * surrogate too), and its fields ({@link encodeTask}).
    */
-  const claims = new Map<string, Map<string, Claim>>();
+  const taskIds = new TextLog();
+  const taskFields = new TextLog();
+  /** Task ids by their hash. */
+  const taskIndex = new HashIndex();
+  /**
+   * Idempotency claims by the hash of user and key (scoped per user, S5), each pointing at the
+   * task that claimed it; the key is read back from the task. Without a window a claim never
+   * expires; an expired claim is not evicted (a lookup checks the time) but replaced by the key's
+   * next use.
+   */
+  const claimIndex = new HashIndex();
+  /** When task `n`'s claim expires (epoch ms), `Infinity` for never. */
+  const claimExpiry = new NumberColumn("float64");
+  /** The job statuses of the tasks that had a job fail, by task number; every other job is queued. */
+  const failures = new Map<number, JobStatus[]>();
+  const ledger = new Ledger();
+  const hash = new KeyedHash();
+
+  const fieldsOf = (n: number): Encoded => JSON.parse(taskFields.get(n)) as Encoded;
+  /** The number of the task with this id, or -1. */
+  const idOf = (n: number): string => JSON.parse(taskIds.get(n)) as string;
+  /** Whether task `n` has the id whose JSON text is `idText`. */
+  const hasId = (idText: string) => (n: number) => taskIds.get(n) === idText;
+  const taskNumber = (id: string): number => taskIndex.get(hash.of(id), hasId(JSON.stringify(id)));
+  /** Whether task `n` claimed this user's key. */
+  const claimedBy = (userId: string, key: string) => (n: number) => {
+    const fields = fieldsOf(n);
+    return fields[0] === userId && fields[19] === key;
+  };
 
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
   /** A snapshot: a later failed job does not change a record already handed out. */
-  const taskView = (id: string): TaskRecord | undefined => {
-    const stored = tasks.get(id);
-    return stored === undefined ? undefined : decodeTask(id, stored, failures.get(id)?.slice());
-  };
-  /** The id of the task a live claim points at. */
-  const claimedTask = (userClaims: Map<string, Claim> | undefined, key: string, now: number): string | undefined => {
-    const claim = userClaims?.get(key);
-    if (claim === undefined) return undefined;
-    if (typeof claim === "string") return claim;
-    return claim.expiresAt <= now ? undefined : claim.taskId;
+  const taskView = (n: number): TaskRecord => decodeTask(idOf(n), fieldsOf(n), failures.get(n)?.slice());
+  /** The number of the task a live claim points at, or -1. */
+  const claimedTask = (userId: string, key: string, now: number): number => {
+    const n = claimIndex.get(hash.of(userId, key), claimedBy(userId, key));
+    return n >= 0 && claimExpiry.get(n) > now ? n : -1;
   };
 
   return {
     async createUser(user, at) {
       if (users.has(user.id)) return false;
-      const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, ledger: [] };
-      if (user.credits > 0) record.ledger.push({ kind: "grant", credits: user.credits, at });
+      const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, lastEntry: -1 };
+      if (user.credits > 0) ledger.add(record, "grant", user.credits, at);
       users.set(user.id, record);
       return true;
     },
@@ -185,7 +252,7 @@ export function createMemoryStore(): Store {
         return { ok: false, reason: "balance_too_large", balance: user.balance, held: user.held };
       }
       user.balance += credits;
-      if (credits > 0) user.ledger.push({ kind: "grant", credits, at });
+      if (credits > 0) ledger.add(user, "grant", credits, at);
       return { ok: true, balance: user.balance };
     },
     async setMultiplier(userId, multiplier) {
@@ -234,8 +301,8 @@ export function createMemoryStore(): Store {
     },
 
     async findClaimedTask(userId, key, now) {
-      const taskId = claimedTask(claims.get(userId), key, now);
-      return taskId === undefined ? undefined : taskView(taskId);
+      const n = claimedTask(userId, key, now);
+      return n < 0 ? undefined : taskView(n);
     },
     async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
       // No await in here: the checks and the writes below happen as one step.
@@ -243,12 +310,9 @@ export function createMemoryStore(): Store {
       if (!user) return { ok: false, reason: "unknown_user" };
       const key = keysById.get(apiKeyId);
       if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
-      // The user's claims are found once: looked up and then, on success, claimed.
-      const userClaims = claim ? claims.get(task.userId) : undefined;
       if (claim) {
-        const holder = claimedTask(userClaims, claim.key, now);
-        const held = holder === undefined ? undefined : taskView(holder);
-        if (held) return { ok: false, reason: "idempotency_key_taken", task: held };
+        const holder = claimedTask(task.userId, claim.key, now);
+        if (holder >= 0) return { ok: false, reason: "idempotency_key_taken", task: taskView(holder) };
       }
       const index = assetIds.findIndex((id) => assets.get(id) !== task.userId);
       if (index >= 0) return { ok: false, reason: "asset_not_found", index };
@@ -259,13 +323,17 @@ export function createMemoryStore(): Store {
       user.balance -= total;
       user.held += total;
       const balanceAfter = user.balance;
-      if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
-      tasks.set(task.id, encodeTask(task, balanceAfter));
+      const idText = JSON.stringify(task.id);
+      const n = taskIds.append(idText);
+      taskFields.append(encodeTask(task, balanceAfter, claim ? claim.key : null));
+      // An id committed again names the newer task, as a Map would.
+      taskIndex.set(hash.of(task.id), hasId(idText), n);
       if (claim) {
-        const value: Claim = claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt };
-        if (userClaims) userClaims.set(claim.key, value);
-        else claims.set(task.userId, new Map([[claim.key, value]]));
+        claimExpiry.set(n, claim.expiresAt ?? Number.POSITIVE_INFINITY);
+        // An expired claim on the key now points at the new task.
+        claimIndex.set(hash.of(task.userId, claim.key), claimedBy(task.userId, claim.key), n);
       }
+      if (total > 0) ledger.add(user, "debit", total, now, n);
       // The caller's own draft, not a parse of what was stored: the same values, read back for free.
       const committed: TaskRecord = {
         id: task.id,
@@ -284,27 +352,28 @@ export function createMemoryStore(): Store {
       return { ok: true, task: committed };
     },
     async getTask(taskId) {
-      return taskView(taskId);
+      const n = taskNumber(taskId);
+      return n < 0 ? undefined : taskView(n);
     },
     async failJob(taskId, index, at) {
       // No await in here: a job is marked failed and refunded in one step, so only once.
-      const stored = tasks.get(taskId);
-      if (stored === undefined) return undefined;
-      const task = decodeTask(taskId, stored, undefined);
-      const credits = task.jobCredits[index];
+      const n = taskNumber(taskId);
+      if (n < 0) return undefined;
+      const [userId, , , , , , jobCredits] = fieldsOf(n);
+      const credits = jobCredits[index];
       if (credits === undefined) return undefined;
-      let failed = failures.get(taskId);
+      let failed = failures.get(n);
       if (failed?.[index] === "failed") return 0;
-      const user = users.get(task.userId);
+      const user = users.get(userId);
       if (!user) return undefined;
       if (failed === undefined) {
-        failed = task.jobCredits.map((): JobStatus => "queued");
-        failures.set(taskId, failed);
+        failed = jobCredits.map((): JobStatus => "queued");
+        failures.set(n, failed);
       }
       failed[index] = "failed";
       user.balance += credits;
       user.held -= credits;
-      if (credits > 0) user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });
+      if (credits > 0) ledger.add(user, "refund", credits, at, n, index);
       return credits;
     },
 
@@ -333,8 +402,8 @@ export function createMemoryStore(): Store {
       const created: string[] = [];
       for (const user of load) {
         if (!users.has(user.id)) {
-          const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, ledger: [] };
-          if (user.credits > 0) record.ledger.push({ kind: "grant", credits: user.credits, at });
+          const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, lastEntry: -1 };
+          if (user.credits > 0) ledger.add(record, "grant", user.credits, at);
           users.set(user.id, record);
           created.push(user.id);
         }
@@ -350,7 +419,8 @@ export function createMemoryStore(): Store {
     },
 
     async ledger(userId) {
-      return users.get(userId)?.ledger.slice();
+      const user = users.get(userId);
+      return user && ledger.read(user, idOf);
     },
 
     async close() {},
@@ -361,9 +431,13 @@ export function createMemoryStore(): Store {
       keysById.clear();
       keysByHash.clear();
       assets.clear();
-      tasks.clear();
+      taskIds.clear();
+      taskFields.clear();
+      taskIndex.clear();
+      claimIndex.clear();
+      claimExpiry.clear();
       failures.clear();
-      claims.clear();
+      ledger.clear();
     },
   };
 }

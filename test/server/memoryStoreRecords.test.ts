@@ -66,3 +66,20 @@ describe("in-memory store: a task read back", () => {
     expect(await store.getTask("task_c")).toBeUndefined();
   });
 });
+
+describe("in-memory store: ids kept exactly", () => {
+  it("S8: a task id with a lone surrogate, U+0000 or an emoji is found by that id and no other, in getTask, failJob and the ledger", async () => {
+    const store = createMemoryStore();
+    await store.createUser({ id: "usr_é", credits: 1_000, multiplier: "1.15" }, 0);
+    await store.putApiKey({ id: "apk_1", userId: "usr_é", mode: "test", hash: "h", revoked: false });
+    const ids = ["task_\ud800", "task_\udc00", "task_\u0000😀"];
+    for (const id of ids) {
+      const result = await store.commitTask({ task: draft(id, false, "p", [5], []), apiKeyId: "apk_1" }, 1);
+      expect(result.ok).toBe(true);
+    }
+    for (const id of ids) expect((await store.getTask(id))?.id).toBe(id);
+    expect(await store.getTask("task_\ufffd")).toBeUndefined();
+    expect(await store.failJob("task_\udc00", 0, 2)).toBe(5);
+    expect((await store.ledger("usr_é"))?.map((e) => e.taskId)).toStrictEqual([undefined, ...ids, "task_\udc00"]);
+  });
+});
