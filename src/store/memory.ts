@@ -227,8 +227,8 @@ export function createMemoryStore(): Store {
   /** A snapshot: a later failed job does not change a record already handed out. */
   const taskView = (n: number): TaskRecord => decodeTask(idOf(n), fieldsOf(n), failures.get(n)?.slice());
   /** The number of the task a live claim points at, or -1. */
-  const claimedTask = (userId: string, key: string, now: number): number => {
-    const n = claimIndex.get(hash.of(userId, key), claimedBy(userId, key));
+  const claimedTask = (userId: string, key: string, now: number, keyHash = hash.of(userId, key)): number => {
+    const n = claimIndex.get(keyHash, claimedBy(userId, key));
     return n >= 0 && claimExpiry.get(n) > now ? n : -1;
   };
 
@@ -310,8 +310,10 @@ export function createMemoryStore(): Store {
       if (!user) return { ok: false, reason: "unknown_user" };
       const key = keysById.get(apiKeyId);
       if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
+      // The claim's hash is made once: for the lookup and, on success, the claim.
+      const claimHash = claim ? hash.of(task.userId, claim.key) : 0;
       if (claim) {
-        const holder = claimedTask(task.userId, claim.key, now);
+        const holder = claimedTask(task.userId, claim.key, now, claimHash);
         if (holder >= 0) return { ok: false, reason: "idempotency_key_taken", task: taskView(holder) };
       }
       const index = assetIds.findIndex((id) => assets.get(id) !== task.userId);
@@ -331,7 +333,7 @@ export function createMemoryStore(): Store {
       if (claim) {
         claimExpiry.set(n, claim.expiresAt ?? Number.POSITIVE_INFINITY);
         // An expired claim on the key now points at the new task.
-        claimIndex.set(hash.of(task.userId, claim.key), claimedBy(task.userId, claim.key), n);
+        claimIndex.set(claimHash, claimedBy(task.userId, claim.key), n);
       }
       if (total > 0) ledger.add(user, "debit", total, now, n);
       // The caller's own draft, not a parse of what was stored: the same values, read back for free.

@@ -73,10 +73,19 @@ export class TextLog {
 
   /** Appends a text; returns its entry number. */
   append(text: string): number {
-    if (this.#scratch.length < text.length * 3) this.#scratch = new Uint8Array(text.length * 3);
-    const { written } = encoder.encodeInto(text, this.#scratch);
     const entry = this.#count++;
     this.#starts.set(entry, this.#end);
+    // Encoded straight into the chunk when it surely fits (3 bytes per UTF-16 unit at most).
+    const c = Math.floor(this.#end / CHUNK);
+    const offset = this.#end - c * CHUNK;
+    if (c < this.#chunks.length && offset + text.length * 3 <= CHUNK) {
+      const { written } = encoder.encodeInto(text, (this.#chunks[c] as Uint8Array).subarray(offset));
+      this.#lengths.set(entry, written);
+      this.#end += written;
+      return entry;
+    }
+    if (this.#scratch.length < text.length * 3) this.#scratch = new Uint8Array(text.length * 3);
+    const { written } = encoder.encodeInto(text, this.#scratch);
     this.#lengths.set(entry, written);
     let copied = 0;
     while (copied < written) {
