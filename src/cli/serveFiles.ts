@@ -17,13 +17,13 @@ import { oneLine, StartError } from "./serveError.js";
 export const MAX_FIXTURES_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
- * Reads and parses a fixtures file; what the server checks when it is made. Read straight from the
- * file system (not through `io`): only an open file can be asked what it is. A FIFO or a device
+ * Reads and parses a fixtures or catalogs file, before anything in it is judged. Read straight from
+ * the file system (not through `io`): only an open file can be asked what it is. A FIFO or a device
  * would block the start or never end, and a huge file would fail later with an obscure message, so
  * only a regular file of at most {@link MAX_FIXTURES_FILE_BYTES} bytes of UTF-8 is read, and a
  * key given twice in one object is refused (`JSON.parse` would keep the last one silently).
  */
-async function readFixtures(path: string, what: "fixtures" | "catalogs" = "fixtures"): Promise<unknown> {
+async function readJsonFile(path: string, what: "fixtures" | "catalogs"): Promise<unknown> {
   const cannot = (why: string) => new StartError(`Cannot read the ${what} file ${path}: ${why}`, EXIT.usage);
   let handle: FileHandle;
   try {
@@ -81,7 +81,7 @@ async function readFixtures(path: string, what: "fixtures" | "catalogs" = "fixtu
  * checks its `catalogs` option: every problem of every entry is named, and nothing is served.
  */
 async function readCatalogs(path: string): Promise<readonly Catalog[]> {
-  const value = await readFixtures(path, "catalogs");
+  const value = await readJsonFile(path, "catalogs");
   let list: unknown = value;
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const extra = Object.keys(value).filter((k) => k !== "catalogs" && k !== "$schema");
@@ -132,7 +132,7 @@ type StartFiles = {
  * @throws StartError naming the file and its problem, with exit code 2.
  */
 export async function readStartFiles(paths: { fixtures: string | undefined; catalogs: string | undefined }): Promise<StartFiles> {
-  const fixtures = paths.fixtures === undefined ? undefined : await readFixtures(paths.fixtures);
+  const fixtures = paths.fixtures === undefined ? undefined : await readJsonFile(paths.fixtures, "fixtures");
   const catalogs = paths.catalogs === undefined ? undefined : await readCatalogs(paths.catalogs);
   const checked = fixtures === undefined ? undefined : checkFixtures(fixtures);
   if (checked && !checked.success) {
