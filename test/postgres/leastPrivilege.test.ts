@@ -292,7 +292,7 @@ describe("what the server's role cannot do", () => {
     expect((await state()).user).toEqual([{ balance: "0", held: "100", ledger_seq: "2" }]);
   });
 
-  it("every function that writes the ledger runs with its owner's rights, a pinned search_path, and no EXECUTE for PUBLIC", {
+  it("every function of the store (those that write the ledger, and find_caller) runs with its owner's rights, a pinned search_path, and no EXECUTE for PUBLIC", {
     timeout: 60_000,
   }, async () => {
     const { db, owner, server } = await setup();
@@ -312,16 +312,23 @@ describe("what the server's role cannot do", () => {
       [`"${db.schema}"`, server],
     );
     expect(rows).toEqual(
-      ["accept_generation", "commit_task", "create_user", "fail_job", "fail_user_job", "grant_credits", "load_users"].map(
-        (name) => ({
-          name,
-          definer: true,
-          owner,
-          config: ["search_path=pg_catalog, pg_temp"],
-          public: false,
-          server: true,
-        }),
-      ),
+      [
+        "accept_generation",
+        "commit_task",
+        "create_user",
+        "fail_job",
+        "fail_user_job",
+        "find_caller",
+        "grant_credits",
+        "load_users",
+      ].map((name) => ({
+        name,
+        definer: true,
+        owner,
+        config: ["search_path=pg_catalog, pg_temp"],
+        public: false,
+        server: true,
+      })),
     );
   });
 
