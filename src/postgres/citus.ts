@@ -58,6 +58,27 @@ export async function requireCitus(pool: PgPool): Promise<void> {
 }
 
 /**
+ * Whether the schema is laid out on Citus: its `users` table distributed. A store that connects
+ * without `distributed: true` to a schema laid out before still takes the distributed layout's
+ * queries.
+ *
+ * @param pool - Where the store connects.
+ * @param schema - The (checked) schema name, migrated.
+ * @returns True when the database has Citus and the schema's `users` is a distributed table.
+ * @internal
+ */
+export async function isDistributed(pool: PgPool, schema: string): Promise<boolean> {
+  const { rows } = await pool.query<{ citus: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus",
+  );
+  if (!rows[0]?.citus) return false;
+  const { rows: found } = await pool.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [
+    `${quoteSchema(schema)}.users`,
+  ]);
+  return found.length > 0;
+}
+
+/**
  * Lays a migrated schema out on Citus, once: distributes what is not yet distributed, in its own
  * transaction per table or function under the schema's migration lock (an advisory lock of the
  * coordinator, where every migration runs), so instances that start together do each step once.

@@ -292,7 +292,7 @@ describe("what the server's role cannot do", () => {
     expect((await state()).user).toEqual([{ balance: "0", held: "100", ledger_seq: "2" }]);
   });
 
-  it("every function that writes the ledger runs with its owner's rights, a pinned search_path, and no EXECUTE for PUBLIC", {
+  it("every function of the store (those that write the ledger, and find_caller) runs with its owner's rights, a pinned search_path, and no EXECUTE for PUBLIC", {
     timeout: 60_000,
   }, async () => {
     const { db, owner, server } = await setup();
@@ -312,17 +312,63 @@ describe("what the server's role cannot do", () => {
       [`"${db.schema}"`, server],
     );
     expect(rows).toEqual(
-      ["accept_generation", "commit_task", "create_user", "fail_job", "fail_user_job", "grant_credits", "load_users"].map(
-        (name) => ({
-          name,
-          definer: true,
-          owner,
-          config: ["search_path=pg_catalog, pg_temp"],
-          public: false,
-          server: true,
-        }),
-      ),
+      [
+        "accept_generation",
+        "commit_task",
+        "create_user",
+        "fail_job",
+        "fail_user_job",
+        "find_caller",
+        "grant_credits",
+        "load_users",
+      ].map((name) => ({
+        name,
+        definer: true,
+        owner,
+        config: ["search_path=pg_catalog, pg_temp"],
+        public: false,
+        server: true,
+      })),
     );
+  });
+
+  it("S2: the server's role calls find_caller (the distributed layout's key lookup) and gets the join's answer: the key and its multiplier, revoked or not, nothing for an unknown hash", {
+    timeout: 60_000,
+  }, async () => {
+    const { db, serverUrl } = await setup();
+    const s = `"${db.schema}"`;
+    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
+    const key = { id: "apk_caller", userId: "usr_caller", mode: "test" as const, hash: "c".repeat(64), revoked: false };
+    try {
+      await store.createUser({ id: key.userId, credits: 0, multiplier: "1.15" }, 1);
+      expect(await store.putApiKey(key)).toBe(true);
+    } finally {
+      await store.close();
+    }
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      const lookups = async (hash: string) => {
+        const join = await client.query(
+          `SELECT k.id, k.user_id, k.mode, k.hash, k.revoked, u.multiplier
+           FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id WHERE k.hash = $1`,
+          [hash],
+        );
+        const routed = await client.query(`SELECT id, user_id, mode, hash, revoked, multiplier FROM ${s}.find_caller($1)`, [
+          hash,
+        ]);
+        expect(routed.rows).toEqual(join.rows);
+        return routed.rows;
+      };
+      const row = { id: key.id, user_id: key.userId, mode: "test", hash: key.hash, revoked: false, multiplier: "1.15" };
+      expect(await lookups(key.hash)).toEqual([row]);
+      await client.query(`UPDATE ${s}.api_keys SET revoked = true WHERE id = $1`, [key.id]);
+      await client.query(`UPDATE ${s}.users SET multiplier = '0.85' WHERE id = $1`, [key.userId]);
+      expect(await lookups(key.hash)).toEqual([{ ...row, revoked: true, multiplier: "0.85" }]);
+      expect(await lookups("d".repeat(64))).toEqual([]);
+    } finally {
+      await client.end();
+    }
   });
 
   it("the server's role starts on a schema the owner migrated, needing no right to create anything", {

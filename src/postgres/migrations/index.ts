@@ -14,6 +14,7 @@ import * as ledgerFunctions from "./0003_ledger_functions.sql.js";
 import * as commitTaskTotal from "./0004_commit_task_total.sql.js";
 import * as distributable from "./0005_distributable.sql.js";
 import * as acceptGeneration from "./0006_accept_generation.sql.js";
+import * as findCaller from "./0007_find_caller.sql.js";
 
 /** What a migration's SQL says where the quoted schema name goes. */
 const SCHEMA_PLACEHOLDER = ":schema";
@@ -76,6 +77,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration(4, "0004_commit_task_total.sql.ts", commitTaskTotal),
   migration(5, "0005_distributable.sql.ts", distributable),
   migration(6, "0006_accept_generation.sql.ts", acceptGeneration),
+  migration(7, "0007_find_caller.sql.ts", findCaller),
 ];
 
 /** The schema version this package brings the database to. */
