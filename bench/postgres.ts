@@ -256,6 +256,21 @@ export async function runPostgres(opts: {
       }
       return last;
     };
+    /**
+     * A checkpoint before each load (and its warm-up), so that both servers start with the same
+     * WAL state: after a checkpoint every page's first change writes the whole page to the WAL,
+     * which would otherwise slow whichever load a checkpoint happened to fall before.
+     */
+    let checkpoints = true;
+    const checkpoint = async () => {
+      if (!checkpoints) return;
+      try {
+        await sql.query("CHECKPOINT");
+      } catch (error) {
+        checkpoints = false;
+        console.warn(`postgres: no CHECKPOINT between loads (${(error as Error).message})`);
+      }
+    };
     let tag = 0;
     const load = async (
       targets: { port: number; stats: () => Promise<Stats> }[],
@@ -338,6 +353,7 @@ export async function runPostgres(opts: {
         const order = round % 2 === 0 ? (["reference", "baseline"] as const) : (["baseline", "reference"] as const);
         for (const kind of order) {
           const targets = servers[kind].slice(0, instances);
+          await checkpoint();
           await load(targets, keys, opts.warmup);
           runs[c]?.[kind].push(await load(targets, keys, opts.seconds));
         }

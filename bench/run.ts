@@ -24,7 +24,7 @@ const settings = quick
   : { coreRounds: 5, coreMs: 500, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000, few: 1_000, many: 1_000_000 };
 const pgSettings = quick
   ? { seconds: 2, warmup: 1, rounds: 1, maxRequests: 20_000 }
-  : { seconds: 8, warmup: 2, rounds: 3, maxRequests: 200_000 };
+  : { seconds: 8, warmup: 2, rounds: 5, maxRequests: 200_000 };
 const CONNECTIONS = 10;
 /** Client connections of the PostgreSQL loads, in all (split over the instances). */
 const PG_CONNECTIONS = 16;
@@ -294,8 +294,8 @@ BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server 
   accepted generation (\`beta2\`, one image) with a fresh idempotency key; "one hot user" sends every
   request for one user (every commit queues on that user's row), "${int(PG_USERS)} users" spreads them
   round-robin over ${int(PG_USERS)} users. ${PG_CONNECTIONS} autocannon connections in all (split evenly over two instances,
-  whose p50 and p99 are the slower instance's). Per round, for each case, each server gets
-  ${pgSettings.warmup} s of warm-up then ${pgSettings.seconds} s measured (at most ${int(pgSettings.maxRequests)} requests), alternating which goes
+  whose p50 and p99 are the slower instance's). Per round, for each case, each server gets a
+  \`CHECKPOINT\` (both start with the same WAL state), ${pgSettings.warmup} s of warm-up, then ${pgSettings.seconds} s measured (at most ${int(pgSettings.maxRequests)} requests), alternating which goes
   first; ${pgSettings.rounds} rounds, medians. After each load the tasks in the database are counted against the 202
   answers. PostgreSQL runs on the same 2 cores as the servers and the load generator.
 - **Memory**: one process with \`--expose-gc\`: the collected heap and the array buffers (where the
