@@ -143,6 +143,27 @@ describe("figures in the guides", () => {
   });
 });
 
+describe("docs/postgres.md, How far it goes", () => {
+  it("S14: its throughput table and the GPU figures derived from it are docs/benchmarks.md's one-instance PostgreSQL rows", () => {
+    const bench = read("docs/benchmarks.md");
+    const guide = read("docs/postgres.md");
+    const num = (text: string) => Number(text.replace(/,/g, ""));
+    for (const scenario of ["one hot user", "1,000 users"]) {
+      // | case | instances | accepted/s | p50 | p99 | baseline/s | baseline p50 | baseline p99 | ratio |
+      const row = new RegExp(
+        `^\\| ${scenario} \\| 1 \\| ([\\d,]+) \\|[^|]+\\|[^|]+\\| ([\\d,]+) \\|[^|]+\\|[^|]+\\| ([\\d.]+x) \\|$`,
+        "m",
+      ).exec(bench);
+      expect(row, `${scenario} in docs/benchmarks.md`).not.toBeNull();
+      const [, accepted = "", baseline = "", ratio = ""] = row ?? [];
+      expect(guide).toContain(`| ${scenario}, one instance | ${accepted} | ${baseline} | ${ratio} |`);
+      // One image is about 5 s of one GPU: the GPUs one database charges for, rounded to hundreds.
+      const gpus = (Math.round((num(accepted) * 5) / 100) * 100).toLocaleString("en-US");
+      expect(guide).toMatch(new RegExp(`about ${gpus}(?: GPUs running without pause)?\\s*\\(${accepted} x 5 s\\)`));
+    }
+  });
+});
+
 describe("the guides", () => {
   it("getting-started says which function to use: checkRequest the front door, its two stages, quote, computeCharge and the shared options", () => {
     const text = read("docs/getting-started.md");
