@@ -59,6 +59,10 @@ type Encoded = [
   claimKey: string | null,
 ];
 
+/** Positions in {@link Encoded} that a claim's lookup reads. */
+const USER_ID = 0;
+const CLAIM_KEY = 19;
+
 /**
  * The stored text of a committed task: the JSON array of its fields by position. JSON text is
  * well-formed UTF-16 (a lone surrogate is written as an escape), so UTF-8 keeps it exactly.
@@ -212,15 +216,16 @@ export function createMemoryStore(): Store {
   const hash = new KeyedHash();
 
   const fieldsOf = (n: number): Encoded => JSON.parse(taskFields.get(n)) as Encoded;
-  /** The number of the task with this id, or -1. */
+  /** The id of task `n`. */
   const idOf = (n: number): string => JSON.parse(taskIds.get(n)) as string;
   /** Whether task `n` has the id whose JSON text is `idText`. */
   const hasId = (idText: string) => (n: number) => taskIds.get(n) === idText;
+  /** The number of the task with this id, or -1. */
   const taskNumber = (id: string): number => taskIndex.get(hash.of(id), hasId(JSON.stringify(id)));
   /** Whether task `n` claimed this user's key. */
   const claimedBy = (userId: string, key: string) => (n: number) => {
     const fields = fieldsOf(n);
-    return fields[0] === userId && fields[19] === key;
+    return fields[USER_ID] === userId && fields[CLAIM_KEY] === key;
   };
 
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
