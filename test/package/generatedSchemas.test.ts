@@ -4,22 +4,16 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { GENERATED_PATH, generateJsonSchemas, renderJsonSchemas } from "../../scripts/jsonSchemas.js";
 import { JSON_SCHEMAS } from "../../src/generated/jsonSchemas.js";
-import { type Catalog, catalog, defineCatalog, type ModelSpec } from "../../src/index.js";
+import { type Catalog, catalog, type ModelSpec } from "../../src/index.js";
 import { modelRequestJsonSchemas, requestJsonSchema } from "../../src/jsonSchema.js";
 import { GENERATION_TYPES, LIMITS } from "../../src/models/lists.js";
 import { requestSchema } from "../../src/request/schema.js";
 import { createOpenApiDocument } from "../../src/server/index.js";
+import { otherCatalog } from "../support/catalogs.js";
 
 type JsonObject = Record<string, unknown>;
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as JsonObject;
 
-/** A catalog other than the built-in one: two models, another default. */
-const custom: Catalog = defineCatalog({
-  ...catalog,
-  version: "2031-01-01",
-  defaultModelId: "gamma-image-1.5",
-  models: { beta: catalog.models.beta, "gamma-image-1.5": catalog.models["gamma-image-1.5"] },
-} as Catalog);
 
 /** The valibot schema of the values one model accepts (V1-V7): what modelRequestJsonSchema describes. */
 function modelFormSchema(model: ModelSpec) {
@@ -49,7 +43,7 @@ describe("JSON Schemas converted when the package is built (no converter at run 
   });
 
   it("N2-N13: requestJsonSchema(catalog) is the conversion of that catalog's request schema, for any catalog", () => {
-    for (const c of [catalog, custom]) {
+    for (const c of [catalog, otherCatalog]) {
       const converted = plain(toJsonSchema(requestSchema(c), { errorMode: "ignore" }));
       const properties = converted.properties as Record<string, JsonObject>;
       // The two lengths a conversion cannot see (code points), added by requestJsonSchema.
@@ -60,11 +54,11 @@ describe("JSON Schemas converted when the package is built (no converter at run 
       expect(schema.required).toEqual(converted.required);
       expect(schema.type).toBe("object");
     }
-    expect(plain(requestJsonSchema(custom).properties).modelId).toMatchObject({ enum: ["beta", "gamma-image-1.5"] });
+    expect(plain(requestJsonSchema(otherCatalog).properties).modelId).toMatchObject({ enum: ["beta", "gamma-image-1.5"] });
   });
 
   it("V1-V7: each model's schema is the conversion of the valibot schema of what the model accepts, for any catalog", () => {
-    for (const c of [catalog, custom]) {
+    for (const c of [catalog, otherCatalog]) {
       const schemas = modelRequestJsonSchemas(c);
       expect(Object.keys(schemas)).toEqual(Object.keys(c.models));
       for (const model of Object.values(c.models)) {
@@ -81,13 +75,13 @@ describe("JSON Schemas converted when the package is built (no converter at run 
     const request = (c: Catalog) =>
       (createOpenApiDocument(c).components as { schemas: { GenerationRequest: { properties: Record<string, JsonObject> } } })
         .schemas.GenerationRequest.properties;
-    expect(request(custom).modelId).toMatchObject({
+    expect(request(otherCatalog).modelId).toMatchObject({
       type: "string",
       enum: ["beta", "gamma-image-1.5"],
       default: "gamma-image-1.5",
     });
     expect(request(catalog).modelId).toMatchObject({ enum: Object.keys(catalog.models), default: catalog.defaultModelId });
-    const { modelId: _a, ...restCustom } = request(custom);
+    const { modelId: _a, ...restCustom } = request(otherCatalog);
     const { modelId: _b, ...restBuiltIn } = request(catalog);
     expect(restCustom).toEqual(restBuiltIn);
     // Each document is a new object: changing one changes no other.

@@ -6,8 +6,8 @@
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { type Catalog, catalog, defineCatalog } from "../../src/index.js";
 import { createAdminOpenApiDocument, createOpenApiDocument, type OpenApiDocument } from "../../src/server/index.js";
+import { otherCatalog } from "../support/catalogs.js";
 
 type JsonObject = Record<string, unknown>;
 type MediaType = { schema?: unknown; example?: unknown; examples?: Record<string, { value?: unknown }> };
@@ -17,13 +17,6 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 /** Statuses whose answers carry no body, so have nothing to exemplify. */
 const BODILESS = new Set(["204", "304"]);
 
-/** A catalog other than the built-in one: two models, another default. */
-const custom: Catalog = defineCatalog({
-  ...catalog,
-  version: "2031-01-01",
-  defaultModelId: "gamma-image-1.5",
-  models: { beta: catalog.models.beta, "gamma-image-1.5": catalog.models["gamma-image-1.5"] },
-} as Catalog);
 
 /** A response or request body, or the component its `$ref` (a JSON pointer into the document) names. */
 function resolve<T extends object>(document: OpenApiDocument, value: T | { $ref: string }): T {
@@ -119,7 +112,7 @@ function exampleProblems(document: OpenApiDocument): string[] {
 
 const documents: [string, () => OpenApiDocument][] = [
   ["the service's document (built-in catalog)", () => createOpenApiDocument()],
-  ["the service's document (another catalog)", () => createOpenApiDocument(custom)],
+  ["the service's document (another catalog)", () => createOpenApiDocument(otherCatalog)],
   ["the admin document", () => createAdminOpenApiDocument()],
 ];
 
