@@ -12,7 +12,7 @@ import { createPostgresStore, type PostgresStore } from "../../src/postgres/inde
 import { MIGRATIONS } from "../../src/postgres/migrations/index.js";
 import { runMigrations } from "../../src/postgres/migrations/runner.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
-import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
+import { type PostgresTestDatabase, recordStatements, withPostgres } from "../support/postgres.js";
 
 let db: PostgresTestDatabase;
 let store: PostgresStore;
@@ -122,13 +122,7 @@ describe("the key lookup on the distributed layout", () => {
     // A store given its own pool, and started without `distributed: true`: it reads the layout.
     const pool = new pg.Pool({ connectionString: db.connectionString, max: 2 });
     opened.push(pool);
-    const sent: string[] = [];
-    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    pool.query = ((...args: unknown[]) => {
-      const first = args[0] as string | { text: string };
-      sent.push(typeof first === "string" ? first : first.text);
-      return query(...args);
-    }) as typeof pool.query;
+    const sent = recordStatements(pool);
     const undeclared = await createPostgresStore({ pool, schema: db.schema });
     try {
       for (const on of [store, undeclared]) {

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer } from "../../src/server/index.js";
-import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
+import { type PostgresTestDatabase, recordStatements, withPostgres } from "../support/postgres.js";
 
 let database: { db: PostgresTestDatabase; pool: pg.Pool; sent: string[] } | undefined;
 
@@ -22,13 +22,7 @@ afterAll(async () => {
 async function countingServer() {
   const db = await withPostgres();
   const pool = new pg.Pool({ connectionString: db.connectionString, max: 4 });
-  const sent: string[] = [];
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  pool.query = ((...args: unknown[]) => {
-    const first = args[0] as string | { text: string };
-    sent.push(typeof first === "string" ? first : first.text);
-    return query(...args);
-  }) as typeof pool.query;
+  const sent = recordStatements(pool);
   database = { db, pool, sent };
   const store = await createPostgresStore({ pool, schema: db.schema });
   const server = createReferenceServer({ store, hashApiKey: sha256Hex });

@@ -136,3 +136,21 @@ export function reconcileQuery(schema: string): string {
   if (!query) throw new Error("docs/postgres.md has no ```sql reconcile block");
   return query.replaceAll("imagegen.", `"${schema}".`);
 }
+
+/**
+ * Makes a pool record the text of every statement sent through `pool.query` (what a store sends),
+ * so that a test can count a request's statements and see which they are.
+ *
+ * @param pool - The pool a store is given.
+ * @returns The texts sent so far, in order (empty it with `length = 0` between requests).
+ */
+export function recordStatements(pool: pg.Pool): string[] {
+  const sent: string[] = [];
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) => {
+    const first = args[0] as string | { text: string };
+    sent.push(typeof first === "string" ? first : first.text);
+    return query(...args);
+  }) as typeof pool.query;
+  return sent;
+}
