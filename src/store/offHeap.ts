@@ -134,12 +134,15 @@ export class TextLog {
  * runs only on entries whose hash matches.
  */
 export class HashIndex {
+  /** Slots to start with, and after `clear()`. */
+  readonly #capacity: number;
   /** Pairs of (hash, entry + 1); 0 as the second is an empty slot. */
   #slots: Int32Array;
   #size = 0;
 
   /** @param capacity - Slots to start with, a power of two. */
   constructor(capacity = 1024) {
+    this.#capacity = capacity;
     this.#slots = new Int32Array(capacity * 2);
   }
 
@@ -179,7 +182,7 @@ export class HashIndex {
   }
 
   clear(): void {
-    this.#slots = new Int32Array(2048);
+    this.#slots = new Int32Array(this.#capacity * 2);
     this.#size = 0;
   }
 

@@ -142,6 +142,10 @@ describe("HashIndex", () => {
     index.clear();
     expect(index.size).toBe(0);
     expect(index.get(1, () => true)).toBe(-1);
+    // And takes keys again, growing as before.
+    for (let i = 0; i < 100; i++) index.set(i, () => false, i);
+    expect(index.size).toBe(100);
+    expect(index.get(99, (entry) => entry === 99)).toBe(99);
   });
 });
 
