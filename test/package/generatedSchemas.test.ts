@@ -14,7 +14,6 @@ import { otherCatalog } from "../support/catalogs.js";
 type JsonObject = Record<string, unknown>;
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as JsonObject;
 
-
 /** The valibot schema of the values one model accepts (V1-V7): what modelRequestJsonSchema describes. */
 function modelFormSchema(model: ModelSpec) {
   const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));

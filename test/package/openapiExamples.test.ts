@@ -17,7 +17,6 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 /** Statuses whose answers carry no body, so have nothing to exemplify. */
 const BODILESS = new Set(["204", "304"]);
 
-
 /** A response or request body, or the component its `$ref` (a JSON pointer into the document) names. */
 function resolve<T extends object>(document: OpenApiDocument, value: T | { $ref: string }): T {
   if (!("$ref" in value)) return value;
