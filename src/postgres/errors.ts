@@ -105,19 +105,32 @@ export const MAX_ATTEMPTS = 5;
  * @returns What `work` returned.
  * @internal
  */
-export async function withRetries<T>(what: string, work: () => Promise<T>): Promise<T> {
+export function withRetries<T>(what: string, work: () => Promise<T>): Promise<T> {
+  // The first run costs one promise reaction: the loop of `retried` starts only after a failure.
+  let first: Promise<T>;
+  try {
+    first = work();
+  } catch (error) {
+    first = Promise.reject(error);
+  }
+  return first.catch((error: unknown) => retried(what, work, error));
+}
+
+/** The runs after a first one failed with `error`: {@link withRetries}'s loop. */
+async function retried<T>(what: string, work: () => Promise<T>, error: unknown): Promise<T> {
   for (let attempt = 1; ; attempt++) {
+    if (isUnavailable(error)) {
+      if (error instanceof StoreUnavailableError) throw error;
+      throw new StoreUnavailableError(`the database cannot be reached (${what})`, { cause: error });
+    }
+    if (attempt >= MAX_ATTEMPTS || !isTransient(error)) throw error;
+    // 2, 4, 8, 16 ms plus up to as much again at random, so racing instances spread out.
+    const base = 2 ** attempt;
+    await new Promise((resolve) => setTimeout(resolve, base + Math.random() * base));
     try {
       return await work();
-    } catch (error) {
-      if (isUnavailable(error)) {
-        if (error instanceof StoreUnavailableError) throw error;
-        throw new StoreUnavailableError(`the database cannot be reached (${what})`, { cause: error });
-      }
-      if (attempt >= MAX_ATTEMPTS || !isTransient(error)) throw error;
-      // 2, 4, 8, 16 ms plus up to as much again at random, so racing instances spread out.
-      const base = 2 ** attempt;
-      await new Promise((resolve) => setTimeout(resolve, base + Math.random() * base));
+    } catch (next) {
+      error = next;
     }
   }
 }

@@ -201,9 +201,10 @@ function statements(schema: string) {
     // Authentication and what pricing needs, in one round trip. On one PostgreSQL, one join: the
     // fastest there. On Citus the join's filter is on the reference table, so it would ask every
     // shard of users; find_caller reads the key, then the user by its id, one shard.
-    findCaller: `SELECT k.id, k.user_id, k.mode, k.hash, k.revoked, u.multiplier
+    // Not the hash: the caller has it already.
+    findCaller: `SELECT k.id, k.user_id, k.mode, k.revoked, u.multiplier
       FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id WHERE k.hash = $1`,
-    findCallerRouted: `SELECT id, user_id, mode, hash, revoked, multiplier FROM ${s}.find_caller($1)`,
+    findCallerRouted: `SELECT id, user_id, mode, revoked, multiplier FROM ${s}.find_caller($1)`,
     getApiKey: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE id = $1`,
     // Run inside a transaction with revokeApiKey: the owner's row is locked first (see commit_task).
     // The owner's row is locked by its id, read first (a key's owner never changes): a lock taken
@@ -389,12 +390,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * silent network) is given up, and the pool destroys a client released with an error instead of
    * handing out its dead socket again.
    */
-  const timed = (config: { name?: string; text: string; values?: unknown[] }): PgQuery => ({
-    ...config,
-    query_timeout: queryTimeoutMillis,
-  });
+  const timed = (name: string | undefined, text: string, values?: Values): PgQuery =>
+    // A literal, not a spread of the statement: this runs for every statement the store sends.
+    ({ name, text, values: values as unknown[] | undefined, query_timeout: queryTimeoutMillis });
   const query = <R extends object>(statement: { name: string; text: string }, values: Values) =>
-    pool.query<R>(timed({ name: statement.name, text: statement.text, values: values as unknown[] }));
+    pool.query<R>(timed(statement.name, statement.text, values));
   /** One statement is one transaction: retried whole when it loses a race. */
   const run = <R extends object>(what: string, statement: { name: string; text: string }, values: Values) =>
     withRetries(what, () => query<R>(statement, values));
@@ -415,13 +415,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       const client = await pool.connect();
       let broken = false;
       try {
-        await client.query(timed({ text: "BEGIN" }));
-        const { commit, value } = await body((statement, values) => client.query(timed({ ...statement, values })));
-        await client.query(timed({ text: commit ? "COMMIT" : "ROLLBACK" }));
+        await client.query(timed(undefined, "BEGIN"));
+        const { commit, value } = await body((statement, values) => client.query(timed(statement.name, statement.text, values)));
+        await client.query(timed(undefined, commit ? "COMMIT" : "ROLLBACK"));
         return value;
       } catch (error) {
         broken = isUnavailable(error);
-        if (!broken) await client.query(timed({ text: "ROLLBACK" })).catch(() => (broken = true));
+        if (!broken) await client.query(timed(undefined, "ROLLBACK")).catch(() => (broken = true));
         throw error;
       } finally {
         client.release(broken);
@@ -494,9 +494,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     async findCaller(hash) {
       if (!nameable(hash)) return undefined;
-      const { rows } = await run<ApiKeyRow & { multiplier: string }>("finding an API key", findCaller, [hash]);
+      const { rows } = await run<Omit<ApiKeyRow, "hash"> & { multiplier: string }>("finding an API key", findCaller, [hash]);
       const row = rows[0];
-      return row && { key: keyFromRow(row), multiplier: row.multiplier };
+      if (!row) return undefined;
+      const key: ApiKeyRecord = { id: row.id, userId: row.user_id, mode: row.mode, hash, revoked: row.revoked };
+      return { key, multiplier: row.multiplier };
     },
 
     async getApiKey(apiKeyId) {
@@ -586,10 +588,22 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         return { ok: false, reason: "idempotency_key_taken", task: taskFromRow({ ...holder, user_id: task.userId }) };
       }
       if (row.outcome !== "ok") throw new Error(`accept_generation answered ${row.outcome}`);
-      return {
-        ok: true,
-        task: { ...task, balanceAfter: toNumber(row.balance), jobStatus: task.jobCredits.map(() => "queued" as const) },
+      // Field by field, not a spread of the draft: this is every accepted generation's path.
+      const accepted: TaskRecord = {
+        id: task.id,
+        userId: task.userId,
+        createdAt: task.createdAt,
+        request: task.request,
+        clientKey: task.clientKey,
+        referenceCount: task.referenceCount,
+        multiplier: task.multiplier,
+        catalogVersion: task.catalogVersion,
+        jobCredits: task.jobCredits,
+        totalCredits: task.totalCredits,
+        balanceAfter: toNumber(row.balance),
+        jobStatus: task.jobCredits.map(() => "queued" as const),
       };
+      return { ok: true, task: accepted };
     },
 
     async getTask(taskId) {
