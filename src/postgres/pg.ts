@@ -19,10 +19,10 @@ const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
 /** One statement, as the store sends it: a name makes it a prepared statement on each connection. */
 export type PgQuery = {
   readonly text: string;
-  readonly values?: unknown[] | undefined;
-  readonly name?: string | undefined;
+  readonly values?: unknown[];
+  readonly name?: string;
   /** Milliseconds to wait for the answer before giving the connection up (pg's per-query `query_timeout`). */
-  readonly query_timeout?: number | undefined;
+  readonly query_timeout?: number;
 };
 
 /** The part of a query's result the store reads. */

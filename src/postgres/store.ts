@@ -15,7 +15,7 @@ import type {
   TaskRecord,
   UserRecord,
 } from "../store/store.js";
-import { MAX_CREDITS, storableId, taskUserId } from "../store/store.js";
+import { acceptedTask, MAX_CREDITS, storableId, taskUserId } from "../store/store.js";
 import type { GenerationRequest } from "../types.js";
 import { distributeSchema, isDistributed, requireCitus } from "./citus.js";
 import { isUnavailable, withRetries } from "./errors.js";
@@ -391,8 +391,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * handing out its dead socket again.
    */
   const timed = (name: string | undefined, text: string, values?: Values): PgQuery =>
-    // A literal, not a spread of the statement: this runs for every statement the store sends.
-    ({ name, text, values: values as unknown[] | undefined, query_timeout: queryTimeoutMillis });
+    // A literal of one shape, not a spread of the statement: this runs for every statement the
+    // store sends (pg reads an absent name or values as undefined, as it reads these).
+    ({ name, text, values, query_timeout: queryTimeoutMillis }) as PgQuery;
   const query = <R extends object>(statement: { name: string; text: string }, values: Values) =>
     pool.query<R>(timed(statement.name, statement.text, values));
   /** One statement is one transaction: retried whole when it loses a race. */
@@ -588,22 +589,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         return { ok: false, reason: "idempotency_key_taken", task: taskFromRow({ ...holder, user_id: task.userId }) };
       }
       if (row.outcome !== "ok") throw new Error(`accept_generation answered ${row.outcome}`);
-      // Field by field, not a spread of the draft: this is every accepted generation's path.
-      const accepted: TaskRecord = {
-        id: task.id,
-        userId: task.userId,
-        createdAt: task.createdAt,
-        request: task.request,
-        clientKey: task.clientKey,
-        referenceCount: task.referenceCount,
-        multiplier: task.multiplier,
-        catalogVersion: task.catalogVersion,
-        jobCredits: task.jobCredits,
-        totalCredits: task.totalCredits,
-        balanceAfter: toNumber(row.balance),
-        jobStatus: task.jobCredits.map(() => "queued" as const),
-      };
-      return { ok: true, task: accepted };
+      return { ok: true, task: acceptedTask(task, toNumber(row.balance)) };
     },
 
     async getTask(taskId) {

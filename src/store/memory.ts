@@ -10,6 +10,7 @@ import type { GenerationRequest } from "../types.js";
 import { HashIndex, KeyedHash, NumberColumn, TextLog } from "./offHeap.js";
 import {
   type ApiKeyRecord,
+  acceptedTask,
   type CommitInput,
   type CommitResult,
   type FixtureLoadResult,
@@ -342,21 +343,7 @@ export function createMemoryStore(): Store {
       }
       if (total > 0) ledger.add(user, "debit", total, now, n);
       // The caller's own draft, not a parse of what was stored: the same values, read back for free.
-      const committed: TaskRecord = {
-        id: task.id,
-        userId: task.userId,
-        createdAt: task.createdAt,
-        request: task.request,
-        clientKey: task.clientKey,
-        referenceCount: task.referenceCount,
-        multiplier: task.multiplier,
-        catalogVersion: task.catalogVersion,
-        jobCredits: task.jobCredits,
-        totalCredits: total,
-        balanceAfter,
-        jobStatus: task.jobCredits.map(() => "queued"),
-      };
-      return { ok: true, task: committed };
+      return { ok: true, task: acceptedTask(task, balanceAfter) };
     },
     async getTask(taskId) {
       const n = taskNumber(taskId);

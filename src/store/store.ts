@@ -171,6 +171,33 @@ export function storableId(id: string): boolean {
 }
 
 /**
+ * The record of a task just committed: its draft as given, the balance after its debit and every
+ * job queued. Built field by field, not as a spread of the draft: it is on every accepted
+ * generation's path.
+ *
+ * @param task - The draft the store committed.
+ * @param balanceAfter - The balance right after the debit.
+ * @returns The stored task.
+ * @internal
+ */
+export function acceptedTask(task: TaskDraft, balanceAfter: number): TaskRecord {
+  return {
+    id: task.id,
+    userId: task.userId,
+    createdAt: task.createdAt,
+    request: task.request,
+    clientKey: task.clientKey,
+    referenceCount: task.referenceCount,
+    multiplier: task.multiplier,
+    catalogVersion: task.catalogVersion,
+    jobCredits: task.jobCredits,
+    totalCredits: task.totalCredits,
+    balanceAfter,
+    jobStatus: task.jobCredits.map(() => "queued"),
+  };
+}
+
+/**
  * The state of a reference server. Every method returns a Promise; a store that cannot reach its
  * backing service rejects with a {@link StoreUnavailableError}, and then nothing has changed.
  */
