@@ -490,22 +490,20 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async findApiKeyByHash(hash) {
       if (!nameable(hash)) return undefined;
       const { rows } = await run<ApiKeyRow>("finding an API key", sql.findApiKeyByHash, [hash]);
-      return rows[0] && keyFromRow(rows[0]);
+      return rows[0] && keyFromRow(rows[0], rows[0].hash);
     },
 
     async findCaller(hash) {
       if (!nameable(hash)) return undefined;
       const { rows } = await run<Omit<ApiKeyRow, "hash"> & { multiplier: string }>("finding an API key", findCaller, [hash]);
       const row = rows[0];
-      if (!row) return undefined;
-      const key: ApiKeyRecord = { id: row.id, userId: row.user_id, mode: row.mode, hash, revoked: row.revoked };
-      return { key, multiplier: row.multiplier };
+      return row && { key: keyFromRow(row, hash), multiplier: row.multiplier };
     },
 
     async getApiKey(apiKeyId) {
       if (!nameable(apiKeyId)) return undefined;
       const { rows } = await run<ApiKeyRow>("reading an API key", sql.getApiKey, [apiKeyId]);
-      return rows[0] && keyFromRow(rows[0]);
+      return rows[0] && keyFromRow(rows[0], rows[0].hash);
     },
 
     async revokeApiKey(apiKeyId) {
@@ -717,10 +715,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
 type ApiKeyRow = { id: string; user_id: string; mode: ApiKeyRecord["mode"]; hash: string; revoked: boolean };
 
-const keyFromRow = (row: ApiKeyRow): ApiKeyRecord => ({
+/** A key record from its row; `hash` for a row that leaves the hash out (the caller has it). */
+const keyFromRow = (row: Omit<ApiKeyRow, "hash">, hash: string): ApiKeyRecord => ({
   id: row.id,
   userId: row.user_id,
   mode: row.mode,
-  hash: row.hash,
+  hash,
   revoked: row.revoked,
 });
