@@ -229,6 +229,12 @@ export function createMemoryStore(): Store {
     return fields[USER_ID] === userId && fields[CLAIM_KEY] === key;
   };
 
+  /** Adds a user that is not there yet, with its opening grant in the ledger. */
+  const addUser = (user: { id: string; credits: number; multiplier: string }, at: number): void => {
+    const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, lastEntry: -1 };
+    if (user.credits > 0) ledger.add(record, "grant", user.credits, at);
+    users.set(user.id, record);
+  };
   const userView = (user: MutableUser): UserRecord => ({ id: user.id, balance: user.balance, multiplier: user.multiplier });
   /** A snapshot: a later failed job does not change a record already handed out. */
   const taskView = (n: number): TaskRecord => decodeTask(idOf(n), fieldsOf(n), failures.get(n)?.slice());
@@ -241,9 +247,7 @@ export function createMemoryStore(): Store {
   return {
     async createUser(user, at) {
       if (users.has(user.id)) return false;
-      const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, lastEntry: -1 };
-      if (user.credits > 0) ledger.add(record, "grant", user.credits, at);
-      users.set(user.id, record);
+      addUser(user, at);
       return true;
     },
     async getUser(userId) {
@@ -396,9 +400,7 @@ export function createMemoryStore(): Store {
       const created: string[] = [];
       for (const user of load) {
         if (!users.has(user.id)) {
-          const record: MutableUser = { id: user.id, balance: user.credits, held: 0, multiplier: user.multiplier, lastEntry: -1 };
-          if (user.credits > 0) ledger.add(record, "grant", user.credits, at);
-          users.set(user.id, record);
+          addUser(user, at);
           created.push(user.id);
         }
         for (const key of user.apiKeys) {
