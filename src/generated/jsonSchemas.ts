@@ -170,9 +170,7 @@ export const JSON_SCHEMAS: Readonly<
         type: "string",
       },
       referenceImageCount: {
-        type: "integer",
-        minimum: 0,
-        maximum: 14,
+        type: "number",
       },
     },
     required: ["kind", "modelId"],

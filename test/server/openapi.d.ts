@@ -185,16 +185,11 @@ export interface components {
       kind: string;
       /** @description Trimmed. An unknown model quotes credits: null (reason unknown_model). */
       modelId: string;
-      /**
-       * @description Default: the model's default resolution.
-       * @enum {string}
-       */
-      resolution?: "1K" | "2K" | "4K";
-      /**
-       * @description Default: low.
-       * @enum {string}
-       */
-      quality?: "low" | "medium" | "high";
+      /** @description 1K, 2K or 4K; default: the model's. Another value quotes credits: null. */
+      resolution?: string;
+      /** @description low, medium or high; default: low. Another value quotes credits: null. */
+      quality?: string;
+      /** @description Default 0. A count that is not a whole number from 0 to the model's limit quotes credits: null. */
       referenceImageCount?: number;
     };
     Quote: components["schemas"]["PricedQuote"] | components["schemas"]["UnpricedQuote"];

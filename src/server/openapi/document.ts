@@ -123,8 +123,11 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
   const quoteSpec = refine(jsonSchema("quoteSpec"), {
     kind: { description: 'Trimmed. "image" is priced; any other kind quotes credits: null (reason invalid_kind).' },
     modelId: { description: "Trimmed. An unknown model quotes credits: null (reason unknown_model)." },
-    resolution: { enum: [...RESOLUTIONS], description: "Default: the model's default resolution." },
-    quality: { enum: [...QUALITIES], description: "Default: low." },
+    resolution: { description: "1K, 2K or 4K; default: the model's. Another value quotes credits: null." },
+    quality: { description: "low, medium or high; default: low. Another value quotes credits: null." },
+    referenceImageCount: {
+      description: "Default 0. A count that is not a whole number from 0 to the model's limit quotes credits: null.",
+    },
   });
 
   const ex = serviceExamples(catalog);

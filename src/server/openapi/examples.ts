@@ -122,7 +122,7 @@ export function serviceExamples(catalog: Catalog) {
   // The issues the server's own validation finds in a blank prompt and an unknown resolution.
   const badGeneration = checkRequest({ prompt: " ", modelId: model.id, resolution: "8K" }, { catalog });
   const generationIssues = badGeneration.success ? [] : badGeneration.issues;
-  const badSpec = parseQuoteSpec({ kind: "image", modelId: model.id, resolution: "8K" });
+  const badSpec = parseQuoteSpec({ kind: "image", modelId: model.id, referenceImageCount: "2" });
   const badQuote = badSpec.success ? [] : badSpec.issues;
   const firstVersion = catalog.version;
 
