@@ -27,6 +27,7 @@ export const LAYERS: readonly (readonly [name: string, prefixes: readonly string
   ["request", ["src/request/"]],
   ["pricing", ["src/pricing/"]],
   ["core", ["src/index.ts"]],
+  ["client", ["src/client/"]],
   ["store", ["src/store/"]],
   ["server", ["src/server/"]],
   ["postgres", ["src/postgres/"]],

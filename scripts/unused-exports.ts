@@ -17,6 +17,7 @@ const ENTRIES = [
   "src/testing/index.ts",
   "src/jsonSchema.ts",
   "src/postgres/index.ts",
+  "src/client/index.ts",
   "src/cli/bin.ts",
 ];
 
