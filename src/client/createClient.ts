@@ -15,7 +15,12 @@ export type ClientOptions = {
   apiKey: string;
   /** The service's base URL (`https://...`, or `http://` for a local test double); a path prefix is kept. */
   baseUrl: string;
-  /** What sends each request (default: `globalThis.fetch`). A reference server's `fetch` works, so a test needs no socket. */
+  /**
+   * What sends each request (default: `globalThis.fetch`, as it is at each call). A reference
+   * server's `fetch` works, so a test needs no socket. It gets a `Request` without a signal: an
+   * attempt that times out or is aborted ends for the client at once, but what this function started
+   * runs to its end (the global `fetch` is aborted, its connection closed).
+   */
   fetch?: Fetch;
   /** Retries after the first attempt of a call, 0 to 10 (default 2). */
   maxRetries?: number;
@@ -127,8 +132,7 @@ function settingsOf(options: ClientOptions): Settings {
   return {
     apiKey,
     baseUrl: url.href.replace(/\/+$/, ""),
-    // Read at each call, so that a fetch installed later (a test's mock) is the one used.
-    fetch: fetch ?? ((request) => globalThis.fetch(request)),
+    fetch,
     maxRetries: whole("maxRetries", options.maxRetries, 0, 10, 2),
     timeoutMs: whole("timeoutMs", options.timeoutMs, 1, MAX_TIMER_MS, 60_000),
     maxRetryDelayMs: whole("maxRetryDelayMs", options.maxRetryDelayMs, 0, MAX_TIMER_MS, 10_000),

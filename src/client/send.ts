@@ -34,7 +34,8 @@ export type Settings = {
   apiKey: string;
   /** Without a trailing slash. */
   baseUrl: string;
-  fetch: Fetch;
+  /** The caller's fetch; `undefined`: the global `fetch`, read at each attempt. */
+  fetch: Fetch | undefined;
   maxRetries: number;
   timeoutMs: number;
   maxRetryDelayMs: number;
@@ -101,14 +102,19 @@ async function attemptOnce<T>(
   attempt: number,
 ): Promise<Outcome<T>> {
   if (call.signal?.aborted) throw aborted(call, attempt - 1);
-  const controller = new AbortController();
+  const init: RequestInit = { method: call.method, headers };
+  if (call.body !== undefined) init.body = call.body;
+  // The global fetch gets a signal, so that an attempt given up on closes its connection. A fetch of
+  // the caller's gets a plain Request (a reference server's fetch cannot be stopped anyway): the race
+  // below ends the attempt for the client all the same.
+  const controller = settings.fetch === undefined ? new AbortController() : undefined;
+  if (controller) init.signal = controller.signal;
   const timeoutMs = call.timeoutMs ?? settings.timeoutMs;
   let settle = () => {};
-  // A fetch handler that ignores the signal (an in-process server) is cut all the same by the race.
   const stopped = new Promise<typeof TIMED_OUT | typeof ABORTED>((resolve) => {
     const stop = (why: typeof TIMED_OUT | typeof ABORTED) => {
       resolve(why);
-      controller.abort();
+      controller?.abort();
     };
     const timer = setTimeout(stop, timeoutMs, TIMED_OUT);
     const onAbort = () => stop(ABORTED);
@@ -118,9 +124,7 @@ async function attemptOnce<T>(
       call.signal?.removeEventListener("abort", onAbort);
     };
   });
-  const init: RequestInit = { method: call.method, headers, signal: controller.signal };
-  if (call.body !== undefined) init.body = call.body;
-  const work = exchange(settings.fetch, new Request(url, init));
+  const work = exchange(settings.fetch === undefined ? globalThis.fetch(url, init) : settings.fetch(new Request(url, init)));
   // The losing side of the race may still settle (a late answer, a lost one): nothing awaits it.
   work.catch(() => {});
   try {
@@ -144,8 +148,8 @@ async function attemptOnce<T>(
 /** An answer read whole: a body that cannot be read is a connection that closed without an answer. */
 type Exchange = { status: number; headers: Headers; text: string };
 
-async function exchange(fetch: Fetch, request: Request): Promise<Exchange> {
-  const response = await fetch(request);
+async function exchange(answer: Promise<Response>): Promise<Exchange> {
+  const response = await answer;
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 

@@ -60,7 +60,8 @@ describe("the client under random faults", () => {
           for (const [i, { body: generated, keyIn }] of creates.entries()) {
             const body = withOwnAssets(generated, assets);
             const checked = checkRequest(body);
-            if (!checked.success) throw new Error(`generationRequestBody gave an invalid body: ${JSON.stringify(checked.issues)}`);
+            if (!checked.success)
+              throw new Error(`generationRequestBody gave an invalid body: ${JSON.stringify(checked.issues)}`);
             const cost = computeCharge(checked.output).totalCreditCost;
             const key = keyIn === "option" ? globalThis.crypto.randomUUID() : `order-${i}`;
             const sent = keyIn === "option" ? body : { ...body, idempotencyKey: key };
@@ -87,5 +88,6 @@ function withOwnAssets(body: Record<string, unknown>, assets: readonly string[])
   const ids = rest.inputAssetIds as string[] | undefined;
   if (ids === undefined) return rest as GenerationInput;
   const distinct = [...new Set(ids.map((id) => id.trim()))];
-  return { ...rest, inputAssetIds: ids.map((id) => assets[distinct.indexOf(id.trim())] as string) } as GenerationInput;
+  const own = { ...rest, inputAssetIds: ids.map((id) => assets[distinct.indexOf(id.trim())] as string) };
+  return own as unknown as GenerationInput;
 }
