@@ -39,8 +39,10 @@ export type NextChange = { version: string; effectiveAt: string; credits: number
 export type QuoteAnswer = Quote & { nextChange?: NextChange };
 
 /**
- * What a generation request will be charged, before it is sent: the account's per-image price times
- * the image count (P5), or `credits: null` with the reason when it has none. Never a base price.
+ * What a generation request will be charged, before it is sent.
+ *
+ * The account's per-image price times the image count (P5), or `credits: null` with the reason when
+ * it has none: never a base price.
  */
 export type Estimate =
   | {

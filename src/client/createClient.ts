@@ -162,9 +162,11 @@ function refused(issues: Issue[], idempotencyKey?: string): ImagegenError {
 }
 
 /**
- * Creates a client of the service, for server-side code: it checks a generation request with the
- * package's own rules and prices it before sending, and never charges a create twice (one
- * idempotency key on every attempt; only what a retry can fix is retried).
+ * Creates a client of the service for server-side code, which checks and prices a request before
+ * sending it and never charges a create twice.
+ *
+ * A create is checked with the package's own rules (`checkRequest`) and sent with one idempotency
+ * key on every attempt; only what a retry can fix is retried.
  *
  * @param options - `apiKey` and `baseUrl` (required); `fetch`, `maxRetries`, `timeoutMs`,
  *   `maxRetryDelayMs`, `onRetry`; `dangerouslyAllowBrowser` to run in a page.

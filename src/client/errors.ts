@@ -22,8 +22,9 @@ export type ServiceErrorCode =
   | "service_unavailable";
 
 /**
- * The codes of the failures the client itself finds, with no answer from the service to name them:
- * bad options, a page without the opt-in, a connection that failed or closed without an answer, an
+ * The codes of the failures the client finds itself, when no answer of the service names one.
+ *
+ * Bad options, a page without the opt-in, a connection that failed or closed without an answer, an
  * attempt past its time, an abort by the caller, an answer that is not the service's JSON.
  */
 export type ClientErrorCode =
@@ -37,7 +38,7 @@ export type ClientErrorCode =
 /** Every code an {@link ImagegenError} may carry; a newer service may answer with codes of its own. */
 export type ImagegenErrorCode = ServiceErrorCode | ClientErrorCode | (string & Record<never, never>);
 
-/** What an {@link ImagegenError} is made of. @internal */
+/** What an {@link ImagegenError} is made of: its code and sentence, and what is known of the answer. */
 export type ImagegenErrorInit = {
   code: ImagegenErrorCode;
   message: string;

@@ -19,6 +19,6 @@ export type {
 } from "./answers.js";
 export type { Client, ClientOptions, CreateOptions, GenerationInput, RequestOptions } from "./createClient.js";
 export { createClient } from "./createClient.js";
-export type { ClientErrorCode, ImagegenErrorCode, ServiceErrorCode } from "./errors.js";
+export type { ClientErrorCode, ImagegenErrorCode, ImagegenErrorInit, ServiceErrorCode } from "./errors.js";
 export { ImagegenError } from "./errors.js";
 export type { Fetch, RetryEvent } from "./send.js";

@@ -42,8 +42,8 @@ export type Settings = {
   onRetry: ((event: RetryEvent) => void) | undefined;
 };
 
-/** One call: what is sent on every attempt. @internal */
-export type Call = {
+/** One call: what is sent on every attempt. */
+type Call = {
   method: "GET" | "POST";
   path: string;
   /** The JSON body, already serialized once. */
