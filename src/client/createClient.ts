@@ -190,7 +190,8 @@ export function createClient(options: ClientOptions): Client {
     });
   }
   const settings = settingsOf(options);
-  const quote = (spec: QuoteSpec, opts?: RequestOptions) =>
+  // Async, so that a bad per-call option rejects like every other failure of a call.
+  const quote = async (spec: QuoteSpec, opts?: RequestOptions) =>
     send<QuoteAnswer>(settings, { method: "POST", path: "/api/pricing/quote", body: JSON.stringify(spec), ...callOptions(opts) });
 
   return {
@@ -198,7 +199,9 @@ export function createClient(options: ClientOptions): Client {
       async create(body, opts) {
         const given = opts?.idempotencyKey;
         const bodyKey = (body as { idempotencyKey?: unknown } | null)?.idempotencyKey;
-        if (given !== undefined && bodyKey !== undefined && bodyKey !== given) {
+        const differs =
+          typeof given === "string" && typeof bodyKey === "string" ? given.trim() !== bodyKey.trim() : given !== bodyKey;
+        if (given !== undefined && bodyKey !== undefined && differs) {
           const message = "The idempotencyKey option and the body's idempotencyKey differ; give one key, or the same in both.";
           throw refused([{ path: "idempotencyKey", code: "idempotency_key_mismatch", message }]);
         }
@@ -243,7 +246,7 @@ export function createClient(options: ClientOptions): Client {
       },
     },
     quote,
-    ping: (opts) => send<PingAnswer>(settings, { method: "GET", path: "/api/ping", ...callOptions(opts) }),
-    credits: (opts) => send<CreditsAnswer>(settings, { method: "GET", path: "/api/query/credits", ...callOptions(opts) }),
+    ping: async (opts) => send<PingAnswer>(settings, { method: "GET", path: "/api/ping", ...callOptions(opts) }),
+    credits: async (opts) => send<CreditsAnswer>(settings, { method: "GET", path: "/api/query/credits", ...callOptions(opts) }),
   };
 }

@@ -124,7 +124,9 @@ async function attemptOnce<T>(
       call.signal?.removeEventListener("abort", onAbort);
     };
   });
-  const work = exchange(settings.fetch === undefined ? globalThis.fetch(url, init) : settings.fetch(new Request(url, init)));
+  const work = exchange(() =>
+    settings.fetch === undefined ? globalThis.fetch(url, init) : settings.fetch(new Request(url, init)),
+  );
   // The losing side of the race may still settle (a late answer, a lost one): nothing awaits it.
   work.catch(() => {});
   try {
@@ -148,8 +150,9 @@ async function attemptOnce<T>(
 /** An answer read whole: a body that cannot be read is a connection that closed without an answer. */
 type Exchange = { status: number; headers: Headers; text: string };
 
-async function exchange(answer: Promise<Response>): Promise<Exchange> {
-  const response = await answer;
+async function exchange(fetch: () => Promise<Response>): Promise<Exchange> {
+  // Called in here, so that a fetch that throws rather than rejects fails the attempt all the same.
+  const response = await fetch();
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 

@@ -120,9 +120,11 @@ describe("create", () => {
       code: "invalid_request",
       issues: [{ path: "idempotencyKey", code: "idempotency_key_mismatch" }],
     });
+    // The same key, padded, is the same key (N3).
+    await d.client.generations.create({ prompt: "x", modelId: "beta2", idempotencyKey: " k-9 " }, { idempotencyKey: "k-9" });
     const blank = await rejection(d.client.generations.create({ prompt: "x" }, { idempotencyKey: "  " }));
     expect(blank).toMatchObject({ code: "invalid_request", issues: [{ path: "idempotencyKey" }] });
-    expect(await createAttempts(d.server)).toEqual([]);
+    expect((await createAttempts(d.server)).map((a) => a.idempotencyKey)).toEqual(["k-9"]);
   });
 });
 

@@ -311,6 +311,31 @@ describe("createClient's options", () => {
     expect(refusal(null).message).toContain("{ apiKey, baseUrl }");
   });
 
+  it("a bad per-call option rejects the call (never throws), naming the option; nothing is sent", async () => {
+    const { fetch } = scripted([json(200, { ok: true })]);
+    const client = createClient({ ...base, fetch });
+    const pending = client.ping({ timeoutMs: -5 });
+    expect(pending).toBeInstanceOf(Promise);
+    expect(await rejection(pending)).toMatchObject({
+      code: "invalid_options",
+      message: expect.stringMatching(/^timeoutMs must be/),
+    });
+    expect(await rejection(client.generations.create(BODY, { maxRetries: 99 }))).toMatchObject({ code: "invalid_options" });
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it("a fetch that throws rather than rejects fails the attempt like a network failure: retried", async () => {
+    let calls = 0;
+    const fetch = () => {
+      calls++;
+      if (calls === 1) throw new TypeError("a bug in the caller's fetch");
+      return Promise.resolve(json(202, ACCEPTED));
+    };
+    const { client, retries } = clientWith(fetch);
+    expect(await client.generations.create(BODY)).toEqual(ACCEPTED);
+    expect(retries[0]?.error).toMatchObject({ code: "connection_error", cause: expect.any(TypeError) });
+  });
+
   it("a base URL's path prefix and trailing slash are kept right: every call goes under it", async () => {
     const { fetch, sent } = scripted([json(200, { ok: true })]);
     await createClient({ apiKey: KEY, baseUrl: "https://api.example.com/v1/", fetch }).ping();
