@@ -55,9 +55,12 @@ type Call = {
   maxRetries?: number | undefined;
 };
 
-/** Why an attempt ended without an answer: the attempt's own time limit, or the caller's abort. */
+/** How an attempt ended: its answer read whole, a failure with no answer, its own time limit, or the caller's abort. */
+const ANSWERED = Symbol("answered");
+const FAILED = Symbol("failed");
 const TIMED_OUT = Symbol("timeout");
 const ABORTED = Symbol("aborted");
+type Ended = typeof ANSWERED | typeof FAILED | typeof TIMED_OUT | typeof ABORTED;
 
 /**
  * Sends a call and resolves to the JSON body of its successful answer, retrying what a retry can
@@ -71,7 +74,7 @@ const ABORTED = Symbol("aborted");
  */
 export async function send<T>(settings: Settings, call: Call): Promise<T> {
   const maxRetries = call.maxRetries ?? settings.maxRetries;
-  const headers: Record<string, string> = { authorization: `Bearer ${settings.apiKey}`, accept: "application/json" };
+  const headers: Record<string, string> = { authorization: `Bearer ${settings.apiKey}` };
   if (call.body !== undefined) headers["content-type"] = "application/json";
   if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
   const url = settings.baseUrl + call.path;
@@ -110,41 +113,39 @@ async function attemptOnce<T>(
   const controller = settings.fetch === undefined ? new AbortController() : undefined;
   if (controller) init.signal = controller.signal;
   const timeoutMs = call.timeoutMs ?? settings.timeoutMs;
-  let settle = () => {};
-  const stopped = new Promise<typeof TIMED_OUT | typeof ABORTED>((resolve) => {
-    const stop = (why: typeof TIMED_OUT | typeof ABORTED) => {
-      resolve(why);
-      controller?.abort();
-    };
-    const timer = setTimeout(stop, timeoutMs, TIMED_OUT);
-    const onAbort = () => stop(ABORTED);
-    call.signal?.addEventListener("abort", onAbort, { once: true });
-    settle = () => {
+  let got: Exchange | undefined;
+  let cause: unknown;
+  // The first of: the answer read whole, a failure, the attempt's time, the caller's abort. What
+  // comes later (a late answer, a lost one) is dropped.
+  const ended = await new Promise<Ended>((resolve) => {
+    const end = (how: Ended) => {
       clearTimeout(timer);
       call.signal?.removeEventListener("abort", onAbort);
+      if (how !== ANSWERED && how !== FAILED) controller?.abort();
+      resolve(how);
     };
+    const onAbort = () => end(ABORTED);
+    const timer = setTimeout(end, timeoutMs, TIMED_OUT);
+    call.signal?.addEventListener("abort", onAbort, { once: true });
+    exchange(() => (settings.fetch === undefined ? globalThis.fetch(url, init) : settings.fetch(new Request(url, init)))).then(
+      (answer) => {
+        got = answer;
+        end(ANSWERED);
+      },
+      (error: unknown) => {
+        cause = error;
+        end(FAILED);
+      },
+    );
   });
-  const work = exchange(() =>
-    settings.fetch === undefined ? globalThis.fetch(url, init) : settings.fetch(new Request(url, init)),
-  );
-  // The losing side of the race may still settle (a late answer, a lost one): nothing awaits it.
-  work.catch(() => {});
-  try {
-    const result = await Promise.race([work, stopped]);
-    if (result === ABORTED) throw aborted(call, attempt);
-    if (result === TIMED_OUT) {
-      const message = `No answer to ${call.method} ${call.path} within ${timeoutMs} ms.`;
-      return { ok: false, error: failure(call, attempt, { code: "timeout", message }), retryable: true };
-    }
-    return judge<T>(call, attempt, result);
-  } catch (error) {
-    if (error instanceof ImagegenError) throw error;
-    if (call.signal?.aborted) throw aborted(call, attempt);
-    const message = `The connection for ${call.method} ${call.path} failed or closed without an answer.`;
-    return { ok: false, error: failure(call, attempt, { code: "connection_error", message, cause: error }), retryable: true };
-  } finally {
-    settle();
+  if (ended === ANSWERED) return judge<T>(call, attempt, got as Exchange);
+  if (ended === ABORTED || call.signal?.aborted) throw aborted(call, attempt);
+  if (ended === TIMED_OUT) {
+    const message = `No answer to ${call.method} ${call.path} within ${timeoutMs} ms.`;
+    return { ok: false, error: failure(call, attempt, { code: "timeout", message }), retryable: true };
   }
+  const message = `The connection for ${call.method} ${call.path} failed or closed without an answer.`;
+  return { ok: false, error: failure(call, attempt, { code: "connection_error", message, cause }), retryable: true };
 }
 
 /** An answer read whole: a body that cannot be read is a connection that closed without an answer. */
@@ -158,7 +159,6 @@ async function exchange(fetch: () => Promise<Response>): Promise<Exchange> {
 
 /** What an answer means: the body of a success, or the service's error and whether a retry can fix it. */
 function judge<T>(call: Call, attempt: number, answer: Exchange): Outcome<T> {
-  const requestId = answer.headers.get("request-id") ?? undefined;
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -168,6 +168,7 @@ function judge<T>(call: Call, attempt: number, answer: Exchange): Outcome<T> {
   if (answer.status >= 200 && answer.status < 300) {
     if (typeof body === "object" && body !== null) return { ok: true, value: body as T };
     const message = `The answer to ${call.method} ${call.path} (status ${answer.status}) is not a JSON object.`;
+    const requestId = answer.headers.get("request-id") ?? undefined;
     // A success that cannot be read is retried: a create's key makes the retry a replay of the same task.
     return {
       ok: false,
@@ -175,6 +176,7 @@ function judge<T>(call: Call, attempt: number, answer: Exchange): Outcome<T> {
       retryable: true,
     };
   }
+  const requestId = answer.headers.get("request-id") ?? undefined;
   const error = (body as { error?: Record<string, unknown> } | undefined)?.error;
   const code = typeof error?.code === "string" ? error.code : "invalid_response";
   const message =
