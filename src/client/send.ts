@@ -120,23 +120,32 @@ async function attemptOnce<T>(
   const ended = await new Promise<Ended>((resolve) => {
     const end = (how: Ended) => {
       clearTimeout(timer);
-      call.signal?.removeEventListener("abort", onAbort);
+      if (onAbort) call.signal?.removeEventListener("abort", onAbort);
       if (how !== ANSWERED && how !== FAILED) controller?.abort();
       resolve(how);
     };
-    const onAbort = () => end(ABORTED);
+    const fail = (error: unknown) => {
+      cause = error;
+      end(FAILED);
+    };
     const timer = setTimeout(end, timeoutMs, TIMED_OUT);
-    call.signal?.addEventListener("abort", onAbort, { once: true });
-    exchange(() => (settings.fetch === undefined ? globalThis.fetch(url, init) : settings.fetch(new Request(url, init)))).then(
-      (answer) => {
-        got = answer;
+    const onAbort = call.signal ? () => end(ABORTED) : undefined;
+    if (onAbort) call.signal?.addEventListener("abort", onAbort, { once: true });
+    let answer: Promise<Response>;
+    try {
+      answer = settings.fetch === undefined ? globalThis.fetch(url, init) : settings.fetch(new Request(url, init));
+    } catch (error) {
+      // A fetch that throws rather than rejects fails the attempt all the same.
+      fail(error);
+      return;
+    }
+    // An answer whose body cannot be read whole is a connection that closed without an answer.
+    answer
+      .then((response) => response.text().then((text) => ({ status: response.status, headers: response.headers, text })))
+      .then((exchange) => {
+        got = exchange;
         end(ANSWERED);
-      },
-      (error: unknown) => {
-        cause = error;
-        end(FAILED);
-      },
-    );
+      }, fail);
   });
   if (ended === ANSWERED) return judge<T>(call, attempt, got as Exchange);
   if (ended === ABORTED || call.signal?.aborted) throw aborted(call, attempt);
@@ -148,14 +157,8 @@ async function attemptOnce<T>(
   return { ok: false, error: failure(call, attempt, { code: "connection_error", message, cause }), retryable: true };
 }
 
-/** An answer read whole: a body that cannot be read is a connection that closed without an answer. */
+/** An answer read whole. */
 type Exchange = { status: number; headers: Headers; text: string };
-
-async function exchange(fetch: () => Promise<Response>): Promise<Exchange> {
-  // Called in here, so that a fetch that throws rather than rejects fails the attempt all the same.
-  const response = await fetch();
-  return { status: response.status, headers: response.headers, text: await response.text() };
-}
 
 /** What an answer means: the body of a success, or the service's error and whether a retry can fix it. */
 function judge<T>(call: Call, attempt: number, answer: Exchange): Outcome<T> {
