@@ -56,11 +56,26 @@ type Call = {
 };
 
 /** How an attempt ended: its answer read whole, a failure with no answer, its own time limit, or the caller's abort. */
-const ANSWERED = Symbol("answered");
-const FAILED = Symbol("failed");
-const TIMED_OUT = Symbol("timeout");
-const ABORTED = Symbol("aborted");
-type Ended = typeof ANSWERED | typeof FAILED | typeof TIMED_OUT | typeof ABORTED;
+type Ended = "answered" | "failed" | "timed_out" | "aborted";
+
+/** An attempt as it ended: how, and the answer read whole or the failure's cause. */
+type Attempt = { ended: Ended; status: number; headers: Headers | undefined; text: string; cause: unknown };
+
+/** An attempt that failed: its error, whether a retry can fix it, and the wait the answer asked for. */
+class Failed {
+  /**
+   * Wraps the error of an attempt.
+   *
+   * @param error - The attempt's error.
+   * @param retryable - Whether a retry can fix it.
+   * @param retryAfterMs - The wait the answer asked for, if any.
+   */
+  constructor(
+    readonly error: ImagegenError,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+  ) {}
+}
 
 /**
  * Sends a call and resolves to the JSON body of its successful answer, retrying what a retry can
@@ -74,14 +89,29 @@ type Ended = typeof ANSWERED | typeof FAILED | typeof TIMED_OUT | typeof ABORTED
  */
 export async function send<T>(settings: Settings, call: Call): Promise<T> {
   const maxRetries = call.maxRetries ?? settings.maxRetries;
+  const timeoutMs = call.timeoutMs ?? settings.timeoutMs;
   const headers: Record<string, string> = { authorization: `Bearer ${settings.apiKey}` };
   if (call.body !== undefined) headers["content-type"] = "application/json";
   if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
   const url = settings.baseUrl + call.path;
   for (let attempt = 1; ; attempt++) {
-    const outcome = await attemptOnce<T>(settings, call, url, headers, attempt);
-    if (outcome.ok) return outcome.value;
-    const { error, retryable, retryAfterMs } = outcome;
+    if (call.signal?.aborted) throw aborted(call, attempt - 1);
+    const done = await attemptOnce(settings, call, url, headers, timeoutMs);
+    let failed: Failed;
+    if (done.ended === "answered") {
+      const judged = judge<T>(call, attempt, done);
+      if (!(judged instanceof Failed)) return judged;
+      failed = judged;
+    } else if (done.ended === "aborted" || call.signal?.aborted) {
+      throw aborted(call, attempt);
+    } else if (done.ended === "timed_out") {
+      const message = `No answer to ${call.method} ${call.path} within ${timeoutMs} ms.`;
+      failed = new Failed(failure(call, attempt, { code: "timeout", message }), true);
+    } else {
+      const message = `The connection for ${call.method} ${call.path} failed or closed without an answer.`;
+      failed = new Failed(failure(call, attempt, { code: "connection_error", message, cause: done.cause }), true);
+    }
+    const { error, retryable, retryAfterMs } = failed;
     if (!retryable) throw error;
     if (attempt > maxRetries) throw maxRetries === 0 ? error : exhausted(error, attempt);
     const delayMs = Math.min(retryAfterMs ?? backoff(attempt), settings.maxRetryDelayMs);
@@ -94,42 +124,42 @@ export async function send<T>(settings: Settings, call: Call): Promise<T> {
   }
 }
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; error: ImagegenError; retryable: boolean; retryAfterMs?: number };
-
-/** One attempt: the request, its answer read whole, within the attempt's time and the caller's signal. */
-async function attemptOnce<T>(
+/**
+ * One attempt: resolves on the first of its answer read whole, a failure, its time limit and the
+ * caller's abort. What comes later (a late answer, a lost one) is dropped.
+ */
+function attemptOnce(
   settings: Settings,
   call: Call,
   url: string,
   headers: Record<string, string>,
-  attempt: number,
-): Promise<Outcome<T>> {
-  if (call.signal?.aborted) throw aborted(call, attempt - 1);
+  timeoutMs: number,
+): Promise<Attempt> {
   const init: RequestInit = { method: call.method, headers };
   if (call.body !== undefined) init.body = call.body;
   // The global fetch gets a signal, so that an attempt given up on closes its connection. A fetch of
-  // the caller's gets a plain Request (a reference server's fetch cannot be stopped anyway): the race
-  // below ends the attempt for the client all the same.
+  // the caller's gets a plain Request (a reference server's fetch cannot be stopped anyway): the
+  // attempt ends for the client all the same.
   const controller = settings.fetch === undefined ? new AbortController() : undefined;
   if (controller) init.signal = controller.signal;
-  const timeoutMs = call.timeoutMs ?? settings.timeoutMs;
-  let got: Exchange | undefined;
-  let cause: unknown;
-  // The first of: the answer read whole, a failure, the attempt's time, the caller's abort. What
-  // comes later (a late answer, a lost one) is dropped.
-  const ended = await new Promise<Ended>((resolve) => {
-    const end = (how: Ended) => {
+  const done: Attempt = { ended: "failed", status: 0, headers: undefined, text: "", cause: undefined };
+  return new Promise((resolve) => {
+    let over = false;
+    const end = (ended: Ended) => {
+      if (over) return;
+      over = true;
       clearTimeout(timer);
       if (onAbort) call.signal?.removeEventListener("abort", onAbort);
-      if (how !== ANSWERED && how !== FAILED) controller?.abort();
-      resolve(how);
+      if (ended === "timed_out" || ended === "aborted") controller?.abort();
+      done.ended = ended;
+      resolve(done);
     };
     const fail = (error: unknown) => {
-      cause = error;
-      end(FAILED);
+      if (!over) done.cause = error;
+      end("failed");
     };
-    const timer = setTimeout(end, timeoutMs, TIMED_OUT);
-    const onAbort = call.signal ? () => end(ABORTED) : undefined;
+    const timer = setTimeout(end, timeoutMs, "timed_out");
+    const onAbort = call.signal ? () => end("aborted") : undefined;
     if (onAbort) call.signal?.addEventListener("abort", onAbort, { once: true });
     let answer: Promise<Response>;
     try {
@@ -141,27 +171,22 @@ async function attemptOnce<T>(
     }
     // An answer whose body cannot be read whole is a connection that closed without an answer.
     answer
-      .then((response) => response.text().then((text) => ({ status: response.status, headers: response.headers, text })))
-      .then((exchange) => {
-        got = exchange;
-        end(ANSWERED);
+      .then((response) => {
+        if (!over) {
+          done.status = response.status;
+          done.headers = response.headers;
+        }
+        return response.text();
+      })
+      .then((text) => {
+        if (!over) done.text = text;
+        end("answered");
       }, fail);
   });
-  if (ended === ANSWERED) return judge<T>(call, attempt, got as Exchange);
-  if (ended === ABORTED || call.signal?.aborted) throw aborted(call, attempt);
-  if (ended === TIMED_OUT) {
-    const message = `No answer to ${call.method} ${call.path} within ${timeoutMs} ms.`;
-    return { ok: false, error: failure(call, attempt, { code: "timeout", message }), retryable: true };
-  }
-  const message = `The connection for ${call.method} ${call.path} failed or closed without an answer.`;
-  return { ok: false, error: failure(call, attempt, { code: "connection_error", message, cause }), retryable: true };
 }
 
-/** An answer read whole. */
-type Exchange = { status: number; headers: Headers; text: string };
-
 /** What an answer means: the body of a success, or the service's error and whether a retry can fix it. */
-function judge<T>(call: Call, attempt: number, answer: Exchange): Outcome<T> {
+function judge<T>(call: Call, attempt: number, answer: Attempt): T | Failed {
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -169,39 +194,31 @@ function judge<T>(call: Call, attempt: number, answer: Exchange): Outcome<T> {
     body = undefined;
   }
   if (answer.status >= 200 && answer.status < 300) {
-    if (typeof body === "object" && body !== null) return { ok: true, value: body as T };
+    if (typeof body === "object" && body !== null) return body as T;
     const message = `The answer to ${call.method} ${call.path} (status ${answer.status}) is not a JSON object.`;
-    const requestId = answer.headers.get("request-id") ?? undefined;
+    const requestId = answer.headers?.get("request-id") ?? undefined;
     // A success that cannot be read is retried: a create's key makes the retry a replay of the same task.
-    return {
-      ok: false,
-      error: failure(call, attempt, { code: "invalid_response", message, status: answer.status, requestId }),
-      retryable: true,
-    };
+    return new Failed(failure(call, attempt, { code: "invalid_response", message, status: answer.status, requestId }), true);
   }
-  const requestId = answer.headers.get("request-id") ?? undefined;
-  const error = (body as { error?: Record<string, unknown> } | undefined)?.error;
-  const code = typeof error?.code === "string" ? error.code : "invalid_response";
+  const requestId = answer.headers?.get("request-id") ?? undefined;
+  const fields = (body as { error?: Record<string, unknown> } | undefined)?.error;
+  const code = typeof fields?.code === "string" ? fields.code : "invalid_response";
   const message =
-    typeof error?.message === "string"
-      ? error.message
+    typeof fields?.message === "string"
+      ? fields.message
       : `The service answered ${call.method} ${call.path} with status ${answer.status} and no error body.`;
-  const retryAfterMs = retryAfterOf(answer.headers);
-  return {
-    ok: false,
-    error: failure(call, attempt, {
-      code,
-      message,
-      status: answer.status,
-      requestId: requestId ?? (typeof error?.requestId === "string" ? error.requestId : undefined),
-      param: typeof error?.param === "string" ? error.param : undefined,
-      issues: Array.isArray(error?.issues) ? (error.issues as Issue[]) : undefined,
-      balance: code === "insufficient_credits" ? balanceOf(error, message) : undefined,
-      retryAfterMs,
-    }),
-    retryable: RETRY_STATUSES.has(answer.status),
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-  };
+  const retryAfterMs = answer.headers && retryAfterOf(answer.headers);
+  const error = failure(call, attempt, {
+    code,
+    message,
+    status: answer.status,
+    requestId: requestId ?? (typeof fields?.requestId === "string" ? fields.requestId : undefined),
+    param: typeof fields?.param === "string" ? fields.param : undefined,
+    issues: Array.isArray(fields?.issues) ? (fields.issues as Issue[]) : undefined,
+    balance: code === "insufficient_credits" ? balanceOf(fields, message) : undefined,
+    retryAfterMs,
+  });
+  return new Failed(error, RETRY_STATUSES.has(answer.status), retryAfterMs);
 }
 
 /** The balance an `insufficient_credits` answer gives: a field of its own, else the one its sentence names. */
