@@ -50,7 +50,13 @@ for (const [subpath, target] of Object.entries(pkg.exports)) {
     configObjectFullPath: `${ROOT}api-extractor.json`,
     packageJsonFullPath: `${ROOT}package.json`,
   });
-  const result = Extractor.invoke(config, { localBuild: !check });
+  const result = Extractor.invoke(config, {
+    localBuild: !check,
+    // Which TypeScript API Extractor bundles is no news on every run.
+    messageCallback: (message) => {
+      if (message.messageId === "console-preamble") message.handled = true;
+    },
+  });
   if (!result.succeeded) {
     const why = result.apiReportChanged ? "the API differs from api-report/: if that is intended, run `npm run api:report`" : "";
     console.error(
@@ -65,8 +71,8 @@ for (const [subpath, target] of Object.entries(pkg.exports)) {
   for (const item of (entry?.members ?? []) as ApiDocumentedItem[]) {
     const paragraph = item.tsdocComment?.summarySection.nodes[0];
     const summary = (paragraph ? text(paragraph) : "").replace(/\|/g, "\\|");
-    if (!rows.get(item.displayName))
-      rows.set(item.displayName, summary && `| \`${item.displayName}\` | ${item.kind} | ${summary} |`);
+    const row = summary && `| \`${item.displayName}\` | ${item.kind} | ${summary} |`;
+    if (!rows.get(item.displayName)) rows.set(item.displayName, row);
   }
   const missing = [...rows].filter(([, row]) => row === "").map(([n]) => n);
   if (missing.length > 0) {
