@@ -125,8 +125,7 @@ export const qualityHint = (got: unknown): string =>
  *
  * @returns The schema.
  */
-export const qualityOption = () =>
-  option("quality", QUALITIES, { hint: qualityHint });
+export const qualityOption = () => option("quality", QUALITIES, { hint: qualityHint });
 
 /**
  * An array schema that checks the array's length before its entries (S15): a list longer than

@@ -8,16 +8,25 @@ const found = (body: unknown, options?: { catalog?: Catalog }) =>
 
 describe("checkRequest", () => {
   it("V1-V4/N7: an option outside the public list names only values its model accepts, and each named value passes", () => {
-    const fields = { aspectRatio: "aspectRatios", resolution: "resolutions", quality: "qualities", background: "backgrounds" } as const;
+    const fields = {
+      aspectRatio: "aspectRatios",
+      resolution: "resolutions",
+      quality: "qualities",
+      background: "backgrounds",
+    } as const;
     for (const model of Object.values(catalog.models)) {
       const base = { prompt: "x", modelId: model.id, resolution: model.resolutions[0] };
       for (const [field, list] of Object.entries(fields)) {
         const [issue, ...rest] = issuesOf(checkRequest({ ...base, [field]: "7:5x" }));
         expect(rest, `${model.id} ${field}`).toEqual([]);
         expect(issue?.code).toBe("invalid_option");
-        const named = (issue?.message ?? "").replace(/^.*use one of /, "").replace(/\.$/, "").split(", ");
+        const named = (issue?.message ?? "")
+          .replace(/^.*use one of /, "")
+          .replace(/\.$/, "")
+          .split(", ");
         expect(named, `${model.id} ${field}`).toEqual([...model[list]]);
-        for (const value of named) expect(checkRequest({ ...base, [field]: value }).success, `${model.id} ${field} ${value}`).toBe(true);
+        for (const value of named)
+          expect(checkRequest({ ...base, [field]: value }).success, `${model.id} ${field} ${value}`).toBe(true);
       }
     }
     // gamma-image-1.5 takes 5 ratios: a bad ratio names those 5, not the 16 of the public lists.

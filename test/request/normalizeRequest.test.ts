@@ -20,7 +20,8 @@ const only = (input: unknown) => {
 };
 
 /** The fields an unknown field's message lists (N2). */
-const FIELDS = "prompt, modelId, generationType, aspectRatio, resolution, quality, background, imageCount, inputAssetIds, idempotencyKey";
+const FIELDS =
+  "prompt, modelId, generationType, aspectRatio, resolution, quality, background, imageCount, inputAssetIds, idempotencyKey";
 
 describe("normalizeRequest", () => {
   it("N1: a body that is not a plain object is one issue at path ''", () => {
@@ -454,9 +455,7 @@ describe("normalizeRequest: bounded work and answers (S15)", () => {
     const found = only({ prompt: "x", [name]: 1 });
     expect(found.path).toBe(`${"n ".repeat(20)}...`);
     expect(only({ prompt: "x", ["n".repeat(300_000)]: 1 }).path).toBe(HIDDEN);
-    expect(found.message).toBe(
-      `Field "${"n ".repeat(20)}..." is not part of a generation request; its fields are ${FIELDS}.`,
-    );
+    expect(found.message).toBe(`Field "${"n ".repeat(20)}..." is not part of a generation request; its fields are ${FIELDS}.`);
     for (const field of ["modelId", "generationType", "aspectRatio", "resolution", "quality", "background"]) {
       const issue = only({ prompt: "x", [field]: "v ".repeat(50_000) });
       expect(issue.message, field).toContain(`"${"v ".repeat(20)}..."`);
