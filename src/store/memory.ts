@@ -10,6 +10,7 @@ import {
   type CommitResult,
   type FixtureLoadResult,
   type GrantResult,
+  type JobStatus,
   type LedgerRecord,
   MAX_CREDITS,
   type Store,
@@ -35,17 +36,20 @@ type MutableUser = {
   readonly claims: Map<string, Claim>;
 };
 
+/** A task as the store keeps it: its job statuses change when a job fails. */
+type StoredTask = Omit<TaskRecord, "jobStatus"> & { readonly jobStatus: JobStatus[] };
+
 /**
- * The store's own copy of a task record, frozen: it is handed out as it is, since no caller can
- * change it, and it shares no object with the draft the caller built and may still change.
+ * A copy of a task that shares no object with it (its strings and numbers are immutable already):
+ * what the store keeps of a commit, so that the caller's draft stays the caller's, and what it hands
+ * out, so that no caller can change what is stored.
  */
-function frozenTask(task: TaskRecord): TaskRecord {
-  const inputAssetIds = [...task.request.inputAssetIds];
-  const request = { ...task.request, inputAssetIds };
-  const jobCredits = [...task.jobCredits];
-  for (const part of [inputAssetIds, request, jobCredits, task.jobStatus]) Object.freeze(part);
-  return Object.freeze({ ...task, request, jobCredits });
-}
+const copyTask = (task: TaskRecord): StoredTask => ({
+  ...task,
+  request: { ...task.request, inputAssetIds: [...task.request.inputAssetIds] },
+  jobCredits: [...task.jobCredits],
+  jobStatus: [...task.jobStatus],
+});
 
 /**
  * Creates an empty in-memory store.
@@ -60,15 +64,16 @@ function frozenTask(task: TaskRecord): TaskRecord {
  */
 export function createMemoryStore(): Store {
   const users = new Map<string, MutableUser>();
-  // Key records, tasks and ledger entries are kept frozen, so each is handed out without a copy.
+  // Key records and tasks are copied on the way in and out; ledger entries are made here, and
+  // copied on the way out.
   const keysById = new Map<string, ApiKeyRecord>();
   const keysByHash = new Map<string, ApiKeyRecord>();
   /** Each asset's owner. */
   const assets = new Map<string, string>();
-  const tasks = new Map<string, TaskRecord>();
+  const tasks = new Map<string, StoredTask>();
 
   const addKey = (key: ApiKeyRecord): void => {
-    const record = Object.freeze({ ...key });
+    const record = { ...key };
     keysById.set(record.id, record);
     keysByHash.set(record.hash, record);
   };
@@ -82,14 +87,16 @@ export function createMemoryStore(): Store {
       ledger: [],
       claims: new Map(),
     };
-    if (user.credits > 0) record.ledger.push(Object.freeze({ kind: "grant", credits: user.credits, at }));
+    if (user.credits > 0) record.ledger.push({ kind: "grant", credits: user.credits, at });
     users.set(user.id, record);
   };
-  /** The task a live claim of the user's points at. */
-  const claimedTask = (user: MutableUser | undefined, key: string, now: number): TaskRecord | undefined => {
+  /** The task a live claim of the user's points at, as stored. */
+  const claimedTask = (user: MutableUser | undefined, key: string, now: number): StoredTask | undefined => {
     const claim = user?.claims.get(key);
     return claim && claim.expiresAt > now ? tasks.get(claim.taskId) : undefined;
   };
+  const keyView = (key: ApiKeyRecord | undefined) => key && { ...key };
+  const taskView = (task: StoredTask | undefined) => task && copyTask(task);
 
   return {
     async createUser(user, at) {
@@ -109,7 +116,7 @@ export function createMemoryStore(): Store {
         return { ok: false, reason: "balance_too_large", balance: user.balance, held: user.held };
       }
       user.balance += credits;
-      if (credits > 0) user.ledger.push(Object.freeze({ kind: "grant", credits, at }));
+      if (credits > 0) user.ledger.push({ kind: "grant", credits, at });
       return { ok: true, balance: user.balance };
     },
     async setMultiplier(userId, multiplier) {
@@ -125,15 +132,15 @@ export function createMemoryStore(): Store {
       return true;
     },
     async findApiKeyByHash(hash) {
-      return keysByHash.get(hash);
+      return keyView(keysByHash.get(hash));
     },
     async findCaller(hash) {
       const key = keysByHash.get(hash);
       const user = key && users.get(key.userId);
-      return user && { key, multiplier: user.multiplier };
+      return user && { key: { ...key }, multiplier: user.multiplier };
     },
     async getApiKey(apiKeyId) {
-      return keysById.get(apiKeyId);
+      return keyView(keysById.get(apiKeyId));
     },
     async revokeApiKey(apiKeyId) {
       const key = keysById.get(apiKeyId);
@@ -152,7 +159,7 @@ export function createMemoryStore(): Store {
     },
 
     async findClaimedTask(userId, key, now) {
-      return claimedTask(users.get(userId), key, now);
+      return taskView(claimedTask(users.get(userId), key, now));
     },
     async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
       // No await in here: the checks and the writes below happen as one step.
@@ -161,7 +168,7 @@ export function createMemoryStore(): Store {
       const key = keysById.get(apiKeyId);
       if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
       const holder = claim && claimedTask(user, claim.key, now);
-      if (holder) return { ok: false, reason: "idempotency_key_taken", task: holder };
+      if (holder) return { ok: false, reason: "idempotency_key_taken", task: copyTask(holder) };
       const index = assetIds.findIndex((id) => assets.get(id) !== task.userId);
       if (index >= 0) return { ok: false, reason: "asset_not_found", index };
       if (user.multiplier !== task.multiplier) return { ok: false, reason: "multiplier_changed", multiplier: user.multiplier };
@@ -170,14 +177,15 @@ export function createMemoryStore(): Store {
 
       user.balance -= total;
       user.held += total;
-      const record = frozenTask(acceptedTask(task, user.balance));
-      tasks.set(record.id, record);
-      if (claim) user.claims.set(claim.key, { taskId: record.id, expiresAt: claim.expiresAt ?? Number.POSITIVE_INFINITY });
-      if (total > 0) user.ledger.push(Object.freeze({ kind: "debit", credits: total, at: now, taskId: record.id }));
+      // The record answered is built on the caller's own draft; the store keeps a copy of it.
+      const record = acceptedTask(task, user.balance);
+      tasks.set(task.id, copyTask(record));
+      if (claim) user.claims.set(claim.key, { taskId: task.id, expiresAt: claim.expiresAt ?? Number.POSITIVE_INFINITY });
+      if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
       return { ok: true, task: record };
     },
     async getTask(taskId) {
-      return tasks.get(taskId);
+      return taskView(tasks.get(taskId));
     },
     async failJob(taskId, index, at) {
       // No await in here: a job is marked failed and refunded in one step, so only once.
@@ -187,12 +195,10 @@ export function createMemoryStore(): Store {
       if (task.jobStatus[index] === "failed") return 0;
       const user = users.get(task.userId);
       if (!user) return undefined;
-      // A new record: one already handed out keeps the statuses it was read with.
-      const jobStatus = Object.freeze(task.jobStatus.map((status, i) => (i === index ? "failed" : status)));
-      tasks.set(taskId, Object.freeze({ ...task, jobStatus }));
+      task.jobStatus[index] = "failed";
       user.balance += credits;
       user.held -= credits;
-      if (credits > 0) user.ledger.push(Object.freeze({ kind: "refund", credits, at, taskId, jobIndex: index }));
+      if (credits > 0) user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });
       return credits;
     },
 
@@ -233,7 +239,7 @@ export function createMemoryStore(): Store {
     },
 
     async ledger(userId) {
-      return users.get(userId)?.ledger.slice();
+      return users.get(userId)?.ledger.map((entry) => ({ ...entry }));
     },
 
     async close() {},

@@ -389,7 +389,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
           await store.findClaimedTask(userId, claim.key, T0),
         ];
         const ledger = (await store.ledger(userId)) as LedgerRecord[];
-        const keyRecord = (await store.getApiKey(apiKeyId)) as { revoked: boolean };
+        const keyRecords = [
+          await store.getApiKey(apiKeyId),
+          await store.findApiKeyByHash(key.hash),
+          (await store.findCaller(key.hash))?.key,
+        ];
         const user = (await store.getUser(userId)) as { balance: number };
         // A record read back may be one that cannot be changed (the change throws) or a copy of the store's.
         const change = (edit: () => void) => {
@@ -430,9 +434,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         change(() => {
           (ledger[1] as { credits: number }).credits = 1;
         });
-        change(() => {
-          keyRecord.revoked = true;
-        });
+        for (const keyRecord of keyRecords) {
+          change(() => {
+            (keyRecord as { revoked: boolean }).revoked = true;
+          });
+        }
         change(() => {
           user.balance = 1;
         });
@@ -443,6 +449,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
           { kind: "debit", credits: 25, at: T0, taskId: committed.id },
         ]);
         expect(await store.getApiKey(apiKeyId)).toEqual(key);
+        expect(await store.findCaller(key.hash)).toEqual({ key, multiplier: "1" });
         expect(await balance(userId)).toBe(75);
         expect(await store.failJob(committed.id, 0, T0)).toBe(12);
       });
