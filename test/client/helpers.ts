@@ -3,13 +3,7 @@
  * key, and a client on it; and the ledger's and journal's view of what the client's creates did.
  */
 import { expect } from "vitest";
-import {
-  type Client,
-  type ClientOptions,
-  createClient,
-  type GenerationAccepted,
-  type ImagegenError,
-} from "../../src/client/index.js";
+import { type ClientOptions, createClient, type GenerationAccepted, type ImagegenError } from "../../src/client/index.js";
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 
 /** The admin token of the tests' servers (turns the faults and the journal on). */
@@ -47,11 +41,6 @@ export async function ledgerOf(server: ReferenceServer, userId: string) {
 export async function createAttempts(server: ReferenceServer) {
   const all = await server.admin.requests({ limit: 1000 });
   return all.filter((r) => r.method === "POST" && r.path === "/api/generations").reverse();
-}
-
-/** A client on the same server with other options (a second logical caller, or other retry bounds). */
-export function clientOn(server: ReferenceServer, key: string, options: Partial<ClientOptions> = {}): Client {
-  return createClient({ apiKey: key, baseUrl: IN_PROCESS, fetch: server.fetch, maxRetryDelayMs: 0, ...options });
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */
