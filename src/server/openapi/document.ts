@@ -1,224 +1,214 @@
 /**
- * The OpenAPI 3.1 document of the four endpoints, built from the answers' schemas converted to JSON
- * Schema ahead of time (src/generated/jsonSchemas.ts), so document and handlers cannot drift apart
- * and the converter is not needed at run time.
+ * The OpenAPI 3.1 document of the service's four endpoints, and the one function that folds a table
+ * of operations, the converted schemas (src/generated/jsonSchemas.ts) and the examples into a document.
  */
 import { JSON_SCHEMAS } from "../../generated/jsonSchemas.js";
 import { catalog as builtIn } from "../../models/catalog.js";
-import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../../models/lists.js";
+import { LIMITS } from "../../models/lists.js";
 import type { Catalog } from "../../models/modelSpec.js";
 import { SERVER_ERRORS } from "../errors.js";
-import { type Examples, serviceExamples } from "./examples.js";
+import { serverMessages as m } from "../messages.js";
+import { createExamples, EXAMPLE_IDS, type Examples } from "./examples.js";
 
 /** A JSON object (the document is plain JSON). */
 export type OpenApiDocument = { openapi: "3.1.0"; [key: string]: unknown };
 
-/** A JSON object of a document. @internal */
-export type JsonObject = Record<string, unknown>;
+type JsonObject = Record<string, unknown>;
 
-/** A converted schema as a new object, without the draft-07 `$schema` (OpenAPI 3.1 names its own dialect). */
-function jsonSchema(name: keyof typeof JSON_SCHEMAS): JsonObject {
-  // Trimming, de-duplication and cross-field checks have no JSON Schema form; they are documented
-  // in the descriptions below and enforced by the server.
-  const out = structuredClone(JSON_SCHEMAS[name]) as JsonObject;
-  delete out.$schema;
-  return out;
-}
-
-/** Adds to a property what valibot's pipes (trim, then a list) do not carry over. */
-function refine(schema: JsonObject, extra: Record<string, JsonObject>): JsonObject {
-  const properties = schema.properties as Record<string, JsonObject>;
-  for (const [name, more] of Object.entries(extra)) properties[name] = { ...properties[name], ...more };
-  return { ...schema, additionalProperties: false };
-}
-
-/** A reference to a component schema. @internal */
-export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-
-/** A quote answer's schema, its `nextChange` named once as a component so that clients get one type for it. */
-function quoteSchema(name: "pricedQuote" | "unpricedQuote"): JsonObject {
-  const out = jsonSchema(name);
-  (out.properties as Record<string, unknown>).nextChange = ref("NextChange");
-  return out;
-}
-/** A JSON body of a component schema, with its examples (every body of both documents has some). @internal */
-export const jsonContent = (name: string, examples?: Examples) => ({
-  "application/json": examples ? { schema: ref(name), examples } : { schema: ref(name) },
-});
-const errorResponse = (description: string, examples: Examples) => ({ description, content: jsonContent("Error", examples) });
-const codesOf = (status: number) =>
-  Object.entries(SERVER_ERRORS)
-    .filter(([, s]) => s === status)
-    .map(([code]) => `\`${code}\``)
-    .join(", ");
-
-const ERRORS: Record<number, string> = {
-  400: "Invalid JSON or request",
-  401: "Missing, malformed, unknown or revoked API key",
-  402: "Too few credits; nothing was charged",
-  409: "The idempotencyKey was used with a different request",
-  413: "Body over the size limit",
-  415: "Body is not application/json",
-  503: "The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds",
+/** One operation as data: what it takes, what it answers, and the error codes it can answer with. @internal */
+export type Operation = {
+  summary: string;
+  operationId: string;
+  /** The request body's component; `optional` when the body may be left out. */
+  body?: string;
+  optional?: true;
+  /** The success answer: its status, its component and what it means. */
+  answer: [status: number, schema: string, description: string];
+  errors: readonly string[];
+  parameters?: JsonObject[];
+  headers?: JsonObject;
 };
-/** The `Retry-After` header of a 429 or 503. @internal */
-export const RETRY_AFTER = {
+
+/** What a document is made of besides its operations. @internal */
+export type DocumentParts = {
+  info: { title: string; version: string; description: string };
+  /** The bearer scheme's name and what it takes. */
+  auth: [name: string, description: string];
+  schemas: Record<string, unknown>;
+  examples: Examples;
+  /** Each error code's status. */
+  statuses: Readonly<Record<string, number>>;
+};
+
+const RETRY_AFTER = {
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
 };
-/** The error answers of an endpoint, by status, each with its examples. */
-const errors = (examples: Record<string, Examples>): JsonObject =>
-  Object.fromEntries(
-    Object.entries(examples).map(([s, byCode]) => {
-      const response = errorResponse(`${ERRORS[Number(s)]} (${codesOf(Number(s))}).`, byCode);
-      return [s, s === "503" ? { ...response, headers: RETRY_AFTER } : response];
-    }),
-  );
-/** The 503 of an endpoint that prices: it also covers a price history whose first catalog is still ahead (P8). */
-const pricingUnavailable = (examples: Examples): JsonObject => ({
-  "503": {
-    ...errorResponse(
-      `The store cannot be reached, or no catalog is in force yet (a price history whose first catalog is still ahead); nothing was charged. Retry after the Retry-After header's seconds (${codesOf(503)}).`,
-      examples,
-    ),
-    headers: RETRY_AFTER,
-  },
-});
-
-/** The package's license, as both documents state it. */
-export const LICENSE = { name: "MIT", identifier: "MIT" };
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /**
- * Where the documents' paths are: the server that serves them, whatever its address (a relative
- * URL resolves against the document's own), and the default address of `imagegen-pricing serve`.
+ * Folds operations into an OpenAPI 3.1 document: each body and answer refers to its component with
+ * its example, each error status lists its codes with one example of each, and each `{name}` of a
+ * path is a parameter whose example is the examples' id.
+ *
+ * @param parts - The document's info, authentication, components, examples and error statuses.
+ * @param paths - The operations by path and method.
+ * @returns A plain JSON document.
+ * @internal
  */
-export const SERVERS = [
-  { url: "/", description: "The server that serves this document." },
-  { url: "http://127.0.0.1:8787", description: "imagegen-pricing serve (and npm start) on its default address." },
-];
+export function foldDocument(parts: DocumentParts, paths: Record<string, Record<string, Operation>>): OpenApiDocument {
+  const { bodies, errors, invalid } = parts.examples;
+  const content = (schema: string, media: unknown) => ({
+    "application/json": { schema: ref(schema), ...(media as JsonObject) },
+  });
+  const example = (schema: string) => content(schema, bodies[schema as keyof typeof bodies]);
+  const errorSchema = "AdminError" in parts.schemas ? "AdminError" : "Error";
+  const failure = (code: string, operationId: string): JsonObject => {
+    const issues = code === "invalid_request" ? invalid[operationId] : undefined;
+    const [message, param] = issues ? [m.invalidRequest(issues), issues[0]?.path] : (errors[code] ?? []);
+    return {
+      error: {
+        message,
+        code,
+        ...(param === undefined ? {} : { param }),
+        ...(issues ? { issues } : {}),
+        requestId: "req_2c0b44b53bb54e0b",
+      },
+    };
+  };
+  const operation = (path: string, op: Operation) => {
+    const byStatus = new Map<number, string[]>();
+    for (const code of op.errors)
+      byStatus.set(parts.statuses[code] ?? 500, [...(byStatus.get(parts.statuses[code] ?? 500) ?? []), code]);
+    const responses: JsonObject = {
+      [op.answer[0]]: {
+        description: op.answer[2],
+        ...(op.headers ? { headers: op.headers } : {}),
+        content: example(op.answer[1]),
+      },
+    };
+    for (const [status, codes] of byStatus) {
+      const named = Object.fromEntries(codes.map((code) => [code, { value: failure(code, op.operationId) }]));
+      responses[status] = {
+        description: codes.map((code) => `\`${code}\``).join(", "),
+        ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+        content: content(errorSchema, { examples: named }),
+      };
+    }
+    const ids = [...path.matchAll(/\{(\w+)\}/g)].map(([, name = ""]) => {
+      const id = EXAMPLE_IDS[name as keyof typeof EXAMPLE_IDS];
+      return { name, in: "path", required: true, schema: { type: "string", pattern: `^${id.split("_")[0]}_` }, example: id };
+    });
+    const parameters = [...ids, ...(op.parameters ?? [])];
+    return {
+      summary: op.summary,
+      operationId: op.operationId,
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(op.body ? { requestBody: { required: !op.optional, content: example(op.body) } } : {}),
+      responses,
+    };
+  };
+  const [scheme, description] = parts.auth;
+  return {
+    openapi: "3.1.0",
+    info: { ...parts.info, license: { name: "MIT", identifier: "MIT" } },
+    servers: [
+      { url: "/", description: "The server that serves this document." },
+      { url: "http://127.0.0.1:8787", description: "imagegen-pricing serve (and npm start) on its default address." },
+    ],
+    security: [{ [scheme]: [] }],
+    paths: Object.fromEntries(
+      Object.entries(paths).map(([path, methods]) => [
+        path,
+        Object.fromEntries(Object.entries(methods).map(([method, op]) => [method, operation(path, op)])),
+      ]),
+    ),
+    components: {
+      securitySchemes: { [scheme]: { type: "http", scheme: "bearer", description } },
+      schemas: structuredClone(parts.schemas),
+    },
+  };
+}
+
+const KEY = ["missing_api_key", "invalid_api_key", "service_unavailable"];
+const BODY = ["invalid_json", "invalid_request", "payload_too_large", "unsupported_media_type"];
 
 /**
  * Builds the OpenAPI 3.1 document of the reference server for a catalog.
  *
- * @param catalog - Whose model ids the request schema lists (default: the built-in one).
+ * @param catalog - Whose model ids the request schema lists and whose prices the examples show
+ *   (default: the built-in one).
  * @returns A plain JSON document.
+ * @internal
  */
 export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocument {
-  const generationRequest = refine(jsonSchema("requestInput"), {
-    prompt: { maxLength: LIMITS.promptMaxChars, description: "Trimmed; 1 to 12000 characters (code points)." },
-    modelId: { enum: Object.keys(catalog.models), default: catalog.defaultModelId },
-    generationType: { enum: [...GENERATION_TYPES] },
-    aspectRatio: { enum: [...ASPECT_RATIOS], description: "Default: the model's (9:16). Each model accepts a subset." },
-    resolution: { enum: [...RESOLUTIONS], description: "Default: 1K for the 2.5 models, 2K otherwise; alpha-img2 needs 1K." },
-    quality: { enum: [...QUALITIES] },
-    background: { enum: [...BACKGROUNDS] },
-    inputAssetIds: {
-      maxItems: LIMITS.maxReferences,
-      description: "Trimmed and de-duplicated; required for image-to-image, empty for text-to-image.",
-    },
-    idempotencyKey: {
-      maxLength: LIMITS.idempotencyKeyMaxChars,
-      description: "Trimmed; 1 to 128 characters. The same key with the same request replays the first answer.",
-    },
-  });
-  const quoteSpec = refine(jsonSchema("quoteSpec"), {
-    kind: { description: 'Trimmed. "image" is priced; any other kind quotes credits: null (reason invalid_kind).' },
-    modelId: { description: "Trimmed. An unknown model quotes credits: null (reason unknown_model)." },
-    resolution: { enum: [...RESOLUTIONS], description: "Default: the model's default resolution." },
-    quality: { enum: [...QUALITIES], description: "Default: low." },
-  });
-
-  const ex = serviceExamples(catalog);
-  const secured = (summary: string, operationId: string, rest: JsonObject) => ({ summary, operationId, ...rest });
-
-  return {
-    openapi: "3.1.0",
+  const schemas = structuredClone(JSON_SCHEMAS.service) as Record<string, JsonObject>;
+  // Only the model ids depend on the catalog; lengths in code points and "no other field" (N2, N4,
+  // N13) are checks the conversion cannot see.
+  const request = schemas.GenerationRequest as { properties: Record<string, JsonObject> };
+  request.properties.modelId = { type: "string", enum: Object.keys(catalog.models), default: catalog.defaultModelId };
+  Object.assign(request.properties.prompt ?? {}, { maxLength: LIMITS.promptMaxChars });
+  Object.assign(request.properties.idempotencyKey ?? {}, { maxLength: LIMITS.idempotencyKeyMaxChars });
+  schemas.GenerationRequest = { ...request, additionalProperties: false };
+  const parts: DocumentParts = {
     info: {
       title: "Image generation task service (imagegen-pricing reference server)",
       version: catalog.version,
-      description:
-        "Creates image generation tasks charged in credits, quotes prices, and reports the balance. " +
-        "Every failure is { error: { message, code, param?, issues?, requestId } }; every response has a Request-Id header.",
-      license: LICENSE,
+      description: "Creates image generation tasks charged in credits, quotes prices, and reports the balance.",
     },
-    servers: SERVERS,
-    security: [{ bearerAuth: [] }],
-    paths: {
-      "/api/generations": {
-        post: secured("Create an image generation task", "createGeneration", {
-          parameters: [
-            {
-              name: "Idempotency-Key",
-              in: "header",
-              required: false,
-              description:
-                "The idempotency key of a body without idempotencyKey, checked by the same rules (trimmed; 1 to 128 characters). A body that has idempotencyKey too must carry the same key: different keys are 400 invalid_request with an idempotency_key_mismatch issue at idempotencyKey.",
-              schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyMaxChars },
-            },
-          ],
-          requestBody: { required: true, content: jsonContent("GenerationRequest", ex.generationRequest) },
-          responses: {
-            "202": {
-              description: "Accepted: every job queued, the whole charge debited.",
-              headers: {
-                "Idempotent-Replayed": {
-                  description: "`true` when this is the stored answer of an earlier request with the same idempotencyKey.",
-                  schema: { type: "string", enum: ["true"] },
-                },
-              },
-              content: jsonContent("GenerationAccepted", ex.generationAccepted),
-            },
-            ...errors({ ...ex.generationErrors, ...ex.bodyErrors }),
-            ...pricingUnavailable(ex.pricingUnavailable),
-          },
-        }),
-      },
-      "/api/pricing/quote": {
-        post: secured("Price one output image for the caller's account", "quotePrice", {
-          requestBody: { required: true, content: jsonContent("QuoteSpec", ex.quoteSpec) },
-          responses: {
-            "200": {
-              description:
-                "The price, or credits: null with a reason, from the catalog in force now (catalogVersion); nextChange says when a later catalog already known takes effect.",
-              content: jsonContent("Quote", ex.quote),
-            },
-            ...errors({ ...ex.quoteErrors, ...ex.bodyErrors }),
-            ...pricingUnavailable(ex.pricingUnavailable),
-          },
-        }),
-      },
-      "/api/ping": {
-        get: secured("Check connectivity and who authenticated", "ping", {
-          responses: {
-            "200": { description: "Authenticated.", content: jsonContent("Ping", ex.ping) },
-            ...errors({ ...ex.accountErrors, "503": ex.unavailable }),
-          },
-        }),
-      },
-      "/api/query/credits": {
-        get: secured("Read the remaining credits", "queryCredits", {
-          responses: {
-            "200": { description: "The balance.", content: jsonContent("Credits", ex.credits) },
-            ...errors({ ...ex.accountErrors, "503": ex.unavailable }),
-          },
-        }),
-      },
-    },
-    components: {
-      securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "An API key: ck_live_... or ck_test_..." },
-      },
-      schemas: {
-        GenerationRequest: generationRequest,
-        GenerationAccepted: jsonSchema("generationAccepted"),
-        QuoteSpec: quoteSpec,
-        Quote: { anyOf: [ref("PricedQuote"), ref("UnpricedQuote")] },
-        PricedQuote: quoteSchema("pricedQuote"),
-        UnpricedQuote: quoteSchema("unpricedQuote"),
-        NextChange: jsonSchema("nextChange"),
-        Ping: jsonSchema("ping"),
-        Credits: jsonSchema("credits"),
-        Error: jsonSchema("error"),
-      },
-    },
+    auth: ["bearerAuth", "An API key: ck_live_... or ck_test_..."],
+    schemas,
+    examples: createExamples(catalog),
+    statuses: SERVER_ERRORS,
   };
+  return foldDocument(parts, {
+    "/api/generations": {
+      post: {
+        summary: "Create an image generation task",
+        operationId: "createGeneration",
+        body: "GenerationRequest",
+        parameters: [
+          {
+            name: "Idempotency-Key",
+            in: "header",
+            required: false,
+            description: "The idempotency key of a body without idempotencyKey; a body that has one must carry the same key.",
+            schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyMaxChars },
+          },
+        ],
+        answer: [202, "GenerationAccepted", "Accepted: every job queued, the whole charge debited."],
+        headers: {
+          "Idempotent-Replayed": {
+            description: "`true` when this is the stored answer of an earlier request with the same idempotency key.",
+            schema: { type: "string", enum: ["true"] },
+          },
+        },
+        errors: [...BODY, "asset_not_found", ...KEY, "insufficient_credits", "idempotency_key_reused"],
+      },
+    },
+    "/api/pricing/quote": {
+      post: {
+        summary: "Price one output image for the caller's account",
+        operationId: "quotePrice",
+        body: "QuoteSpec",
+        answer: [200, "Quote", "The price, or credits: null with a reason, from the catalog in force now."],
+        errors: [...BODY, ...KEY],
+      },
+    },
+    "/api/ping": {
+      get: {
+        summary: "Check connectivity and who authenticated",
+        operationId: "ping",
+        answer: [200, "Ping", "Authenticated."],
+        errors: KEY,
+      },
+    },
+    "/api/query/credits": {
+      get: {
+        summary: "Read the remaining credits",
+        operationId: "queryCredits",
+        answer: [200, "Credits", "The balance."],
+        errors: KEY,
+      },
+    },
+  });
 }
