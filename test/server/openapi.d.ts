@@ -26,7 +26,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Price one output image for the caller's account */
+    /** Price one image for the caller's account */
     post: operations["quotePrice"];
     delete?: never;
     options?: never;
@@ -259,7 +259,64 @@ export interface components {
       };
     };
   };
-  responses: never;
+  responses: {
+    /** @description `payload_too_large` */
+    payload_too_large: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `unsupported_media_type` */
+    unsupported_media_type: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `missing_api_key`, `invalid_api_key` */
+    "missing_api_key-invalid_api_key": {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `service_unavailable` */
+    service_unavailable: {
+      headers: {
+        /** @description Seconds to wait before retrying. */
+        "Retry-After"?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `insufficient_credits` */
+    insufficient_credits: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `idempotency_key_reused` */
+    idempotency_key_reused: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+  };
   parameters: never;
   requestBodies: never;
   headers: never;
@@ -293,10 +350,10 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Accepted: every job queued, the whole charge debited. */
+      /** @description Create an image generation task */
       202: {
         headers: {
-          /** @description `true` when this is the stored answer of an earlier request with the same idempotency key. */
+          /** @description The stored answer of an earlier request. */
           "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
@@ -349,62 +406,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `insufficient_credits` */
-      402: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `idempotency_key_reused` */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      401: components["responses"]["missing_api_key-invalid_api_key"];
+      402: components["responses"]["insufficient_credits"];
+      409: components["responses"]["idempotency_key_reused"];
+      413: components["responses"]["payload_too_large"];
+      415: components["responses"]["unsupported_media_type"];
+      503: components["responses"]["service_unavailable"];
     };
   };
   quotePrice: {
@@ -420,7 +427,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The price, or credits: null with a reason, from the catalog in force now. */
+      /** @description Price one image for the caller's account */
       200: {
         headers: {
           [name: string]: unknown;
@@ -438,44 +445,10 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `payload_too_large` */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `unsupported_media_type` */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      401: components["responses"]["missing_api_key-invalid_api_key"];
+      413: components["responses"]["payload_too_large"];
+      415: components["responses"]["unsupported_media_type"];
+      503: components["responses"]["service_unavailable"];
     };
   };
   ping: {
@@ -487,7 +460,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Authenticated. */
+      /** @description Check connectivity and who authenticated */
       200: {
         headers: {
           [name: string]: unknown;
@@ -505,26 +478,8 @@ export interface operations {
           "application/json": components["schemas"]["Ping"];
         };
       };
-      /** @description `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      401: components["responses"]["missing_api_key-invalid_api_key"];
+      503: components["responses"]["service_unavailable"];
     };
   };
   queryCredits: {
@@ -536,7 +491,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The balance. */
+      /** @description Read the remaining credits */
       200: {
         headers: {
           [name: string]: unknown;
@@ -553,26 +508,8 @@ export interface operations {
           "application/json": components["schemas"]["Credits"];
         };
       };
-      /** @description `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description `service_unavailable` */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      401: components["responses"]["missing_api_key-invalid_api_key"];
+      503: components["responses"]["service_unavailable"];
     };
   };
 }

@@ -86,17 +86,18 @@ describe("OpenAPI", () => {
  */
 function exampleOf(document: OpenApiDocument, method: string, path: string, status: string, name?: string): unknown {
   const operation = (document.paths as Record<string, Record<string, JsonOperation>>)[path]?.[method];
-  const body = status === "request" ? operation?.requestBody : operation?.responses[status];
-  const media = body?.content["application/json"];
+  const answer = operation?.responses[status];
+  // A shared answer is written once, under components.responses.
+  const responses = (document.components as { responses: Record<string, JsonAnswer> }).responses;
+  const shared = answer?.$ref === undefined ? undefined : responses[answer.$ref.replace("#/components/responses/", "")];
+  const media = (status === "request" ? operation?.requestBody : (shared ?? answer))?.content["application/json"];
   const example = name === undefined ? media && "example" in media && { value: media.example } : media?.examples?.[name];
   if (!example) throw new Error(`no example "${name ?? "example"}" at ${method} ${path} ${status}`);
   return example.value;
 }
 type JsonMedia = { example?: unknown; examples?: Record<string, { value: unknown }> };
-type JsonOperation = {
-  requestBody?: { content: Record<string, JsonMedia> };
-  responses: Record<string, { content: Record<string, JsonMedia> }>;
-};
+type JsonAnswer = { $ref?: string; content: Record<string, JsonMedia> };
+type JsonOperation = { requestBody?: JsonAnswer; responses: Record<string, JsonAnswer> };
 
 /** An answer's body with the server's random ids and instants replaced by the examples' own. */
 function asExample(value: unknown, ids: Record<string, string>): unknown {

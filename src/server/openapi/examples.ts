@@ -36,15 +36,14 @@ const OPENING_BALANCE = 1000;
 const IMAGE_COUNT = 2;
 const GRANTED = 250;
 const CREATED_AT = "2026-11-23T09:30:00.000Z";
-const issue = (path: string, code: string, message: string): Issue[] => [{ path, code, message }];
+const issue = (path: string, code: string, message: string): readonly Issue[] => [{ path, code, message }];
 
 /**
  * The examples of one account: it asks for a generation and a quote of the catalog's default model,
  * priced by that catalog, then the operator fails one of its jobs and grants it credits.
  *
  * @param catalog - The catalog that prices the service's examples.
- * @returns Each body's example by component name, each error code's body, and the issues of each
- *   operation's `invalid_request`, by operation id.
+ * @returns Each body's example by component name, and the error answer of an operation with a code.
  * @internal
  */
 export function createExamples(catalog: Catalog) {
@@ -164,7 +163,7 @@ export function createExamples(catalog: Catalog) {
       ],
     }),
     Document: one({ openapi: "3.1.0", info: { title: "Admin API of the imagegen-pricing reference server", version: "1" } }),
-  } satisfies Record<string, Media>;
+  };
 
   const errors: Record<string, [message: string, param?: string]> = {
     invalid_json: [m.invalidJson()],
@@ -185,7 +184,8 @@ export function createExamples(catalog: Catalog) {
     unknown_task: [m.unknown("task", taskId)],
     unknown_fault: [m.unknown("fault", faultId)],
   };
-  const invalid: Record<string, Issue[]> = {
+  // What each operation's invalid_request example finds wrong, by operation id.
+  const invalid: Record<string, readonly Issue[]> = {
     createGeneration: badGeneration.success ? [] : badGeneration.issues,
     quotePrice: badSpec.success ? [] : badSpec.issues,
     createUser: issue("credits", "invalid_credits", m.invalidCredits(-1)),
@@ -201,8 +201,11 @@ export function createExamples(catalog: Catalog) {
     ),
     listRequests: issue("limit", "invalid_limit", m.journalLimit(1000, 100, "0")),
   };
-  return { bodies, errors, invalid };
+  /** The error answer of an operation with a code, as the server writes it. */
+  const failure = (code: string, operationId: string) => {
+    const issues = code === "invalid_request" ? invalid[operationId] : undefined;
+    const [message, param] = issues ? [m.invalidRequest(issues), issues[0]?.path] : (errors[code] ?? []);
+    return { error: { message, code, param, issues, requestId: "req_2c0b44b53bb54e0b" } };
+  };
+  return { bodies: bodies as Record<string, Media>, failure };
 }
-
-/** The examples of both documents for a catalog. @internal */
-export type Examples = ReturnType<typeof createExamples>;
