@@ -7,7 +7,7 @@ import type { Catalog } from "../../models/modelSpec.js";
 import { quote } from "../../pricing/quote.js";
 import { parseQuoteSpec, type QuoteSpec } from "../../pricing/quoteSpec.js";
 import { checkRequest } from "../../request/checkRequest.js";
-import type { Issue } from "../../types.js";
+import type { Issue, Result } from "../../types.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
 import { jobId } from "../ids.js";
 import { serverMessages as m } from "../messages.js";
@@ -33,10 +33,10 @@ const named = (values: Record<string, unknown>): Media => ({
 /** The multiplier of the example account: one that rounds, so the breakdown shows how (P4). */
 const MULTIPLIER = "1.15";
 const OPENING_BALANCE = 1000;
-const IMAGE_COUNT = 2;
 const GRANTED = 250;
 const CREATED_AT = "2026-11-23T09:30:00.000Z";
 const issue = (path: string, code: string, message: string): readonly Issue[] => [{ path, code, message }];
+const issuesOf = (result: Result<unknown>) => (result.success ? [] : result.issues);
 
 /**
  * The examples of one account: it asks for a generation and a quote of the catalog's default model,
@@ -58,32 +58,35 @@ export function createExamples(catalog: Catalog) {
   const priced = quote(spec, account);
   if (priced.credits === null) throw new RangeError(`The catalog cannot price its default model: ${priced.message}`);
 
-  // A generation of that spec: the charge is the quote's credits per image (P7).
-  const perImage = priced.credits;
-  const total = perImage * IMAGE_COUNT;
+  // A generation of that spec, as the core normalizes it: the charge is the quote's credits per image (P7).
+  const generation = {
+    prompt: "a lighthouse at dusk",
+    modelId: model.id,
+    resolution,
+    quality,
+    imageCount: 2,
+    idempotencyKey: "order-1042",
+  };
+  const checked = checkRequest(generation, { catalog });
+  if (!checked.success) throw new RangeError(`The catalog refuses the example generation: ${checked.issues[0]?.message}`);
+  const request = checked.output;
+  const [perImage, jobs] = [priced.credits, [0, 1]];
+  const total = perImage * jobs.length;
   const balance = OPENING_BALANCE - total;
-  const prompt = "a lighthouse at dusk, long exposure";
-  const generation = { prompt, modelId: model.id, resolution, quality, imageCount: IMAGE_COUNT, idempotencyKey: "order-1042" };
   const billing = { totalCreditCost: total, balanceAfterCredits: balance };
-  const aspectRatio = model.defaultAspectRatio;
-  const job = (index: number, status: "queued" | "failed") => ({
-    jobId: jobId(taskId, index),
-    taskId,
-    status,
-    credits: perImage,
-  });
+  const job = (i: number, status: "queued" | "failed") => ({ jobId: jobId(taskId, i), taskId, status, credits: perImage });
   const clock = { now: CREATED_AT, frozen: false };
   const fault = { kind: "unavailable", method: "POST", path: "/api/generations", retryAfterS: 3 } as const;
-  const badGeneration = checkRequest({ prompt: " ", modelId: model.id, resolution: "8K" }, { catalog });
-  const badSpec = parseQuoteSpec({ kind: "image", modelId: model.id, resolution: "8K" });
+  const { aspectRatio, background, imageCount, prompt } = request;
+  const journal = { requestId: "req_5c0e2b9a1f3d7e68", method: "POST", path: "/api/generations", status: 202, at: CREATED_AT };
 
   const bodies = {
     GenerationRequest: one(generation),
     GenerationAccepted: one({
       batch: {
         taskId,
-        request: { imageCount: IMAGE_COUNT, modelId: model.id, aspectRatio, resolution, prompt },
-        results: Array.from({ length: IMAGE_COUNT }, (_, i) => ({ job: { id: jobId(taskId, i), status: "queued" }, assets: [] })),
+        request: { imageCount, modelId: model.id, aspectRatio, resolution, prompt },
+        results: jobs.map((i) => ({ job: { id: jobId(taskId, i), status: "queued" }, assets: [] })),
         ...billing,
       },
       billing,
@@ -114,30 +117,10 @@ export function createExamples(catalog: Catalog) {
     Job: one(job(0, "queued")),
     Refund: one({ refundedCredits: perImage }),
     Task: one({
-      taskId,
-      userId,
-      createdAt: CREATED_AT,
-      aspectRatio,
-      resolution,
-      quality,
-      background: "auto",
-      referenceCount: 0,
-      multiplier: MULTIPLIER,
-      catalogVersion: catalog.version,
-      totalCreditCost: total,
-      jobs: Array.from({ length: IMAGE_COUNT }, (_, i) => job(i, i === 0 ? "failed" : "queued")),
-      request: {
-        prompt,
-        modelId: model.id,
-        generationType: "text-to-image",
-        aspectRatio,
-        resolution,
-        quality,
-        background: "auto",
-        imageCount: IMAGE_COUNT,
-        inputAssetIds: [],
-        idempotencyKey: generation.idempotencyKey,
-      },
+      ...{ taskId, userId, createdAt: CREATED_AT, aspectRatio, resolution, quality, background, referenceCount: 0 },
+      ...{ multiplier: MULTIPLIER, catalogVersion: catalog.version, totalCreditCost: total },
+      jobs: jobs.map((i) => job(i, i === 0 ? "failed" : "queued")),
+      request,
       clientIdempotencyKey: true,
     }),
     ResetRequest: one({}),
@@ -148,20 +131,7 @@ export function createExamples(catalog: Catalog) {
     FaultId: one({ faultId }),
     Faults: one({ faults: [{ faultId, ...fault, timesLeft: 2 }] }),
     FaultsCleared: one({ removed: 1 }),
-    Journal: one({
-      requests: [
-        {
-          requestId: "req_5c0e2b9a1f3d7e68",
-          method: "POST",
-          path: "/api/generations",
-          status: 202,
-          at: "2026-03-01T12:00:00.000Z",
-          durationMs: 3.2,
-          apiKeyId,
-          idempotencyKey: "order-7",
-        },
-      ],
-    }),
+    Journal: one({ requests: [{ ...journal, durationMs: 3.2, apiKeyId, idempotencyKey: generation.idempotencyKey }] }),
     Document: one({ openapi: "3.1.0", info: { title: "Admin API of the imagegen-pricing reference server", version: "1" } }),
   };
 
@@ -186,8 +156,8 @@ export function createExamples(catalog: Catalog) {
   };
   // What each operation's invalid_request example finds wrong, by operation id.
   const invalid: Record<string, readonly Issue[]> = {
-    createGeneration: badGeneration.success ? [] : badGeneration.issues,
-    quotePrice: badSpec.success ? [] : badSpec.issues,
+    createGeneration: issuesOf(checkRequest({ prompt: " ", modelId: model.id, resolution: "8K" }, { catalog })),
+    quotePrice: issuesOf(parseQuoteSpec({ kind: "image", modelId: model.id, resolution: "8K" })),
     createUser: issue("credits", "invalid_credits", m.invalidCredits(-1)),
     createApiKey: issue("mode", "invalid_mode", m.invalidMode("prod")),
     setMultiplier: issue("multiplier", "invalid_multiplier", m.invalidMultiplier("1,15")),
