@@ -240,6 +240,7 @@ export const JSON_SCHEMAS: {
                 imageCount: {
                   type: "integer",
                   minimum: 1,
+                  maximum: 9007199254740991,
                 },
                 modelId: {
                   type: "string",
@@ -1076,6 +1077,7 @@ export const JSON_SCHEMAS: {
         timesLeft: {
           type: "integer",
           minimum: 1,
+          maximum: 9007199254740991,
         },
       },
       required: ["faultId", "kind", "timesLeft"],
@@ -1117,6 +1119,8 @@ export const JSON_SCHEMAS: {
         },
         status: {
           type: "integer",
+          minimum: 0,
+          maximum: 599,
         },
         at: {
           type: "string",

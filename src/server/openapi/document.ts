@@ -30,8 +30,8 @@ export type Operation = readonly [
   more?: { parameters?: JsonObject[]; headers?: JsonObject },
 ];
 
-/** What a document is made of besides its operations. @internal */
-export type DocumentParts = {
+/** What a document is made of besides its operations. */
+type DocumentParts = {
   info: { title: string; version: string; description: string };
   /** The bearer scheme's name and what it takes. */
   auth: readonly [name: string, description: string];

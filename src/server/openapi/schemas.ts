@@ -9,7 +9,8 @@ import { QuoteSpecSchema } from "../../pricing/quoteSpec.js";
 import { requestSchema } from "../../request/schema.js";
 import { ADMIN_ERRORS, SERVER_ERRORS, type ServerErrorCode } from "../errors.js";
 
-const whole = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+const whole = int(0);
 const id = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}_`)));
 const time = v.pipe(v.string(), v.isoTimestamp());
 
@@ -35,7 +36,7 @@ export const GenerationAcceptedSchema = v.object({
   batch: v.object({
     taskId: id("task"),
     request: v.object({
-      imageCount: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      imageCount: int(1),
       modelId: v.string(),
       aspectRatio: v.picklist(ASPECT_RATIOS),
       resolution: v.picklist(RESOLUTIONS),
@@ -48,7 +49,7 @@ export const GenerationAcceptedSchema = v.object({
 });
 
 /** The next price change a server already knows of (P8): when a later catalog takes effect, and the spec's price then. */
-export const NextChangeSchema = v.pipe(
+const NextChangeSchema = v.pipe(
   v.object({ version: v.string(), effectiveAt: time, credits: v.nullable(whole) }),
   v.description("Present only when the server already knows a later catalog than the one in force (P8)."),
 );
@@ -121,8 +122,8 @@ const faultFields = {
   method: v.optional(v.picklist(["GET", "POST"])),
   path: v.optional(v.picklist(["/api/generations", "/api/pricing/quote", "/api/ping", "/api/query/credits"])),
   apiKeyId: v.optional(id("apk")),
-  delayMs: v.optional(v.pipe(whole, v.maxValue(60_000))),
-  retryAfterS: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3600))),
+  delayMs: v.optional(int(0, 60_000)),
+  retryAfterS: v.optional(int(1, 3600)),
 };
 const Job = v.object({ jobId: id("job"), taskId: id("task"), status: v.picklist(["queued", "failed"]), credits: whole });
 const Clock = v.object({ now: time, frozen: v.boolean() });
@@ -133,12 +134,12 @@ const LedgerEntry = v.object({
   taskId: v.optional(id("task")),
   jobId: v.optional(id("job")),
 });
-const Fault = v.object({ faultId, ...faultFields, timesLeft: v.pipe(v.number(), v.integer(), v.minValue(1)) });
+const Fault = v.object({ faultId, ...faultFields, timesLeft: int(1) });
 const JournalEntry = v.object({
   requestId: v.string(),
   method: v.string(),
   path: v.string(),
-  status: v.pipe(v.number(), v.integer()),
+  status: int(0, 599),
   at: time,
   durationMs: v.pipe(v.number(), v.minValue(0)),
   apiKeyId: v.optional(id("apk")),
@@ -192,10 +193,7 @@ export const ADMIN_SCHEMAS = {
     v.strictObject({ advanceMs: whole }),
     v.strictObject({ frozen: v.boolean() }),
   ]),
-  NewFault: v.strictObject({
-    ...faultFields,
-    times: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000))),
-  }),
+  NewFault: v.strictObject({ ...faultFields, times: v.optional(int(1, 1000)) }),
   FaultId: v.object({ faultId }),
   Fault,
   Faults: v.object({ faults: v.array(Fault) }),
