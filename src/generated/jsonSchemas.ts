@@ -55,7 +55,7 @@ export const JSON_SCHEMAS: {
       | "JournalEntry"
       | "Journal"
       | "Document"
-      | "AdminError",
+      | "Error",
       GeneratedSchema
     >
   >;
@@ -1169,7 +1169,7 @@ export const JSON_SCHEMAS: {
       required: ["openapi"],
       additionalProperties: {},
     },
-    AdminError: {
+    Error: {
       type: "object",
       properties: {
         error: {

@@ -61,7 +61,6 @@ export function foldDocument(parts: DocumentParts, operations: readonly Operatio
   const content = (schema: string, example: unknown) => ({
     "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, ...(example as JsonObject) },
   });
-  const error = "AdminError" in parts.schemas ? "AdminError" : "Error";
   const paths: Record<string, Record<string, JsonObject>> = {};
   const shared: Record<string, JsonObject> = {};
   for (const [route, operationId, summary, [status, answer], errors, body, more = {}] of operations) {
@@ -76,7 +75,7 @@ export function foldDocument(parts: DocumentParts, operations: readonly Operatio
       const response = {
         description: codes.map((code) => `\`${code}\``).join(", "),
         headers,
-        content: content(error, { examples }),
+        content: content("Error", { examples }),
       };
       // An answer that is the same for every operation is written once, under components.responses.
       const name = codes.includes("invalid_request") ? undefined : codes.join("-");
@@ -106,7 +105,11 @@ export function foldDocument(parts: DocumentParts, operations: readonly Operatio
   return JSON.parse(
     JSON.stringify({
       openapi: "3.1.0",
-      info: { ...parts.info, license: { name: "MIT", identifier: "MIT" } },
+      info: {
+        ...parts.info,
+        description: `${parts.info.description} Every failure is { error: { message, code, param?, issues?, requestId } }.`,
+        license: { name: "MIT", identifier: "MIT" },
+      },
       servers: [
         { url: "/", description: "The server that serves this document." },
         { url: "http://127.0.0.1:8787", description: "imagegen-pricing serve (and npm start) on its default address." },

@@ -201,7 +201,7 @@ export const ADMIN_SCHEMAS = {
   JournalEntry,
   Journal: v.object({ requests: v.array(JournalEntry) }),
   Document: v.objectWithRest({ openapi: v.literal("3.1.0") }, v.unknown()),
-  AdminError: errorBody(ADMIN_CODES),
+  Error: errorBody(ADMIN_CODES),
 };
 
 /** The next price change in a quote answer (P8). */
