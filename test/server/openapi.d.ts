@@ -338,7 +338,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "prompt": "a lighthouse at dusk",
+         *       "prompt": "a lighthouse",
          *       "modelId": "alpha-img2-official",
          *       "resolution": "2K",
          *       "quality": "medium",
@@ -367,7 +367,7 @@ export interface operations {
            *           "modelId": "alpha-img2-official",
            *           "aspectRatio": "9:16",
            *           "resolution": "2K",
-           *           "prompt": "a lighthouse at dusk"
+           *           "prompt": "a lighthouse"
            *         },
            *         "results": [
            *           {

@@ -4,6 +4,7 @@
  * prices, ids and messages a real server gives.
  */
 import type { Catalog } from "../../models/modelSpec.js";
+import { computeCharge } from "../../pricing/computeCharge.js";
 import { quote } from "../../pricing/quote.js";
 import { parseQuoteSpec, type QuoteSpec } from "../../pricing/quoteSpec.js";
 import { checkRequest } from "../../request/checkRequest.js";
@@ -55,12 +56,10 @@ export function createExamples(catalog: Catalog) {
   const spec: QuoteSpec = { kind: "image", modelId: model.id, resolution, quality };
   const unknownModel: QuoteSpec = { kind: "image", modelId: "delta-video-1" };
   const account = { account: { multiplier: MULTIPLIER }, catalog };
-  const priced = quote(spec, account);
-  if (priced.credits === null) throw new RangeError(`The catalog cannot price its default model: ${priced.message}`);
 
-  // A generation of that spec, as the core normalizes it: the charge is the quote's credits per image (P7).
+  // A generation of that spec, normalized and charged by the core (P4-P7).
   const generation = {
-    prompt: "a lighthouse at dusk",
+    prompt: "a lighthouse",
     modelId: model.id,
     resolution,
     quality,
@@ -70,8 +69,8 @@ export function createExamples(catalog: Catalog) {
   const checked = checkRequest(generation, { catalog });
   if (!checked.success) throw new RangeError(`The catalog refuses the example generation: ${checked.issues[0]?.message}`);
   const request = checked.output;
-  const [perImage, jobs] = [priced.credits, [0, 1]];
-  const total = perImage * jobs.length;
+  const { perOutputCredits: perImage, totalCreditCost: total, lines } = computeCharge(request, account);
+  const jobs = lines.map((line) => line.index);
   const balance = OPENING_BALANCE - total;
   const billing = { totalCreditCost: total, balanceAfterCredits: balance };
   const job = (i: number, status: "queued" | "failed") => ({ jobId: jobId(taskId, i), taskId, status, credits: perImage });
@@ -92,7 +91,7 @@ export function createExamples(catalog: Catalog) {
       billing,
     }),
     QuoteSpec: named({ priced: spec, unpriced: unknownModel }),
-    Quote: named({ priced, unpriced: quote(unknownModel, account) }),
+    Quote: named({ priced: quote(spec, account), unpriced: quote(unknownModel, account) }),
     Ping: one({ ok: true, service: "imagegen-pricing-reference", authProvider: "api_key", userId, apiKeyId }),
     Credits: one({ creditBalance: balance, currency: "credits", userId, apiKeyId }),
 
