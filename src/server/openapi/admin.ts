@@ -72,10 +72,8 @@ const OPERATIONS: readonly Operation[] = [
     "Read the request journal, newest first (S17)",
     [200, "Journal"],
     ["invalid_request", ...ADMIN],
-    "",
-    {
-      parameters: [LIMIT],
-    },
+    undefined,
+    { parameters: [LIMIT] },
   ],
   ["GET /admin/openapi.json", "getAdminOpenApiDocument", "This document", [200, "Document"], ADMIN],
 ];

@@ -16,8 +16,7 @@ type JsonObject = Record<string, unknown>;
 
 /**
  * One operation as a row: what it takes and answers, by component name, and the error codes it can
- * answer with. A body ending in `?` may be left out ("" for none); `more` adds parameters, and headers to
- * the answer.
+ * answer with. A body ending in `?` may be left out; `more` adds parameters, and headers to the answer.
  * @internal
  */
 export type Operation = readonly [
@@ -26,7 +25,7 @@ export type Operation = readonly [
   summary: string,
   answer: readonly [status: number, schema: string],
   errors: readonly string[],
-  body?: string,
+  body?: string | undefined,
   more?: { parameters?: JsonObject[]; headers?: JsonObject },
 ];
 
@@ -48,8 +47,9 @@ const RETRY_AFTER = {
 
 /**
  * Folds operations into an OpenAPI 3.1 document: each body and answer refers to its component with
- * its example, each error status lists its codes with one example of each (once, when no operation's
- * own), and each `{name}` of a path is a parameter whose example is the examples' id.
+ * its example; each error status lists its codes with one example of each, written once under
+ * `components.responses` unless it holds the operation's own `invalid_request`; each `{name}` of a
+ * path is a parameter whose example is the examples' id.
  *
  * @param parts - The document's info, authentication, components, examples' catalog and error statuses.
  * @param operations - Its operations.
