@@ -74,7 +74,6 @@ export function createExamples(catalog: Catalog) {
   const balance = OPENING_BALANCE - total;
   const billing = { totalCreditCost: total, balanceAfterCredits: balance };
   const job = (i: number, status: "queued" | "failed") => ({ jobId: jobId(taskId, i), taskId, status, credits: perImage });
-  const clock = { now: CREATED_AT, frozen: false };
   const fault = { kind: "unavailable", method: "POST", path: "/api/generations", retryAfterS: 3 } as const;
   const { aspectRatio, background, imageCount, prompt } = request;
   const journal = { requestId: "req_5c0e2b9a1f3d7e68", method: "POST", path: "/api/generations", status: 202, at: CREATED_AT };
@@ -131,9 +130,9 @@ export function createExamples(catalog: Catalog) {
       request,
       clientIdempotencyKey: true,
     }),
-    ResetRequest: one({}),
-    ResetDone: one({ reset: true, clock }),
-    Clock: one(clock),
+    ResetRequest: named({ empty: {} }),
+    ResetDone: named({ reset: { reset: true, clock: { now: CREATED_AT, frozen: false } } }),
+    Clock: named({ frozen: { now: "2027-01-01T00:00:00.000Z", frozen: true } }),
     ClockChange: named({ now: { now: "2027-01-01T00:00:00Z" }, advanceMs: { advanceMs: 86_400_000 }, frozen: { frozen: false } }),
     NewFault: one({ ...fault, times: 2 }),
     FaultId: one({ faultId }),
