@@ -13,15 +13,15 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import type { PairResult } from "./core.js";
 import type { HttpResult } from "./http.js";
-import type { MemoryResult, TaskBytes } from "./memory.js";
+import type { MemoryResult } from "./memory.js";
 import type { PostgresResult, PostgresSetup } from "./postgres.js";
 
 const quick = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
 const PARTS = ["core", "http", "memory", "postgres"];
 const only = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((s) => s.trim()));
 const settings = quick
-  ? { coreRounds: 2, coreMs: 150, seconds: 2, warmup: 1, httpRounds: 1, tasks: 10_000, few: 1_000, many: 20_000 }
-  : { coreRounds: 5, coreMs: 500, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000, few: 1_000, many: 1_000_000 };
+  ? { coreRounds: 2, coreMs: 150, seconds: 2, warmup: 1, httpRounds: 1, tasks: 10_000 }
+  : { coreRounds: 5, coreMs: 500, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000 };
 const pgSettings = quick
   ? { seconds: 2, warmup: 1, rounds: 1, maxRequests: 20_000 }
   : { seconds: 8, warmup: 2, rounds: 5, maxRequests: 200_000 };
@@ -89,23 +89,9 @@ if (only.has("http")) {
   });
 }
 if (only.has("memory")) {
-  console.log(`memory: ${int(settings.tasks)} tasks for the heap, then ${int(settings.few)} vs ${int(settings.many)} stored ...`);
+  console.log(`memory: ${int(settings.tasks)} tasks per case ...`);
   const { runMemory } = await import("./memory.js");
-  memory = await runMemory(settings.tasks, settings.few, settings.many);
-  const worst = Math.max(memory.withKey.total, memory.withoutKey.total);
-  budgets.push({
-    name: "memory per stored task (heap and array buffers)",
-    value: `${int(worst)} B`,
-    limit: "<= 2048 B",
-    met: worst <= 2048,
-  });
-  const growth = memory.usMany / memory.usFew;
-  budgets.push({
-    name: `request cost, ${int(memory.many)} vs ${int(memory.few)} tasks stored`,
-    value: ratio(growth),
-    limit: "<= 1.5x (flat)",
-    met: growth <= 1.5,
-  });
+  memory = await runMemory(settings.tasks);
 }
 
 if (only.has("postgres")) {
@@ -215,14 +201,10 @@ if (postgres) {
   lines.push("");
 }
 if (memory) {
-  lines.push("### Memory and history (in process, one reference server)", "");
-  lines.push("| measure | heap | array buffers | in all |", "|---|---:|---:|---:|");
-  const bytes = (b: TaskBytes) => `${int(b.heap)} B | ${int(b.buffers)} B | ${int(b.total)} B`;
-  lines.push(`| per task, client idempotency key (claim kept), ${int(memory.tasks)} tasks | ${bytes(memory.withKey)} |`);
-  lines.push(`| per task, no client key, ${int(memory.tasks)} tasks | ${bytes(memory.withoutKey)} |`);
-  lines.push("", "| one accepted POST /api/generations | µs |", "|---|---:|");
-  lines.push(`| ${int(memory.few)} tasks stored | ${memory.usFew.toFixed(1)} |`);
-  lines.push(`| ${int(memory.many)} tasks stored | ${memory.usMany.toFixed(1)} |`);
+  lines.push("### Memory per stored task (in process, one reference server)", "");
+  lines.push("| measure | bytes |", "|---|---:|");
+  lines.push(`| per task, client idempotency key (claim kept), ${int(memory.tasks)} tasks | ${int(memory.withKey)} B |`);
+  lines.push(`| per task, no client key, ${int(memory.tasks)} tasks | ${int(memory.withoutKey)} B |`);
   lines.push("");
 }
 const budgetLines = ["| budget | measured | limit | |", "|---|---:|---|---|"];
@@ -298,11 +280,9 @@ BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server 
   \`CHECKPOINT\` (both start with the same WAL state), ${pgSettings.warmup} s of warm-up, then ${pgSettings.seconds} s measured (at most ${int(pgSettings.maxRequests)} requests), alternating which goes
   first; ${pgSettings.rounds} rounds, medians. After each load the tasks in the database are counted against the 202
   answers. PostgreSQL runs on the same 2 cores as the servers and the load generator.
-- **Memory**: one process with \`--expose-gc\`: the collected heap and the array buffers (where the
-  in-memory store keeps its tasks) after ${int(settings.tasks)} accepted generations through \`server.fetch\`
-  (typical short prompt, after 3,000 to warm up), per task; then the median time of an accepted generation
-  on two servers, one with ${int(settings.few)} tasks stored (warmed by 20,000 requests, then reset) and one with
-  ${int(settings.many)}, in 15 batches of 400 on each that alternate between them.
+- **Memory**: one process with \`--expose-gc\`: the bytes in use (collected heap and array buffers,
+  after full collections) that ${int(settings.tasks)} accepted generations through \`server.fetch\` add to the
+  in-memory store (typical short prompt, after 3,000 to warm up), per task. A figure, not a budget.
 
 ## Budgets
 

@@ -62,8 +62,8 @@ const list = (values: readonly string[]) => values.join(", ");
 /** @internal */
 export const messages = {
   notAnObject: (got: unknown) => `The request body must be a JSON object; received ${show(got)}.`,
-  unknownField: (field: string) =>
-    `Field ${show(field)} is not part of a generation request; remove it (prices are computed by the service, never taken from the request).`,
+  unknownField: (field: string, known: readonly string[]) =>
+    `Field ${show(field)} is not part of a generation request; its fields are ${list(known)}.`,
   wrongType: (field: string, expected: string, got: unknown) => `${field} must be ${expected}; received ${show(got)}.`,
   required: (field: string) => `${field} is required.`,
   blank: (field: string) => `${field} must not be empty or only whitespace.`,
@@ -88,7 +88,7 @@ export const messages = {
   tooManyImages: (max: number, got: number, modelId: string) =>
     `imageCount may be at most ${max} for ${modelId}; received ${got}.`,
   invalidMultiplier: (got: unknown) =>
-    `The price multiplier must be a plain decimal from 0 to 1000 (such as "1.15") or a finite number in that range; received ${show(got)}.`,
+    `The price multiplier must be a plain decimal from 0 to 1000 of at most 32 characters (such as "1.15"), or a finite number in that range; received ${show(got)}.`,
   invalidReferenceCount: (field: string, max: number, got: unknown) =>
     `${field} must be a whole number from 0 to ${max}; received ${show(got)}.`,
   notPriceable: (modelId: string, resolution: string, quality: string) =>

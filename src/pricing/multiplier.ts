@@ -16,6 +16,13 @@ const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /** What `String(n)` prints for a finite non-negative number: plain, or with an exponent (`1e-7`, `1.5e+21`). */
 const NUMBER_TEXT = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
 
+/**
+ * The most characters a multiplier has (P4): as written (a string, after trimming) and as its plain
+ * decimal form. Enough for any price adjustment (`"1.15"`, `"0.000001"`), and it keeps what a task
+ * stores of it, and the work of reading it, small.
+ */
+export const MAX_MULTIPLIER_CHARS = 32;
+
 /** Only this module makes multipliers: the constructor refuses any other caller. */
 const MINT = Symbol("Multiplier");
 
@@ -101,7 +108,8 @@ const KNOWN_MAX_LENGTH = 32;
 
 /**
  * Reads a price multiplier (P4): a plain decimal string (trimmed; no sign, no exponent) or a finite
- * number read as its shortest decimal form (`2.3` is exactly 2.3), from 0 to 1000.
+ * number read as its shortest decimal form (`2.3` is exactly 2.3), from 0 to 1000, of at most 32
+ * characters as written and as a plain decimal.
  *
  * A {@link Multiplier} is returned as it is, so an account's multiplier can be read once and reused.
  *
@@ -133,7 +141,9 @@ export function readMultiplier(input: unknown): Multiplier | undefined {
   if (input === undefined) return ONE;
   let parsed: Multiplier;
   if (typeof input === "string") {
-    const match = PLAIN_DECIMAL.exec(input.trim());
+    const trimmed = input.trim();
+    if (trimmed.length > MAX_MULTIPLIER_CHARS) return undefined;
+    const match = PLAIN_DECIMAL.exec(trimmed);
     if (!match) return undefined;
     const [, whole = "", part = ""] = match;
     parsed = fromDigits(whole + part, part.length);
@@ -147,7 +157,7 @@ export function readMultiplier(input: unknown): Multiplier | undefined {
   } else {
     return undefined;
   }
-  return parsed.num <= 1000n * parsed.den ? parsed : undefined;
+  return parsed.num <= 1000n * parsed.den && parsed.text.length <= MAX_MULTIPLIER_CHARS ? parsed : undefined;
 }
 
 /**

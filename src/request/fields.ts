@@ -111,15 +111,21 @@ export const option = <const T extends string>(
 const UNOFFERED_QUALITIES = ["auto", "xhigh", "max"];
 
 /**
+ * What a quality message adds for a value no model offers (N9). @internal
+ *
+ * @param got - The value received.
+ * @returns The words to add, or `""`.
+ */
+export const qualityHint = (got: unknown): string =>
+  UNOFFERED_QUALITIES.includes(String(got)) ? " (auto, xhigh and max are not offered by any model)" : "";
+
+/**
  * A quality (N9): one of the public levels; `auto`, `xhigh` and `max` get a message saying that no
  * model offers them. @internal
  *
  * @returns The schema.
  */
-export const qualityOption = () =>
-  option("quality", QUALITIES, {
-    hint: (got) => (UNOFFERED_QUALITIES.includes(String(got)) ? " (auto, xhigh and max are not offered by any model)" : ""),
-  });
+export const qualityOption = () => option("quality", QUALITIES, { hint: qualityHint });
 
 /**
  * An array schema that checks the array's length before its entries (S15): a list longer than

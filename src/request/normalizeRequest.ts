@@ -5,8 +5,9 @@
 import * as v from "valibot";
 import { messages } from "../messages.js";
 import { type CatalogOptions, resolveCatalog } from "../models/catalogOptions.js";
-import type { Catalog } from "../models/modelSpec.js";
+import { type Catalog, findModel, type ModelSpec } from "../models/modelSpec.js";
 import type { GenerationRequest, Issue, Result } from "../types.js";
+import { qualityHint } from "./fields.js";
 import { bounded, toIssue, unknownFields } from "./issues.js";
 import { REQUEST_FIELDS, requestSchema } from "./schema.js";
 
@@ -56,19 +57,43 @@ export function readShape(input: unknown, catalog: Catalog): Shape {
   const schema = requestSchema(catalog);
   // The schema reads only its own fields, so the known fields are all checked whatever else the
   // body holds (N15).
-  const unknown = unknownFields(Object.keys(input), KNOWN, messages.unknownField);
+  const unknown = unknownFields(Object.keys(input), KNOWN, (field) => messages.unknownField(field, REQUEST_FIELDS));
   const result = v.safeParse(schema, input);
   if (result.success && unknown.issues.length === 0) return { success: true, output: result.output };
-  const shaped = (result.issues ?? []).map(toIssue);
+  let shaped = (result.issues ?? []).map(toIssue);
   // A field is malformed when an issue is at it or inside it (`inputAssetIds[3]`).
   const malformed = new Set(shaped.map((issue) => issue.path.split("[", 1)[0] as string));
+  const fields = result.output as Record<string, unknown>;
+  const model = malformed.has("modelId") ? undefined : findModel(catalog, fields.modelId);
+  if (model) shaped = shaped.map((issue) => withModelValues(issue, model, input));
   return {
     success: false,
     issues: [...unknown.issues, ...shaped],
     omitted: unknown.omitted,
-    fields: result.output as Record<string, unknown>,
+    fields,
     malformed,
   };
+}
+
+/** The option fields whose accepted values depend on the model (V1-V4). */
+const MODEL_OPTIONS = {
+  aspectRatio: "aspectRatios",
+  resolution: "resolutions",
+  quality: "qualities",
+  background: "backgrounds",
+} as const satisfies Record<string, keyof ModelSpec>;
+
+/**
+ * An option outside the public list, named with the values the request's model accepts rather than
+ * the whole public list, so that a value taken from the message passes (V1-V4).
+ */
+function withModelValues(issue: Issue, model: ModelSpec, input: Record<string, unknown>): Issue {
+  const field = issue.path as keyof typeof MODEL_OPTIONS;
+  if (issue.code !== "invalid_option" || !Object.hasOwn(MODEL_OPTIONS, field)) return issue;
+  const raw = input[field];
+  const got = typeof raw === "string" ? raw.trim() : raw;
+  const hint = field === "quality" ? qualityHint(got) : "";
+  return { ...issue, message: messages.invalidOption(field, got, model[MODEL_OPTIONS[field]], hint) };
 }
 
 /**

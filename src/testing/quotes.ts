@@ -7,6 +7,7 @@
 import type { Arbitrary } from "fast-check";
 import { catalog as builtIn } from "../models/catalog.js";
 import { DEFAULTS, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
+import { parseMultiplier } from "../pricing/multiplier.js";
 import type { QuoteSpec } from "../pricing/quote.js";
 import { fc } from "./fastCheck.js";
 import { notIn, pad } from "./strings.js";
@@ -87,8 +88,9 @@ export function quoteSpec(options?: TestingOptions & { priceable?: boolean }): A
 }
 
 /**
- * Valid account multipliers (P4 of docs/rules.md): plain decimal strings from 0 to 1000 with any number of
- * places (sometimes padded with whitespace), and finite numbers in that range.
+ * Valid account multipliers (P4 of docs/rules.md): plain decimal strings from 0 to 1000 of at most 32
+ * characters (sometimes padded with whitespace), and finite numbers in that range whose shortest
+ * decimal form has at most 32 characters.
  *
  * @returns An arbitrary of multipliers for `AccountPricing.multiplier`.
  * @example
@@ -106,7 +108,7 @@ export function priceMultiplier(): Arbitrary<string | number> {
     )
     .chain(pad);
   const asNumber = fc.oneof(
-    fc.double({ min: 0, max: 1000, noNaN: true }),
+    fc.double({ min: 0, max: 1000, noNaN: true }).filter((n) => parseMultiplier(n) !== undefined),
     fc.integer({ min: 0, max: 100_000 }).map((n) => n / 100),
   );
   return fc.oneof(asString, asNumber);

@@ -25,7 +25,7 @@ export const notAnObject: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(undefined, new Date(0), new Map(), new Set(), () => 1, 10n, Symbol("s")),
 );
 
-/** A valid multiplier as a plain decimal string: 0..1000 with any number of places, leading zeros, padded. */
+/** A valid multiplier as a plain decimal string: 0..1000 with up to 32 characters, leading zeros, padded. */
 export const multiplierString: fc.Arbitrary<string> = fc
   .oneof(
     {
@@ -34,7 +34,7 @@ export const multiplierString: fc.Arbitrary<string> = fc
         .tuple(
           fc.integer({ min: 0, max: 999 }),
           fc.integer({ min: 0, max: 2 }),
-          fc.string({ unit: fc.constantFrom(..."0123456789"), maxLength: 30 }),
+          fc.string({ unit: fc.constantFrom(..."0123456789"), maxLength: 26 }),
         )
         .map(([whole, zeros, frac]) => `${"0".repeat(zeros)}${whole}${frac ? `.${frac}` : ""}`),
     },
@@ -43,12 +43,12 @@ export const multiplierString: fc.Arbitrary<string> = fc
   )
   .chain(padded);
 
-/** A valid multiplier as a finite number 0..1000 (read as its shortest decimal form). */
+/** A valid multiplier as a finite number 0..1000 whose shortest decimal form has at most 32 characters. */
 export const multiplierNumber: fc.Arbitrary<number> = fc.oneof(
-  fc.double({ min: 0, max: 1000, noNaN: true }),
+  fc.double({ min: 0, max: 1000, noNaN: true }).filter((n) => plainDecimal(n).length <= 32),
   fc.integer({ min: 0, max: 100_000 }).map((n) => n / 100),
   fc.integer({ min: 0, max: 1_000_000 }).map((n) => n / 1000),
-  fc.constantFrom(0, -0, 1, 2.3, 1.15, 0.1, 0.3, 1e-7, 5e-324, 1000, 0.005, 1.005),
+  fc.constantFrom(0, -0, 1, 2.3, 1.15, 0.1, 0.3, 1e-7, 1e-30, 1000, 0.005, 1.005),
 );
 
 /** Either kind of valid multiplier. */
@@ -59,14 +59,18 @@ const PLAIN = /^\d+(?:\.\d+)?$/;
 /** Whether a string is a valid multiplier by the rule's text (P4), judged without decimal.js. */
 export function isValidMultiplierString(s: string): boolean {
   const t = s.trim();
-  if (!PLAIN.test(t)) return false;
+  if (!PLAIN.test(t) || t.length > 32) return false;
   const [whole = "", frac = ""] = t.split(".");
   const w = BigInt(whole);
   return w < 1000n || (w === 1000n && /^0*$/.test(frac));
 }
 
-/** Invalid multipliers: signs, exponents, bare points, out of range, non-finite, other types. */
+/** Invalid multipliers: signs, exponents, bare points, out of range, over 32 characters, non-finite, other types. */
 export const invalidMultiplier: fc.Arbitrary<unknown> = fc.oneof(
+  fc
+    .tuple(fc.integer({ min: 0, max: 999 }), fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 29, maxLength: 60 }))
+    .map(([w, f]) => `${String(w).padStart(3, "0")}.${f}`),
+  fc.constantFrom(5e-324, 1e-31, 1.2345678901234567e-20),
   fc.constantFrom("", " ", "-1", "+1", "-0.5", "1e3", "1E-2", ".5", "1.", "1,5", "0x10", "NaN", "Infinity", "1000.0001", "1001"),
   fc.constantFrom("\u0661", "１", "1 000", "1..5", "--1", "1.2.3"),
   fc.string({ maxLength: 8 }).filter((s) => !isValidMultiplierString(s)),

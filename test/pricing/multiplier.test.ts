@@ -97,6 +97,24 @@ describe("parseMultiplier and multiplyAndRound", () => {
     expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "2.29999999999999999999999" } }).credits).toBe(57);
   });
 
+  it("P4: a multiplier has at most 32 characters, as written and as a plain decimal; a longer one is invalid", () => {
+    const beta = { kind: "image", modelId: "beta" } as const;
+    const at32 = `0.${"1".repeat(30)}`;
+    expect(parseMultiplier(at32)?.text).toBe(at32);
+    expect(parseMultiplier(`  ${at32}  `)?.text).toBe(at32); // trimmed first (N3)
+    for (const long of [`${at32}1`, `1.${"0".repeat(31)}`, `0.${"1".repeat(300_000)}`]) {
+      expect(parseMultiplier(long), long.slice(0, 40)).toBeUndefined();
+      expect(quote(beta, { account: { multiplier: long } })).toMatchObject({ credits: null, reason: "invalid_multiplier" });
+    }
+    // A number is judged by its plain decimal form: 1e-30 has 32 characters, 1e-31 has 33.
+    expect(parseMultiplier(1e-30)?.text).toBe(`0.${"0".repeat(29)}1`);
+    expect(parseMultiplier(1e-31)).toBeUndefined();
+    expect(parseMultiplier(5e-324)).toBeUndefined();
+    expect(() => computeCharge(generation({ modelId: "beta" }), { account: { multiplier: `${at32}1` } })).toThrow(
+      InvalidRequestError,
+    );
+  });
+
   const gridCases = GRID_MULTIPLIERS.length * 891;
   it(
     "P4: the integer fast path equals decimal.js over the full grid (every subtotal 0..890 x 0.01..3.00)",

@@ -7,6 +7,36 @@ const found = (body: unknown, options?: { catalog?: Catalog }) =>
   issuesOf(checkRequest(body, options)).map((i) => [i.path, i.code]);
 
 describe("checkRequest", () => {
+  it("V1-V4/N7: an option outside the public list names only values its model accepts, and each named value passes", () => {
+    const fields = {
+      aspectRatio: "aspectRatios",
+      resolution: "resolutions",
+      quality: "qualities",
+      background: "backgrounds",
+    } as const;
+    for (const model of Object.values(catalog.models)) {
+      const base = { prompt: "x", modelId: model.id, resolution: model.resolutions[0] };
+      for (const [field, list] of Object.entries(fields)) {
+        const [issue, ...rest] = issuesOf(checkRequest({ ...base, [field]: "7:5x" }));
+        expect(rest, `${model.id} ${field}`).toEqual([]);
+        expect(issue?.code).toBe("invalid_option");
+        const named = (issue?.message ?? "")
+          .replace(/^.*use one of /, "")
+          .replace(/\.$/, "")
+          .split(", ");
+        expect(named, `${model.id} ${field}`).toEqual([...model[list]]);
+        for (const value of named)
+          expect(checkRequest({ ...base, [field]: value }).success, `${model.id} ${field} ${value}`).toBe(true);
+      }
+    }
+    // gamma-image-1.5 takes 5 ratios: a bad ratio names those 5, not the 16 of the public lists.
+    expect(issuesOf(checkRequest({ prompt: "x", modelId: "gamma-image-1.5", aspectRatio: "7:5" }))[0]?.message).toBe(
+      'aspectRatio "7:5" is not accepted; use one of 1:1, 16:9, 9:16, 3:2, 2:3.',
+    );
+    // A malformed modelId names no model: the public list stays.
+    expect(issuesOf(checkRequest({ prompt: "x", modelId: 7, aspectRatio: "7:5" }))[1]?.message).toContain("use one of Auto, 1:1");
+  });
+
   it("N15: a malformed field never hides a model limit broken by another field: the prompt, the resolution and the count together", () => {
     const result = checkRequest({ prompt: "", modelId: "alpha-img2", resolution: "4K", imageCount: 20 });
     expect(issuesOf(result)).toEqual([
