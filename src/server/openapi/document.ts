@@ -63,13 +63,18 @@ export function foldDocument(parts: DocumentParts, operations: readonly Operatio
   });
   const paths: Record<string, Record<string, JsonObject>> = {};
   const shared: Record<string, JsonObject> = {};
+  const statusOf = (code: string) => {
+    const status = parts.statuses[code];
+    if (status === undefined) throw new RangeError(`No status for the error code "${code}".`);
+    return status;
+  };
   for (const [route, operationId, summary, [status, answer], errors, body, more = {}] of operations) {
     const [method = "", path = ""] = route.split(" ");
     const responses: JsonObject = {
       [status]: { description: summary, headers: more.headers, content: content(answer, bodies[answer]) },
     };
-    for (const at of new Set(errors.map((code) => parts.statuses[code] ?? 500))) {
-      const codes = errors.filter((code) => parts.statuses[code] === at);
+    for (const at of new Set(errors.map(statusOf))) {
+      const codes = errors.filter((code) => statusOf(code) === at);
       const examples = Object.fromEntries(codes.map((code) => [code, { value: failure(code, operationId) }]));
       const headers = at === 429 || at === 503 ? RETRY_AFTER : undefined;
       const response = {
