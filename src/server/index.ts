@@ -43,7 +43,4 @@ export type { CorsOrigins } from "./http/cors.js";
 export type { ClientInfo } from "./http/incoming.js";
 export type { JournalEntry } from "./journal.js";
 export { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY } from "./journal.js";
-export { createAdminOpenApiDocument } from "./openapi/admin.js";
-export type { OpenApiDocument } from "./openapi/document.js";
-export { createOpenApiDocument } from "./openapi/document.js";
 export type { CreditsAnswer, GenerationAccepted, NextChange, PingAnswer, QuoteAnswer } from "./openapi/schemas.js";

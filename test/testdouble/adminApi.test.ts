@@ -5,13 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { constantTimeEqual } from "../../src/server/admin/token.js";
-import {
-  ADMIN_ERRORS,
-  createAdminOpenApiDocument,
-  createReferenceServer,
-  type ReferenceServer,
-  StoreUnavailableError,
-} from "../../src/server/index.js";
+import { ADMIN_ERRORS, createReferenceServer, type ReferenceServer, StoreUnavailableError } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
 import { BASE, errorOf, makeServer, makeStore } from "../server/helpers.js";
 
 const TOKEN = "admin-token-for-tests";
