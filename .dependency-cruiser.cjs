@@ -26,7 +26,8 @@ const below = (name, from, above, comment) => ({
   comment,
   severity: "error",
   from: { path: from },
-  to: { path: `^src/(${above.join("|")})` },
+  // A name ends at a slash or the path's end: `cli` is not the start of `client`.
+  to: { path: `^src/(${above.join("|")})(/|$)` },
 });
 
 /** @type {import("dependency-cruiser").IConfiguration} */

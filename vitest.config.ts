@@ -30,6 +30,7 @@ export default defineConfig({
       { find: /^imagegen-pricing\/testing$/, replacement: src("testing/index.ts") },
       { find: /^imagegen-pricing\/json-schema$/, replacement: src("jsonSchema.ts") },
       { find: /^imagegen-pricing\/postgres$/, replacement: src("postgres/index.ts") },
+      { find: /^imagegen-pricing\/client$/, replacement: src("client/index.ts") },
     ],
   },
   test: {

@@ -3,7 +3,7 @@
  * met or missed, and docs/benchmarks.md rewritten with the results (full runs only).
  *
  * Options (environment): BENCH_QUICK=1 (or `--quick`) for short runs that write no docs;
- * BENCH_ONLY=core,http,memory,postgres to run some parts; BENCH_CPU_PROF=<dir> to profile the
+ * BENCH_ONLY=core,client,http,memory,postgres to run some parts; BENCH_CPU_PROF=<dir> to profile the
  * reference server under HTTP load (`node --cpu-prof`); BENCH_DATABASE_URL=postgres://... to run
  * the PostgreSQL part on that database instead of a throwaway cluster.
  */
@@ -11,17 +11,18 @@ import { execSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
+import type { ClientResult } from "./client.js";
 import type { PairResult } from "./core.js";
 import type { HttpResult } from "./http.js";
 import type { MemoryResult } from "./memory.js";
 import type { PostgresResult, PostgresSetup } from "./postgres.js";
 
 const quick = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
-const PARTS = ["core", "http", "memory", "postgres"];
+const PARTS = ["core", "client", "http", "memory", "postgres"];
 const only = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((s) => s.trim()));
 const settings = quick
-  ? { coreRounds: 2, coreMs: 150, seconds: 2, warmup: 1, httpRounds: 1, tasks: 10_000 }
-  : { coreRounds: 5, coreMs: 500, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000 };
+  ? { coreRounds: 2, coreMs: 150, clientRounds: 10, seconds: 2, warmup: 1, httpRounds: 1, tasks: 10_000 }
+  : { coreRounds: 5, coreMs: 500, clientRounds: 60, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000 };
 const pgSettings = quick
   ? { seconds: 2, warmup: 1, rounds: 1, maxRequests: 20_000 }
   : { seconds: 8, warmup: 2, rounds: 5, maxRequests: 200_000 };
@@ -37,6 +38,7 @@ const int = (x: number) => Math.round(x).toLocaleString("en-US");
 const load0 = os.loadavg()[0] ?? 0;
 
 let core: PairResult[] = [];
+let client: ClientResult | undefined;
 let http: HttpResult[] = [];
 let memory: MemoryResult | undefined;
 let postgres: { results: PostgresResult[]; setup: PostgresSetup } | undefined;
@@ -54,6 +56,17 @@ if (only.has("core")) {
   check("normalize + validate, valid", "validation, valid body vs hand-written", 0.12);
   check("normalize + validate, invalid", "validation, invalid body vs hand-written", 0.06);
   check('quote, multiplier "1.15" read once', "quote, non-unit multiplier (read once) vs integer formula", 0.25);
+}
+if (only.has("client")) {
+  console.log(`client: ${settings.clientRounds} rounds of 200 creates through the client and by a bare fetch ...`);
+  const { runClient } = await import("./client.js");
+  client = await runClient(settings.clientRounds);
+  budgets.push({
+    name: "create through the client vs bare fetch (CPU time)",
+    value: `${ratio(client.cpuRatio)} (wall-clock ${ratio(client.ratio)})`,
+    limit: ">= 0.9x",
+    met: client.cpuRatio >= 0.9,
+  });
 }
 if (only.has("http")) {
   console.log(
@@ -133,6 +146,14 @@ if (core.length > 0) {
   lines.push("| case | ops/s | baseline | baseline ops/s | ratio |", "|---|---:|---|---:|---:|");
   for (const r of core) lines.push(`| ${r.name} | ${int(r.ops)} | ${r.baseline} | ${int(r.baselineOps)} | ${ratio(r.ratio)} |`);
   lines.push("");
+}
+if (client) {
+  lines.push("### Client (in process)", "");
+  lines.push("| case | ops/s | baseline | baseline ops/s | ratio | CPU-time ratio |", "|---|---:|---|---:|---:|---:|");
+  lines.push(
+    `| ${client.name} | ${int(client.ops)} | ${client.baseline} | ${int(client.baselineOps)} | ${ratio(client.ratio)} | ${ratio(client.cpuRatio)} |`,
+    "",
+  );
 }
 if (http.length > 0) {
   lines.push(`### HTTP on loopback (autocannon, ${CONNECTIONS} connections)`, "");
@@ -248,7 +269,7 @@ the machine and on its load, the ratios much less.
 \`\`\`sh
 npm run bench                      # everything, then rewrites this file (about 15 minutes)
 BENCH_QUICK=1 npm run bench        # short runs, writes nothing
-BENCH_ONLY=http npm run bench      # some parts: core, http, memory, postgres
+BENCH_ONLY=http npm run bench      # some parts: core, client, http, memory, postgres
 BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server under load
 \`\`\`
 
@@ -257,6 +278,12 @@ BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server 
   hand-written normalizer of N1-N15 and V1-V6 (checked to give the same issues and output before
   timing) and the integer formula \`floor((2 x base x num + den) / (2 x den))\` with the price cell read
   from the catalog and the multiplier already as num/den.
+- **Client**: \`client.generations.create\` of \`imagegen-pricing/client\` (local check, key, retry
+  machinery) against a bare \`fetch\` of the same body with its own key, both on one in-memory
+  reference server in process (\`server.fetch\`): ${settings.clientRounds} rounds (after as many to warm up), each a batch
+  of 200 accepted generations one after the other through each, the order alternating; medians of
+  the per-round ratios of wall-clock rates and of CPU-time rates (the budget's, as a shared machine
+  disturbs CPU time far less).
 - **HTTP**: the reference server (\`serve()\` of \`imagegen-pricing/node\`, so \`sha256Hex\` hashes keys) and
   a bare node:http server that reads and parses the JSON body and answers a small JSON body each run
   in a child process; autocannon runs in the parent with ${CONNECTIONS} connections. The machine has ${cpus.length} cores:

@@ -344,17 +344,13 @@ export const JSON_SCHEMAS: {
           type: "string",
         },
         resolution: {
-          enum: ["1K", "2K", "4K"],
           type: "string",
         },
         quality: {
-          enum: ["low", "medium", "high"],
           type: "string",
         },
         referenceImageCount: {
-          type: "integer",
-          minimum: 0,
-          maximum: 14,
+          type: "number",
         },
       },
       required: ["kind", "modelId"],

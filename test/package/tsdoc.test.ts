@@ -44,9 +44,10 @@ const ENTRIES: Record<string, string> = {
   "./server": "src/server/index.ts",
   "./node": "src/node/index.ts",
   "./testing": "src/testing/index.ts",
+  "./client": "src/client/index.ts",
 };
 /** The entries whose every public name is summed up in one sentence (the API reference shows a first paragraph as the summary). */
-const ONE_SENTENCE_ENTRIES = [".", "./testing", "./json-schema"];
+const ONE_SENTENCE_ENTRIES = [".", "./testing", "./json-schema", "./client"];
 const MAIN_FUNCTIONS = ["normalizeRequest", "validateForModel", "quote", "computeCharge"];
 
 const program = ts.createProgram(
@@ -142,7 +143,7 @@ describe("TSDoc on every export", () => {
     });
   }
 
-  it("every public name of the core, ./testing and ./json-schema has a first paragraph of exactly one sentence", () => {
+  it("every public name of the core, ./testing, ./json-schema and ./client has a first paragraph of exactly one sentence", () => {
     const long: string[] = [];
     for (const subpath of ONE_SENTENCE_ENTRIES) {
       for (const { name, declarations } of exportsOf(ENTRIES[subpath] as string)) {

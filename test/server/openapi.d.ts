@@ -174,10 +174,8 @@ export interface components {
     QuoteSpec: {
       kind: string;
       modelId: string;
-      /** @enum {string} */
-      resolution?: "1K" | "2K" | "4K";
-      /** @enum {string} */
-      quality?: "low" | "medium" | "high";
+      resolution?: string;
+      quality?: string;
       referenceImageCount?: number;
     };
     Quote: components["schemas"]["PricedQuote"] | components["schemas"]["UnpricedQuote"];

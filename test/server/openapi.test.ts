@@ -73,11 +73,11 @@ describe("OpenAPI", () => {
     expect(poor.error?.error.code).toBe("insufficient_credits");
 
     const bad = await client.POST("/api/pricing/quote", {
-      // @ts-expect-error the generated types reject a resolution outside the public list, as the server does
-      body: { kind: "image", modelId: "beta", resolution: "8K" },
+      // @ts-expect-error the generated types reject a count that is not a number, as the server does
+      body: { kind: "image", modelId: "beta", referenceImageCount: "2" },
     });
     expect(bad.response.status).toBe(400);
-    expect(bad.error?.error.issues?.[0]?.path).toBe("resolution");
+    expect(bad.error?.error.issues?.[0]?.path).toBe("referenceImageCount");
   });
 });
 
@@ -133,7 +133,7 @@ describe("the documents' examples are what a server answers (S12)", () => {
     expect(asExample(await invalid.json(), ids)).toEqual(ex("post", "/api/generations", "400", "invalid_request"));
     const notJson = await s.generate("{nope");
     expect(asExample(await notJson.json(), ids)).toEqual(ex("post", "/api/generations", "400", "invalid_json"));
-    const badSpec = await s.post("/api/pricing/quote", { kind: "image", modelId: catalogDefault(), resolution: "8K" });
+    const badSpec = await s.post("/api/pricing/quote", { kind: "image", modelId: catalogDefault(), referenceImageCount: "2" });
     expect(asExample(await badSpec.json(), ids)).toEqual(ex("post", "/api/pricing/quote", "400", "invalid_request"));
     const reused = await s.generate({ ...(ex("post", "/api/generations", "request") as object), imageCount: 1 });
     expect(asExample(await reused.json(), ids)).toEqual(ex("post", "/api/generations", "409", "idempotency_key_reused"));

@@ -164,7 +164,7 @@ export function createExamples(catalog: Catalog) {
   // What each operation's invalid_request example finds wrong, by operation id.
   const invalid: Record<string, readonly Issue[]> = {
     createGeneration: issuesOf(checkRequest({ prompt: " ", modelId: model.id, resolution: "8K" }, { catalog })),
-    quotePrice: issuesOf(parseQuoteSpec({ kind: "image", modelId: model.id, resolution: "8K" })),
+    quotePrice: issuesOf(parseQuoteSpec({ kind: "image", modelId: model.id, referenceImageCount: "2" })),
     createUser: issue("credits", "invalid_credits", m.invalidCredits(-1)),
     createApiKey: issue("mode", "invalid_mode", m.invalidMode("prod")),
     setMultiplier: issue("multiplier", "invalid_multiplier", m.invalidMultiplier("1,15")),
