@@ -8,7 +8,6 @@
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { sha256Hex } from "../src/node/index.js";
 import { createReferenceServer } from "../src/server/index.js";
 import { median } from "./stats.js";
 
@@ -33,7 +32,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 const alive: unknown[] = [];
 
 async function makeServer() {
-  const server = createReferenceServer({ hashApiKey: sha256Hex });
+  const server = createReferenceServer();
   let headers: Record<string, string> = {};
   /** A new user and key for the requests (after a reset, which removes them). */
   const newUser = async () => {

@@ -275,7 +275,7 @@ BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server 
   hand-written normalizer of N1-N15 and V1-V6 (checked to give the same issues and output before
   timing) and the integer formula \`floor((2 x base x num + den) / (2 x den))\` with the price cell read
   from the catalog and the multiplier already as num/den.
-- **HTTP**: the reference server (\`serve()\` of \`imagegen-pricing/node\`, so \`sha256Hex\` hashes keys) and
+- **HTTP**: the reference server (\`serve()\` of \`imagegen-pricing/node\`, made with no options: \`node:crypto\` hashes keys) and
   a bare node:http server that reads and parses the JSON body and answers a small JSON body each run
   in a child process; autocannon runs in the parent with ${CONNECTIONS} connections. The machine has ${cpus.length} cores:
   one for the load generator, one for the server under load (the other server idles). Per round, for

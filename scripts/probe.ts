@@ -26,18 +26,14 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { MAX_FIXTURES_FILE_BYTES } from "../src/cli/serve.js";
-import { serve, sha256Hex } from "../src/node/index.js";
+import { serve } from "../src/node/index.js";
 import { createPostgresStore } from "../src/postgres/index.js";
 import { BOUNDS } from "../src/request/bounds.js";
-import {
-  ADMIN_TOKEN_THROTTLE,
-  AdminError,
-  createMemoryStore,
-  createReferenceServer,
-  DEFAULT_MAX_BODY_BYTES,
-  MAX_CREDITS,
-  type Store,
-} from "../src/server/index.js";
+import { ADMIN_TOKEN_THROTTLE } from "../src/server/adminToken.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../src/server/body.js";
+import { AdminError, createReferenceServer } from "../src/server/index.js";
+import { createMemoryStore } from "../src/store/memory.js";
+import { MAX_CREDITS, type Store } from "../src/store/store.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const PROBE_FILE = "docs/generated/probe.md";
@@ -76,7 +72,6 @@ type FromServer =
 
 async function runServer(): Promise<void> {
   const server = createReferenceServer({
-    hashApiKey: sha256Hex,
     adminToken: ADMIN_TOKEN,
     log: () => {},
     fixtures: { users: [{ id: USER_ID, credits: MAX_CREDITS, apiKeys: [KEY], assets: [...LONG_IDS, SHORT_ID] }] },
@@ -496,7 +491,7 @@ type EdgeResult = { charge: number; grant: string; refund: number; balance: numb
 
 /** At 2^53 - 1: a generation charged, a grant of the charge, the job failed and refunded. */
 async function creditEdge(store: Store): Promise<EdgeResult> {
-  const server = createReferenceServer({ store, hashApiKey: sha256Hex, log: () => {} });
+  const server = createReferenceServer({ store, log: () => {} });
   const { userId } = await server.admin.createUser({ credits: MAX_CREDITS });
   const { key } = await server.admin.createApiKey(userId);
   const res = await server.fetch(

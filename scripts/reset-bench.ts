@@ -10,9 +10,10 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { sha256Hex } from "../src/node/index.js";
 import { createPostgresStore } from "../src/postgres/index.js";
-import { createMemoryStore, createReferenceServer, type Fixtures, type Store } from "../src/server/index.js";
+import { createReferenceServer, type Fixtures } from "../src/server/index.js";
+import { createMemoryStore } from "../src/store/memory.js";
+import type { Store } from "../src/store/store.js";
 
 const TASKS = 10_000;
 const USERS = 10;
@@ -35,7 +36,7 @@ const median = (xs: number[]) => {
 };
 
 async function measure(kind: keyof typeof ROUNDS, store: Store): Promise<number[]> {
-  const server = createReferenceServer({ store, fixtures, hashApiKey: sha256Hex });
+  const server = createReferenceServer({ store, fixtures });
   await server.ready();
   const generate = (i: number) =>
     server.fetch(

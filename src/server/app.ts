@@ -196,7 +196,7 @@ export function checkCorsOrigins(origins: CorsOrigins): "*" | string[] {
     } catch {
       url = undefined;
     }
-    const bare = url && url.pathname === "/" && url.search === "" && url.hash === "" && !url.username && !url.password;
+    const bare = url && url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
     if (!url || !bare || !/^https?:$/.test(url.protocol) || !/^[a-z]+:\/\/[^/]+\/?$/i.test(origin)) {
       throw new RangeError(
         `cors: ${JSON.stringify(String(origin)).slice(0, 80)} is not an origin; give scheme://host[:port] (such as "http://127.0.0.1:5173", no path), or "*".`,

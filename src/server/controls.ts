@@ -16,18 +16,18 @@ import { AdminError, fail, invalidRequest, json } from "./errors.js";
 import { randomHex } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
 
-/** What a fault does: 503 with `Retry-After`, 500, the normal answer late, or no answer at all. */
-const FAULT_KINDS = ["unavailable", "internal", "delay", "lose_answer"] as const;
+/** What a fault does: 503 with `Retry-After`, 500, the normal answer late, or no answer at all. @internal */
+export const FAULT_KINDS = ["unavailable", "internal", "delay", "lose_answer"] as const;
 /** One of the kinds of fault: `unavailable`, `internal`, `delay` or `lose_answer`. */
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** The service paths a fault may name: the endpoints that take an API key (faults fire after it is checked). */
-const FAULT_PATHS = ["/api/generations", "/api/pricing/quote", "/api/ping", "/api/query/credits"] as const;
-/** The methods a fault may name (a `HEAD` counts as its `GET`). */
-const FAULT_METHODS = ["GET", "POST"] as const;
+/** The service paths a fault may name: the endpoints that take an API key (faults fire after it is checked). @internal */
+export const FAULT_PATHS = ["/api/generations", "/api/pricing/quote", "/api/ping", "/api/query/credits"] as const;
+/** The methods a fault may name (a `HEAD` counts as its `GET`). @internal */
+export const FAULT_METHODS = ["GET", "POST"] as const;
 
-/** The bounds of a fault: how often it fires, how late it answers, what `Retry-After` asks, how many wait at once. */
-const FAULT_LIMITS = { maxTimes: 1000, maxDelayMs: 60_000, maxRetryAfterS: 3600, maxFaults: 100 } as const;
+/** The bounds of a fault: how often it fires, how late it answers, what `Retry-After` asks, how many wait at once. @internal */
+export const FAULT_LIMITS = { maxTimes: 1000, maxDelayMs: 60_000, maxRetryAfterS: 3600, maxFaults: 100 } as const;
 
 /** A fault as asked for: what it matches (every field left out matches anything) and what it does. */
 export type FaultInput = {

@@ -135,9 +135,20 @@ export function json(c: Context<Env>, status: number, text: string, headers?: Re
     "request-id": c.get("requestId"),
   };
   if (headers) Object.assign(all, headers);
-  // hono answers a HEAD with its GET's headers and no body: the length is the GET's.
-  if (c.req.method === "HEAD") all["content-length"] = String(encoder.encode(text).byteLength);
+  // hono answers a HEAD with its GET's headers and no body: the length stays the GET's.
+  all["content-length"] = String(utf8Length(text));
   return new Response(text, { status, headers: all });
+}
+
+/** The UTF-8 length of a JSON text (which holds no lone surrogate), without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // Two bytes below U+0800, three above, four for a surrogate pair (one more for each half).
+    if (unit >= 0x80) bytes += unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 1 : 2;
+  }
+  return bytes;
 }
 
 /**

@@ -6,9 +6,8 @@ import { describe, expect, it } from "vitest";
 import { capabilities, computeCharge, normalizeRequest, quote, validateForModel } from "../../src/index.js";
 import { LIMITS } from "../../src/models/lists.js";
 import { DEFAULT_BOUNDS } from "../../src/node/bounds.js";
-import { SERVER_ERRORS } from "../../src/server/errors.js";
-import { DEFAULT_MAX_BODY_BYTES, JSON_BOUNDS } from "../../src/server/http/body.js";
-import { MAX_ERROR_BODY_BYTES, MAX_LISTED_ISSUES } from "../../src/server/http/respond.js";
+import { DEFAULT_MAX_BODY_BYTES, JSON_BOUNDS } from "../../src/server/body.js";
+import { MAX_ERROR_BODY_BYTES, MAX_LISTED_ISSUES, SERVER_ERRORS } from "../../src/server/errors.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const read = (path: string) => readFileSync(root + path, "utf8");

@@ -6,7 +6,8 @@
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { createAdminOpenApiDocument, createOpenApiDocument, type OpenApiDocument } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
+import { createOpenApiDocument, type OpenApiDocument } from "../../src/server/openapi/document.js";
 import { otherCatalog } from "../support/catalogs.js";
 
 type JsonObject = Record<string, unknown>;

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { MAX_CREDITS } from "../../src/server/index.js";
+import { MAX_CREDITS } from "../../src/store/store.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const read = (path: string) => readFileSync(root + path, "utf8");

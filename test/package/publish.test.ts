@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAdminOpenApiDocument, createOpenApiDocument } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
+import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 
 const run = promisify(execFile);

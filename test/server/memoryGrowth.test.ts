@@ -9,7 +9,8 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { createMemoryStore, createReferenceServer } from "../../src/server/index.js";
+import { createReferenceServer } from "../../src/server/index.js";
+import { createMemoryStore } from "../../src/store/memory.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;

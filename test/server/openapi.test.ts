@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import createClient from "openapi-fetch";
 import { describe, expect, it } from "vitest";
-import { createAdminOpenApiDocument, createOpenApiDocument, type OpenApiDocument } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
+import { createOpenApiDocument, type OpenApiDocument } from "../../src/server/openapi/document.js";
 import { BASE, type Setup, setup } from "./helpers.js";
 import type { paths } from "./openapi.js";
 import { generateOpenApiTypes, OPENAPI_TYPES_PATH } from "./openapiTypes.js";
