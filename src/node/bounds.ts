@@ -4,7 +4,7 @@
  * the JSON answers to what Node's HTTP parser would otherwise answer itself in plain text (a
  * timeout, headers too large, no `Host`, an unknown `Expect`, `CONNECT`).
  */
-import { type IncomingMessage, type Server, type ServerResponse, validateHeaderName, validateHeaderValue } from "node:http";
+import { createServer, type IncomingMessage, type Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { addressKey } from "../server/address.js";
 import type { ResponseEvent } from "../server/context.js";
@@ -136,21 +136,61 @@ export type ServerStats = {
 };
 
 /**
- * Applies the bounds to a node:http server: Node's timeouts and header limit, the connection caps
- * answered with a JSON 503, a JSON answer with a `Request-Id` for every error Node's parser reports
- * (`clientError`) and for `CONNECT` and an unknown `Expect`, and `100 Continue` sent only once a
- * handler reads the body.
+ * Makes the node:http server of `serve()` within its bounds: Node's timeouts and header limit, the
+ * connection caps answered with a JSON 503, a JSON answer with a `Request-Id` for every error
+ * Node's parser reports (`clientError`), for `CONNECT`, an unknown `Expect` and an answer whose
+ * headers node:http refuses, and `100 Continue` sent only once a handler reads the body.
  *
- * @param server - The node:http server, before it listens.
  * @param bounds - The bounds.
  * @param report - Told of every answer written here to a request node:http parsed (a 400 without
  *   Host, a 417, a CONNECT, a 500 for a handler's answer that cannot be written).
- * @returns What `serve()` calls around each request: its admission, its answer, its figures.
+ * @returns The server, and what `serve()` calls around each request: its admission, its answer,
+ *   its figures.
  * @internal
  */
-export function guardConnections(server: Server, bounds: Bounds, report?: (event: ResponseEvent) => void) {
-  server.headersTimeout = bounds.headersTimeoutMs;
-  server.requestTimeout = bounds.requestTimeoutMs;
+export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent) => void) {
+  /**
+   * node:http's response, which writes the service's JSON 500 in place of an answer whose headers
+   * it refuses (a web `Response` takes some that node:http does not), and nothing of that answer.
+   */
+  class GuardedResponse extends ServerResponse {
+    #refused = false;
+
+    override writeHead(statusCode: number, ...rest: unknown[]): this {
+      if (this.#refused) return this;
+      try {
+        return writeHead.call(this, statusCode, ...rest) as this;
+      } catch (error) {
+        if (this.headersSent) throw error;
+        this.#refused = true;
+        for (const name of this.getHeaderNames()) this.removeHeader(name);
+        answerError(this.req, this, "internal_error", "Something went wrong on our side.");
+        return this;
+      }
+    }
+
+    override write(...args: unknown[]): boolean {
+      return this.#refused || write.apply(this, args);
+    }
+
+    override end(...args: unknown[]): this {
+      return this.#refused ? this : (end.apply(this, args) as this);
+    }
+  }
+  const { writeHead, write, end } = ServerResponse.prototype as unknown as {
+    writeHead: (this: ServerResponse, ...args: unknown[]) => unknown;
+    write: (this: ServerResponse, ...args: unknown[]) => boolean;
+    end: (this: ServerResponse, ...args: unknown[]) => unknown;
+  };
+  const server = createServer({
+    ServerResponse: GuardedResponse,
+    maxHeaderSize: bounds.maxHeaderBytes,
+    // A request without Host is answered by the guard with the JSON 400 instead of Node's plain one.
+    requireHostHeader: false,
+    headersTimeout: bounds.headersTimeoutMs,
+    requestTimeout: bounds.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, Math.max(5, Math.floor(bounds.headersTimeoutMs / 10))),
+  }) as unknown as Server;
   server.maxConnections = bounds.maxConnections + CAP_OVERFLOW;
 
   const stats: ServerStats = { openConnections: 0, activeRequests: 0, requests: 0, refusedConnections: 0 };
@@ -191,8 +231,8 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
     if (res.headersSent || res.destroyed) return;
     const start = performance.now();
     const { status, headers, body, requestId } = errorAnswer(code, message);
-    res.writeHead(status, headers);
-    res.end(body);
+    writeHead.call(res, status, headers);
+    end.call(res, body);
     tell(req, status, requestId, start);
   }
 
@@ -357,7 +397,7 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
         if (response instanceof Response) response.body?.cancel().catch(() => {});
         throw new Error("The request was answered already (a timeout).");
       }
-      if (!(response instanceof Response) || !writable(response)) {
+      if (!(response instanceof Response)) {
         const start = performance.now();
         const answer = errorResponse("internal_error", "Something went wrong on our side.");
         tell(req, answer.status, answer.headers.get("request-id") ?? "", start);
@@ -372,6 +412,7 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
       }
       return response;
     },
+    server,
     /** A copy of the live figures. */
     stats: (): ServerStats => ({ ...stats }),
     /** Destroys every socket still lingering after an early answer. */
@@ -379,19 +420,6 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
       for (const socket of lingering) socket.destroy();
     },
   };
-}
-
-/** Whether node:http can write every header of an answer (a web `Response` takes some it refuses). */
-function writable(response: Response): boolean {
-  try {
-    response.headers.forEach((value, name) => {
-      validateHeaderName(name);
-      validateHeaderValue(name, value);
-    });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The JSON answer to an error Node's HTTP parser reported. */

@@ -7,7 +7,7 @@
  *
  * @module imagegen-pricing/node
  */
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener, type HttpBindings, RequestError } from "@hono/node-server";
 import { createReferenceServer } from "../server/app.js";
@@ -115,15 +115,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const server = options.server ?? createReferenceServer();
   const host = options.host ?? "127.0.0.1";
   const bounds = readBounds(options);
-  const httpServer = createServer({
-    maxHeaderSize: bounds.maxHeaderBytes,
-    // A request without Host is answered by the guard with the JSON 400 instead of Node's plain one.
-    requireHostHeader: false,
-    headersTimeout: bounds.headersTimeoutMs,
-    requestTimeout: bounds.requestTimeoutMs,
-    connectionsCheckingInterval: Math.min(1000, Math.max(5, Math.floor(bounds.headersTimeoutMs / 10))),
-  });
-  const guard = guardConnections(httpServer, bounds, options.onResponse);
+  const guard = guardConnections(bounds, options.onResponse);
+  const httpServer = guard.server;
 
   const answer = async (request: Request, { incoming, outgoing }: HttpBindings): Promise<Response> => {
     guard.started();
