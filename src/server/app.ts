@@ -5,8 +5,6 @@
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { methodNotAllowed } from "hono/method-not-allowed";
-import { requestId } from "hono/request-id";
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { createMemoryStore } from "../store/memory.js";
@@ -356,25 +354,16 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       }
     });
   }
-  // Every answer's Request-Id is the server's own: a client's header of that name is never taken.
-  app.use(requestId({ headerName: "", generator: () => newId.request() }));
+  // Every answer's Request-Id is the server's own (a client's header of that name is never taken).
+  // Synchronous, as every step that need not wait: each async step costs every request a few µs.
+  app.use((c, next) => {
+    c.set("requestId", newId.request());
+    return next();
+  });
   if (origins) app.use("/api/*", corsFor(origins)).use("/openapi.json", corsFor(origins));
   if (controls) app.use(controls.journal);
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (c, allowed) =>
-        fail(c, {
-          code: "method_not_allowed",
-          message: m.methodNotAllowed(c.req.method, allowed),
-          headers: { allow: allowed.join(", ") },
-        }),
-    }),
-  );
-  app.use(async (_c, next) => {
-    if (!loaded) await ready();
-    await next();
-  });
+  // Requests wait for the fixtures (at start, and while a reset loads them again).
+  app.use((_c, next) => (loaded ? next() : ready().then(next)));
   app.notFound((c) => fail(c, { code: "not_found", message: m.notFound(c.req.path) }));
   app.onError((error, c) => {
     if (error instanceof AnswerLostError) throw error; // no answer, on purpose: fetch rejects, a socket closes
@@ -423,10 +412,34 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       controls.routes(() => admin),
     );
   }
+  refuseOtherMethods(app);
 
-  const fetch = async (request: Request, info?: ClientInfo): Promise<Response> =>
-    app.fetch(request, typeof info === "object" && info !== null ? info : {});
+  const fetch = (request: Request, info?: ClientInfo): Promise<Response> =>
+    Promise.resolve(app.fetch(request, typeof info === "object" && info !== null ? info : {}));
   return { fetch, admin, ready };
+}
+
+/**
+ * The 405 (with `Allow`) of every method a route's path lacks: one catch-all route per path, after
+ * the path's own routes, so that a request with an allowed method never reaches it (hono's
+ * `method-not-allowed` middleware would run on every request). A `GET` answers `HEAD` too.
+ */
+function refuseOtherMethods(app: Hono<Env>): void {
+  const methods = new Map<string, Set<string>>();
+  for (const { method, path } of app.routes) {
+    if (method === "ALL") continue;
+    const allowed = methods.get(path) ?? new Set();
+    allowed.add(method);
+    if (method === "GET") allowed.add("HEAD");
+    methods.set(path, allowed);
+  }
+  for (const [path, set] of methods) {
+    const allowed = [...set];
+    const allow = allowed.join(", ");
+    app.all(path, (c) =>
+      fail(c, { code: "method_not_allowed", message: m.methodNotAllowed(c.req.method, allowed), headers: { allow } }),
+    );
+  }
 }
 
 /** The admin methods, each waiting for the fixtures first, so a call never sees a half-loaded store. */
