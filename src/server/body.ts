@@ -198,28 +198,23 @@ function limitOf(maxBytes: number): MiddlewareHandler<Env> {
  * Every byte of the body, never more than `maxBytes`: a declared `Content-Length` is compared
  * first, and a body of unknown length is read by `hono/body-limit`, which stops at the limit.
  */
-async function readBytes(c: Context<Env>, maxBytes: number): Promise<Uint8Array | Response> {
+function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayBuffer | Response> {
   const tooLarge = () => fail(c, { code: "payload_too_large", message: m.payloadTooLarge(maxBytes) });
+  // The client went away while the body was read.
+  const unreadable = () => fail(c, { code: "invalid_json", message: m.unreadableBody() });
   const declared = c.req.header("content-length");
-  try {
-    if (declared === undefined || !/^\d+$/.test(declared) || c.req.header("transfer-encoding") !== undefined) {
-      const read: { bytes?: Uint8Array } = {};
-      const refused = await limitOf(maxBytes)(c, async () => {
-        read.bytes = new Uint8Array(await c.req.arrayBuffer());
-      });
-      return read.bytes ?? refused ?? tooLarge();
-    }
-    // bodyLimit reads `request.body` before it looks at a declared length, which on Node makes
-    // @hono/node-server build a web stream and start the upload (a `100 Continue`, too early for a
-    // 413): a declared length is compared here, and the body read whole, since Node reads no more.
-    if (Number(declared) > maxBytes) return tooLarge();
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    // A Request made in process may declare less than it holds.
-    return bytes.byteLength > maxBytes ? tooLarge() : bytes;
-  } catch {
-    // The client went away while the body was read.
-    return fail(c, { code: "invalid_json", message: m.unreadableBody() });
+  if (declared === undefined || !/^\d+$/.test(declared) || c.req.header("transfer-encoding") !== undefined) {
+    const read: { bytes?: ArrayBuffer } = {};
+    return limitOf(maxBytes)(c, async () => {
+      read.bytes = await c.req.raw.arrayBuffer();
+    }).then((refused) => read.bytes ?? refused ?? tooLarge(), unreadable);
   }
+  // bodyLimit reads `request.body` before it looks at a declared length, which on Node makes
+  // @hono/node-server build a web stream and start the upload (a `100 Continue`, too early for a
+  // 413): a declared length is compared here, and the body read whole, since Node reads no more.
+  if (Number(declared) > maxBytes) return tooLarge();
+  // A Request made in process may declare less than it holds.
+  return c.req.raw.arrayBuffer().then((bytes) => (bytes.byteLength > maxBytes ? tooLarge() : bytes), unreadable);
 }
 
 /**
