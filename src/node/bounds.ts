@@ -47,8 +47,8 @@ const CAP_OVERFLOW = 64;
  */
 const LINGER_PER_ADDRESS = 8;
 
-/** The codes of the answers written here, by status; they extend the server's codes (S12). @internal */
-export const CONNECTION_ERRORS = {
+/** The codes of the answers written here, by status; they extend the server's codes (S12). */
+const CONNECTION_ERRORS = {
   bad_request: 400,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -75,10 +75,8 @@ const REASONS: Record<number, string> = {
 /**
  * The service's JSON error `{ error: { message, code, requestId } }` as a whole HTTP/1.1 answer,
  * with a `Request-Id` and `Connection: close`, for writing straight to a socket.
- *
- * @internal
  */
-export function rawErrorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}): string {
+function rawErrorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}): string {
   return rawAnswer(errorAnswer(code, message, extra));
 }
 
@@ -92,10 +90,8 @@ function rawAnswer({ status, headers, body }: { status: number; headers: Record<
 /**
  * The service's JSON error `{ error: { message, code, requestId } }` as a status, headers
  * (lower-case names: a `Request-Id`, `Connection: close`, its `Content-Length`) and body.
- *
- * @internal
  */
-export function errorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}) {
+function errorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}) {
   const requestId = newId.request();
   const status = CONNECTION_ERRORS[code];
   const body = JSON.stringify({ error: { message, code, requestId } });

@@ -284,10 +284,8 @@ export function createAdmin(
 /**
  * How an admin route reads its body: `none` not at all, `object` a JSON object (`{}` when there is
  * no body), `required` a JSON object, `json` any JSON value.
- *
- * @internal
  */
-export type AdminBody = "none" | "object" | "required" | "json";
+type AdminBody = "none" | "object" | "required" | "json";
 
 /** One admin route: its method, its path (`:id` is one segment), how it reads its body, and its handler. @internal */
 export type AdminRoute = readonly [

@@ -138,8 +138,8 @@ export function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undef
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** The parsed body, or the answer that refuses it. @internal */
-export type JsonRead = { ok: true; value: unknown } | { ok: false; answer: Response };
+/** The parsed body, or the answer that refuses it. */
+type JsonRead = { ok: true; value: unknown } | { ok: false; answer: Response };
 
 /**
  * Reads and parses a request's JSON body in the order S12 fixes, media type (415), size (413),

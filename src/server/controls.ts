@@ -90,12 +90,8 @@ const FAULT_FIELDS = ["method", "path", "apiKeyId", "kind", "times", "delayMs", 
 /**
  * Checks a fault as asked for: every field known, each within its values; `delayMs` only with
  * `delay`, `retryAfterS` only with `unavailable`.
- *
- * @param input - The fault, as a client sent it.
- * @returns The fault, or every issue found (each naming its field and the allowed values).
- * @internal
  */
-export function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: false; issues: Issue[] } {
+function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: false; issues: Issue[] } {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     return {
       ok: false,
@@ -327,9 +323,6 @@ const tooManyFaults = () =>
 
 /** The admin methods of the controls. */
 type ControlMethods = Pick<Admin, "addFault" | "faults" | "removeFault" | "clearFaults" | "requests">;
-
-/** The test-double controls of one server. @internal */
-export type Controls = ReturnType<typeof createControls>;
 
 /**
  * Makes the controls of a server with an admin token: an empty fault list and journal.
