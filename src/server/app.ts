@@ -354,16 +354,17 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       }
     });
   }
-  // Every answer's Request-Id is the server's own (a client's header of that name is never taken).
-  // Synchronous, as every step that need not wait: each async step costs every request a few µs.
+  // Requests wait for the fixtures (at start, and while a reset loads them again): in the first
+  // step, or, with a request journal, right after it, so that the journal sees every request.
+  // Synchronous, as every step that need not wait: each step costs every request a little.
+  const waitForFixtures: MiddlewareHandler<Env> = (_c, next) => (loaded ? next() : ready().then(next));
   app.use((c, next) => {
+    // Every answer's Request-Id is the server's own (a client's header of that name is never taken).
     c.set("requestId", newId.request());
-    return next();
+    return controls ? next() : waitForFixtures(c, next);
   });
   if (origins) app.use("/api/*", corsFor(origins)).use("/openapi.json", corsFor(origins));
-  if (controls) app.use(controls.journal);
-  // Requests wait for the fixtures (at start, and while a reset loads them again).
-  app.use((_c, next) => (loaded ? next() : ready().then(next)));
+  if (controls) app.use(controls.journal, waitForFixtures);
   app.notFound((c) => fail(c, { code: "not_found", message: m.notFound(c.req.path) }));
   app.onError((error, c) => {
     if (error instanceof AnswerLostError) throw error; // no answer, on purpose: fetch rejects, a socket closes
