@@ -22,7 +22,8 @@ export type FetchServer = {
   /**
    * Answers a web-standard request; the second argument tells the client's address. A rejection
    * (or a throw) is answered with nothing: `serve()` closes the connection, as when the server goes
-   * away mid-request.
+   * away mid-request. The answer's status goes out with its standard reason phrase (a `Response`'s
+   * `statusText` is not sent, as with `@hono/node-server`).
    */
   fetch: (request: Request, info?: { clientAddress?: string }) => Response | Promise<Response>;
 };
