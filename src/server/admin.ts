@@ -7,7 +7,7 @@ import type { Handler, Hono, MiddlewareHandler } from "hono";
 import { safeEcho } from "../echo.js";
 import { show } from "../messages.js";
 import { parseMultiplier } from "../pricing/multiplier.js";
-import { type ApiKeyMode, type JobStatus, MAX_CREDITS, type TaskRecord } from "../store/store.js";
+import { type ApiKeyMode, MAX_CREDITS, type TaskRecord } from "../store/store.js";
 import type { GenerationRequest, Issue } from "../types.js";
 import { generateApiKey, hashApiKey } from "./auth.js";
 import { jsonBody } from "./body.js";
@@ -43,8 +43,8 @@ export function ledgerBalance(entries: readonly Pick<LedgerEntry, "kind" | "cred
   return balance;
 }
 
-/** A job as the operator sees it. */
-export type JobView = { jobId: string; taskId: string; status: JobStatus; credits: number };
+/** A job as the operator sees it: `failed` once failed (and refunded), else `queued`. */
+export type JobView = { jobId: string; taskId: string; status: "queued" | "failed"; credits: number };
 
 /** A task as stored (S8): ratio, resolution, quality, background, per-job charges, the request. */
 export type TaskView = {
@@ -80,7 +80,7 @@ export type Admin = {
   /** Adds a user with a grant of `credits` (0 to 2^53 - 1) and a multiplier (default 1). */
   createUser(input: { credits: number; multiplier?: string | number }): Promise<{ userId: string }>;
   /** Makes an API key for a user (`ck_test_` unless `mode: "live"`); the whole key is returned only here. */
-  createApiKey(userId: string, options?: { mode?: ApiKeyMode }): Promise<{ apiKeyId: string; key: string }>;
+  createApiKey(userId: string, options?: { mode?: "live" | "test" }): Promise<{ apiKeyId: string; key: string }>;
   /** Revokes a key; revoking it again does nothing. A request already in flight with it is not charged. */
   revokeApiKey(apiKeyId: string): Promise<void>;
   /** Adds an asset owned by a user. */

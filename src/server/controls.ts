@@ -16,10 +16,10 @@ import { AdminError, fail, invalidRequest, json } from "./errors.js";
 import { randomHex } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
 
-/** What a fault does: 503 with `Retry-After`, 500, the normal answer late, or no answer at all. @internal */
-export const FAULT_KINDS = ["unavailable", "internal", "delay", "lose_answer"] as const;
-/** One of the kinds of fault: `unavailable`, `internal`, `delay` or `lose_answer`. */
-export type FaultKind = (typeof FAULT_KINDS)[number];
+/** What a fault does: 503 with `Retry-After`, 500, the normal answer late, or no answer at all. */
+export type FaultKind = "unavailable" | "internal" | "delay" | "lose_answer";
+/** Every {@link FaultKind}. @internal */
+export const FAULT_KINDS: readonly FaultKind[] = ["unavailable", "internal", "delay", "lose_answer"];
 
 /** The service paths a fault may name: the endpoints that take an API key (faults fire after it is checked). @internal */
 export const FAULT_PATHS = ["/api/generations", "/api/pricing/quote", "/api/ping", "/api/query/credits"] as const;

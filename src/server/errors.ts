@@ -8,6 +8,22 @@ import type { Issue } from "../types.js";
 import type { Env } from "./context.js";
 import { serverMessages as m } from "./messages.js";
 
+/** Stable codes of the `error.code` field of a failed HTTP request. */
+export type ServerErrorCode =
+  | "invalid_json"
+  | "invalid_request"
+  | "asset_not_found"
+  | "missing_api_key"
+  | "invalid_api_key"
+  | "insufficient_credits"
+  | "not_found"
+  | "method_not_allowed"
+  | "idempotency_key_reused"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "internal_error"
+  | "service_unavailable";
+
 /**
  * Every `error.code` of a failed HTTP request, with its status (S12). Data, so that the OpenAPI
  * document and the handlers cannot disagree.
@@ -28,10 +44,7 @@ export const SERVER_ERRORS = {
   unsupported_media_type: 415, // not application/json
   internal_error: 500, // a bug; no input is meant to reach it
   service_unavailable: 503, // the store cannot be reached; with Retry-After (S14)
-} as const;
-
-/** Stable codes of the `error.code` field of a failed HTTP request. */
-export type ServerErrorCode = keyof typeof SERVER_ERRORS;
+} as const satisfies Record<ServerErrorCode, number>;
 
 /** The body of every failed request. */
 export type ErrorBody = {
