@@ -168,7 +168,7 @@ export async function runPostgres(opts: {
 }): Promise<{ results: PostgresResult[]; setup: PostgresSetup }> {
   const { createPostgresStore } = await import("../src/postgres/index.js");
   const { createReferenceServer } = await import("../src/server/index.js");
-  
+
   // A benchmark stopped by a signal still removes its cluster: exiting runs the cluster's exit hook.
   const onSignal = (signal: NodeJS.Signals) => process.exit(signal === "SIGINT" ? 130 : 143);
   process.once("SIGINT", onSignal);
