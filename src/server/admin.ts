@@ -12,7 +12,7 @@ import type { GenerationRequest, Issue } from "../types.js";
 import { generateApiKey, hashApiKey } from "./auth.js";
 import { jsonBody } from "./body.js";
 import type { ClockChange, ClockView } from "./clock.js";
-import type { Env, ServerContext } from "./context.js";
+import type { AdminRoute, Env, ServerContext } from "./context.js";
 import type { FaultInput, FaultView, JournalEntry } from "./controls.js";
 import { AdminError, type AdminErrorCode, type AdminHttpErrorCode, fail, invalidRequest, json } from "./errors.js";
 import { jobId, newId, parseJobId } from "./ids.js";
@@ -280,20 +280,6 @@ export function createAdmin(
     },
   };
 }
-
-/**
- * How an admin route reads its body: `none` not at all, `object` a JSON object (`{}` when there is
- * no body), `required` a JSON object, `json` any JSON value.
- */
-type AdminBody = "none" | "object" | "required" | "json";
-
-/** One admin route: its method, its path (`:id` is one segment), how it reads its body, and its handler. @internal */
-export type AdminRoute = readonly [
-  method: "GET" | "POST" | "PUT" | "DELETE",
-  path: string,
-  body: AdminBody,
-  handler: Handler<Env>,
-];
 
 type Json = Record<string, unknown>;
 /** A field's check: `undefined` when fine, else the issue's code and message. */

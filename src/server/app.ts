@@ -405,13 +405,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   app.get("/api/query/credits", key, ...faults, queryCredits(ctx));
   app.get("/openapi.json", (c) => json(c, 200, catalogs.openApiText(clock.now())));
   if (adminToken !== undefined && controls) {
-    addAdminRoutes(
-      app,
-      adminGuard(adminToken, clock),
-      ctx,
-      () => admin,
-      controls.routes(() => admin),
-    );
+    addAdminRoutes(app, adminGuard(adminToken, clock), ctx, () => admin, controls.routes);
   }
   refuseOtherMethods(app);
 

@@ -3,10 +3,13 @@
  * `onResponse`, the settings a route is given, the caller a key authenticated, and what a request
  * carries through the middleware.
  */
+
+import type { Handler } from "hono";
+import type { CatalogChangeTime } from "../models/history.js";
+import type { Catalog } from "../models/modelSpec.js";
 import type { Store } from "../store/store.js";
 import type { Issue } from "../types.js";
 import type { ClientInfo } from "./address.js";
-import type { ServerCatalogs } from "./catalogs.js";
 import type { ServerClock } from "./clock.js";
 
 /** A line the server logs. It never holds a key, a header or a body. */
@@ -38,6 +41,29 @@ export type ResponseEvent = {
  * @internal
  */
 export type Caller = { readonly userId: string; readonly apiKeyId: string; readonly multiplier: string };
+
+/** The catalog that prices a request, and the next change already known after it. @internal */
+export type CatalogInForce = {
+  /** The catalog in force at the request's instant. */
+  readonly catalog: Catalog;
+  /** The next catalog of the history and when it takes effect; `undefined` when none is known. */
+  readonly next: CatalogChangeTime | undefined;
+};
+
+/** What a server knows of its catalogs. @internal */
+export type ServerCatalogs = {
+  /**
+   * The catalog in force at `now` (P8), with the next change known after it.
+   *
+   * @throws `NoCatalogInForceError` when `now` is before the history's first entry: no price
+   *   is known then, and the server answers 503 rather than price with another catalog (P2).
+   */
+  at(now: number): CatalogInForce;
+  /** The server's catalog with this version (the one a stored task was charged under), or `undefined`. */
+  byVersion(version: string): Catalog | undefined;
+  /** The serialized OpenAPI document of the catalog in force at `now` (of the first one, before it), made once per catalog. */
+  openApiText(now: number): string;
+};
 
 /**
  * The settings and state of one server: what every route is given.
@@ -80,3 +106,17 @@ export type Env = {
     issues: readonly Issue[];
   };
 };
+
+/**
+ * One admin route: its method, its path (`:id` is one segment), how it reads its body (`none` not
+ * at all, `object` a JSON object, `{}` when there is none, `required` a JSON object, `json` any
+ * JSON value) and its handler.
+ *
+ * @internal
+ */
+export type AdminRoute = readonly [
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  path: string,
+  body: "none" | "object" | "required" | "json",
+  handler: Handler<Env>,
+];

@@ -9,9 +9,8 @@ import { safeEcho } from "../echo.js";
 import { show } from "../messages.js";
 import { LIMITS } from "../models/lists.js";
 import type { Issue } from "../types.js";
-import type { Admin, AdminRoute } from "./admin.js";
 import { readJson } from "./body.js";
-import type { Caller, Env } from "./context.js";
+import type { AdminRoute, Caller, Env } from "./context.js";
 import { AdminError, fail, invalidRequest, json } from "./errors.js";
 import { randomHex } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
@@ -321,9 +320,6 @@ function limitIssue(limit: unknown): Issue | undefined {
 const tooManyFaults = () =>
   `At most ${FAULT_LIMITS.maxFaults} faults wait at once; remove some first (DELETE /admin/faults, admin.clearFaults()).`;
 
-/** The admin methods of the controls. */
-type ControlMethods = Pick<Admin, "addFault" | "faults" | "removeFault" | "clearFaults" | "requests">;
-
 /**
  * Makes the controls of a server with an admin token: an empty fault list and journal.
  *
@@ -365,20 +361,21 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     });
   };
 
-  const methods: ControlMethods = {
-    async addFault(input) {
+  /** The admin methods of the controls (see `Admin`). */
+  const methods = {
+    async addFault(input: FaultInput): Promise<{ faultId: string }> {
       const checked = checkFault(input);
       if (!checked.ok) throw new AdminError("invalid_fault", checked.issues.map((i) => i.message).join(" "));
       const view = faults.add(checked.fault);
       if (!view) throw new AdminError("invalid_fault", tooManyFaults());
       return { faultId: view.faultId };
     },
-    faults: async () => faults.list(),
-    async removeFault(faultId) {
+    faults: async (): Promise<FaultView[]> => faults.list(),
+    async removeFault(faultId: string): Promise<void> {
       if (!faults.remove(faultId)) throw new AdminError("unknown_fault", m.unknown("fault", faultId));
     },
-    clearFaults: async () => ({ removed: faults.clear() }),
-    async requests(options) {
+    clearFaults: async (): Promise<{ removed: number }> => ({ removed: faults.clear() }),
+    async requests(options?: { limit?: number }): Promise<JournalEntry[]> {
       const limit = options?.limit ?? DEFAULT_JOURNAL_LIMIT;
       const issue = limitIssue(limit);
       if (issue) throw new AdminError("invalid_limit", issue.message);
@@ -387,7 +384,7 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
   };
 
   /** `POST`, `GET` and `DELETE /admin/faults`, `DELETE /admin/faults/{faultId}` and `GET /admin/requests?limit=N`. */
-  const routes = (admin: () => Admin): AdminRoute[] => [
+  const routes: AdminRoute[] = [
     [
       "POST",
       "/admin/faults",
@@ -400,8 +397,8 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
         return json(c, 201, JSON.stringify({ faultId: view.faultId }));
       },
     ],
-    ["GET", "/admin/faults", "none", async (c) => json(c, 200, JSON.stringify({ faults: await admin().faults() }))],
-    ["DELETE", "/admin/faults", "none", async (c) => json(c, 200, JSON.stringify(await admin().clearFaults()))],
+    ["GET", "/admin/faults", "none", (c) => json(c, 200, JSON.stringify({ faults: faults.list() }))],
+    ["DELETE", "/admin/faults", "none", (c) => json(c, 200, JSON.stringify({ removed: faults.clear() }))],
     [
       "DELETE",
       "/admin/faults/:id",
@@ -425,7 +422,7 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
           if (issue) return invalidRequest(c, [issue]);
           limit = Number(text);
         }
-        return json(c, 200, JSON.stringify({ requests: await admin().requests({ limit }) }));
+        return json(c, 200, JSON.stringify({ requests: journal.list(limit) }));
       },
     ],
   ];
@@ -449,7 +446,7 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
  * @returns The methods.
  * @internal
  */
-export function controlsOff(): ControlMethods {
+export function controlsOff(): ReturnType<typeof createControls>["methods"] {
   const off = async (): Promise<never> => {
     throw new AdminError(
       "controls_off",
