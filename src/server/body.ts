@@ -78,9 +78,8 @@ export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + BO
  *
  * @param header - The header's value, if any.
  * @returns `true` for JSON in UTF-8.
- * @internal
  */
-export function isJsonMediaType(header: string | undefined): boolean {
+function isJsonMediaType(header: string | undefined): boolean {
   if (header === undefined) return false;
   if (header === "application/json") return true; // what nearly every client sends
   const [type = "", ...params] = header.split(";");
@@ -115,9 +114,8 @@ export const JSON_BOUNDS = { depth: 32, values: 10_000 } as const;
  *
  * @param text - The body.
  * @returns Which bound the text passes, or `undefined`.
- * @internal
  */
-export function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undefined {
+function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undefined {
   let depth = 0;
   let separators = 0;
   let inString = false;

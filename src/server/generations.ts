@@ -234,9 +234,8 @@ function replayOrConflict(
  *
  * @param request - A normalized request.
  * @returns A string equal for exactly the requests that are the same.
- * @internal
  */
-export function fingerprint(request: GenerationRequest): string {
+function fingerprint(request: GenerationRequest): string {
   return JSON.stringify([
     request.prompt,
     request.modelId,
