@@ -201,7 +201,7 @@ function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayB
   // The client went away while the body was read.
   const unreadable = () => fail(c, { code: "invalid_json", message: m.unreadableBody() });
   const declared = c.req.header("content-length");
-  if (declared === undefined || !/^\d+$/.test(declared) || c.req.header("transfer-encoding") !== undefined) {
+  if (declared === undefined || !/^\d+$/.test(declared)) {
     const read: { bytes?: ArrayBuffer } = {};
     return limitOf(maxBytes)(c, async () => {
       read.bytes = await c.req.raw.arrayBuffer();
@@ -209,7 +209,8 @@ function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayB
   }
   // bodyLimit reads `request.body` before it looks at a declared length, which on Node makes
   // @hono/node-server build a web stream and start the upload (a `100 Continue`, too early for a
-  // 413): a declared length is compared here, and the body read whole, since Node reads no more.
+  // 413): a declared length is compared here, and the body read whole, since Node reads no more
+  // (and refuses a request that also declares a Transfer-Encoding).
   if (Number(declared) > maxBytes) return tooLarge();
   // A Request made in process may declare less than it holds.
   return c.req.raw.arrayBuffer().then((bytes) => (bytes.byteLength > maxBytes ? tooLarge() : bytes), unreadable);

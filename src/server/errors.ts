@@ -148,8 +148,10 @@ export function json(c: Context<Env>, status: number, text: string, headers?: Re
     "request-id": c.get("requestId"),
   };
   if (headers) Object.assign(all, headers);
-  // hono answers a HEAD with its GET's headers and no body: the length stays the GET's.
-  all["content-length"] = String(utf8Length(text));
+  // hono answers a HEAD with its GET's headers and no body: the length stays the GET's. (Any
+  // other answer's length is left to the runtime, which counts the bytes it sends.)
+  const method = c.req.method;
+  if (method === "GET" || method === "HEAD") all["content-length"] = String(utf8Length(text));
   return new Response(text, { status, headers: all });
 }
 
