@@ -7,7 +7,6 @@
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { sha256Hex } from "../src/node/index.js";
 import { createReferenceServer } from "../src/server/index.js";
 
 /** The numbers of the memory benchmark. */
@@ -35,7 +34,7 @@ function used(collect: () => void): number {
 }
 
 async function bytesPerTask(tasks: number, withKey: boolean, collect: () => void): Promise<number> {
-  const server = createReferenceServer({ hashApiKey: sha256Hex });
+  const server = createReferenceServer();
   alive.push(server);
   const { userId } = await server.admin.createUser({ credits: 1e15 });
   const { key } = await server.admin.createApiKey(userId);

@@ -284,7 +284,7 @@ BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server 
   of 200 accepted generations one after the other through each, the order alternating; medians of
   the per-round ratios of wall-clock rates and of CPU-time rates (the budget's, as a shared machine
   disturbs CPU time far less).
-- **HTTP**: the reference server (\`serve()\` of \`imagegen-pricing/node\`, so \`sha256Hex\` hashes keys) and
+- **HTTP**: the reference server (\`serve()\` of \`imagegen-pricing/node\`, made with no options: \`node:crypto\` hashes keys) and
   a bare node:http server that reads and parses the JSON body and answers a small JSON body each run
   in a child process; autocannon runs in the parent with ${CONNECTIONS} connections. The machine has ${cpus.length} cores:
   one for the load generator, one for the server under load (the other server idles). Per round, for

@@ -3,7 +3,6 @@
  * makes of the schema, read back from Citus's own catalog, and what a store refuses without Citus.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
@@ -64,7 +63,7 @@ describe("distributed: true on a Citus coordinator", () => {
   });
 
   it("a user's row, tasks, jobs, claims, ledger and assets are in shards of one worker; the user's task id finds them", async () => {
-    const operator = createReferenceServer({ store, hashApiKey: sha256Hex });
+    const operator = createReferenceServer({ store });
     const { userId } = await operator.admin.createUser({ credits: 1000 });
     const { key } = await operator.admin.createApiKey(userId);
     const { assetId } = await operator.admin.createAsset(userId);

@@ -26,7 +26,7 @@ describe("docs/errors.md", () => {
       ...unionMembers("src/messages.ts", "IssueCode"),
       ...unionMembers("src/messages.ts", "QuoteReason"),
       ...Object.keys(SERVER_ERRORS),
-      ...unionMembers("src/server/admin/methods.ts", "AdminErrorCode"),
+      ...unionMembers("src/server/errors.ts", "AdminErrorCode"),
     ];
     expect(codes.length).toBeGreaterThan(30);
     expect(codes.filter((code) => !documented.has(code))).toEqual([]);

@@ -9,7 +9,7 @@ import { quote } from "../../pricing/quote.js";
 import { parseQuoteSpec, type QuoteSpec } from "../../pricing/quoteSpec.js";
 import { checkRequest } from "../../request/checkRequest.js";
 import type { Issue, Result } from "../../types.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../body.js";
 import { jobId } from "../ids.js";
 import { serverMessages as m } from "../messages.js";
 

@@ -5,50 +5,43 @@
  * first answer and every replay alike).
  */
 
-import { messages } from "../../messages.js";
-import { LIMITS } from "../../models/lists.js";
-import type { Catalog } from "../../models/modelSpec.js";
-import { priceValidated } from "../../pricing/computeCharge.js";
-import { InvalidRequestError } from "../../pricing/errors.js";
-import { checkRequest } from "../../request/checkRequest.js";
-import { charLength } from "../../request/fields.js";
-import { type CommitInput, StoreUnavailableError, type TaskDraft, type TaskRecord } from "../../store/store.js";
-import type { GenerationRequest, Issue } from "../../types.js";
-import { INVALID_API_KEY } from "../auth.js";
-import type { Caller, ServerContext } from "../context.js";
-import { readJsonBody } from "../http/body.js";
-import type { Incoming } from "../http/incoming.js";
-import { failure, invalidRequest, jsonText, type Outgoing } from "../http/respond.js";
-import { jobId, newId } from "../ids.js";
-import { serverMessages as m } from "../messages.js";
+import type { Context, Handler } from "hono";
+import { messages } from "../messages.js";
+import { LIMITS } from "../models/lists.js";
+import type { Catalog } from "../models/modelSpec.js";
+import { priceValidated } from "../pricing/computeCharge.js";
+import { InvalidRequestError } from "../pricing/errors.js";
+import { checkRequest } from "../request/checkRequest.js";
+import { charLength } from "../request/fields.js";
+import { type CommitInput, StoreUnavailableError, type TaskDraft, type TaskRecord } from "../store/store.js";
+import type { GenerationRequest, Issue } from "../types.js";
+import { INVALID_API_KEY } from "./auth.js";
+import type { Caller, Env, ServerContext } from "./context.js";
+import { fail, invalidRequest, json } from "./errors.js";
+import { jobId, newId } from "./ids.js";
+import { serverMessages as m } from "./messages.js";
 
 /**
- * `POST /api/generations`: the checks in the order S12 fixes after the key (media type, size, JSON,
- * request rules, idempotency, assets, balance), then the commit.
+ * `POST /api/generations`, once the key and the body are read (S12): request rules, idempotency,
+ * assets, balance, then the commit.
  *
- * @param incoming - The request.
  * @param ctx - The server.
- * @param caller - Who authenticated.
- * @param requestId - This request's id.
- * @returns The 202, a replay, or the failure.
+ * @returns The route's handler: the 202, a replay, or the failure.
  * @internal
  */
-export async function createGeneration(
-  incoming: Incoming,
-  ctx: ServerContext,
-  caller: Caller,
-  requestId: string,
-): Promise<Outgoing> {
-  const body = await readJsonBody(incoming, ctx.maxBodyBytes);
-  if (!body.ok) return failure(requestId, body.failure);
+export function createGeneration(ctx: ServerContext): Handler<Env> {
+  return (c) => generate(c, ctx, c.get("caller"), c.get("body"));
+}
+
+async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw: unknown): Promise<Response> {
   // One instant and one catalog for the whole request (P8): what validates it is what prices it.
   // Before a history's first catalog this throws, and the server answers 503.
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const { catalog } = ctx.catalogs.at(now);
-  const checked = check(body.value, catalog);
-  const header = headerKey(incoming.header("idempotency-key"), body.value, checked);
+  const checked = check(raw, catalog);
+  const header = headerKey(c.req.header("idempotency-key"), raw, checked);
   if (!checked.success || header.issue) {
-    return invalidRequest(requestId, withIssue(checked.success ? [] : checked.issues, header.issue));
+    return invalidRequest(c, withIssue(checked.success ? [] : checked.issues, header.issue));
   }
   const request = header.key === undefined ? checked.output : { ...checked.output, idempotencyKey: header.key };
 
@@ -77,7 +70,7 @@ export async function createGeneration(
       });
     } catch (error) {
       if (!(error instanceof InvalidRequestError)) throw error;
-      return unpriceable(error, request, body.value, ctx, caller, now, requestId);
+      return unpriceable(c, error, request, raw, ctx, caller, now);
     }
     const task: TaskDraft = {
       id: taskId,
@@ -96,12 +89,12 @@ export async function createGeneration(
         ? { task, apiKeyId: caller.apiKeyId, assetIds: ids }
         : { task, apiKeyId: caller.apiKeyId, assetIds: ids, claim };
     const result = await ctx.store.commitTask(commit, now);
-    if (result.ok) return jsonText(202, renderAccepted(result.task), requestId);
+    if (result.ok) return json(c, 202, renderAccepted(result.task));
     switch (result.reason) {
       case "idempotency_key_taken": // a retry, or a concurrent twin that committed first
-        return replayOrConflict(result.task, request, body.value, ctx, requestId);
+        return replayOrConflict(c, result.task, request, raw, ctx);
       case "asset_not_found": // a foreign asset answers exactly like an unknown one (S2)
-        return assetNotFound(body.value, ids, result.index, requestId);
+        return assetNotFound(c, raw, ids, result.index);
       case "multiplier_changed":
         // Changed between authentication and the commit: priced again, a bounded number of times.
         if (attempt >= MAX_PRICING_ATTEMPTS) {
@@ -110,12 +103,12 @@ export async function createGeneration(
         multiplier = result.multiplier;
         continue;
       case "insufficient_credits":
-        return failure(requestId, {
+        return fail(c, {
           code: "insufficient_credits",
           message: m.insufficientCredits(task.totalCredits, result.balance),
         });
       default: // the key was revoked (or its user removed) while the request was in flight: nothing charged (S15)
-        return failure(requestId, INVALID_API_KEY);
+        return fail(c, INVALID_API_KEY);
     }
   }
 }
@@ -124,10 +117,10 @@ export async function createGeneration(
 const MAX_PRICING_ATTEMPTS = 3;
 
 /** The 400 of the reference at `index` of the normalized list, `param` indexing what the client sent (S2). */
-function assetNotFound(raw: unknown, ids: readonly string[], index: number, requestId: string): Outgoing {
+function assetNotFound(c: Context<Env>, raw: unknown, ids: readonly string[], index: number): Response {
   const id = ids[index] ?? "";
   const param = `inputAssetIds[${rawIndex((raw as Record<string, unknown>).inputAssetIds, id, index)}]`;
-  return failure(requestId, { code: "asset_not_found", message: m.assetNotFound(param, id), param });
+  return fail(c, { code: "asset_not_found", message: m.assetNotFound(param, id), param });
 }
 
 /**
@@ -136,26 +129,26 @@ function assetNotFound(raw: unknown, ids: readonly string[], index: number, requ
  * is a read of its own, only on this rare path.
  */
 async function unpriceable(
+  c: Context<Env>,
   error: InvalidRequestError,
   request: GenerationRequest,
   raw: unknown,
   ctx: ServerContext,
   caller: Caller,
   now: number,
-  requestId: string,
-): Promise<Outgoing> {
+): Promise<Response> {
   const clientKey = request.idempotencyKey;
   if (clientKey !== undefined) {
     const claimed = await ctx.store.findClaimedTask(caller.userId, clientKey, now);
-    if (claimed) return replayOrConflict(claimed, request, raw, ctx, requestId);
+    if (claimed) return replayOrConflict(c, claimed, request, raw, ctx);
   }
   const ids = request.inputAssetIds;
   if (ids.length > 0) {
     const owned = await ctx.store.ownedAssets(caller.userId, ids);
     const index = ids.findIndex((id) => !owned.has(id));
-    if (index >= 0) return assetNotFound(raw, ids, index, requestId);
+    if (index >= 0) return assetNotFound(c, raw, ids, index);
   }
-  return invalidRequest(requestId, error.issues);
+  return invalidRequest(c, error.issues);
 }
 
 /** The header that carries an idempotency key, as the common HTTP convention names it. */
@@ -168,8 +161,8 @@ const IDEMPOTENCY_HEADER = "Idempotency-Key";
  * which would charge a retry twice. Only the header's key is returned; the body's own is in the
  * checked request already.
  */
-function headerKey(value: string | null, raw: unknown, checked: ReturnType<typeof check>): { key?: string; issue?: Issue } {
-  if (value === null) return {};
+function headerKey(value: string | undefined, raw: unknown, checked: ReturnType<typeof check>): { key?: string; issue?: Issue } {
+  if (value === undefined) return {};
   const key = value.trim();
   if (key === "") {
     return { issue: { path: "idempotencyKey", code: "too_short", message: messages.blank(`The ${IDEMPOTENCY_HEADER} header`) } };
@@ -217,12 +210,12 @@ function check(raw: unknown, catalog: Catalog) {
  * leaves a default out stays a retry when a later catalog changed the default.
  */
 function replayOrConflict(
+  c: Context<Env>,
   task: TaskRecord,
   request: GenerationRequest,
   raw: unknown,
   ctx: ServerContext,
-  requestId: string,
-): Outgoing {
+): Response {
   const stored = fingerprint(task.request);
   let same = stored === fingerprint(request);
   if (!same) {
@@ -230,8 +223,8 @@ function replayOrConflict(
     const before = then === undefined ? undefined : check(raw, then);
     same = before?.success === true && fingerprint(before.output) === stored;
   }
-  if (same) return jsonText(202, renderAccepted(task), requestId, { "idempotent-replayed": "true" });
-  return failure(requestId, { code: "idempotency_key_reused", message: m.idempotencyKeyReused(), param: "idempotencyKey" });
+  if (same) return json(c, 202, renderAccepted(task), { "idempotent-replayed": "true" });
+  return fail(c, { code: "idempotency_key_reused", message: m.idempotencyKeyReused(), param: "idempotencyKey" });
 }
 
 /**
@@ -241,9 +234,8 @@ function replayOrConflict(
  *
  * @param request - A normalized request.
  * @returns A string equal for exactly the requests that are the same.
- * @internal
  */
-export function fingerprint(request: GenerationRequest): string {
+function fingerprint(request: GenerationRequest): string {
   return JSON.stringify([
     request.prompt,
     request.modelId,

@@ -1,14 +1,14 @@
 /**
  * The admin token: which tokens are accepted, how a presented one is compared (in constant time,
- * by digest), and the guard of every request under `/admin`, which throttles wrong tokens per
- * client address.
+ * by digest), and the guard of every admin route, which throttles wrong tokens per client address.
  */
-import type { Issue } from "../../types.js";
-import type { Mount, ServerContext } from "../context.js";
-import { ADMIN_ERRORS, type AdminHttpErrorCode } from "../errors.js";
-import { addressKey } from "../http/incoming.js";
-import { errorAnswer, type Outgoing } from "../http/respond.js";
-import { serverMessages as m } from "../messages.js";
+import type { MiddlewareHandler } from "hono";
+import { addressKey, clientAddress } from "./address.js";
+import { hashApiKey } from "./auth.js";
+import type { ServerClock } from "./clock.js";
+import type { Env } from "./context.js";
+import { fail } from "./errors.js";
+import { serverMessages as m } from "./messages.js";
 
 /**
  * The error `createReferenceServer` throws for an `adminToken` it refuses: shorter than
@@ -39,6 +39,8 @@ export class AdminTokenError extends TypeError {
 /**
  * The shortest admin token: 16 characters, on every address, so that even one chosen by hand is not
  * found by trying (and wrong tokens are throttled per address besides, {@link ADMIN_TOKEN_THROTTLE}).
+ *
+ * @internal
  */
 export const MIN_ADMIN_TOKEN_CHARS = 16;
 /** The longest admin token: long enough for any generated secret, short enough to hash cheaply. */
@@ -49,6 +51,8 @@ const MAX_TOKEN_CHARS = 256;
  * `windowMs` of the first, every admin request from that address is answered 429
  * `too_many_attempts` (with `Retry-After`) until the window ends, the right token included, so a
  * guess made then tells nothing. A right token before that clears the count.
+ *
+ * @internal
  */
 export const ADMIN_TOKEN_THROTTLE = { failures: 10, windowMs: 60_000 } as const;
 
@@ -152,76 +156,53 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/**
- * The answer of an admin-specific failure, in the service's error shape.
- *
- * @param requestId - This request's id.
- * @param code - What was wrong.
- * @param message - A sentence for a person; it never holds a token or a key.
- * @param extra - The field it is about, the issues, and more headers.
- * @returns The answer, with the status of the code.
- * @internal
- */
-export function adminFailure(
-  requestId: string,
-  code: AdminHttpErrorCode,
-  message: string,
-  extra: { param?: string; issues?: Issue[]; headers?: Record<string, string> } = {},
-): Outgoing {
-  return errorAnswer(ADMIN_ERRORS[code], requestId, { ...extra, code, message });
-}
-
 const ADMIN_CHALLENGE = { "www-authenticate": 'Bearer realm="admin"' };
 
 /**
- * The guard of every request under `/admin`: an address that sent too many wrong tokens is refused
- * (429) before its token is read; then the token, without which nothing under `/admin` says more
- * than 401. The token's SHA-256 is compared with the presented one's, in constant time, so neither
- * the token's length nor where a guess differs shows in the timing.
+ * The guard of every admin route: an address that sent too many wrong tokens is refused (429)
+ * before its token is read; then the token, without which no admin route says more than 401. The
+ * token's SHA-256 is compared with the presented one's, in constant time, so neither the token's
+ * length nor where a guess differs shows in the timing.
  *
  * @param token - The admin token, checked by {@link checkAdminToken}.
- * @returns The guard: the refusal to answer with, or `undefined` for the right token.
+ * @param clock - The server's clock: the throttle's window runs on real time.
+ * @returns The middleware.
  * @internal
  */
-export function createAdminGuard(token: string): Mount["guard"] {
-  let expected: Promise<string> | undefined;
-  const digest = async (ctx: ServerContext, text: string) => await ctx.hashApiKey(text);
+export function adminGuard(token: string, clock: ServerClock): MiddlewareHandler<Env> {
+  let expected: string | Promise<string> | undefined;
   const throttle = createTokenThrottle();
 
-  return async (incoming, ctx, requestId) => {
-    // An address that sent too many wrong tokens is refused before its token is even read.
-    const address = incoming.clientAddress;
-    const wait = throttle.locked(address, ctx.clock.realNow());
+  return async (c, next) => {
+    const address = clientAddress(c.env, c.req.raw);
+    const wait = throttle.locked(address, clock.realNow());
     if (wait > 0) {
-      return adminFailure(
-        requestId,
-        "too_many_attempts",
-        m.tooManyAdminAttempts(ADMIN_TOKEN_THROTTLE.failures, ADMIN_TOKEN_THROTTLE.windowMs / 1000, wait),
-        {
-          headers: { "retry-after": String(wait) },
-        },
-      );
+      return fail(c, {
+        code: "too_many_attempts",
+        message: m.tooManyAdminAttempts(ADMIN_TOKEN_THROTTLE.failures, ADMIN_TOKEN_THROTTLE.windowMs / 1000, wait),
+        headers: { "retry-after": String(wait) },
+      });
     }
-    // The token first: without it, nothing under /admin/ says more than 401.
-    const header = incoming.header("authorization");
-    const space = header === null ? -1 : header.search(/[ \t]/);
-    if (header === null || space < 0 || header.slice(0, space).toLowerCase() !== "bearer") {
-      return adminFailure(requestId, "missing_admin_token", "Send the admin token as Authorization: Bearer <admin token>.", {
+    const header = c.req.header("authorization");
+    const space = header === undefined ? -1 : header.search(/[ \t]/);
+    if (header === undefined || space < 0 || header.slice(0, space).toLowerCase() !== "bearer") {
+      return fail(c, {
+        code: "missing_admin_token",
+        message: "Send the admin token as Authorization: Bearer <admin token>.",
         headers: ADMIN_CHALLENGE,
       });
     }
-    expected ??= digest(ctx, token);
+    expected ??= hashApiKey(token);
     const presented = header.slice(space + 1).trim();
-    if (!constantTimeEqual(await digest(ctx, presented), await expected)) {
-      throttle.failed(address, ctx.clock.realNow());
-      return adminFailure(
-        requestId,
-        "invalid_admin_token",
-        "The admin token is not valid. API keys are not accepted here: only the server's admin token.",
-        { headers: ADMIN_CHALLENGE },
-      );
+    if (!constantTimeEqual(await hashApiKey(presented), await expected)) {
+      throttle.failed(address, clock.realNow());
+      return fail(c, {
+        code: "invalid_admin_token",
+        message: "The admin token is not valid. API keys are not accepted here: only the server's admin token.",
+        headers: ADMIN_CHALLENGE,
+      });
     }
     throttle.passed(address);
-    return undefined;
+    await next();
   };
 }

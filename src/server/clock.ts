@@ -1,15 +1,46 @@
 /**
- * The test-double controls (S17): reset to the start-up fixtures, and the test clock that every
- * reader of the time reads, frozen or moved forward, never back. Each is an admin method and an
- * admin route (`POST /admin/reset`, `GET` and `POST /admin/clock`), behind the admin token.
+ * The test clock of a reference server (S17): the one time every part of a request reads, real time
+ * until the test-double controls freeze it or move it forward, never back.
  */
-import { safeEcho } from "../../echo.js";
-import { show } from "../../messages.js";
-import { toEpochMs } from "../../models/history.js";
-import type { ClockChange, ClockView, Endpoint, RouteTable, ServerClock, ServerContext } from "../context.js";
-import { json } from "../http/respond.js";
-import { serverMessages as m } from "../messages.js";
-import { invalidAdminRequest, readAdminObject } from "./body.js";
+import { safeEcho } from "../echo.js";
+import { show } from "../messages.js";
+import { toEpochMs } from "../models/history.js";
+import { serverMessages as m } from "./messages.js";
+
+/** How the test clock is moved: to an instant, forward by some milliseconds, or frozen or running. */
+export type ClockChange = { readonly now: string } | { readonly advanceMs: number } | { readonly frozen: boolean };
+
+/** The test clock as the admin API shows it. */
+export type ClockView = {
+  /** The clock's now, ISO 8601 (UTC). */
+  readonly now: string;
+  /** Whether it stands still at `now`. */
+  readonly frozen: boolean;
+};
+
+/**
+ * The server's one clock: the time every part of a request reads (`now`), which the test-double
+ * controls freeze and move forward, never back (S17).
+ *
+ * @internal
+ */
+export type ServerClock = {
+  /** Now, in epoch milliseconds: frozen, or real time plus what it was advanced. */
+  readonly now: () => number;
+  /**
+   * Real time (the `now` option), never frozen: for what must end by itself whatever the test
+   * clock does (the admin token's throttle window).
+   */
+  readonly realNow: () => number;
+  /** The clock as the admin API shows it. */
+  readonly view: () => ClockView;
+  /** Moves the clock; a refused change names its field and changes nothing. */
+  readonly change: (
+    change: unknown,
+  ) => { ok: true; view: ClockView } | { ok: false; field: string; code: string; message: string };
+  /** Back on real time, running (a reset). */
+  readonly reset: () => void;
+};
 
 /** The latest instant a `Date` holds: the clock is never moved past it. */
 const MAX_INSTANT_MS = 8.64e15;
@@ -106,85 +137,3 @@ export function createServerClock(real: () => number): ServerClock {
     },
   };
 }
-
-/** The test-double controls among the admin methods (S17). */
-export type AdminControls = {
-  /**
-   * Empties the state (users, keys, assets, tasks, jobs, ledger) and loads the fixtures the server
-   * was started with again, with the clock back on real time (S17).
-   */
-  reset(): Promise<void>;
-  /** The test clock: its now and whether it is frozen. */
-  clock(): Promise<ClockView>;
-  /**
-   * Freezes the test clock at an instant (`{ now }`, not before its now), moves it forward
-   * (`{ advanceMs }`), or freezes it where it is or sets it running (`{ frozen }`); rejects with an
-   * `AdminError` (`invalid_clock`) naming the field, and then the clock is unchanged.
-   */
-  setClock(change: ClockChange): Promise<ClockView>;
-};
-
-/**
- * The test-double controls as admin methods.
- *
- * @param ctx - The server.
- * @param toError - Makes the `AdminError` of a refused clock change.
- * @returns The methods.
- * @internal
- */
-export function controlMethods(ctx: ServerContext, toError: (code: "invalid_clock", message: string) => Error): AdminControls {
-  return {
-    reset: () => ctx.reset(),
-    clock: async () => ctx.clock.view(),
-    async setClock(change) {
-      const result = ctx.clock.change(change);
-      if (!result.ok) throw toError("invalid_clock", result.message);
-      return result.view;
-    },
-  };
-}
-
-const reset: Endpoint = {
-  method: "POST",
-  answer: async (incoming, ctx, requestId) => {
-    const read = await readAdminObject(incoming, ctx, requestId, true);
-    if (!read.ok) return read.out;
-    const extra = Object.keys(read.body);
-    if (extra.length > 0) {
-      return invalidAdminRequest(
-        requestId,
-        extra.map((field) => ({
-          path: safeEcho(field),
-          code: "unknown_field",
-          message: m.resetTakesNoFields(field),
-        })),
-      );
-    }
-    await ctx.reset();
-    return json(200, { reset: true, clock: ctx.clock.view() }, requestId);
-  },
-};
-
-/**
- * The routes of the controls under `/admin/`, mounted beside the admin API's own, behind the same
- * admin token.
- * @internal
- */
-export const CONTROL_ROUTES: RouteTable = [
-  ["/admin/reset", reset],
-  ["/admin/clock", { method: "GET", answer: async (_incoming, ctx, requestId) => json(200, ctx.clock.view(), requestId) }],
-  [
-    "/admin/clock",
-    {
-      method: "POST",
-      answer: async (incoming, ctx, requestId) => {
-        const read = await readAdminObject(incoming, ctx, requestId, true);
-        if (!read.ok) return read.out;
-        const result = ctx.clock.change(read.body);
-        if (!result.ok)
-          return invalidAdminRequest(requestId, [{ path: result.field, code: result.code, message: result.message }]);
-        return json(200, result.view, requestId);
-      },
-    },
-  ],
-];

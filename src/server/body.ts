@@ -1,14 +1,15 @@
 /**
- * Reading a JSON request body in the order S12 fixes (media type 415, size 413, JSON 400), never
- * more than the body limit of it, and the default limit itself, from the request rules.
+ * The JSON body of a request: its default limit (what the largest valid request can need), its
+ * bounds before it is parsed (S15), and the middleware that reads it in the order S12 fixes.
  */
-
-import { SHIPPED_CATALOGS } from "../../models/catalog.js";
-import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../../models/lists.js";
-import { BOUNDS } from "../../request/bounds.js";
-import type { Failure } from "../errors.js";
-import { serverMessages as m } from "../messages.js";
-import type { Incoming } from "./incoming.js";
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { SHIPPED_CATALOGS } from "../models/catalog.js";
+import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
+import { BOUNDS } from "../request/bounds.js";
+import type { Env } from "./context.js";
+import { fail, invalidRequest } from "./errors.js";
+import { serverMessages as m } from "./messages.js";
 
 /**
  * The most bytes one code point takes in a JSON string: an astral one escaped as a surrogate pair
@@ -66,25 +67,20 @@ export function largestValidRequestBytes(): number {
  * The default body limit: what the largest valid request can need (`largestValidRequestBytes`)
  * and a margin, rounded up to a multiple of 16 KiB: under a third of a mebibyte. The time a server
  * spends reading and parsing one body grows with its size, and no valid request needs more.
+ *
+ * @internal
  */
 export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + BODY_MARGIN_BYTES) / 16_384) * 16_384;
-
-/** A parsed body or why there is none. @internal */
-export type BodyResult = { ok: true; value: unknown } | { ok: false; failure: Failure };
-
-const fail = (failure: Failure): BodyResult => ({ ok: false, failure });
-const tooLarge = (maxBytes: number): BodyResult => fail({ code: "payload_too_large", message: m.payloadTooLarge(maxBytes) });
 
 /**
  * Whether a `Content-Type` names JSON: `application/json`, any case, with parameters allowed; a
  * `charset` parameter, if given, must be UTF-8 (the only encoding the body is read in).
  *
- * @param header - The header's value, or `null`.
+ * @param header - The header's value, if any.
  * @returns `true` for JSON in UTF-8.
- * @internal
  */
-export function isJsonMediaType(header: string | null): boolean {
-  if (header === null) return false;
+function isJsonMediaType(header: string | undefined): boolean {
+  if (header === undefined) return false;
   if (header === "application/json") return true; // what nearly every client sends
   const [type = "", ...params] = header.split(";");
   if (type.trim().toLowerCase() !== "application/json") return false;
@@ -101,13 +97,13 @@ export function isJsonMediaType(header: string | null): boolean {
   return true;
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * What a request body may hold before it is parsed (S15). No valid request comes near either bound
  * (ten fields, at most 1,000 reference entries read, nesting of two levels), but `JSON.parse` of a
  * 1 MiB body of hundreds of thousands of values, or nested hundreds of thousands deep, blocks the
  * process for tens to hundreds of milliseconds; one linear scan of the text refuses those first.
+ *
+ * @internal
  */
 export const JSON_BOUNDS = { depth: 32, values: 10_000 } as const;
 
@@ -118,9 +114,8 @@ export const JSON_BOUNDS = { depth: 32, values: 10_000 } as const;
  *
  * @param text - The body.
  * @returns Which bound the text passes, or `undefined`.
- * @internal
  */
-export function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undefined {
+function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undefined {
   let depth = 0;
   let separators = 0;
   let inString = false;
@@ -139,42 +134,101 @@ export function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undef
   return undefined;
 }
 
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** The parsed body, or the answer that refuses it. */
+type JsonRead = { ok: true; value: unknown } | { ok: false; answer: Response };
+
 /**
- * Reads and parses a JSON request body, never more than `maxBytes` of it: the declared
- * `Content-Length` is checked first, then the bytes actually read, before any parsing.
+ * Reads and parses a request's JSON body in the order S12 fixes, media type (415), size (413),
+ * JSON (400), never more than `maxBytes` of it.
  *
- * @param incoming - The request.
+ * @param c - The request's context.
  * @param maxBytes - The largest body accepted.
- * @returns The parsed value, or the failure to answer with.
+ * @param emptyIsObject - Whether no body at all reads as `{}`, whatever its media type (an admin
+ *   route whose body is optional: `curl -X POST` sends none, `fetch` sends `text/plain`).
+ * @returns The parsed value, or the answer that refuses the body.
  * @internal
  */
-export async function readJsonBody(incoming: Incoming, maxBytes: number): Promise<BodyResult> {
-  if (!isJsonMediaType(incoming.header("content-type"))) {
-    return fail({ code: "unsupported_media_type", message: m.unsupportedMediaType() });
-  }
-  const declared = incoming.header("content-length");
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) return tooLarge(maxBytes);
-
-  const bytes = await incoming.readBody(maxBytes);
-  if (bytes === "too_large") return tooLarge(maxBytes);
-  if (bytes === "unreadable") return fail({ code: "invalid_json", message: m.unreadableBody() });
-
+export async function readJson(c: Context<Env>, maxBytes: number, emptyIsObject = false): Promise<JsonRead> {
+  const refuse = (answer: Response): JsonRead => ({ ok: false, answer });
+  const json = isJsonMediaType(c.req.header("content-type"));
+  if (!json && !emptyIsObject) return refuse(fail(c, { code: "unsupported_media_type", message: m.unsupportedMediaType() }));
+  const bytes = await readBytes(c, maxBytes);
+  if (bytes instanceof Response) return refuse(bytes);
+  if (bytes.byteLength === 0 && emptyIsObject) return { ok: true, value: {} };
+  if (!json) return refuse(fail(c, { code: "unsupported_media_type", message: m.unsupportedMediaType() }));
   let text: string;
   try {
     text = decoder.decode(bytes);
   } catch {
-    return fail({ code: "invalid_json", message: m.invalidUtf8() });
+    return refuse(fail(c, { code: "invalid_json", message: m.invalidUtf8() }));
   }
-  if (text.trim() === "") return fail({ code: "invalid_json", message: m.emptyBody() });
+  if (text.trim() === "") return refuse(fail(c, { code: "invalid_json", message: m.emptyBody() }));
   const shape = jsonShapeProblem(text);
   if (shape) {
     // Valid JSON or not, no request of the service holds that much: one request-rules issue.
-    const issue = { path: "", code: "too_complex", message: m.jsonTooComplex(shape, JSON_BOUNDS[shape]) };
-    return fail({ code: "invalid_request", message: m.invalidRequest([issue]), param: "", issues: [issue] });
+    return refuse(invalidRequest(c, [{ path: "", code: "too_complex", message: m.jsonTooComplex(shape, JSON_BOUNDS[shape]) }]));
   }
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
-    return fail({ code: "invalid_json", message: m.invalidJson() });
+    return refuse(fail(c, { code: "invalid_json", message: m.invalidJson() }));
   }
+}
+
+/** `hono/body-limit` for each body limit in use: one per server, rarely more. */
+const limits = new Map<number, MiddlewareHandler<Env>>();
+
+function limitOf(maxBytes: number): MiddlewareHandler<Env> {
+  let limit = limits.get(maxBytes);
+  if (!limit) {
+    limit = bodyLimit({
+      maxSize: maxBytes,
+      onError: (c) => fail(c, { code: "payload_too_large", message: m.payloadTooLarge(maxBytes) }),
+    });
+    limits.set(maxBytes, limit);
+  }
+  return limit;
+}
+
+/**
+ * Every byte of the body, never more than `maxBytes`: a declared `Content-Length` is compared
+ * first, and a body of unknown length is read by `hono/body-limit`, which stops at the limit.
+ */
+function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayBuffer | Response> {
+  const tooLarge = () => fail(c, { code: "payload_too_large", message: m.payloadTooLarge(maxBytes) });
+  // The client went away while the body was read.
+  const unreadable = () => fail(c, { code: "invalid_json", message: m.unreadableBody() });
+  const declared = c.req.header("content-length");
+  if (declared === undefined || !/^\d+$/.test(declared)) {
+    const read: { bytes?: ArrayBuffer } = {};
+    return limitOf(maxBytes)(c, async () => {
+      read.bytes = await c.req.raw.arrayBuffer();
+    }).then((refused) => read.bytes ?? refused ?? tooLarge(), unreadable);
+  }
+  // bodyLimit reads `request.body` before it looks at a declared length, which on Node makes
+  // @hono/node-server build a web stream and start the upload (a `100 Continue`, too early for a
+  // 413): a declared length is compared here, and the body read whole, since Node reads no more
+  // (and refuses a request that also declares a Transfer-Encoding).
+  if (Number(declared) > maxBytes) return tooLarge();
+  // A Request made in process may declare less than it holds.
+  return c.req.raw.arrayBuffer().then((bytes) => (bytes.byteLength > maxBytes ? tooLarge() : bytes), unreadable);
+}
+
+/**
+ * The middleware that reads a route's JSON body into `c.get("body")`, or answers the refusal.
+ *
+ * @param maxBytes - The largest body accepted.
+ * @param emptyIsObject - Whether no body at all reads as `{}` (see {@link readJson}).
+ * @returns The middleware.
+ * @internal
+ */
+export function jsonBody(maxBytes: number, emptyIsObject = false): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const read = await readJson(c, maxBytes, emptyIsObject);
+    if (!read.ok) return read.answer;
+    c.set("body", read.value);
+    await next();
+  };
 }
