@@ -1,4 +1,4 @@
-/** The command line's boundary with the world: streams, files, clock, exit codes and its two errors. */
+/** The command line's boundary with the world: streams, files, clock, exit codes and its errors. */
 import type { Catalog } from "../index.js";
 
 /** What a command may touch, so that tests run it in-process with fake streams, files and clock. */
@@ -30,6 +30,32 @@ export class InputError extends Error {
   override readonly name = "InputError";
 }
 
+/** A reason for `serve` to stop before serving: one line, and the exit code (1 could not start, 2 bad options or files). */
+export class StartError extends Error {
+  override readonly name = "StartError";
+
+  /**
+   * Makes the reason to stop.
+   *
+   * @param message - The line printed on standard error (without its newline).
+   * @param code - The exit code (default 2).
+   */
+  constructor(
+    message: string,
+    readonly code: number = EXIT.usage,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A message on one line, each line break and the spaces around it one space.
+ *
+ * @param text - A message, perhaps of several lines.
+ * @returns The message on one line.
+ */
+export const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim();
+
 /**
  * Reads a JSON file, or standard input for `-`, before anything in it is judged.
  *
@@ -54,8 +80,7 @@ export async function readJson(
   try {
     return JSON.parse(text);
   } catch (error) {
-    // A file that is not JSON is a bad file (exit 2), like one that cannot be read: there is nothing
-    // in it to judge.
+    // Not JSON is a bad file (exit 2), like one that cannot be read: there is nothing in it to judge.
     throw new InputError(`${source === "-" ? "Standard input" : source} is not valid JSON: ${(error as Error).message}`);
   }
 }

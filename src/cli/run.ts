@@ -38,7 +38,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   models: runModels,
   schema: runSchema,
   diff: runDiff,
-  serve: (args, io) => runServe(args, io),
+  serve: runServe,
 };
 
 /** parseArgs' own errors are about the command line, so they are usage errors too. */

@@ -1,27 +1,20 @@
 /**
  * `imagegen-pricing serve`: the reference server as a process, for test suites in any language and
- * for trying the API by hand: fixtures, an admin token, an optional PostgreSQL store, a request log,
- * and a clean stop on SIGINT or SIGTERM, or when the process that started it ends.
- *
- * {@link runServe} tells one start in order; each step lives in a module of its own: the options
- * (serveOptions.ts), the fixtures and catalogs files (serveFiles.ts), the store (serveStore.ts), the
- * users it lists (serveUsers.ts), what it prints (serveOutput.ts), and the run until the stop
- * (serveRun.ts). Each refuses to start with a StartError (serveError.ts): one line and an exit code.
+ * for trying the API by hand; {@link runServe} tells one start in order. Its options are read in
+ * serveOptions.ts, its files in serveFiles.ts, what it prints is in serveOutput.ts, and the process
+ * around the server (store, port, signals) in serveRun.ts.
  */
 import { safeEcho } from "../echo.js";
 import type { RunningServer } from "../node/index.js";
 import { createReferenceServer, FixturesError, type ResponseEvent } from "../server/index.js";
 import type { Store } from "../store/store.js";
-import { type CliIo, EXIT } from "./io.js";
-import { oneLine, StartError } from "./serveError.js";
+import { type CliIo, EXIT, oneLine, StartError, UsageError } from "./io.js";
 import { fixturesRefused, readStartFiles } from "./serveFiles.js";
 import { readServeOptions } from "./serveOptions.js";
-import { requestLine, startupSummary, stoppedLine } from "./serveOutput.js";
-import { closeGracefully, listen, stopRequested } from "./serveRun.js";
-import { openPostgresStore, usersInStore } from "./serveStore.js";
-import { usersToShow } from "./serveUsers.js";
+import { requestLine, startupSummary, stoppedLine, usersToShow } from "./serveOutput.js";
+import { closeGracefully, listen, openPostgresStore, stopRequested, usersInStore } from "./serveRun.js";
 
-// Exported from here too: the command's tests and scripts/probe.ts read them as part of `serve`.
+// Exported from here too: the command's tests read them as part of `serve`.
 export { MAX_FIXTURES_FILE_BYTES } from "./serveFiles.js";
 export { requestLine } from "./serveOutput.js";
 
@@ -88,28 +81,26 @@ export type ServeControl = {
  * Runs `serve`: starts the reference server and answers until SIGINT or SIGTERM (or `control.stop`).
  *
  * @param args - The arguments after `serve`.
- * @param io - Where to write and how to read the fixtures file.
+ * @param io - Where to write.
  * @param control - How it is stopped (default: SIGINT or SIGTERM).
- * @returns The exit code: 0 after a clean stop, 1 when it could not start, 2 for bad options or fixtures.
+ * @returns The exit code: 0 after a clean stop, 1 when it could not start, 2 for bad options or files.
  */
 export async function runServe(args: string[], io: CliIo, control: ServeControl = {}): Promise<number> {
   // Held out here so that a start that fails half-way still closes what it opened.
   let store: Store | undefined;
   let running: RunningServer | undefined;
   try {
-    // 1. The options, from the arguments and the environment; nothing is opened before they are right.
+    // Nothing is opened before the options are right, nor before the files are: a bad file is refused whole.
     const options = readServeOptions(args, control.env ?? process.env, (line) => io.err(`${line}\n`));
     if (options === "help") {
       io.out(SERVE_HELP);
       return EXIT.ok;
     }
-    // 2. The fixtures and catalogs files, checked before any database work: a bad file is refused whole.
     const files = await readStartFiles(options);
-    // 3. The store: in memory, or PostgreSQL, where the fixture users an earlier start loaded are kept.
     if (options.databaseUrl !== undefined) store = await openPostgresStore(options.databaseUrl, options.schema);
+    // The fixture users an earlier start loaded into PostgreSQL are kept as the store has them.
     const found = await usersInStore(store, files.users);
 
-    // 4. The reference server over that store, with the request log of --log.
     const write = (line: string) => io.out(`${line}\n`);
     const log = options.log ? { onResponse: (event: ResponseEvent) => write(requestLine(event, options.json)) } : {};
     const server = createReferenceServer({
@@ -130,14 +121,11 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
       throw error;
     }
 
-    // 5. The users to list: a demo user made now, or the fixture users as the store has them.
     const demo = options.fixtures === undefined && options.adminToken === undefined;
     const { users, counts } = await usersToShow(server, { demo, fixtureUsers: files.users, found });
-    // 6. Listening, then the start-up summary, whose first line is the URL.
     running = await listen(server, options, log);
     io.out(startupSummary({ running, options, catalogs: files.catalogs, users, counts, demo }));
 
-    // 7. Serving until a signal (or the parent's end), then the close and the last line.
     const stoppedBy = await stopRequested(control.stop);
     await closeGracefully(running);
     running = undefined;
@@ -146,9 +134,9 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     write(stoppedLine(stoppedBy, options.json));
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof StartError) {
+    if (error instanceof StartError || error instanceof UsageError) {
       io.err(`${error.message}\n`);
-      return error.code;
+      return error instanceof StartError ? error.code : EXIT.usage;
     }
     // Anything else is unexpected; still one line, with what went wrong.
     const e = error instanceof Error ? error : new Error(String(error));

@@ -5,26 +5,28 @@
  */
 import { constants as fsConstants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
+import { buffer } from "node:stream/consumers";
 import { show } from "../messages.js";
 import { CatalogHistoryError, defineCatalogHistory } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { type CheckedFixtures, checkFixtures, duplicateKeyIssues, FixturesError } from "../server/fixtures.js";
 import type { Fixtures } from "../server/index.js";
-import { EXIT } from "./io.js";
-import { oneLine, StartError } from "./serveError.js";
+import { oneLine, StartError } from "./io.js";
 
 /** The largest fixtures file read: far more than any test suite's users, far less than a string's limit. */
 export const MAX_FIXTURES_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
- * Reads and parses a fixtures or catalogs file, before anything in it is judged. Read straight from
- * the file system (not through `io`): only an open file can be asked what it is. A FIFO or a device
- * would block the start or never end, and a huge file would fail later with an obscure message, so
- * only a regular file of at most {@link MAX_FIXTURES_FILE_BYTES} bytes of UTF-8 is read, and a
- * key given twice in one object is refused (`JSON.parse` would keep the last one silently).
+ * Reads and parses a fixtures or catalogs file, straight from the file system (not through `io`):
+ * only an open file can be asked what it is. A FIFO or a device would block the start or never
+ * end, and a huge file would fail later with an obscure message, so only a regular file of at most
+ * {@link MAX_FIXTURES_FILE_BYTES} bytes of UTF-8 is read, and a key given twice in one object is
+ * refused (`JSON.parse` would keep the last one silently).
  */
 async function readJsonFile(path: string, what: "fixtures" | "catalogs"): Promise<unknown> {
-  const cannot = (why: string) => new StartError(`Cannot read the ${what} file ${path}: ${why}`, EXIT.usage);
+  const cannot = (why: string) => new StartError(`Cannot read the ${what} file ${path}: ${why}`);
+  const tooLarge = (size: string) =>
+    cannot(`it is ${size} bytes; a ${what} file is at most ${MAX_FIXTURES_FILE_BYTES} bytes (16 MiB).`);
   let handle: FileHandle;
   try {
     // Non-blocking: opening a FIFO that has no writer returns at once (then refused below).
@@ -36,22 +38,12 @@ async function readJsonFile(path: string, what: "fixtures" | "catalogs"): Promis
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw cannot("it is not a regular file (a directory, FIFO, socket or device); give a JSON file.");
-    const tooLarge = (size: string) =>
-      cannot(`it is ${size} bytes; a ${what} file is at most ${MAX_FIXTURES_FILE_BYTES} bytes (16 MiB).`);
     if (info.size > MAX_FIXTURES_FILE_BYTES) throw tooLarge(String(info.size));
-    // One byte more than the bound: a file that grew since the stat is caught too.
-    const buffer = new Uint8Array(MAX_FIXTURES_FILE_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > MAX_FIXTURES_FILE_BYTES) throw tooLarge(`more than ${MAX_FIXTURES_FILE_BYTES}`);
-    }
-    bytes = buffer.subarray(0, length);
+    // One byte more than the bound (`end` is inclusive): a file that grew since the stat is caught too.
+    bytes = await buffer(handle.createReadStream({ start: 0, end: MAX_FIXTURES_FILE_BYTES, autoClose: false }));
+    if (bytes.byteLength > MAX_FIXTURES_FILE_BYTES) throw tooLarge(`more than ${MAX_FIXTURES_FILE_BYTES}`);
   } catch (error) {
-    if (error instanceof StartError) throw error;
-    throw cannot(oneLine((error as Error).message));
+    throw error instanceof StartError ? error : cannot(oneLine((error as Error).message));
   } finally {
     await handle.close().catch(() => {});
   }
@@ -59,18 +51,18 @@ async function readJsonFile(path: string, what: "fixtures" | "catalogs"): Promis
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new StartError(`The ${what} file ${path} is not UTF-8 text.`, EXIT.usage);
+    throw new StartError(`The ${what} file ${path} is not UTF-8 text.`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new StartError(`The ${what} file ${path} is not valid JSON: ${oneLine((error as Error).message)}`, EXIT.usage);
+    throw new StartError(`The ${what} file ${path} is not valid JSON: ${oneLine((error as Error).message)}`);
   }
   const duplicates = duplicateKeyIssues(text);
   if (duplicates.length > 0) {
     const problems = new FixturesError(duplicates, `${what === "fixtures" ? "Fixtures" : "Catalogs"} refused, nothing loaded`);
-    throw new StartError(`The ${what} file ${path}: ${oneLine(problems.message)}`, EXIT.usage);
+    throw new StartError(`The ${what} file ${path}: ${oneLine(problems.message)}`);
   }
   return value;
 }
@@ -86,30 +78,21 @@ async function readCatalogs(path: string): Promise<readonly Catalog[]> {
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const extra = Object.keys(value).filter((k) => k !== "catalogs" && k !== "$schema");
     if (!Object.hasOwn(value, "catalogs") || extra.length > 0) {
+      const found = extra.length > 0 ? `; found ${extra.slice(0, 5).map(show).join(", ")}.` : ".";
       throw new StartError(
-        `The catalogs file ${path} must hold a JSON array of catalogs, oldest first, or { "catalogs": [...] }` +
-          (extra.length > 0
-            ? `; found ${extra
-                .slice(0, 5)
-                .map((k) => show(k))
-                .join(", ")}.`
-            : "."),
-        EXIT.usage,
+        `The catalogs file ${path} must hold a JSON array of catalogs, oldest first, or { "catalogs": [...] }${found}`,
       );
     }
     list = (value as { catalogs: unknown }).catalogs;
   }
   if (!Array.isArray(list)) {
-    throw new StartError(
-      `The catalogs file ${path} must hold a JSON array of catalogs, oldest first; it holds ${show(list)}.`,
-      EXIT.usage,
-    );
+    throw new StartError(`The catalogs file ${path} must hold a JSON array of catalogs, oldest first; it holds ${show(list)}.`);
   }
   try {
     return defineCatalogHistory(list as readonly Catalog[]);
   } catch (error) {
     if (!(error instanceof CatalogHistoryError)) throw error;
-    throw new StartError(`The catalogs file ${path}: ${oneLine(error.message)}`, EXIT.usage);
+    throw new StartError(`The catalogs file ${path}: ${oneLine(error.message)}`);
   }
 }
 
@@ -134,23 +117,13 @@ type StartFiles = {
 export async function readStartFiles(paths: { fixtures: string | undefined; catalogs: string | undefined }): Promise<StartFiles> {
   const fixtures = paths.fixtures === undefined ? undefined : await readJsonFile(paths.fixtures, "fixtures");
   const catalogs = paths.catalogs === undefined ? undefined : await readCatalogs(paths.catalogs);
-  const checked = fixtures === undefined ? undefined : checkFixtures(fixtures);
-  if (checked && !checked.success) {
-    throw fixturesRefused(paths.fixtures, new FixturesError(checked.issues));
-  }
-  const users = checked?.success ? checked.output.users : [];
-  // The ids made for users given without one, so that what is printed is what is served.
-  const ids = users.map((u) => u.id);
-  return {
-    fixtures: checked?.success ? withIds(fixtures as Fixtures, ids) : undefined,
-    users,
-    catalogs,
-  };
-}
-
-/** Fixtures with every user's id given: the ids a check made for users given without one. */
-function withIds(fixtures: Fixtures, ids: readonly string[]): Fixtures {
-  return { ...fixtures, users: fixtures.users.map((user, i) => ({ ...user, id: ids[i] as string })) };
+  if (fixtures === undefined) return { fixtures: undefined, users: [], catalogs };
+  const checked = checkFixtures(fixtures);
+  if (!checked.success) throw fixturesRefused(paths.fixtures, new FixturesError(checked.issues));
+  const { users } = checked.output;
+  // Each user with the id the check made for one given without, so that what is printed is what is served.
+  const served = (fixtures as Fixtures).users.map((user, i) => ({ ...user, id: users[i]?.id as string }));
+  return { fixtures: { ...(fixtures as Fixtures), users: served }, users, catalogs };
 }
 
 /**
@@ -161,5 +134,5 @@ function withIds(fixtures: Fixtures, ids: readonly string[]): Fixtures {
  * @returns The error that names the file and its first problems, with exit code 2.
  */
 export function fixturesRefused(path: string | undefined, error: FixturesError): StartError {
-  return new StartError(`The fixtures file ${path}: ${oneLine(error.message)}`, EXIT.usage);
+  return new StartError(`The fixtures file ${path}: ${oneLine(error.message)}`);
 }

@@ -7,8 +7,7 @@ import { parseArgs } from "node:util";
 import { checkAdminToken } from "../server/adminToken.js";
 import { checkCorsOrigins } from "../server/app.js";
 import { wholeNumber } from "./args.js";
-import { EXIT, type UsageError } from "./io.js";
-import { oneLine, StartError } from "./serveError.js";
+import { oneLine, StartError } from "./io.js";
 
 /** What `serve` was asked for, every option checked. */
 export type ServeOptions = {
@@ -28,10 +27,9 @@ export type ServeOptions = {
   json: boolean;
 };
 
-/** The arguments `serve` takes, as `parseArgs` reads them (every one is checked below). */
 const SERVE_ARGUMENTS = {
   port: { type: "string" },
-  host: { type: "string" },
+  host: { type: "string", default: "127.0.0.1" },
   fixtures: { type: "string" },
   catalogs: { type: "string" },
   "admin-token": { type: "string" },
@@ -44,106 +42,90 @@ const SERVE_ARGUMENTS = {
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
+/** The arguments of `serve` as `parseArgs` reads them, or the usage error in one line. */
+function parseServeArguments(args: string[]) {
+  try {
+    return parseArgs({ args, options: SERVE_ARGUMENTS }).values;
+  } catch (error) {
+    // parseArgs explains at length how to pass a value starting with "-": the first sentence is the point.
+    const message = (error as Error).message.split(". To specify")[0] ?? "";
+    throw new StartError(`${oneLine(message)}. Run "imagegen-pricing serve --help" for the options.`);
+  }
+}
+
 /**
  * Reads and checks the options of `serve`; an option wins over its environment variable, and an
- * empty variable counts as unset.
+ * empty variable counts as unset (`FOO= cmd` is how a shell clears one for a command).
  *
  * @param args - The arguments after `serve`.
  * @param env - Where `DATABASE_URL` and `IMAGEGEN_ADMIN_TOKEN` are read.
  * @param warn - Where a warning line goes (standard error; never a token).
  * @returns The options, or `"help"` for `--help`.
- * @throws StartError naming the option and what it accepts, with exit code 2.
+ * @throws StartError or UsageError naming the option and what it accepts (exit code 2).
  */
 export function readServeOptions(
   args: string[],
   env: Readonly<Record<string, string | undefined>>,
   warn: (line: string) => void,
 ): ServeOptions | "help" {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({ args, strict: true, allowPositionals: false, options: SERVE_ARGUMENTS }));
-  } catch (error) {
-    // parseArgs explains at length how to pass a value starting with "-": the first sentence is the point.
-    const message = (error as Error).message.split(". To specify")[0] ?? "";
-    throw new StartError(`${oneLine(message)}. Run "imagegen-pricing serve --help" for the options.`, EXIT.usage);
-  }
+  const values = parseServeArguments(args);
   if (values.help) return "help";
-  const text = (name: string) => values[name] as string | undefined;
-  let port = 8787;
-  const portText = text("port");
-  if (portText !== undefined) {
-    try {
-      port = wholeNumber("--port", portText, 0);
-    } catch (error) {
-      throw new StartError((error as UsageError).message, EXIT.usage);
-    }
-    if (port > 65535) throw new StartError(`--port must be from 0 to 65535; received "${portText}".`, EXIT.usage);
-  }
-  const host = text("host") ?? "127.0.0.1";
-  if (host.trim() === "") throw new StartError("--host must name an address, such as 127.0.0.1 or 0.0.0.0.", EXIT.usage);
-  // An empty variable counts as unset: `FOO= cmd` is how a shell clears one for a command.
-  const fromEnv = (name: string) => (env[name] === undefined || env[name] === "" ? undefined : env[name]);
-  const envToken = fromEnv("IMAGEGEN_ADMIN_TOKEN");
-  let adminToken = text("admin-token");
-  let adminTokenFrom: ServeOptions["adminTokenFrom"] = adminToken === undefined ? undefined : "--admin-token";
-  if (adminToken !== undefined && envToken !== undefined) {
+  const port = values.port === undefined ? 8787 : wholeNumber("--port", values.port, 0);
+  if (port > 65535) throw new StartError(`--port must be from 0 to 65535; received "${values.port}".`);
+  const host = values.host.trim();
+  if (host === "") throw new StartError("--host must name an address, such as 127.0.0.1 or 0.0.0.0.");
+
+  const flagToken = values["admin-token"];
+  const envToken = env.IMAGEGEN_ADMIN_TOKEN || undefined;
+  if (flagToken !== undefined && envToken !== undefined) {
     warn("Warning: --admin-token is used; the IMAGEGEN_ADMIN_TOKEN environment variable is set too and is ignored.");
-  } else if (adminToken === undefined && envToken !== undefined) {
-    adminToken = envToken;
-    adminTokenFrom = "IMAGEGEN_ADMIN_TOKEN";
   }
+  const adminToken = flagToken ?? envToken;
+  const adminTokenFrom = flagToken !== undefined ? "--admin-token" : envToken !== undefined ? "IMAGEGEN_ADMIN_TOKEN" : undefined;
   if (adminToken !== undefined) {
     try {
       checkAdminToken(adminToken);
     } catch (error) {
-      throw new StartError(`${adminTokenFrom}: ${(error as Error).message.replace(/^adminToken /, "the token ")}`, EXIT.usage);
+      throw new StartError(`${adminTokenFrom}: ${(error as Error).message.replace(/^adminToken /, "the token ")}`);
     }
   }
-  const corsValues = (values.cors as string[] | undefined) ?? [];
+
+  const origins = values.cors ?? [];
   let cors: ServeOptions["cors"];
-  if (corsValues.length > 0) {
-    if (corsValues.includes("*") && corsValues.length > 1) {
-      throw new StartError("--cors * allows every origin: give it alone, or list origins without it.", EXIT.usage);
+  if (origins.length > 0) {
+    if (origins.includes("*") && origins.length > 1) {
+      throw new StartError("--cors * allows every origin: give it alone, or list origins without it.");
     }
-    cors = corsValues.includes("*") ? "*" : corsValues;
+    cors = origins.includes("*") ? "*" : origins;
     try {
       checkCorsOrigins(cors);
     } catch (error) {
-      throw new StartError(`--${oneLine((error as Error).message)}`, EXIT.usage);
+      throw new StartError(`--${oneLine((error as Error).message)}`);
     }
   }
-  const perAddressText = text("max-connections-per-address");
-  let maxConnectionsPerAddress: number | undefined;
-  if (perAddressText !== undefined) {
-    try {
-      maxConnectionsPerAddress = wholeNumber("--max-connections-per-address", perAddressText, 1);
-    } catch (error) {
-      throw new StartError((error as UsageError).message, EXIT.usage);
-    }
-  }
-  const databaseFlag = text("database-url");
-  if (databaseFlag !== undefined && databaseFlag.trim() === "") {
-    throw new StartError("--database-url must be a postgres:// URL.", EXIT.usage);
-  }
-  const databaseUrl = databaseFlag ?? fromEnv("DATABASE_URL");
-  const databaseUrlFrom: ServeOptions["databaseUrlFrom"] =
-    databaseFlag !== undefined ? "--database-url" : databaseUrl === undefined ? undefined : "DATABASE_URL";
-  if (text("schema") !== undefined && databaseUrl === undefined) {
-    throw new StartError("--schema needs --database-url (or DATABASE_URL): the in-memory store has no schema.", EXIT.usage);
+  const perAddress = values["max-connections-per-address"];
+  const maxConnectionsPerAddress =
+    perAddress === undefined ? undefined : wholeNumber("--max-connections-per-address", perAddress, 1);
+
+  const databaseFlag = values["database-url"];
+  if (databaseFlag?.trim() === "") throw new StartError("--database-url must be a postgres:// URL.");
+  const databaseUrl = databaseFlag ?? (env.DATABASE_URL || undefined);
+  if (values.schema !== undefined && databaseUrl === undefined) {
+    throw new StartError("--schema needs --database-url (or DATABASE_URL): the in-memory store has no schema.");
   }
   return {
     port,
-    host: host.trim(),
-    fixtures: text("fixtures"),
-    catalogs: text("catalogs"),
+    host,
+    fixtures: values.fixtures,
+    catalogs: values.catalogs,
     adminToken,
     adminTokenFrom,
-    databaseUrlFrom,
+    databaseUrlFrom: databaseFlag !== undefined ? "--database-url" : databaseUrl === undefined ? undefined : "DATABASE_URL",
     cors,
     maxConnectionsPerAddress,
     databaseUrl,
-    schema: text("schema"),
-    log: values.log === true,
-    json: values.json === true,
+    schema: values.schema,
+    log: values.log,
+    json: values.json,
   };
 }

@@ -6,19 +6,59 @@
 import { safeEcho } from "../echo.js";
 import type { Catalog } from "../models/modelSpec.js";
 import type { RunningServer } from "../node/index.js";
-import type { ResponseEvent } from "../server/index.js";
+import type { CheckedFixtures } from "../server/fixtures.js";
+import type { ReferenceServer, ResponseEvent } from "../server/index.js";
 import type { ServeOptions } from "./serveOptions.js";
-import { storeFields, storeName } from "./serveStore.js";
-import { MAX_LISTED_USERS, type ShownUser } from "./serveUsers.js";
+
+/** A user as printed: its state and the keys a client may use (ck_live_ keys from a file are not shown). */
+type ShownUser = {
+  userId: string;
+  balance: number;
+  multiplier: string;
+  apiKeys: { key: string; shown: boolean }[];
+  assets: string[];
+};
+
+/** The most users the startup summary lists one by one. */
+const MAX_LISTED_USERS = 10;
+
+/**
+ * The users to list, and how many there are: makes the demo user (10,000 credits, three assets and
+ * a `ck_test_` key) or reads the first fixture users back from the server.
+ *
+ * @param server - The reference server, ready.
+ * @param start - Whether to make the demo user; the fixture users as checked; which of them the store had already.
+ * @returns The users to list, and the count of users and of those this start loaded.
+ */
+export async function usersToShow(
+  server: ReferenceServer,
+  start: { demo: boolean; fixtureUsers: CheckedFixtures["users"]; found: ReadonlySet<string> },
+): Promise<{ users: ShownUser[]; counts: { total: number; loadedNow: number } }> {
+  const { demo, fixtureUsers, found } = start;
+  if (demo) {
+    const { userId } = await server.admin.createUser({ credits: 10_000 });
+    const assets: string[] = [];
+    for (let i = 0; i < 3; i++) assets.push((await server.admin.createAsset(userId)).assetId);
+    const { key } = await server.admin.createApiKey(userId);
+    const user = { userId, balance: 10_000, multiplier: "1", apiKeys: [{ key, shown: true }], assets };
+    return { users: [user], counts: { total: 1, loadedNow: 1 } };
+  }
+  const users: ShownUser[] = [];
+  for (const user of fixtureUsers.slice(0, MAX_LISTED_USERS)) {
+    const view = await server.admin.user(user.id);
+    const apiKeys = user.apiKeys.map(({ key, mode }) => ({ key, shown: mode === "test" }));
+    users.push({ userId: user.id, balance: view.balance, multiplier: view.multiplier, apiKeys, assets: [...user.assets] });
+  }
+  return { users, counts: { total: fixtureUsers.length, loadedNow: fixtureUsers.length - found.size } };
+}
 
 /** What the start-up summary tells of one start. */
 type Startup = {
-  /** The server, listening. */
   running: RunningServer;
   options: ServeOptions;
   /** The price history of `--catalogs`, if any. */
   catalogs: readonly Catalog[] | undefined;
-  /** The users to list (at most {@link MAX_LISTED_USERS} from the fixtures), and how many there are. */
+  /** The users to list, and how many there are. */
   users: ShownUser[];
   counts: { total: number; loadedNow: number };
   /** Whether the one user is the demo user made now. */
@@ -32,52 +72,44 @@ type Startup = {
  * @param startup - The server, the options, the price history and the users.
  * @returns The text to print, ending with a newline.
  */
-export function startupSummary(startup: Startup): string {
-  const { running, options, catalogs, users, counts, demo } = startup;
+export function startupSummary({ running, options, catalogs, users, counts, demo }: Startup): string {
   // The address a client connects to: a wildcard address is reached on the loopback.
   const url = running.url.replace("//0.0.0.0:", "//127.0.0.1:").replace("//[::]:", "//[::1]:");
   const versions = catalogs?.map((c) => c.version) ?? [];
+  const database = options.databaseUrl === undefined ? undefined : maskDatabaseUrl(options.databaseUrl);
   if (options.json) {
     const listening = {
       event: "listening",
       url,
-      ...storeFields(options),
+      ...(database === undefined ? { store: "memory" } : { store: "postgres", databaseUrl: database }),
       admin: options.adminToken !== undefined,
       ...(catalogs === undefined ? {} : { catalogs: versions }),
       userCount: counts.total,
-      users: users.map((u) => ({
-        userId: u.userId,
-        balance: u.balance,
-        multiplier: u.multiplier,
-        apiKeys: u.apiKeys.map((k) => (k.shown ? k.key : `${k.key.slice(0, 8)}...`)),
-        assets: u.assets,
+      users: users.map(({ userId, balance, multiplier, apiKeys, assets }) => ({
+        userId,
+        balance,
+        multiplier,
+        apiKeys: apiKeys.map((k) => (k.shown ? k.key : `${k.key.slice(0, 8)}...`)),
+        assets,
       })),
     };
     return `${JSON.stringify(listening)}\n`;
   }
-  const inForce = versions.filter((version) => Date.parse(version) <= Date.now()).at(-1);
-  const prices =
-    options.catalogs === undefined
-      ? undefined
-      : `Prices: ${options.catalogs}, ${versions.length} catalog${versions.length === 1 ? "" : "s"} (${versions.join(", ")}); ` +
-        (inForce === undefined ? `none in force before ${versions[0]} 00:00 UTC` : `in force now: ${inForce}`);
-  return summary(url, url === running.url ? undefined : running.host, options, users, counts, demo, storeName(options), prices);
-}
-
-/** The start-up summary as text: the store named first, then what the options turned on, the users and how to try them. */
-function summary(
-  url: string,
-  boundTo: string | undefined,
-  options: ServeOptions,
-  users: ShownUser[],
-  counts: { total: number; loadedNow: number },
-  demo: boolean,
-  storeName: string,
-  prices: string | undefined,
-): string {
-  const lines = [`Listening on ${url}${boundTo ? ` (bound to ${boundTo})` : ""}`, ""];
-  lines.push(`Store: ${storeName}`);
-  if (prices !== undefined) lines.push(prices);
+  const lines = [`Listening on ${url}${url === running.url ? "" : ` (bound to ${running.host})`}`, ""];
+  lines.push(
+    `Store: ${
+      database === undefined
+        ? "in memory (gone when the process ends)"
+        : `PostgreSQL, schema ${options.schema ?? "imagegen"}, at ${database} (from ${options.databaseUrlFrom})`
+    }`,
+  );
+  if (options.catalogs !== undefined) {
+    const inForce = versions.filter((version) => Date.parse(version) <= Date.now()).at(-1);
+    lines.push(
+      `Prices: ${options.catalogs}, ${versions.length} catalog${versions.length === 1 ? "" : "s"} (${versions.join(", ")}); ` +
+        (inForce === undefined ? `none in force before ${versions[0]} 00:00 UTC` : `in force now: ${inForce}`),
+    );
+  }
   if (options.cors !== undefined) {
     lines.push(`CORS: pages on ${options.cors === "*" ? "any origin" : options.cors.join(", ")} may call this server`);
   }
@@ -88,7 +120,7 @@ function summary(
         (loadedNow === total ? "" : ` (${loadedNow} loaded now, ${total - loadedNow} kept as the store had them)`),
     );
   }
-  for (const user of users.slice(0, MAX_LISTED_USERS)) {
+  for (const user of users) {
     lines.push(
       `${demo ? "Demo user " : "  "}${user.userId}: ${user.balance} credits, multiplier ${user.multiplier}` +
         (user.assets.length > 0 ? `, assets ${user.assets.slice(0, 5).join(", ")}${user.assets.length > 5 ? ", ..." : ""}` : ""),
@@ -114,6 +146,24 @@ function summary(
   }
   lines.push(`OpenAPI document: ${url}/openapi.json`, "Ctrl-C stops the server.");
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * A database URL as it may be shown: its password (and a `password` query parameter) replaced by
+ * `***`; a text that is not a URL is not shown at all.
+ */
+function maskDatabaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "(a connection string that is not a URL, not shown)";
+  }
+  if (parsed.password !== "") parsed.password = "***";
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (/^(password|sslpassword|passfile|sslkey)$/i.test(name)) parsed.searchParams.set(name, "***");
+  }
+  return parsed.href;
 }
 
 /** Quotes a value for a POSIX shell, so that a printed command works as pasted. */

@@ -1,14 +1,57 @@
 /**
- * The run of `imagegen-pricing serve` once its server is made: it listens, waits for SIGINT or
- * SIGTERM (or for the process that started it to end), and closes: requests in flight finish,
- * and a connection still busy after a grace period is cut.
+ * The process around the server of `imagegen-pricing serve`: the PostgreSQL store it may open, the
+ * port it listens on, and the stop on SIGINT or SIGTERM (or when the process that started it ends),
+ * after which requests in flight finish and a connection still busy after a grace period is cut.
  */
 import { readFileSync } from "node:fs";
 import { type RunningServer, serve } from "../node/index.js";
 import type { ReferenceServer, ResponseEvent } from "../server/index.js";
-import { EXIT } from "./io.js";
-import { oneLine, StartError } from "./serveError.js";
+import type { Store } from "../store/store.js";
+import { oneLine, StartError } from "./io.js";
 import type { ServeOptions } from "./serveOptions.js";
+
+/**
+ * Opens the PostgreSQL store, loaded only when asked for, so that `pg` stays optional.
+ *
+ * @param url - The database URL (never printed as given: it may hold a password).
+ * @param schema - The schema of its tables (default: the store's).
+ * @returns The store, connected.
+ * @throws StartError: exit code 1 when `pg` is missing or the database cannot be used, 2 for a bad schema name.
+ */
+export async function openPostgresStore(url: string, schema: string | undefined): Promise<Store> {
+  let module: typeof import("../postgres/index.js");
+  try {
+    module = await import("../postgres/index.js");
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+      throw new StartError("--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).", 1);
+    }
+    throw error;
+  }
+  try {
+    return await module.createPostgresStore({ connectionString: url, ...(schema === undefined ? {} : { schema }) });
+  } catch (error) {
+    if (error instanceof TypeError) throw new StartError(`--schema: ${oneLine(error.message)}`);
+    // Never the URL itself: it may hold a password.
+    const cause = (error as { cause?: unknown }).cause;
+    const detail = cause instanceof Error && cause.message ? `: ${oneLine(cause.message)}` : "";
+    throw new StartError(`Cannot use the database: ${oneLine((error as Error).message)}${detail}`, 1);
+  }
+}
+
+/**
+ * Which of the fixture users the store holds already (an earlier start loaded them).
+ *
+ * @param store - The PostgreSQL store, or none for the in-memory one (which starts empty).
+ * @param users - The fixture users.
+ * @returns The ids of those the store knows.
+ */
+export async function usersInStore(store: Store | undefined, users: readonly { readonly id: string }[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (store !== undefined) for (const { id } of users) if (await store.getUser(id)) found.add(id);
+  return found;
+}
 
 /**
  * Listens over HTTP; the signals are left to {@link stopRequested}.
@@ -46,7 +89,7 @@ function listenError(error: unknown, host: string, port: number): StartError {
   }
   if (code === "EACCES") return new StartError(`Not allowed to listen on port ${port} of ${host}; choose a port above 1023.`, 1);
   if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
-    return new StartError(`Cannot listen on ${host}: no such address on this machine (--host).`, EXIT.usage);
+    return new StartError(`Cannot listen on ${host}: no such address on this machine (--host).`);
   }
   return new StartError(`Cannot listen on ${host}:${port}: ${oneLine((error as Error).message)}`, 1);
 }
