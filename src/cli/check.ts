@@ -1,3 +1,4 @@
+/** The `check` command: a request body normalized, validated and priced, or every issue it has. */
 import { parseArgs } from "node:util";
 import { type Charge, capabilities, checkRequest, InvalidRequestError, type Issue } from "../index.js";
 import { priceValidated } from "../pricing/computeCharge.js";
@@ -38,13 +39,8 @@ Example:
 export async function runCheck(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    strict: true,
     allowPositionals: true,
-    options: {
-      multiplier: { type: "string" },
-      refs: { type: "string" },
-      ...CATALOG_OPTIONS,
-    },
+    options: { multiplier: { type: "string" }, refs: { type: "string" }, ...CATALOG_OPTIONS },
   });
   if (values.help) {
     io.out(CHECK_HELP);

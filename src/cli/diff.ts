@@ -6,7 +6,7 @@ import { changeLabel, changeValue } from "../models/diff.js";
 import { CatalogSchema } from "../models/modelSpec.js";
 import { JSON_AND_HELP } from "./args.js";
 import { table } from "./format.js";
-import { type CliIo, EXIT, InputError, readJson, UsageError } from "./io.js";
+import { type CliIo, EXIT, InputError, oneLine, readJson, UsageError } from "./io.js";
 
 /** `--help` text of `diff`. */
 export const DIFF_HELP = `Usage: imagegen-pricing diff <before.json> <after.json> [--json]
@@ -115,12 +115,7 @@ function shown(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
-/**
- * One schema problem of a catalog in words: the field's path, what it holds, and what it must hold.
- *
- * @param issue - A valibot issue from checking a catalog.
- * @returns For example `models.beta.maxImageCount is "x"; expected a whole number of at least 1`.
- */
+/** One schema problem of a catalog in words: `models.beta.maxImageCount is "x"; expected a whole number of at least 1`. */
 function problem(issue: v.BaseIssue<unknown>): string {
   const keys = (issue.path ?? []).map((item) => item.key);
   const path = keys.map(String).join(".");
@@ -143,12 +138,7 @@ function problem(issue: v.BaseIssue<unknown>): string {
   return `${what}; expected ${expected(schemaAt(keys))}${hint}`;
 }
 
-/**
- * Checks one catalog against the schema, naming each problem by its path and what it must hold.
- *
- * @param data - The catalog as read.
- * @returns The problems, or an empty list when it is a valid catalog.
- */
+/** The problems of one catalog, each named by its path and what it must hold; none for a valid catalog. */
 function catalogProblems(data: unknown): string[] {
   const result = v.safeParse(CatalogSchema, data);
   return result.success ? [] : result.issues.map(problem);
@@ -189,7 +179,7 @@ async function load(source: string, io: CliIo): Promise<{ catalogs: readonly Cat
     // Every entry is a valid catalog by now: what is left is the list itself and the order of its versions.
     return { catalogs: defineCatalogHistory(rest.catalogs as readonly Catalog[]), history: true };
   } catch (error) {
-    if (error instanceof TypeError) throw new InputError(`${source}: ${error.message.replace(/\s*\n\s*/g, " ")}`);
+    if (error instanceof TypeError) throw new InputError(`${source}: ${oneLine(error.message)}`);
     throw error;
   }
 }
@@ -231,12 +221,7 @@ function render(c: Comparison, names?: readonly [string, string]): string {
  * @returns 0 when nothing changed, 1 when something did, 2 on bad arguments or files.
  */
 export async function runDiff(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: JSON_AND_HELP,
-  });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: JSON_AND_HELP });
   if (values.help) {
     io.out(DIFF_HELP);
     return EXIT.ok;

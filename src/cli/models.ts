@@ -33,12 +33,7 @@ const marked = (values: readonly string[], fallback: string | null) =>
  * @returns The exit code.
  */
 export async function runModels(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: CATALOG_OPTIONS,
-  });
+  const { values } = parseArgs({ args, options: CATALOG_OPTIONS });
   if (values.help) {
     io.out(MODELS_HELP);
     return EXIT.ok;

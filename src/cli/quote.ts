@@ -1,3 +1,4 @@
+/** The `quote` command: the price of one output image with its breakdown, or why it has none. */
 import { parseArgs } from "node:util";
 import { capabilities, quote } from "../index.js";
 import { CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
@@ -39,8 +40,6 @@ Example:
 export async function runQuote(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args,
-    strict: true,
-    allowPositionals: false,
     options: {
       model: { type: "string", short: "m" },
       resolution: { type: "string", short: "r" },

@@ -1,3 +1,4 @@
+/** The `schema` command: the JSON Schema of a generation request, of any model or of one. */
 import { parseArgs } from "node:util";
 import { modelRequestJsonSchema, requestJsonSchema } from "../jsonSchema.js";
 import { CATALOG_OPTIONS, catalogForAt } from "./args.js";
@@ -26,15 +27,7 @@ Options:
  * @returns The exit code.
  */
 export async function runSchema(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      model: { type: "string", short: "m" },
-      ...CATALOG_OPTIONS,
-    },
-  });
+  const { values } = parseArgs({ args, options: { model: { type: "string", short: "m" }, ...CATALOG_OPTIONS } });
   if (values.help) {
     io.out(SCHEMA_HELP);
     return EXIT.ok;

@@ -60,7 +60,7 @@ export async function usersInStore(store: Store | undefined, users: readonly { r
  * @param options - The host, the port and the connections one client address may hold open.
  * @param log - The request log of --log, also told of the answers serve() writes itself.
  * @returns The running server.
- * @throws StartError naming the port or the address: exit code 1 when it is in use or not allowed, 2 for no such address.
+ * @throws StartError naming the port or the address: exit 1 when it is in use or not allowed, 2 for no such address.
  */
 export async function listen(
   server: ReferenceServer,
@@ -140,24 +140,21 @@ const PARENT_CHECK_MS = 500;
 /** Shells that npm, npx and harnesses put between themselves and the server (`sh -c "..."`). */
 const SHELLS = new Set(["sh", "dash", "bash", "zsh", "ash", "busybox"]);
 
-/** Linux only: the parent of a process, from /proc (undefined elsewhere or once it is gone). */
-function procParent(pid: number): number | undefined {
+/** A file of /proc about a process (Linux only; undefined elsewhere or once the process is gone). */
+function proc(pid: number, file: "stat" | "comm"): string | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    return Number.isInteger(ppid) ? ppid : undefined;
+    return readFileSync(`/proc/${pid}/${file}`, "utf8");
   } catch {
     return undefined;
   }
 }
-/** Linux only: a process's command name, from /proc (undefined elsewhere or once it is gone). */
-function procCommand(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-  } catch {
-    return undefined;
-  }
+
+/** The parent of a process, from /proc. */
+function procParent(pid: number): number | undefined {
+  const stat = proc(pid, "stat");
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".
+  const ppid = Number(stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return Number.isInteger(ppid) ? ppid : undefined;
 }
 
 /**
@@ -171,7 +168,7 @@ function procCommand(pid: number): string | undefined {
  */
 function whenOrphaned(): { orphaned: Promise<string>; stop: () => void } {
   const parent = process.ppid;
-  const wrapperParent = SHELLS.has(procCommand(parent) ?? "") ? procParent(parent) : undefined;
+  const wrapperParent = SHELLS.has(proc(parent, "comm")?.trim() ?? "") ? procParent(parent) : undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   const orphaned = new Promise<string>((resolve) => {
     timer = setInterval(() => {
