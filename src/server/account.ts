@@ -11,13 +11,7 @@ import type { Env, ServerContext } from "./context.js";
 import { fail, invalidRequest, json } from "./errors.js";
 import type { CreditsAnswer, PingAnswer, QuoteAnswer } from "./openapi/schemas.js";
 
-/**
- * `GET /api/ping`: who authenticated, by API key only.
- *
- * @param ctx - The server.
- * @returns The route's handler.
- * @internal
- */
+/** `GET /api/ping`: who authenticated, by API key only. @internal */
 export function ping(ctx: ServerContext): Handler<Env> {
   return (c) => {
     const { userId, apiKeyId } = c.get("caller");
@@ -26,13 +20,7 @@ export function ping(ctx: ServerContext): Handler<Env> {
   };
 }
 
-/**
- * `GET /api/query/credits`: the caller's balance, or a 401 when the user is gone.
- *
- * @param ctx - The server.
- * @returns The route's handler.
- * @internal
- */
+/** `GET /api/query/credits`: the caller's balance, or a 401 when the user is gone. @internal */
 export function queryCredits(ctx: ServerContext): Handler<Env> {
   return async (c) => {
     const { userId, apiKeyId } = c.get("caller");
@@ -48,8 +36,6 @@ export function queryCredits(ctx: ServerContext): Handler<Env> {
  * the core's `quote` for the caller's multiplier with the catalog in force now, `credits: null`
  * with a reason when it cannot be priced.
  *
- * @param ctx - The server.
- * @returns The route's handler.
  * @internal
  */
 export function quotePrice(ctx: ServerContext): Handler<Env> {

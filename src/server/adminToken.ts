@@ -4,7 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { addressKey, clientAddress } from "./address.js";
-import { hashApiKey } from "./auth.js";
+import { bearerToken, hashApiKey } from "./auth.js";
 import type { ServerClock } from "./clock.js";
 import type { Env } from "./context.js";
 import { fail } from "./errors.js";
@@ -36,12 +36,7 @@ export class AdminTokenError extends TypeError {
   }
 }
 
-/**
- * The shortest admin token: 16 characters, on every address, so that even one chosen by hand is not
- * found by trying (and wrong tokens are throttled per address besides, {@link ADMIN_TOKEN_THROTTLE}).
- *
- * @internal
- */
+/** The shortest admin token: even one chosen by hand is not found by trying (wrong ones are throttled besides). @internal */
 export const MIN_ADMIN_TOKEN_CHARS = 16;
 /** The longest admin token: long enough for any generated secret, short enough to hash cheaply. */
 const MAX_TOKEN_CHARS = 256;
@@ -58,16 +53,11 @@ export const ADMIN_TOKEN_THROTTLE = { failures: 10, windowMs: 60_000 } as const;
 
 /** The most addresses whose wrong tokens are counted at once; past it the oldest count is dropped. */
 const MAX_THROTTLED_ADDRESSES = 10_000;
-/**
- * The key alphabet only: what a header carries as is, and a run that every echo and log line hides
- * by its shape (16 or more such characters), so a token put in a path never comes back.
- */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]+$/;
 
 /**
  * Checks an admin token: 16 to 256 characters of `A-Z a-z 0-9 _ -` (what `Authorization: Bearer`
- * carries as is, and what echoes and logs hide by shape), not starting with `ck_`, so that it can
- * never be taken for an API key or one for it.
+ * carries as is, and a run that every echo and log line hides by its shape, so a token put in a
+ * path never comes back), not starting with `ck_`, so that it can never be taken for an API key.
  *
  * @param token - The token the operator chose.
  * @returns The token.
@@ -80,7 +70,7 @@ export function checkAdminToken(token: unknown): string {
     typeof token !== "string" ||
     token.length < MIN_ADMIN_TOKEN_CHARS ||
     token.length > MAX_TOKEN_CHARS ||
-    !TOKEN_SHAPE.test(token)
+    !/^[\w-]+$/.test(token)
   ) {
     const received = typeof token === "string" ? `${token.length} character${token.length === 1 ? "" : "s"}` : typeof token;
     throw refuse(
@@ -93,20 +83,14 @@ export function checkAdminToken(token: unknown): string {
   return token;
 }
 
-/** The count of wrong admin tokens from one address, in its window. */
-type Attempts = { start: number; failures: number };
-
 /**
- * Counts wrong admin tokens per client address ({@link ADMIN_TOKEN_THROTTLE}) on the server's clock.
- *
- * @returns `locked(address, now)`: the seconds left in a full window, or 0; `failed` and `passed`
- *   record a wrong and a right token.
- * @internal
+ * Counts wrong admin tokens per client address ({@link ADMIN_TOKEN_THROTTLE}): `locked` is the
+ * seconds left in a full window, or 0; `failed` and `passed` record a wrong and a right token.
  */
 function createTokenThrottle() {
   const { failures, windowMs } = ADMIN_TOKEN_THROTTLE;
-  const byAddress = new Map<string, Attempts>();
-  const current = (key: string, now: number): Attempts | undefined => {
+  const byAddress = new Map<string, { start: number; failures: number }>();
+  const current = (key: string, now: number) => {
     const entry = byAddress.get(key);
     if (entry && (now - entry.start >= windowMs || now < entry.start)) {
       byAddress.delete(key); // the window is over (or the clock went back): a new count
@@ -141,12 +125,9 @@ function createTokenThrottle() {
 }
 
 /**
- * Compares two strings in time that depends only on their length, not on where they differ: used
- * on SHA-256 digests, which always have the same length, so nothing about the token leaks.
+ * Whether two strings are equal, in time that depends only on their length, not on where they
+ * differ: used on SHA-256 digests, which always have the same length, so nothing of the token leaks.
  *
- * @param a - A digest as hex.
- * @param b - Another digest as hex.
- * @returns Whether they are equal.
  * @internal
  */
 export function constantTimeEqual(a: string, b: string): boolean {
@@ -161,12 +142,9 @@ const ADMIN_CHALLENGE = { "www-authenticate": 'Bearer realm="admin"' };
 /**
  * The guard of every admin route: an address that sent too many wrong tokens is refused (429)
  * before its token is read; then the token, without which no admin route says more than 401. The
- * token's SHA-256 is compared with the presented one's, in constant time, so neither the token's
- * length nor where a guess differs shows in the timing.
+ * SHA-256 digests are compared in constant time, so neither the token's length nor where a guess
+ * differs shows in the timing. The throttle's window runs on the clock's real time.
  *
- * @param token - The admin token, checked by {@link checkAdminToken}.
- * @param clock - The server's clock: the throttle's window runs on real time.
- * @returns The middleware.
  * @internal
  */
 export function adminGuard(token: string, clock: ServerClock): MiddlewareHandler<Env> {
@@ -183,9 +161,8 @@ export function adminGuard(token: string, clock: ServerClock): MiddlewareHandler
         headers: { "retry-after": String(wait) },
       });
     }
-    const header = c.req.header("authorization");
-    const space = header === undefined ? -1 : header.search(/[ \t]/);
-    if (header === undefined || space < 0 || header.slice(0, space).toLowerCase() !== "bearer") {
+    const presented = bearerToken(c.req.header("authorization"));
+    if (typeof presented !== "string") {
       return fail(c, {
         code: "missing_admin_token",
         message: "Send the admin token as Authorization: Bearer <admin token>.",
@@ -193,7 +170,6 @@ export function adminGuard(token: string, clock: ServerClock): MiddlewareHandler
       });
     }
     expected ??= hashApiKey(token);
-    const presented = header.slice(space + 1).trim();
     if (!constantTimeEqual(await hashApiKey(presented), await expected)) {
       throttle.failed(address, clock.realNow());
       return fail(c, {

@@ -21,13 +21,7 @@ const KEY_RANDOM_BYTES = 24;
  */
 const KEY_SHAPE = /^ck_(?:live|test)_[A-Za-z0-9_-]{16,256}$/;
 
-/**
- * Makes a new secret API key: the mode's prefix and 192 random bits in base64url.
- *
- * @param mode - `"live"` or `"test"`.
- * @returns The whole key; it is shown once and never stored.
- * @internal
- */
+/** Makes a new secret API key, shown once and never stored: the mode's prefix and 192 random bits in base64url. @internal */
 export function generateApiKey(mode: ApiKeyMode): string {
   return API_KEY_PREFIXES[mode] + randomBase64Url(KEY_RANDOM_BYTES);
 }
@@ -53,8 +47,6 @@ const encoder = new TextEncoder();
  * kept. Synchronous with `node:crypto`, which saves every request a trip through the event loop;
  * Web Crypto's digest where there is no `node:crypto`.
  *
- * @param key - The whole key.
- * @returns 64 hex characters, or a promise of them.
  * @internal
  */
 export function hashApiKey(key: string): string | Promise<string> {
@@ -62,13 +54,7 @@ export function hashApiKey(key: string): string | Promise<string> {
   return webCryptoHash(key);
 }
 
-/**
- * The SHA-256 of a key as lowercase hex, by Web Crypto.
- *
- * @param key - The whole key.
- * @returns 64 hex characters.
- * @internal
- */
+/** The SHA-256 of a key as lowercase hex, by Web Crypto. @internal */
 export async function webCryptoHash(key: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(key)));
   let out = "";
@@ -76,26 +62,16 @@ export async function webCryptoHash(key: string): Promise<string> {
   return out;
 }
 
-/** What the `Authorization` header carries, before any lookup. @internal */
-export type Credential =
-  | { kind: "missing" } // no header, or a scheme other than Bearer (S1: API keys only)
-  | { kind: "malformed" } // Bearer, but not shaped like one of our keys
-  | { kind: "key"; key: string };
-
 /**
- * Reads `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110), the key is not.
- * Nothing read here is ever echoed back or logged.
+ * The token of `Authorization: Bearer <token>`, or `undefined` for no header or another scheme; the
+ * scheme is case-insensitive (RFC 9110), the token is not. Nothing read here is ever echoed or logged.
  *
- * @param header - The header's value, if any.
- * @returns What kind of credential the request carries.
  * @internal
  */
-export function readCredential(header: string | undefined): Credential {
-  if (header === undefined) return { kind: "missing" };
-  const space = header.search(/[ \t]/);
-  if (space < 0 || header.slice(0, space).toLowerCase() !== "bearer") return { kind: "missing" };
-  const key = header.slice(space + 1).trim();
-  return KEY_SHAPE.test(key) ? { kind: "key", key } : { kind: "malformed" };
+export function bearerToken(header: string | undefined): string | undefined {
+  const space = header?.search(/[ \t]/) ?? -1;
+  if (header === undefined || space < 0 || header.slice(0, space).toLowerCase() !== "bearer") return undefined;
+  return header.slice(space + 1).trim();
 }
 
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
@@ -104,22 +80,19 @@ const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
 export const INVALID_API_KEY: Failure = { code: "invalid_api_key", message: m.invalidApiKey(), headers: BEARER_CHALLENGE };
 
 /**
- * The middleware of every endpoint that takes an API key: the key's SHA-256 is looked up (never
- * the key compared as text), and the caller kept as `c.get("caller")`; else the 401.
+ * The middleware of every endpoint that takes an API key (S1: no other scheme): the key's SHA-256
+ * is looked up (never the key compared as text), and the caller kept as `c.get("caller")`; else
+ * the 401, without a lookup for a key not shaped like one of ours.
  *
- * @param ctx - The server (its store).
- * @returns The middleware.
  * @internal
  */
 export function withKey(ctx: ServerContext): MiddlewareHandler<Env> {
   return async (c, next) => {
-    const credential = readCredential(c.req.header("authorization"));
-    if (credential.kind === "missing") {
-      return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
-    }
+    const key = bearerToken(c.req.header("authorization"));
+    if (typeof key !== "string") return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
     let found: CallerRecord | undefined;
-    if (credential.kind === "key") {
-      const hash = hashApiKey(credential.key);
+    if (KEY_SHAPE.test(key)) {
+      const hash = hashApiKey(key);
       // The key and its user's multiplier in one lookup: pricing needs no read of its own.
       found = await ctx.store.findCaller(typeof hash === "string" ? hash : await hash);
     }

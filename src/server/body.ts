@@ -11,10 +11,7 @@ import type { Env } from "./context.js";
 import { fail, invalidRequest } from "./errors.js";
 import { serverMessages as m } from "./messages.js";
 
-/**
- * The most bytes one code point takes in a JSON string: an astral one escaped as a surrogate pair
- * (`\uD83E\uDD8A`); a BMP one takes at most one `\uXXXX`, 6.
- */
+/** The most bytes one code point takes in a JSON string: an astral one escaped as a surrogate pair (`\uD83E\uDD8A`). */
 const MAX_JSON_BYTES_PER_CODE_POINT = 12;
 /** The most bytes one ASCII character takes in a JSON string: escaped as `\u00XX`. */
 const MAX_JSON_BYTES_PER_ASCII = 6;
@@ -24,16 +21,13 @@ const MAX_ASSET_ID_CHARS = 128;
 const SERVER_ASSET_ID_CHARS = "ast_".length + 16;
 /** A number as a client may write a valid `imageCount` (`4`, `4.0`, `4e0`), generously. */
 const MAX_NUMBER_CHARS = 24;
-/** Room for JSON whitespace between tokens and a catalog's longer model ids, and rounding. */
-const BODY_MARGIN_BYTES = 16 * 1024;
 
 /**
- * The largest body a valid generation request can need, in bytes, from the request rules: every
- * field at its longest with every character escaped in its longest form (12 bytes for an astral
- * code point, 6 for an ASCII one), `inputAssetIds` with its 14 distinct references at the longest
- * asset id and the rest of the 1,000 entries read repeating ids the server makes. Whitespace
- * around a value or between tokens is never needed (strings are trimmed, N3), nor are repeats of
- * longer ids (the list is de-duplicated, N12): the margin leaves room for some of both.
+ * The largest body a valid generation request can need, in bytes: every field at its longest with
+ * every character escaped in its longest form, `inputAssetIds` with its 14 distinct references at
+ * the longest asset id and the rest of the 1,000 entries read repeating ids the server makes.
+ * Whitespace is never needed (strings are trimmed, N3), nor are repeats of longer ids (the list is
+ * de-duplicated, N12): the margin of {@link DEFAULT_MAX_BODY_BYTES} leaves room for some of both.
  *
  * @returns The byte count, before the margin.
  * @internal
@@ -64,20 +58,17 @@ export function largestValidRequestBytes(): number {
 }
 
 /**
- * The default body limit: what the largest valid request can need (`largestValidRequestBytes`)
- * and a margin, rounded up to a multiple of 16 KiB: under a third of a mebibyte. The time a server
- * spends reading and parsing one body grows with its size, and no valid request needs more.
+ * The default body limit: what the largest valid request can need and a margin of 16 KiB (JSON
+ * whitespace, a catalog's longer model ids), rounded up to a multiple of 16 KiB: under a third of
+ * a mebibyte. The time a server spends reading and parsing one body grows with its size.
  *
  * @internal
  */
-export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + BODY_MARGIN_BYTES) / 16_384) * 16_384;
+export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + 16_384) / 16_384) * 16_384;
 
 /**
  * Whether a `Content-Type` names JSON: `application/json`, any case, with parameters allowed; a
  * `charset` parameter, if given, must be UTF-8 (the only encoding the body is read in).
- *
- * @param header - The header's value, if any.
- * @returns `true` for JSON in UTF-8.
  */
 function isJsonMediaType(header: string | undefined): boolean {
   if (header === undefined) return false;
@@ -98,22 +89,17 @@ function isJsonMediaType(header: string | undefined): boolean {
 }
 
 /**
- * What a request body may hold before it is parsed (S15). No valid request comes near either bound
- * (ten fields, at most 1,000 reference entries read, nesting of two levels), but `JSON.parse` of a
- * 1 MiB body of hundreds of thousands of values, or nested hundreds of thousands deep, blocks the
- * process for tens to hundreds of milliseconds; one linear scan of the text refuses those first.
+ * What a request body may hold before it is parsed (S15). No valid request comes near either bound,
+ * but `JSON.parse` of a 1 MiB body of hundreds of thousands of values, or nested hundreds of
+ * thousands deep, blocks the process for tens to hundreds of milliseconds.
  *
  * @internal
  */
 export const JSON_BOUNDS = { depth: 32, values: 10_000 } as const;
 
 /**
- * Scans a JSON text once, outside its strings, for nesting deeper than {@link JSON_BOUNDS}.depth or
- * more than {@link JSON_BOUNDS}.values values (counted by their separators). Malformed text is left
- * for `JSON.parse` to refuse.
- *
- * @param text - The body.
- * @returns Which bound the text passes, or `undefined`.
+ * Which of {@link JSON_BOUNDS} a JSON text passes, from one linear scan outside its strings (values
+ * counted by their separators); malformed text is left for `JSON.parse` to refuse.
  */
 function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undefined {
   let depth = 0;
@@ -141,13 +127,10 @@ type JsonRead = { ok: true; value: unknown } | { ok: false; answer: Response };
 
 /**
  * Reads and parses a request's JSON body in the order S12 fixes, media type (415), size (413),
- * JSON (400), never more than `maxBytes` of it.
+ * JSON (400), never more than `maxBytes` of it. With `emptyIsObject`, no body at all reads as `{}`
+ * whatever its media type (an admin route whose body is optional: `curl -X POST` sends none,
+ * `fetch` sends `text/plain`).
  *
- * @param c - The request's context.
- * @param maxBytes - The largest body accepted.
- * @param emptyIsObject - Whether no body at all reads as `{}`, whatever its media type (an admin
- *   route whose body is optional: `curl -X POST` sends none, `fetch` sends `text/plain`).
- * @returns The parsed value, or the answer that refuses the body.
  * @internal
  */
 export async function readJson(c: Context<Env>, maxBytes: number, emptyIsObject = false): Promise<JsonRead> {
@@ -177,21 +160,6 @@ export async function readJson(c: Context<Env>, maxBytes: number, emptyIsObject 
   }
 }
 
-/** `hono/body-limit` for each body limit in use: one per server, rarely more. */
-const limits = new Map<number, MiddlewareHandler<Env>>();
-
-function limitOf(maxBytes: number): MiddlewareHandler<Env> {
-  let limit = limits.get(maxBytes);
-  if (!limit) {
-    limit = bodyLimit({
-      maxSize: maxBytes,
-      onError: (c) => fail(c, { code: "payload_too_large", message: m.payloadTooLarge(maxBytes) }),
-    });
-    limits.set(maxBytes, limit);
-  }
-  return limit;
-}
-
 /**
  * Every byte of the body, never more than `maxBytes`: a declared `Content-Length` is compared
  * first, and a body of unknown length is read by `hono/body-limit`, which stops at the limit.
@@ -203,7 +171,7 @@ function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayB
   const declared = c.req.header("content-length");
   if (declared === undefined || !/^\d+$/.test(declared)) {
     const read: { bytes?: ArrayBuffer } = {};
-    return limitOf(maxBytes)(c, async () => {
+    return bodyLimit({ maxSize: maxBytes, onError: tooLarge })(c, async () => {
       read.bytes = await c.req.raw.arrayBuffer();
     }).then((refused) => read.bytes ?? refused ?? tooLarge(), unreadable);
   }
@@ -216,14 +184,7 @@ function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayB
   return c.req.raw.arrayBuffer().then((bytes) => (bytes.byteLength > maxBytes ? tooLarge() : bytes), unreadable);
 }
 
-/**
- * The middleware that reads a route's JSON body into `c.get("body")`, or answers the refusal.
- *
- * @param maxBytes - The largest body accepted.
- * @param emptyIsObject - Whether no body at all reads as `{}` (see {@link readJson}).
- * @returns The middleware.
- * @internal
- */
+/** The middleware that reads a route's JSON body into `c.get("body")` (see {@link readJson}), or answers the refusal. @internal */
 export function jsonBody(maxBytes: number, emptyIsObject = false): MiddlewareHandler<Env> {
   return async (c, next) => {
     const read = await readJson(c, maxBytes, emptyIsObject);

@@ -89,22 +89,19 @@ export const MAX_ERROR_BODY_BYTES = 32 * 1024;
 export const MAX_LISTED_ISSUES = 50;
 /** What the listed issues may take together, in UTF-8 bytes of their JSON: the rest of the answer is small. */
 const ISSUES_BUDGET_BYTES = 16 * 1024;
-/** The longest issue path and message kept; a longer one is cut and ends with `...`. */
+/** The longest issue path, message and code kept; a longer one is cut and ends with `...`. */
 const MAX_PATH_CHARS = 100;
 const MAX_MESSAGE_CHARS = 300;
 const MAX_CODE_CHARS = 64;
 
 const encoder = new TextEncoder();
-const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
- * The issues an error answer lists: each one's path, code and message cut short, at most
- * {@link MAX_LISTED_ISSUES} of them and no more than fit a fixed budget, and one more issue
- * (`too_many_issues`) counting the rest, so that an answer stays small whatever the request (S15).
+ * The issues an error answer lists: each one cut short, at most {@link MAX_LISTED_ISSUES} and no
+ * more than fit a fixed budget, then one `too_many_issues` issue counting the rest (S15). A count
+ * the core already ends its issues with is kept as it is.
  */
 function boundIssues(issues: readonly Issue[]): Issue[] {
-  // The core reports at most its own maximum and ends with a `too_many_issues` count of the rest;
-  // that count is kept as it is, and only the issues before it are cut and budgeted here.
   const last = issues.at(-1);
   const counted = last?.code === "too_many_issues" ? last : undefined;
   const own = counted ? issues.slice(0, -1) : issues;
@@ -131,50 +128,29 @@ function boundIssues(issues: readonly Issue[]): Issue[] {
 }
 
 /**
- * A JSON answer from text that is already serialized (a 202 and its replays, byte for byte). A
- * client's text in it was made safe where it was quoted (`safeEcho`).
+ * A JSON answer from text that is already serialized (a 202 and its replays, byte for byte), with
+ * the request's id and more headers if given.
  *
- * @param c - The request's context (its request id).
- * @param status - The HTTP status.
- * @param text - The JSON text.
- * @param headers - More headers.
- * @returns The answer.
  * @internal
  */
 export function json(c: Context<Env>, status: number, text: string, headers?: Record<string, string>): Response {
   const all: Record<string, string> = {
-    "content-type": JSON_TYPE,
+    "content-type": "application/json; charset=utf-8",
     "cache-control": "no-store",
     "request-id": c.get("requestId"),
+    ...headers,
   };
-  if (headers) Object.assign(all, headers);
   // hono answers a HEAD with its GET's headers and no body: the length stays the GET's. (Any
   // other answer's length is left to the runtime, which counts the bytes it sends.)
   const method = c.req.method;
-  if (method === "GET" || method === "HEAD") all["content-length"] = String(utf8Length(text));
+  if (method === "GET" || method === "HEAD") all["content-length"] = String(encoder.encode(text).byteLength);
   return new Response(text, { status, headers: all });
-}
-
-/** The UTF-8 length of a JSON text (which holds no lone surrogate), without encoding it. */
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    // Two bytes below U+0800, three above, four for a surrogate pair (one more for each half).
-    if (unit >= 0x80) bytes += unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 1 : 2;
-  }
-  return bytes;
 }
 
 /**
  * An error answer, `{ error: { message, code, param?, issues?, requestId } }` with the status of
- * its code, never larger than {@link MAX_ERROR_BODY_BYTES} (S15): `param` and every issue are cut
- * short, and at most {@link MAX_LISTED_ISSUES} issues are listed. The service and the admin API
- * answer in this shape.
+ * its code, never larger than {@link MAX_ERROR_BODY_BYTES} (S15), for the service and the admin API.
  *
- * @param c - The request's context.
- * @param f - What was wrong.
- * @returns The answer.
  * @internal
  */
 export function fail(c: Context<Env>, f: Failure): Response {
@@ -192,14 +168,7 @@ export function fail(c: Context<Env>, f: Failure): Response {
   return json(c, STATUS[f.code], JSON.stringify({ error }), f.headers);
 }
 
-/**
- * The 400 of a request that breaks request rules: every issue, `param` naming the first (S12).
- *
- * @param c - The request's context.
- * @param issues - What is wrong, at least one.
- * @returns The answer.
- * @internal
- */
+/** The 400 of a request that breaks request rules: every issue, `param` naming the first (S12). @internal */
 export function invalidRequest(c: Context<Env>, issues: readonly Issue[]): Response {
   return fail(c, { code: "invalid_request", message: m.invalidRequest(issues), param: issues[0]?.path ?? "", issues });
 }

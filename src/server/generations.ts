@@ -4,17 +4,15 @@
  * the task, commit it in one atomic store call, and render its 202 body from the stored task (the
  * first answer and every replay alike).
  */
-
 import type { Context, Handler } from "hono";
 import { messages } from "../messages.js";
 import { LIMITS } from "../models/lists.js";
-import type { Catalog } from "../models/modelSpec.js";
 import { priceValidated } from "../pricing/computeCharge.js";
 import { InvalidRequestError } from "../pricing/errors.js";
 import { checkRequest } from "../request/checkRequest.js";
 import { charLength } from "../request/fields.js";
 import { type CommitInput, StoreUnavailableError, type TaskDraft, type TaskRecord } from "../store/store.js";
-import type { GenerationRequest, Issue } from "../types.js";
+import type { GenerationRequest, Issue, Result } from "../types.js";
 import { INVALID_API_KEY } from "./auth.js";
 import type { Caller, Env, ServerContext } from "./context.js";
 import { fail, invalidRequest, json } from "./errors.js";
@@ -23,10 +21,8 @@ import { serverMessages as m } from "./messages.js";
 
 /**
  * `POST /api/generations`, once the key and the body are read (S12): request rules, idempotency,
- * assets, balance, then the commit.
+ * assets, balance, then the commit; the 202, a replay, or the failure.
  *
- * @param ctx - The server.
- * @returns The route's handler: the 202, a replay, or the failure.
  * @internal
  */
 export function createGeneration(ctx: ServerContext): Handler<Env> {
@@ -38,7 +34,8 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
   // Before a history's first catalog this throws, and the server answers 503.
   const now = ctx.clock.now();
   const { catalog } = ctx.catalogs.at(now);
-  const checked = check(raw, catalog);
+  // Shape and model limits in one pass, every issue at once (N, V, N15).
+  const checked = checkRequest(raw, { catalog });
   const header = headerKey(c.req.header("idempotency-key"), raw, checked);
   if (!checked.success || header.issue) {
     return invalidRequest(c, withIssue(checked.success ? [] : checked.issues, header.issue));
@@ -52,12 +49,8 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
   const ids = request.inputAssetIds;
   const taskId = newId.task(caller.userId);
   const stored = clientKey === undefined ? { ...request, idempotencyKey: newId.idempotencyKey() } : request;
-  const claim =
-    clientKey === undefined
-      ? undefined
-      : ctx.idempotencyTtlMs === undefined
-        ? { key: clientKey }
-        : { key: clientKey, expiresAt: now + ctx.idempotencyTtlMs };
+  const ttl = ctx.idempotencyTtlMs;
+  const claim = clientKey === undefined ? undefined : { key: clientKey, ...(ttl !== undefined && { expiresAt: now + ttl }) };
   let multiplier = caller.multiplier;
   for (let attempt = 1; ; attempt++) {
     let charge: ReturnType<typeof priceValidated>;
@@ -84,10 +77,7 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
       jobCredits: charge.lines.map((line) => line.credits),
       totalCredits: charge.totalCreditCost,
     };
-    const commit: CommitInput =
-      claim === undefined
-        ? { task, apiKeyId: caller.apiKeyId, assetIds: ids }
-        : { task, apiKeyId: caller.apiKeyId, assetIds: ids, claim };
+    const commit: CommitInput = { task, apiKeyId: caller.apiKeyId, assetIds: ids, ...(claim && { claim }) };
     const result = await ctx.store.commitTask(commit, now);
     if (result.ok) return json(c, 202, renderAccepted(result.task));
     switch (result.reason) {
@@ -103,10 +93,7 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
         multiplier = result.multiplier;
         continue;
       case "insufficient_credits":
-        return fail(c, {
-          code: "insufficient_credits",
-          message: m.insufficientCredits(task.totalCredits, result.balance),
-        });
+        return fail(c, { code: "insufficient_credits", message: m.insufficientCredits(task.totalCredits, result.balance) });
       default: // the key was revoked (or its user removed) while the request was in flight: nothing charged (S15)
         return fail(c, INVALID_API_KEY);
     }
@@ -151,9 +138,6 @@ async function unpriceable(
   return invalidRequest(c, error.issues);
 }
 
-/** The header that carries an idempotency key, as the common HTTP convention names it. */
-const IDEMPOTENCY_HEADER = "Idempotency-Key";
-
 /**
  * Reads the `Idempotency-Key` header (S5): the key of a body that has none, checked by the same
  * rules as the body field (trimmed, 1 to 128 code points). A body that has its own key must carry
@@ -161,34 +145,20 @@ const IDEMPOTENCY_HEADER = "Idempotency-Key";
  * which would charge a retry twice. Only the header's key is returned; the body's own is in the
  * checked request already.
  */
-function headerKey(value: string | undefined, raw: unknown, checked: ReturnType<typeof check>): { key?: string; issue?: Issue } {
+function headerKey(value: string | undefined, raw: unknown, checked: Result<GenerationRequest>): { key?: string; issue?: Issue } {
   if (value === undefined) return {};
+  const refuse = (code: string, message: string) => ({ issue: { path: "idempotencyKey", code, message } });
   const key = value.trim();
-  if (key === "") {
-    return { issue: { path: "idempotencyKey", code: "too_short", message: messages.blank(`The ${IDEMPOTENCY_HEADER} header`) } };
-  }
   const length = charLength(key);
+  if (key === "") return refuse("too_short", messages.blank("The Idempotency-Key header"));
   if (length > LIMITS.idempotencyKeyMaxChars) {
-    return {
-      issue: {
-        path: "idempotencyKey",
-        code: "too_long",
-        message: messages.tooLong(`The ${IDEMPOTENCY_HEADER} header`, LIMITS.idempotencyKeyMaxChars, length),
-      },
-    };
+    return refuse("too_long", messages.tooLong("The Idempotency-Key header", LIMITS.idempotencyKeyMaxChars, length));
   }
   const field = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).idempotencyKey : undefined;
   if (field === undefined) return { key };
   // The body's own key is checked by the request rules; only a well-formed one is compared.
   if (typeof field !== "string" || (!checked.success && checked.issues.some((i) => i.path === "idempotencyKey"))) return {};
-  if (field.trim() === key) return {};
-  return {
-    issue: {
-      path: "idempotencyKey",
-      code: "idempotency_key_mismatch",
-      message: m.idempotencyKeyMismatch(field.trim(), key),
-    },
-  };
+  return field.trim() === key ? {} : refuse("idempotency_key_mismatch", m.idempotencyKeyMismatch(field.trim(), key));
 }
 
 /** The issues with one more, kept before a trailing `too_many_issues` count. */
@@ -196,11 +166,6 @@ function withIssue(issues: Issue[], issue: Issue | undefined): Issue[] {
   if (!issue) return issues;
   const last = issues.at(-1);
   return last?.code === "too_many_issues" ? [...issues.slice(0, -1), issue, last] : [...issues, issue];
-}
-
-/** Checks a body against one catalog, shape and model limits in one pass, every issue at once (N, V, N15). */
-function check(raw: unknown, catalog: Catalog) {
-  return checkRequest(raw, { catalog });
 }
 
 /**
@@ -220,7 +185,7 @@ function replayOrConflict(
   let same = stored === fingerprint(request);
   if (!same) {
     const then = ctx.catalogs.byVersion(task.catalogVersion);
-    const before = then === undefined ? undefined : check(raw, then);
+    const before = then === undefined ? undefined : checkRequest(raw, { catalog: then });
     same = before?.success === true && fingerprint(before.output) === stored;
   }
   if (same) return json(c, 202, renderAccepted(task), { "idempotent-replayed": "true" });
@@ -229,11 +194,8 @@ function replayOrConflict(
 
 /**
  * The fingerprint of a normalized request: every field but the idempotency key, in a fixed order.
- * Because it is taken after normalizing, an omitted default and the same value sent explicitly
- * (or with extra whitespace) have the same fingerprint.
- *
- * @param request - A normalized request.
- * @returns A string equal for exactly the requests that are the same.
+ * Taken after normalizing, it is the same for an omitted default and the value sent explicitly (or
+ * with extra whitespace).
  */
 function fingerprint(request: GenerationRequest): string {
   return JSON.stringify([
@@ -254,20 +216,14 @@ function fingerprint(request: GenerationRequest): string {
  * points into what the client wrote: `[" a", "a", "b"]` reports `b` at `inputAssetIds[2]`.
  */
 function rawIndex(raw: unknown, id: string, fallback: number): number {
-  if (!Array.isArray(raw)) return fallback;
-  for (let i = 0; i < raw.length; i++) {
-    const value: unknown = raw[i];
-    if (typeof value === "string" && value.trim() === id) return i;
-  }
-  return fallback;
+  const index = Array.isArray(raw) ? raw.findIndex((value: unknown) => typeof value === "string" && value.trim() === id) : -1;
+  return index < 0 ? fallback : index;
 }
 
 /**
  * Serializes the 202 body of a stored task: every job `queued`, no assets yet. Everything in it
  * comes from the task as committed, so a replay renders the first answer byte for byte.
  *
- * @param task - The stored task, with its `balanceAfter`.
- * @returns The JSON text.
  * @internal
  */
 export function renderAccepted(task: TaskRecord): string {
