@@ -4,7 +4,7 @@
  * the JSON answers to what Node's HTTP parser would otherwise answer itself in plain text (a
  * timeout, headers too large, no `Host`, an unknown `Expect`, `CONNECT`).
  */
-import { createServer, type IncomingMessage, type Server, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import { addressKey } from "../server/address.js";
 import type { ResponseEvent } from "../server/context.js";
@@ -61,28 +61,9 @@ const CONNECTION_ERRORS = {
 
 type ConnectionErrorCode = keyof typeof CONNECTION_ERRORS;
 
-const REASONS: Record<number, string> = {
-  400: "Bad Request",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  413: "Content Too Large",
-  417: "Expectation Failed",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  503: "Service Unavailable",
-};
-
-/**
- * The service's JSON error `{ error: { message, code, requestId } }` as a whole HTTP/1.1 answer,
- * with a `Request-Id` and `Connection: close`, for writing straight to a socket.
- */
-function rawErrorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}): string {
-  return rawAnswer(errorAnswer(code, message, extra));
-}
-
-/** An answer as the bytes of a whole HTTP/1.1 answer. */
+/** An answer as the bytes of a whole HTTP/1.1 answer, for writing straight to a socket. */
 function rawAnswer({ status, headers, body }: { status: number; headers: Record<string, string>; body: string }): string {
-  let head = `HTTP/1.1 ${status} ${REASONS[status]}\r\n`;
+  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n`;
   for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
   return `${head}\r\n${body}`;
 }
@@ -106,11 +87,7 @@ function errorAnswer(code: ConnectionErrorCode, message: string, extra: Record<s
   return { status, headers, body, requestId };
 }
 
-/**
- * The service's JSON error as a web `Response`, for `@hono/node-server` to write.
- *
- * @internal
- */
+/** The service's JSON error as a web `Response`, for `@hono/node-server` to write. @internal */
 export function errorResponse(code: ConnectionErrorCode, message: string): Response {
   const { status, headers, body } = errorAnswer(code, message);
   return new Response(body, { status, headers });
@@ -256,7 +233,7 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
     }
     adjust(refusedByAddress, address, 1);
     socket.once("close", () => adjust(refusedByAddress, address, -1));
-    answerAndLinger(socket, rawErrorAnswer("service_unavailable", message, { "retry-after": "1" }));
+    answerAndLinger(socket, rawAnswer(errorAnswer("service_unavailable", message, { "retry-after": "1" })));
   }
 
   /**
@@ -313,7 +290,7 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
       socket.destroy();
       return;
     }
-    answerAndLinger(socket, parserAnswer(error.code, bounds));
+    answerAndLinger(socket, rawAnswer(errorAnswer(...parserError(error.code, bounds))));
   });
 
   // Node would answer these itself, in plain text or by closing the connection.
@@ -418,22 +395,22 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
   };
 }
 
-/** The JSON answer to an error Node's HTTP parser reported. */
-function parserAnswer(code: string | undefined, bounds: Bounds): string {
+/** The code and message of the answer to an error Node's HTTP parser reported. */
+function parserError(code: string | undefined, bounds: Bounds): [ConnectionErrorCode, string] {
   switch (code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return rawErrorAnswer(
+      return [
         "request_timeout",
         `The request did not arrive in time: headers are due within ${bounds.headersTimeoutMs} ms and the whole request within ${bounds.requestTimeoutMs} ms.`,
-      );
+      ];
     case "HPE_HEADER_OVERFLOW":
-      return rawErrorAnswer(
+      return [
         "header_fields_too_large",
         `The request line and headers are larger than the limit of ${bounds.maxHeaderBytes} bytes.`,
-      );
+      ];
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return rawErrorAnswer("payload_too_large", "The chunk extensions of the request body are larger than the server accepts.");
+      return ["payload_too_large", "The chunk extensions of the request body are larger than the server accepts."];
     default:
-      return rawErrorAnswer("bad_request", "The request is not valid HTTP/1.1.");
+      return ["bad_request", "The request is not valid HTTP/1.1."];
   }
 }

@@ -18,14 +18,7 @@ export type ClientInfo = {
   readonly requestIP?: (request: Request) => { readonly address?: string } | null | undefined;
 };
 
-/**
- * The client's address as the runtime reports it, if it does.
- *
- * @param info - What the runtime passed beside the request.
- * @param request - The request, for Bun's `requestIP`.
- * @returns The address, or `undefined`.
- * @internal
- */
+/** The client's address as the runtime reports it beside the request, if it does. @internal */
 export function clientAddress(info: ClientInfo, request: Request): string | undefined {
   let address: unknown = info.clientAddress ?? info.remoteAddr?.hostname;
   if (address === undefined && typeof info.requestIP === "function") {
@@ -43,8 +36,6 @@ export function clientAddress(info: ClientInfo, request: Request): string | unde
  * IPv4 address), an IPv6 address by its /64 prefix, since one host usually holds a whole /64.
  * A request without an address is counted under `"unknown"`, all such requests together.
  *
- * @param address - The address the runtime reports, if any.
- * @returns The key to count it under.
  * @internal
  */
 export function addressKey(address: string | undefined): string {

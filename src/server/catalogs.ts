@@ -13,9 +13,6 @@ import { createOpenApiDocument } from "./openapi/document.js";
  * Makes the catalogs of a server from its options: `catalogs` (a history, checked here once) or
  * `catalog` (always in force, whatever the clock), or the built-in catalog.
  *
- * @param catalog - The `catalog` option.
- * @param catalogs - The `catalogs` option.
- * @returns The server's catalogs.
  * @throws RangeError when both are given; `CatalogHistoryError` naming each bad entry of `catalogs`.
  * @internal
  */
@@ -27,11 +24,8 @@ export function serverCatalogs(catalog: Catalog | undefined, catalogs: readonly 
   }
   const texts = new Map<Catalog, string>();
   const openApiOf = (c: Catalog) => {
-    let text = texts.get(c);
-    if (text === undefined) {
-      text = JSON.stringify(createOpenApiDocument(c));
-      texts.set(c, text);
-    }
+    const text = texts.get(c) ?? JSON.stringify(createOpenApiDocument(c));
+    texts.set(c, text);
     return text;
   };
 
@@ -78,14 +72,7 @@ export function serverCatalogs(catalog: Catalog | undefined, catalogs: readonly 
   };
 }
 
-/**
- * When the first catalog of a history takes effect, in epoch milliseconds, from the error of an
- * instant before it.
- *
- * @param error - The error {@link ServerCatalogs.at} threw.
- * @returns Epoch milliseconds (00:00 UTC of the first version).
- * @internal
- */
+/** When the first catalog of a history takes effect (00:00 UTC of its version), from the error of an instant before it. @internal */
 export function firstCatalogStart(error: NoCatalogInForceError): number {
   return versionStart(error.firstVersion) ?? 0;
 }

@@ -8,14 +8,13 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
 /**
  * Random bytes for ids are taken from a pool filled 4 KiB at a time: one `getRandomValues` call
  * costs about as much as a small request's own work, and every request needs an id. Each byte is
- * handed out once. API keys do not use the pool (see {@link randomBase64Url}).
+ * handed out once; no id takes more than the pool holds. API keys do not use the pool (see {@link randomBase64Url}).
  */
 const POOL_BYTES = 4096;
 const pool = new Uint8Array(POOL_BYTES);
 let poolOffset = POOL_BYTES;
 
 function randomBytes(bytes: number): Uint8Array {
-  if (bytes > POOL_BYTES) return crypto.getRandomValues(new Uint8Array(bytes));
   if (poolOffset + bytes > POOL_BYTES) {
     crypto.getRandomValues(pool);
     poolOffset = 0;
@@ -25,13 +24,7 @@ function randomBytes(bytes: number): Uint8Array {
   return out;
 }
 
-/**
- * Random bytes as lowercase hex.
- *
- * @param bytes - How many random bytes (the result has twice as many characters).
- * @returns The hex string.
- * @internal
- */
+/** So many random bytes as lowercase hex (twice as many characters). @internal */
 export function randomHex(bytes: number): string {
   return hexWith("", bytes, "");
 }
@@ -49,13 +42,7 @@ function hexWith(prefix: string, bytes: number, suffix: string): string {
   return parts.join("");
 }
 
-/**
- * Random bytes as unpadded base64url (`A-Z a-z 0-9 - _`).
- *
- * @param bytes - How many random bytes.
- * @returns The encoded string.
- * @internal
- */
+/** So many random bytes as unpadded base64url (`A-Z a-z 0-9 - _`), not from the pool. @internal */
 export function randomBase64Url(bytes: number): string {
   const buffer = crypto.getRandomValues(new Uint8Array(bytes));
   let binary = "";
@@ -70,10 +57,7 @@ export function randomBase64Url(bytes: number): string {
 function utf8Hex(text: string): string {
   const cached = userHex.get(text);
   if (cached !== undefined) return cached;
-  const bytes = encoder.encode(text);
-  const parts: string[] = new Array(bytes.length);
-  for (let i = 0; i < bytes.length; i++) parts[i] = HEX[bytes[i] as number] as string;
-  const hex = parts.join("");
+  const hex = Array.from(encoder.encode(text), (byte) => HEX[byte]).join("");
   // The users who accept tasks are few beside their tasks: their spellings are kept, within a bound.
   if (userHex.size >= USER_HEX_CACHE) userHex.clear();
   userHex.set(text, hex);
@@ -112,17 +96,12 @@ export function jobId(taskId: string, index: number): string {
 }
 
 /**
- * Splits a job id made by {@link jobId} back into its task id and index. Only the spelling
- * {@link jobId} makes is accepted: an index with leading zeros (`job_<t>_01`) names no job, so a job
- * has exactly one id.
+ * Splits a job id back into its task id and index; `undefined` for anything but the spelling
+ * {@link jobId} makes (an index with leading zeros names no job, so a job has exactly one id).
  *
- * @param id - What a caller gave as a job id.
- * @returns `undefined` for a string that is not a job id as {@link jobId} spells it.
  * @internal
  */
 export function parseJobId(id: unknown): { taskId: string; index: number } | undefined {
-  if (typeof id !== "string") return undefined;
-  const match = /^job_([0-9a-f]+)_(0|[1-9][0-9]{0,3})$/.exec(id);
-  if (!match) return undefined;
-  return { taskId: `task_${match[1]}`, index: Number(match[2]) };
+  const match = typeof id === "string" ? /^job_([0-9a-f]+)_(0|[1-9][0-9]{0,3})$/.exec(id) : null;
+  return match ? { taskId: `task_${match[1]}`, index: Number(match[2]) } : undefined;
 }

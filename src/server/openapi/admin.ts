@@ -9,10 +9,9 @@ import { foldDocument, type OpenApiDocument, type Operation } from "./document.j
 
 const ADMIN = ["missing_admin_token", "invalid_admin_token", "too_many_attempts", "service_unavailable"];
 const BODY = ["invalid_json", "invalid_request", "payload_too_large", "unsupported_media_type", ...ADMIN];
-const [USER, USER_BODY] = [
-  ["unknown_user", ...ADMIN],
-  ["unknown_user", ...BODY],
-];
+const USER = ["unknown_user", ...ADMIN];
+const USER_BODY = ["unknown_user", ...BODY];
+const JOB = ["unknown_job", ...ADMIN];
 const LIMIT = {
   name: "limit",
   in: "query",
@@ -50,14 +49,8 @@ const OPERATIONS: readonly Operation[] = [
     [200, "RevokedApiKey"],
     ["unknown_api_key", ...ADMIN],
   ],
-  ["GET /admin/jobs/{jobId}", "getJob", "Read a job", [200, "Job"], ["unknown_job", ...ADMIN]],
-  [
-    "POST /admin/jobs/{jobId}/fail",
-    "failJob",
-    "Fail a job and refund its charge, once (S6)",
-    [200, "Refund"],
-    ["unknown_job", ...ADMIN],
-  ],
+  ["GET /admin/jobs/{jobId}", "getJob", "Read a job", [200, "Job"], JOB],
+  ["POST /admin/jobs/{jobId}/fail", "failJob", "Fail a job and refund its charge, once (S6)", [200, "Refund"], JOB],
   ["GET /admin/tasks/{taskId}", "getTask", "Read a task as stored (S8)", [200, "Task"], ["unknown_task", ...ADMIN]],
   ["POST /admin/reset", "reset", "Reset to the start-up fixtures and real time (S17)", [200, "ResetDone"], BODY, "ResetRequest?"],
   ["GET /admin/clock", "getClock", "Read the test clock (S17)", [200, "Clock"], ADMIN],
@@ -80,9 +73,8 @@ const OPERATIONS: readonly Operation[] = [
 
 /**
  * Builds the OpenAPI 3.1 document of the admin HTTP API (`/admin/...`), which a reference server
- * answers only when it has an admin token. The server serves it at `GET /admin/openapi.json`.
+ * with an admin token serves at `GET /admin/openapi.json`.
  *
- * @returns A plain JSON document.
  * @internal
  */
 export function createAdminOpenApiDocument(): OpenApiDocument {

@@ -51,9 +51,6 @@ const RETRY_AFTER = {
  * `components.responses` unless it holds the operation's own `invalid_request`; each `{name}` of a
  * path is a parameter whose example is the examples' id.
  *
- * @param parts - The document's info, authentication, components, examples' catalog and error statuses.
- * @param operations - Its operations.
- * @returns A plain JSON document.
  * @internal
  */
 export function foldDocument(parts: DocumentParts, operations: readonly Operation[]): OpenApiDocument {
@@ -166,7 +163,6 @@ const OPERATIONS: readonly Operation[] = [
  *
  * @param catalog - Whose model ids the request schema lists and whose prices the examples show
  *   (default: the built-in one).
- * @returns A plain JSON document.
  * @internal
  */
 export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocument {
