@@ -29,13 +29,7 @@ Example:
   echo '{"prompt":"a red fox","modelId":"beta2","imageCount":2}' | imagegen-pricing check -
 `;
 
-/**
- * Runs `check`: reads a request body, then normalizes, validates and charges it.
- *
- * @param args - The arguments after `check`.
- * @param io - Where to read and write.
- * @returns The exit code.
- */
+/** Runs `check`: reads a request body, then normalizes, validates and charges it. */
 export async function runCheck(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,

@@ -216,8 +216,6 @@ function render(c: Comparison, names?: readonly [string, string]): string {
 /**
  * Runs `diff`: compares two catalog files, or each entry of one history file with the one before.
  *
- * @param args - The arguments after `diff`.
- * @param io - Where to read and write.
  * @returns 0 when nothing changed, 1 when something did, 2 on bad arguments or files.
  */
 export async function runDiff(args: string[], io: CliIo): Promise<number> {

@@ -34,12 +34,7 @@ export class InputError extends Error {
 export class StartError extends Error {
   override readonly name = "StartError";
 
-  /**
-   * Makes the reason to stop.
-   *
-   * @param message - The line printed on standard error (without its newline).
-   * @param code - The exit code (default 2).
-   */
+  /** Makes the reason to stop: the line printed on standard error (without its newline), and the exit code. */
   constructor(
     message: string,
     readonly code: number = EXIT.usage,
@@ -48,12 +43,7 @@ export class StartError extends Error {
   }
 }
 
-/**
- * A message on one line, each line break and the spaces around it one space.
- *
- * @param text - A message, perhaps of several lines.
- * @returns The message on one line.
- */
+/** A message on one line, each line break and the spaces around it one space. */
 export const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim();
 
 /**

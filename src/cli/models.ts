@@ -25,13 +25,7 @@ Options:
 const marked = (values: readonly string[], fallback: string | null) =>
   values.map((v) => (v === fallback ? `${v}*` : v)).join(",");
 
-/**
- * Runs `models`: two tables (or JSON) of every model's capabilities.
- *
- * @param args - The arguments after `models`.
- * @param io - Where to write.
- * @returns The exit code.
- */
+/** Runs `models`: two tables (or JSON) of every model's capabilities. */
 export async function runModels(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: CATALOG_OPTIONS });
   if (values.help) {

@@ -30,13 +30,7 @@ Example:
   imagegen-pricing quote --model beta2 --resolution 4K --at 2027-01-15
 `;
 
-/**
- * Runs `quote`: prints the price of one output image with its breakdown, or why it has none.
- *
- * @param args - The arguments after `quote`.
- * @param io - Where to write.
- * @returns The exit code.
- */
+/** Runs `quote`: prints the price of one output image with its breakdown, or why it has none. */
 export async function runQuote(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args,

@@ -48,10 +48,9 @@ function isParseArgsError(error: unknown): error is Error {
 }
 
 /**
- * Runs the command line; never throws for a user's mistake, and prints where the output belongs.
+ * Runs the command line on the arguments after the program name; never throws for a user's
+ * mistake, and prints where the output belongs.
  *
- * @param argv - The arguments after the program name (`process.argv.slice(2)`).
- * @param io - Where to read and write.
  * @returns The exit code: 0 done, 1 invalid, not priceable or different, 2 bad arguments or files.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {

@@ -19,13 +19,7 @@ Options:
   -h, --help           show this help
 `;
 
-/**
- * Runs `schema`: prints a JSON Schema of a generation request.
- *
- * @param args - The arguments after `schema`.
- * @param io - Where to write.
- * @returns The exit code.
- */
+/** Runs `schema`: prints a JSON Schema of a generation request. */
 export async function runSchema(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { model: { type: "string", short: "m" }, ...CATALOG_OPTIONS } });
   if (values.help) {

@@ -80,9 +80,6 @@ export type ServeControl = {
 /**
  * Runs `serve`: starts the reference server and answers until SIGINT or SIGTERM (or `control.stop`).
  *
- * @param args - The arguments after `serve`.
- * @param io - Where to write.
- * @param control - How it is stopped (default: SIGINT or SIGTERM).
  * @returns The exit code: 0 after a clean stop, 1 when it could not start, 2 for bad options or files.
  */
 export async function runServe(args: string[], io: CliIo, control: ServeControl = {}): Promise<number> {

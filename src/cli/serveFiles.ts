@@ -126,13 +126,7 @@ export async function readStartFiles(paths: { fixtures: string | undefined; cata
   return { fixtures: { ...(fixtures as Fixtures), users: served }, users, catalogs };
 }
 
-/**
- * The reason to stop for fixtures refused, when read here or when the server loads them.
- *
- * @param path - The `--fixtures` file.
- * @param error - What the fixtures check found.
- * @returns The error that names the file and its first problems, with exit code 2.
- */
+/** The reason to stop for fixtures refused, when read here or when the server loads them: the file and its first problems. */
 export function fixturesRefused(path: string | undefined, error: FixturesError): StartError {
   return new StartError(`The fixtures file ${path}: ${oneLine(error.message)}`);
 }

@@ -66,11 +66,8 @@ type Startup = {
 };
 
 /**
- * The start-up summary: its first line is the base URL (`Listening on http://...`); with `--json`,
- * one `listening` object instead.
- *
- * @param startup - The server, the options, the price history and the users.
- * @returns The text to print, ending with a newline.
+ * The start-up summary, ending with a newline: its first line is the base URL (`Listening on
+ * http://...`); with `--json`, one `listening` object instead.
  */
 export function startupSummary({ running, options, catalogs, users, counts, demo }: Startup): string {
   // The address a client connects to: a wildcard address is reached on the loopback.
@@ -211,13 +208,7 @@ export function requestLine(event: ResponseEvent, json: boolean): string {
   return `${event.method} ${path} ${event.status} ${time.toFixed(1)}ms ${requestId}`;
 }
 
-/**
- * The last line, once the server is closed.
- *
- * @param stoppedBy - What stopped it: a signal's name, or why.
- * @param json - One `closed` object rather than a text line.
- * @returns The line, without its newline.
- */
+/** The last line, once the server is closed: what stopped it (a signal's name, or why). */
 export function stoppedLine(stoppedBy: string, json: boolean): string {
   return json ? JSON.stringify({ event: "closed", by: stoppedBy }) : `Stopped (${stoppedBy}); the server is closed.`;
 }

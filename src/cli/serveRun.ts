@@ -40,13 +40,7 @@ export async function openPostgresStore(url: string, schema: string | undefined)
   }
 }
 
-/**
- * Which of the fixture users the store holds already (an earlier start loaded them).
- *
- * @param store - The PostgreSQL store, or none for the in-memory one (which starts empty).
- * @param users - The fixture users.
- * @returns The ids of those the store knows.
- */
+/** The ids of the fixture users the store holds already (an earlier start loaded them); none in memory, which starts empty. */
 export async function usersInStore(store: Store | undefined, users: readonly { readonly id: string }[]): Promise<Set<string>> {
   const found = new Set<string>();
   if (store !== undefined) for (const { id } of users) if (await store.getUser(id)) found.add(id);
@@ -95,10 +89,9 @@ function listenError(error: unknown, host: string, port: number): StartError {
 }
 
 /**
- * Waits until the server should stop: for `stop` when given, else for SIGINT, SIGTERM or the end
- * of the process that started it.
+ * Waits until the server should stop: for `stop` when given (a test's), else for SIGINT, SIGTERM
+ * or the end of the process that started it.
  *
- * @param stop - What a test stops it with, instead of the signals.
  * @returns What stopped it, for the last line.
  */
 export async function stopRequested(stop: Promise<string> | undefined): Promise<string> {
@@ -109,12 +102,7 @@ export async function stopRequested(stop: Promise<string> | undefined): Promise<
   return stoppedBy;
 }
 
-/**
- * Closes the server: requests in flight finish; a connection still busy after a grace period is cut.
- *
- * @param running - The running server.
- * @returns Once it is closed.
- */
+/** Closes the server: requests in flight finish; a connection still busy after a grace period is cut. */
 export async function closeGracefully(running: RunningServer): Promise<void> {
   const grace = setTimeout(() => running.httpServer.closeAllConnections(), 5000);
   grace.unref();
