@@ -332,11 +332,7 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
      */
     admit(req: IncomingMessage, res: ServerResponse): boolean {
       if (answeredSockets.has(req.socket)) return false;
-      let hosts = 0;
-      const raw = req.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) {
-        if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === "host") hosts++;
-      }
+      const hosts = req.headersDistinct.host?.length ?? 0;
       if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) return true;
       const message =
         hosts === 0 ? "An HTTP/1.1 request must carry a Host header." : "A request must carry one Host header, not several.";

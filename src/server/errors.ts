@@ -154,17 +154,11 @@ export function json(c: Context<Env>, status: number, text: string, headers?: Re
  * @internal
  */
 export function fail(c: Context<Env>, f: Failure): Response {
-  // Built field by field so that the JSON keeps this order: message, code, param, issues, requestId.
-  const error: { message: string; code: string; param?: string; issues?: Issue[]; requestId?: string } = {
-    message: f.message,
-    code: f.code,
-  };
-  if (f.param !== undefined) error.param = cut(f.param, 100);
-  if (f.issues !== undefined) {
-    error.issues = boundIssues(f.issues);
-    c.set("issues", error.issues);
-  }
-  error.requestId = c.get("requestId");
+  const issues = f.issues && boundIssues(f.issues);
+  if (issues) c.set("issues", issues);
+  const param = f.param === undefined ? undefined : cut(f.param, 100);
+  // In this key order; JSON.stringify leaves out the members that are undefined.
+  const error = { message: f.message, code: f.code, param, issues, requestId: c.get("requestId") };
   return json(c, STATUS[f.code], JSON.stringify({ error }), f.headers);
 }
 
