@@ -1,18 +1,19 @@
 /**
  * `imagegen-pricing serve`: the reference server as a process, for test suites in any language and
- * for trying the API by hand; {@link runServe} tells one start in order. Its options are read in
- * serveOptions.ts, its files in serveFiles.ts, what it prints is in serveOutput.ts, and the process
- * around the server (store, port, signals) in serveRun.ts.
+ * for trying the API by hand. {@link runServe} tells one start in order, with the process around
+ * the server here: the PostgreSQL store it may open, the port, and the stop on SIGINT or SIGTERM
+ * (or when the process that started it ends). Its options are read in serveOptions.ts, its files in
+ * serveFiles.ts, and what it prints is in serveOutput.ts.
  */
+import { readFileSync } from "node:fs";
 import { safeEcho } from "../echo.js";
-import type { RunningServer } from "../node/index.js";
-import { createReferenceServer, FixturesError, type ResponseEvent } from "../server/index.js";
+import { type RunningServer, serve } from "../node/index.js";
+import { createReferenceServer, FixturesError, type ReferenceServer, type ResponseEvent } from "../server/index.js";
 import type { Store } from "../store/store.js";
 import { type CliIo, EXIT, oneLine, StartError, UsageError } from "./io.js";
 import { fixturesRefused, readStartFiles } from "./serveFiles.js";
-import { readServeOptions } from "./serveOptions.js";
+import { readServeOptions, type ServeOptions } from "./serveOptions.js";
 import { requestLine, startupSummary, stoppedLine, usersToShow } from "./serveOutput.js";
-import { closeGracefully, listen, openPostgresStore, stopRequested, usersInStore } from "./serveRun.js";
 
 // Exported from here too: the command's tests read them as part of `serve`.
 export { MAX_FIXTURES_FILE_BYTES } from "./serveFiles.js";
@@ -143,4 +144,161 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     await running?.close().catch(() => {});
     await store?.close().catch(() => {});
   }
+}
+
+/**
+ * Opens the PostgreSQL store, loaded only when asked for, so that `pg` stays optional.
+ *
+ * @throws StartError: exit code 1 when `pg` is missing or the database cannot be used, 2 for a bad schema name.
+ */
+async function openPostgresStore(url: string, schema: string | undefined): Promise<Store> {
+  let module: typeof import("../postgres/index.js");
+  try {
+    module = await import("../postgres/index.js");
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+      throw new StartError("--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).", 1);
+    }
+    throw error;
+  }
+  try {
+    return await module.createPostgresStore({ connectionString: url, ...(schema === undefined ? {} : { schema }) });
+  } catch (error) {
+    if (error instanceof TypeError) throw new StartError(`--schema: ${oneLine(error.message)}`);
+    // Never the URL itself: it may hold a password.
+    const cause = (error as { cause?: unknown }).cause;
+    const detail = cause instanceof Error && cause.message ? `: ${oneLine(cause.message)}` : "";
+    throw new StartError(`Cannot use the database: ${oneLine((error as Error).message)}${detail}`, 1);
+  }
+}
+
+/** The ids of the fixture users the store holds already (an earlier start loaded them); none in memory, which starts empty. */
+async function usersInStore(store: Store | undefined, users: readonly { readonly id: string }[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (store !== undefined) for (const { id } of users) if (await store.getUser(id)) found.add(id);
+  return found;
+}
+
+/**
+ * Listens over HTTP, the request log of --log told of the answers serve() writes itself too; the
+ * signals are left to {@link stopRequested}.
+ *
+ * @throws StartError naming the port or the address: exit 1 when it is in use or not allowed, 2 for no such address.
+ */
+async function listen(
+  server: ReferenceServer,
+  options: ServeOptions,
+  log: { onResponse?: (event: ResponseEvent) => void },
+): Promise<RunningServer> {
+  try {
+    return await serve({
+      port: options.port,
+      host: options.host,
+      server,
+      handleSignals: false,
+      ...log,
+      ...(options.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: options.maxConnectionsPerAddress }),
+    });
+  } catch (error) {
+    throw listenError(error, options.host, options.port);
+  }
+}
+
+/** What `listen` failed with, as one line. */
+function listenError(error: unknown, host: string, port: number): StartError {
+  const code = (error as { code?: unknown }).code;
+  if (code === "EADDRINUSE") {
+    return new StartError(`Port ${port} on ${host} is in use; choose another with --port (0 picks a free one).`, 1);
+  }
+  if (code === "EACCES") return new StartError(`Not allowed to listen on port ${port} of ${host}; choose a port above 1023.`, 1);
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new StartError(`Cannot listen on ${host}: no such address on this machine (--host).`);
+  }
+  return new StartError(`Cannot listen on ${host}:${port}: ${oneLine((error as Error).message)}`, 1);
+}
+
+/**
+ * Waits until the server should stop: for `stop` when given (a test's), else for SIGINT, SIGTERM
+ * or the end of the process that started it.
+ *
+ * @returns What stopped it, for the last line.
+ */
+async function stopRequested(stop: Promise<string> | undefined): Promise<string> {
+  if (stop) return await stop;
+  const watch = whenOrphaned();
+  const stoppedBy = await Promise.race([signals(), watch.orphaned]);
+  watch.stop();
+  return stoppedBy;
+}
+
+/** Closes the server: requests in flight finish; a connection still busy after a grace period is cut. */
+async function closeGracefully(running: RunningServer): Promise<void> {
+  const grace = setTimeout(() => running.httpServer.closeAllConnections(), 5000);
+  grace.unref();
+  await running.close();
+  clearTimeout(grace);
+}
+
+/** Waits for SIGINT or SIGTERM, and stops listening for them once one came. */
+function signals(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", on);
+      process.off("SIGTERM", on);
+      resolve(signal);
+    };
+    process.on("SIGINT", on);
+    process.on("SIGTERM", on);
+  });
+}
+
+/** How often `serve` looks whether the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
+/** Shells that npm, npx and harnesses put between themselves and the server (`sh -c "..."`). */
+const SHELLS = new Set(["sh", "dash", "bash", "zsh", "ash", "busybox"]);
+
+/** A file of /proc about a process (Linux only; undefined elsewhere or once the process is gone). */
+function proc(pid: number, file: "stat" | "comm"): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The parent of a process, from /proc. */
+function procParent(pid: number): number | undefined {
+  const stat = proc(pid, "stat");
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".
+  const ppid = Number(stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return Number.isInteger(ppid) ? ppid : undefined;
+}
+
+/**
+ * Resolves once the process that started `serve` has gone: a harness killed without a chance to
+ * stop its child (SIGKILL, a crash, `npx` ended by a signal its shell does not pass on) must not
+ * leave the server running. Its parent id changes when it is re-parented; where the parent is a
+ * `sh -c` wrapper (as under npx), the wrapper's own parent is watched too (Linux, from /proc). Not
+ * standard input closing: a CI job often gives none. The timer is unref'd and cleared on stop.
+ *
+ * @returns The promise (of the reason, for the last line) and a function that stops watching.
+ */
+function whenOrphaned(): { orphaned: Promise<string>; stop: () => void } {
+  const parent = process.ppid;
+  const wrapperParent = SHELLS.has(proc(parent, "comm")?.trim() ?? "") ? procParent(parent) : undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const orphaned = new Promise<string>((resolve) => {
+    timer = setInterval(() => {
+      const above = wrapperParent === undefined ? undefined : procParent(parent);
+      if (process.ppid === parent && (above === undefined || above === wrapperParent)) return;
+      clearInterval(timer);
+      // Whoever read its output may be gone with it: a write to a closed pipe must not crash the stop.
+      process.stdout.on("error", () => {});
+      process.stderr.on("error", () => {});
+      resolve("its parent process ended");
+    }, PARENT_CHECK_MS);
+    timer.unref();
+  });
+  return { orphaned, stop: () => clearInterval(timer) };
 }
