@@ -97,7 +97,8 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     const files = await readStartFiles(options);
     if (options.databaseUrl !== undefined) store = await openPostgresStore(options.databaseUrl, options.schema);
     // The fixture users an earlier start loaded into PostgreSQL are kept as the store has them.
-    const found = await usersInStore(store, files.users);
+    const found = new Set<string>();
+    if (store) for (const { id } of files.users) if (await store.getUser(id)) found.add(id);
 
     const write = (line: string) => io.out(`${line}\n`);
     const log = options.log ? { onResponse: (event: ResponseEvent) => write(requestLine(event, options.json)) } : {};
@@ -173,13 +174,6 @@ async function openPostgresStore(url: string, schema: string | undefined): Promi
   }
 }
 
-/** The ids of the fixture users the store holds already (an earlier start loaded them); none in memory, which starts empty. */
-async function usersInStore(store: Store | undefined, users: readonly { readonly id: string }[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  if (store !== undefined) for (const { id } of users) if (await store.getUser(id)) found.add(id);
-  return found;
-}
-
 /**
  * Listens over HTTP, the request log of --log told of the answers serve() writes itself too; the
  * signals are left to {@link stopRequested}.
@@ -188,34 +182,23 @@ async function usersInStore(store: Store | undefined, users: readonly { readonly
  */
 async function listen(
   server: ReferenceServer,
-  options: ServeOptions,
+  { host, port, maxConnectionsPerAddress }: ServeOptions,
   log: { onResponse?: (event: ResponseEvent) => void },
 ): Promise<RunningServer> {
   try {
-    return await serve({
-      port: options.port,
-      host: options.host,
-      server,
-      handleSignals: false,
-      ...log,
-      ...(options.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: options.maxConnectionsPerAddress }),
-    });
+    const perAddress = maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress };
+    return await serve({ port, host, server, handleSignals: false, ...log, ...perAddress });
   } catch (error) {
-    throw listenError(error, options.host, options.port);
+    const code = (error as { code?: unknown }).code;
+    if (code === "EADDRINUSE") {
+      throw new StartError(`Port ${port} on ${host} is in use; choose another with --port (0 picks a free one).`, 1);
+    }
+    if (code === "EACCES") throw new StartError(`Not allowed to listen on port ${port} of ${host}; choose a port above 1023.`, 1);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+      throw new StartError(`Cannot listen on ${host}: no such address on this machine (--host).`);
+    }
+    throw new StartError(`Cannot listen on ${host}:${port}: ${oneLine((error as Error).message)}`, 1);
   }
-}
-
-/** What `listen` failed with, as one line. */
-function listenError(error: unknown, host: string, port: number): StartError {
-  const code = (error as { code?: unknown }).code;
-  if (code === "EADDRINUSE") {
-    return new StartError(`Port ${port} on ${host} is in use; choose another with --port (0 picks a free one).`, 1);
-  }
-  if (code === "EACCES") return new StartError(`Not allowed to listen on port ${port} of ${host}; choose a port above 1023.`, 1);
-  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
-    return new StartError(`Cannot listen on ${host}: no such address on this machine (--host).`);
-  }
-  return new StartError(`Cannot listen on ${host}:${port}: ${oneLine((error as Error).message)}`, 1);
 }
 
 /**

@@ -159,20 +159,12 @@ export function adminGuard(token: string, clock: ServerClock): MiddlewareHandler
     }
     const presented = bearerToken(c.req.header("authorization"));
     if (typeof presented !== "string") {
-      return fail(c, {
-        code: "missing_admin_token",
-        message: "Send the admin token as Authorization: Bearer <admin token>.",
-        headers: ADMIN_CHALLENGE,
-      });
+      return fail(c, { code: "missing_admin_token", message: m.missingAdminToken(), headers: ADMIN_CHALLENGE });
     }
     expected ??= hashApiKey(token);
     if (!constantTimeEqual(await hashApiKey(presented), await expected)) {
       throttle.failed(address, clock.realNow());
-      return fail(c, {
-        code: "invalid_admin_token",
-        message: "The admin token is not valid. API keys are not accepted here: only the server's admin token.",
-        headers: ADMIN_CHALLENGE,
-      });
+      return fail(c, { code: "invalid_admin_token", message: m.invalidAdminToken(), headers: ADMIN_CHALLENGE });
     }
     throttle.passed(address);
     await next();

@@ -65,6 +65,8 @@ export const serverMessages = {
     `multiplier must be a plain decimal from 0 to 1000 (such as "1.15") or a finite number in that range; received ${show(got)}.`,
   invalidMode: (got: unknown) => `mode must be "live" or "test"; received ${show(got)}.`,
   unknown: (what: string, id: unknown) => `There is no ${what} ${showId(id)}.`,
+  missingAdminToken: () => "Send the admin token as Authorization: Bearer <admin token>.",
+  invalidAdminToken: () => "The admin token is not valid. API keys are not accepted here: only the server's admin token.",
   tooManyAdminAttempts: (failures: number, windowSeconds: number, seconds: number) =>
     `This address sent ${failures} wrong admin tokens within ${windowSeconds} seconds; every admin request from it is refused for ${seconds} more second${seconds === 1 ? "" : "s"}.`,
 } as const;
