@@ -89,7 +89,9 @@ export const INVALID_API_KEY: Failure = { code: "invalid_api_key", message: m.in
 export function withKey(ctx: ServerContext): MiddlewareHandler<Env> {
   return async (c, next) => {
     const key = bearerToken(c.req.header("authorization"));
-    if (typeof key !== "string") return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
+    if (typeof key !== "string") {
+      return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
+    }
     let found: CallerRecord | undefined;
     if (KEY_SHAPE.test(key)) {
       const hash = hashApiKey(key);
