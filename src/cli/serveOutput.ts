@@ -23,12 +23,9 @@ type ShownUser = {
 const MAX_LISTED_USERS = 10;
 
 /**
- * The users to list, and how many there are: makes the demo user (10,000 credits, three assets and
- * a `ck_test_` key) or reads the first fixture users back from the server.
- *
- * @param server - The reference server, ready.
- * @param start - Whether to make the demo user; the fixture users as checked; which of them the store had already.
- * @returns The users to list, and the count of users and of those this start loaded.
+ * The users to list, and how many there are and this start loaded: makes the demo user (10,000
+ * credits, three assets and a `ck_test_` key), or reads the first fixture users back from the
+ * server (`found`: those the store had already).
  */
 export async function usersToShow(
   server: ReferenceServer,

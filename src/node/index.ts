@@ -7,6 +7,7 @@
  *
  * @module imagegen-pricing/node
  */
+import { once } from "node:events";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener, type HttpBindings, RequestError } from "@hono/node-server";
@@ -148,13 +149,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   httpServer.on("request", (req, res) => {
     if (guard.admit(req, res)) void listener(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", reject);
-    httpServer.listen(options.port ?? 8787, host, () => {
-      httpServer.off("error", reject);
-      resolve();
-    });
-  });
+  httpServer.listen(options.port ?? 8787, host);
+  await once(httpServer, "listening"); // rejects on the server's "error" (a port in use)
   const port = (httpServer.address() as AddressInfo).port;
   adapter.hostname = `${shownHost}:${port}`;
 
@@ -184,27 +180,19 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
 
 /** The bounds of a serve() call: each option a positive whole number, the request timeout no shorter than the headers'. */
 function readBounds(options: ServeOptions): Bounds {
-  const read = (name: keyof Bounds): number => {
+  const bounds: Record<keyof Bounds, number> = { ...DEFAULT_BOUNDS };
+  for (const name of Object.keys(DEFAULT_BOUNDS) as (keyof Bounds)[]) {
     const value = options[name];
-    if (value === undefined) return DEFAULT_BOUNDS[name];
-    if (!Number.isSafeInteger(value) || value <= 0) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) {
       throw new RangeError(`serve(): ${name} must be a positive whole number; received ${String(value)}.`);
     }
-    return value;
-  };
-  let headersTimeoutMs = read("headersTimeoutMs");
-  let requestTimeoutMs = read("requestTimeoutMs");
+    bounds[name] = value ?? bounds[name];
+  }
   // When only one timeout is given, the other default gives way rather than fail.
-  if (options.requestTimeoutMs === undefined) requestTimeoutMs = Math.max(requestTimeoutMs, headersTimeoutMs);
-  if (options.headersTimeoutMs === undefined) headersTimeoutMs = Math.min(headersTimeoutMs, requestTimeoutMs);
-  const bounds: Bounds = {
-    headersTimeoutMs,
-    requestTimeoutMs,
-    maxConnections: read("maxConnections"),
-    maxConnectionsPerAddress: read("maxConnectionsPerAddress"),
-    maxHeaderBytes: read("maxHeaderBytes"),
-    maxDrainBytes: read("maxDrainBytes"),
-  };
+  if (options.requestTimeoutMs === undefined)
+    bounds.requestTimeoutMs = Math.max(bounds.requestTimeoutMs, bounds.headersTimeoutMs);
+  if (options.headersTimeoutMs === undefined)
+    bounds.headersTimeoutMs = Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs);
   if (bounds.headersTimeoutMs > bounds.requestTimeoutMs) {
     throw new RangeError(
       `serve(): headersTimeoutMs (${bounds.headersTimeoutMs}) must not be longer than requestTimeoutMs (${bounds.requestTimeoutMs}).`,

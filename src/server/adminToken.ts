@@ -60,8 +60,6 @@ const TOKEN_SHAPE = new RegExp(`^[A-Za-z0-9_-]{${MIN_ADMIN_TOKEN_CHARS},${MAX_TO
  * carries as is, and a run that every echo and log line hides by its shape, so a token put in a
  * path never comes back), not starting with `ck_`, so that it can never be taken for an API key.
  *
- * @param token - The token the operator chose.
- * @returns The token.
  * @throws AdminTokenError (a TypeError) naming what is wrong and the allowed lengths, never the token.
  * @internal
  */
