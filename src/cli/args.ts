@@ -36,7 +36,7 @@ export function wholeNumber(name: string, text: string, min: number): number {
  * @param io - The history to choose from and the clock of `--at now` (defaults: the package's history, `Date.now`).
  * @returns The catalog.
  */
-export function catalogForAt(at: string | undefined, io: Pick<CliIo, "history" | "now"> = {}): Catalog {
+export function catalogForAt(at: string | undefined, io: Pick<CliIo, "history" | "now">): Catalog {
   const history = io.history ?? catalogHistory;
   if (at === undefined) return io.history ? (history.at(-1) as Catalog) : catalog;
   try {

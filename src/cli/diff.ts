@@ -38,7 +38,6 @@ type Comparison = { before: string; after: string; equal: boolean; changes: Cata
 /** The parts of a valibot schema or action that say what a catalog field must hold. */
 type SchemaPart = {
   readonly type: string;
-  readonly kind?: string;
   readonly pipe?: readonly SchemaPart[];
   readonly entries?: Readonly<Record<string, SchemaPart>>;
   readonly value?: SchemaPart;
