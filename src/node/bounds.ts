@@ -93,6 +93,17 @@ export function errorResponse(code: ConnectionErrorCode, message: string): Respo
   return new Response(body, { status, headers });
 }
 
+/** Anything with a web-standard fetch handler, such as a reference server. */
+export type FetchServer = {
+  /**
+   * Answers a web-standard request; the second argument tells the client's address. A rejection
+   * (or a throw) is answered with nothing: `serve()` closes the connection, as when the server goes
+   * away mid-request. The answer's status goes out with its standard reason phrase (a `Response`'s
+   * `statusText` is not sent, as with `@hono/node-server`).
+   */
+  fetch: (request: Request, info?: { clientAddress?: string }) => Response | Promise<Response>;
+};
+
 /** Live figures of a running server. */
 export type ServerStats = {
   /** Connections open now, not counting those answered 503 at the cap. */
@@ -118,7 +129,7 @@ export type ServerStats = {
  * @param report - Told of every answer written here to a request node:http parsed (a 400 without
  *   Host, a 417, a CONNECT, a 500 for a handler's answer that cannot be written).
  * @returns The server, and what `serve()` calls around each request: its admission, its answer,
- *   its figures.
+ *   and the figures.
  * @internal
  */
 export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent) => void) {
@@ -339,29 +350,27 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
       answerError(req, res, "bad_request", message);
       return false;
     },
-    /** Counts a request whose handler starts now, until {@link settled}. */
-    started(): void {
+    /**
+     * Answers a request with the server's `fetch`, counted in the figures. A rejection writes
+     * nothing and closes the connection (a socket already answered by a timeout keeps its answer);
+     * what is not a `Response` is answered with a JSON 500. The answer goes out with `Connection:
+     * close` when the rest of an unread body cannot be drained (declared larger than
+     * `maxDrainBytes`, or awaited with `Expect: 100-continue`). Rejects when the socket was already
+     * answered here (a timeout): nothing more is written to it.
+     */
+    async handle(server: FetchServer, request: Request, req: IncomingMessage, res: ServerResponse): Promise<Response> {
       stats.requests++;
       stats.activeRequests++;
-    },
-    /** A request's handler has settled. */
-    settled(): void {
-      stats.activeRequests--;
-    },
-    /**
-     * A handler rejected: nothing is written, the connection is closed (a socket already answered
-     * by a timeout keeps its answer).
-     */
-    drop(req: IncomingMessage, res: ServerResponse): void {
-      if (!answeredSockets.has(req.socket)) res.destroy();
-    },
-    /**
-     * What is written for a handler's answer: the answer itself, with `Connection: close` when the
-     * rest of an unread body cannot be drained (declared larger than `maxDrainBytes`, or awaited
-     * with `Expect: 100-continue`); a JSON 500 for an answer node:http cannot write. Rejects when
-     * the socket was already answered here (a timeout): nothing more is written to it.
-     */
-    answer(req: IncomingMessage, res: ServerResponse, response: unknown): Response {
+      let response: unknown;
+      try {
+        const address = req.socket.remoteAddress;
+        response = await server.fetch(request, address === undefined ? {} : { clientAddress: address });
+      } catch (error) {
+        if (!answeredSockets.has(req.socket)) res.destroy();
+        throw error;
+      } finally {
+        stats.activeRequests--;
+      }
       if (answeredSockets.has(req.socket)) {
         if (response instanceof Response) response.body?.cancel().catch(() => {});
         throw new Error("The request was answered already (a timeout).");

@@ -13,21 +13,10 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener, type HttpBindings, RequestError } from "@hono/node-server";
 import { createReferenceServer } from "../server/app.js";
 import type { ResponseEvent } from "../server/context.js";
-import { type Bounds, DEFAULT_BOUNDS, errorResponse, guardConnections, type ServerStats } from "./bounds.js";
+import { type Bounds, DEFAULT_BOUNDS, errorResponse, type FetchServer, guardConnections, type ServerStats } from "./bounds.js";
 
 export type { ResponseEvent } from "../server/context.js";
-export type { ServerStats } from "./bounds.js";
-
-/** Anything with a web-standard fetch handler, such as a reference server. */
-export type FetchServer = {
-  /**
-   * Answers a web-standard request; the second argument tells the client's address. A rejection
-   * (or a throw) is answered with nothing: `serve()` closes the connection, as when the server goes
-   * away mid-request. The answer's status goes out with its standard reason phrase (a `Response`'s
-   * `statusText` is not sent, as with `@hono/node-server`).
-   */
-  fetch: (request: Request, info?: { clientAddress?: string }) => Response | Promise<Response>;
-};
+export type { FetchServer, ServerStats } from "./bounds.js";
 
 /** Options of {@link serve}. */
 export type ServeOptions = {
@@ -120,20 +109,6 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const guard = guardConnections(bounds, options.onResponse);
   const httpServer = guard.server;
 
-  const answer = async (request: Request, { incoming, outgoing }: HttpBindings): Promise<Response> => {
-    guard.started();
-    let response: unknown;
-    try {
-      const address = incoming.socket.remoteAddress;
-      response = await server.fetch(request, address === undefined ? {} : { clientAddress: address });
-    } catch (error) {
-      guard.drop(incoming, outgoing);
-      throw error;
-    } finally {
-      guard.settled();
-    }
-    return guard.answer(incoming, outgoing, response);
-  };
   const shownHost = host.includes(":") ? `[${host}]` : host;
   // Read by the listener at each request: the authority of a request without Host (HTTP/1.0).
   const adapter = {
@@ -145,7 +120,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     errorHandler: (error: unknown) =>
       error instanceof RequestError ? errorResponse("bad_request", "The request target or a header is not valid.") : undefined,
   };
-  const listener = getRequestListener((request, env) => answer(request, env as HttpBindings), adapter);
+  const listener = getRequestListener((request, env) => {
+    const { incoming, outgoing } = env as HttpBindings;
+    return guard.handle(server, request, incoming, outgoing);
+  }, adapter);
   httpServer.on("request", (req, res) => {
     if (guard.admit(req, res)) void listener(req, res);
   });
