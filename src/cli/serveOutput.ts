@@ -79,24 +79,15 @@ export function startupSummary({ running, options, catalogs, users, counts, demo
       admin: options.adminToken !== undefined,
       ...(catalogs === undefined ? {} : { catalogs: versions }),
       userCount: counts.total,
-      users: users.map(({ userId, balance, multiplier, apiKeys, assets }) => ({
-        userId,
-        balance,
-        multiplier,
-        apiKeys: apiKeys.map((k) => (k.shown ? k.key : `${k.key.slice(0, 8)}...`)),
-        assets,
-      })),
+      users: users.map((u) => ({ ...u, apiKeys: u.apiKeys.map((k) => (k.shown ? k.key : `${k.key.slice(0, 8)}...`)) })),
     };
     return `${JSON.stringify(listening)}\n`;
   }
-  const lines = [`Listening on ${url}${url === running.url ? "" : ` (bound to ${running.host})`}`, ""];
-  lines.push(
-    `Store: ${
-      database === undefined
-        ? "in memory (gone when the process ends)"
-        : `PostgreSQL, schema ${options.schema ?? "imagegen"}, at ${database} (from ${options.databaseUrlFrom})`
-    }`,
-  );
+  const store =
+    database === undefined
+      ? "in memory (gone when the process ends)"
+      : `PostgreSQL, schema ${options.schema ?? "imagegen"}, at ${database} (from ${options.databaseUrlFrom})`;
+  const lines = [`Listening on ${url}${url === running.url ? "" : ` (bound to ${running.host})`}`, "", `Store: ${store}`];
   if (options.catalogs !== undefined) {
     const inForce = versions.filter((version) => Date.parse(version) <= Date.now()).at(-1);
     lines.push(

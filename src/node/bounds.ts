@@ -125,7 +125,6 @@ export type ServerStats = {
  * Node's parser reports (`clientError`), for `CONNECT`, an unknown `Expect` and an answer whose
  * headers node:http refuses, and `100 Continue` sent only once a handler reads the body.
  *
- * @param bounds - The bounds.
  * @param report - Told of every answer written here to a request node:http parsed (a 400 without
  *   Host, a 417, a CONNECT, a 500 for a handler's answer that cannot be written).
  * @returns The server, and what `serve()` calls around each request: its admission, its answer,
