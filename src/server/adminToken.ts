@@ -78,7 +78,7 @@ export function checkAdminToken(token: unknown): string {
 }
 
 /**
- * Counts wrong admin tokens per client address ({@link ADMIN_TOKEN_THROTTLE}): `locked` is the
+ * Counts wrong admin tokens per client address key ({@link ADMIN_TOKEN_THROTTLE}): `locked` is the
  * seconds left in a full window, or 0; `failed` and `passed` record a wrong and a right token.
  */
 function createTokenThrottle() {
@@ -93,13 +93,12 @@ function createTokenThrottle() {
     return entry;
   };
   return {
-    locked(address: string | undefined, now: number): number {
-      const entry = current(addressKey(address), now);
+    locked(key: string, now: number): number {
+      const entry = current(key, now);
       if (!entry || entry.failures < failures) return 0;
       return Math.max(1, Math.ceil((entry.start + windowMs - now) / 1000));
     },
-    failed(address: string | undefined, now: number): void {
-      const key = addressKey(address);
+    failed(key: string, now: number): void {
       const entry = current(key, now);
       if (entry) {
         entry.failures++;
@@ -112,8 +111,8 @@ function createTokenThrottle() {
       }
       byAddress.set(key, { start: now, failures: 1 });
     },
-    passed(address: string | undefined): void {
-      byAddress.delete(addressKey(address));
+    passed(key: string): void {
+      byAddress.delete(key);
     },
   };
 }
@@ -146,7 +145,7 @@ export function adminGuard(token: string, clock: ServerClock): MiddlewareHandler
   const throttle = createTokenThrottle();
 
   return async (c, next) => {
-    const address = clientAddress(c.env, c.req.raw);
+    const address = addressKey(clientAddress(c.env, c.req.raw));
     const wait = throttle.locked(address, clock.realNow());
     if (wait > 0) {
       return fail(c, {

@@ -103,10 +103,15 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
 /** Commits tried with a fresh price when the multiplier keeps changing under a request. */
 const MAX_PRICING_ATTEMPTS = 3;
 
-/** The 400 of the reference at `index` of the normalized list, `param` indexing what the client sent (S2). */
+/**
+ * The 400 of the reference at `index` of the normalized (de-duplicated, trimmed) list, `param`
+ * pointing into what the client wrote (S2): `[" a", "a", "b"]` reports `b` at `inputAssetIds[2]`.
+ */
 function assetNotFound(c: Context<Env>, raw: unknown, ids: readonly string[], index: number): Response {
   const id = ids[index] ?? "";
-  const param = `inputAssetIds[${rawIndex((raw as Record<string, unknown>).inputAssetIds, id, index)}]`;
+  const sent = (raw as Record<string, unknown>).inputAssetIds;
+  const at = Array.isArray(sent) ? sent.findIndex((value: unknown) => typeof value === "string" && value.trim() === id) : -1;
+  const param = `inputAssetIds[${at < 0 ? index : at}]`;
   return fail(c, { code: "asset_not_found", message: m.assetNotFound(param, id), param });
 }
 
@@ -209,15 +214,6 @@ function fingerprint(request: GenerationRequest): string {
     request.imageCount,
     request.inputAssetIds,
   ]);
-}
-
-/**
- * Where a (de-duplicated, trimmed) reference sat in the body the client sent, so that `param`
- * points into what the client wrote: `[" a", "a", "b"]` reports `b` at `inputAssetIds[2]`.
- */
-function rawIndex(raw: unknown, id: string, fallback: number): number {
-  const index = Array.isArray(raw) ? raw.findIndex((value: unknown) => typeof value === "string" && value.trim() === id) : -1;
-  return index < 0 ? fallback : index;
 }
 
 /**
