@@ -311,7 +311,12 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   };
   /** Waits for the fixtures and for every step; `enter` also counts the caller in flight, in the same turn. */
   const ready = async (enter = false): Promise<void> => {
-    while (turn !== undefined || !loaded) await (turn ?? alone(() => load(clock.now())));
+    while (turn !== undefined || !loaded) {
+      // A failed load is every waiter's failure; a failed reset changed nothing, and is its caller's.
+      await (turn?.catch((error: unknown) => {
+        if (!loaded) throw error;
+      }) ?? alone(() => load(clock.now())));
+    }
     if (enter) inFlight++;
   };
   const leave = () => {

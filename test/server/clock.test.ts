@@ -318,6 +318,17 @@ describe("the test clock's last instant (S17)", () => {
     await s.admin.reset();
     expect(await s.getClock()).toEqual({ now: iso(REAL_START), frozen: false });
   });
+
+  it("S17: a time past the last instant already in a store (written by an older version) reads as the bound, and the ledger answers", async () => {
+    const store = await makeStore();
+    const server = createReferenceServer({ store, adminToken: TOKEN });
+    const userId = `usr_past_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    expect(await store.createUser({ id: userId, credits: 5, multiplier: "1" }, DATE_MAX + 5)).toBe(true);
+    expect(await server.admin.ledger(userId)).toEqual([{ kind: "grant", credits: 5, at: iso(LATEST) }]);
+    const res = await server.fetch(new Request(`${BASE}/admin/users/${userId}/ledger`, { headers: ADMIN }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ entries: [{ kind: "grant", credits: 5, at: iso(LATEST) }] });
+  });
 });
 
 describe("the test-double controls are the admin API's (S17)", () => {

@@ -229,6 +229,34 @@ describe("reset to the start-up fixtures (S17)", () => {
     expect(await balance).toBe(500);
   });
 
+  it("S17: a reset that fails changes nothing: the requests that waited for it are answered in the state before it", async () => {
+    const f = fixtures();
+    const started = latch();
+    const gate = latch();
+    const base = await makeStore();
+    const store = wrapStore(base, {
+      reset: async () => {
+        started.open();
+        await gate.promise;
+        throw new Error("this role may not reset (a test)");
+      },
+    });
+    const server = createReferenceServer({ store, fixtures: f.fixtures, adminToken: TOKEN, log: () => {} });
+    await server.ready();
+    await server.admin.grantCredits(f.userId, 7);
+    const reset = server.fetch(new Request(`${BASE}/admin/reset`, { method: "POST", headers: ADMIN }));
+    await started.promise;
+    const credits = server.fetch(new Request(`${BASE}/api/query/credits`, { headers: { authorization: `Bearer ${f.key}` } }));
+    const balance = server.admin.balance(f.userId);
+    gate.open();
+    expect((await reset).status).toBe(500);
+    const answer = await credits;
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { creditBalance: number }).creditBalance).toBe(507);
+    expect(await balance).toBe(507);
+    await expectBalanceIsLedger(server, f.userId);
+  });
+
   it("S17: POST /admin/reset takes no fields: a body with one is 400 naming it, and nothing is reset", async () => {
     const s = await onFixtures();
     expect((await s.generate(s.key)).status).toBe(202);
