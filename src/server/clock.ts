@@ -26,7 +26,7 @@ export type ClockView = {
  * @internal
  */
 export type ServerClock = {
-  /** Now, in epoch milliseconds: frozen, or real time plus what it was advanced; never past {@link LATEST_INSTANT_MS}. */
+  /** Now, in epoch milliseconds: frozen, or real time plus what it was advanced; never past 9999. */
   readonly now: () => number;
   /**
    * Real time (the `now` option), never frozen: for what must end by itself whatever the test
@@ -44,37 +44,29 @@ export type ServerClock = {
 };
 
 /**
- * The latest instant the test clock shows, 9999-12-31T23:59:59.999Z: the last one with a four-digit
- * year, which every client's date type can read (Python's `datetime` stops there) and every store
- * keeps. A frozen clock may stand at it; a running one stops there rather than pass it.
- *
- * @internal
+ * The last instant the clock shows, 9999-12-31T23:59:59.999Z: the last with a four-digit year, which
+ * every client's date type reads (Python's `datetime` stops there). A running clock is set at most
+ * a year inside it (9999-01-01), and would stop at it rather than pass it.
  */
-export const LATEST_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-/**
- * The latest instant a running clock may be set to, 9999-01-01T00:00:00.000Z: a year inside
- * {@link LATEST_INSTANT_MS}, so that no server runs long enough to reach the bound.
- *
- * @internal
- */
-export const LATEST_RUNNING_MS = Date.UTC(9999, 0, 1);
+const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const LATEST_RUNNING_MS = Date.UTC(9999, 0, 1);
 const CLOCK_FIELDS = ["now", "advanceMs", "frozen"] as const;
 const ONE_OF =
   'one of now (an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"), advanceMs (whole milliseconds, 0 or more) or frozen (true or false)';
 
 /**
- * An instant as ISO 8601 (UTC) that never throws: one past {@link LATEST_INSTANT_MS} (only a store
- * written by an older version holds one) reads as that bound.
+ * An instant as ISO 8601 (UTC) that never throws: one past the clock's last instant (only an older
+ * version could store one) reads as that instant.
  *
  * @param ms - Epoch milliseconds.
  * @returns The ISO 8601 text.
  * @internal
  */
 export function isoInstant(ms: number): string {
-  return new Date(Math.min(ms, LATEST_INSTANT_MS)).toISOString();
+  return new Date(Math.min(ms, LATEST_MS)).toISOString();
 }
 const iso = isoInstant;
-const LATEST = iso(LATEST_INSTANT_MS);
+const LATEST = iso(LATEST_MS);
 const LATEST_RUNNING = iso(LATEST_RUNNING_MS);
 
 /**
@@ -89,8 +81,7 @@ const LATEST_RUNNING = iso(LATEST_RUNNING_MS);
 export function createServerClock(real: () => number): ServerClock {
   let frozenAt: number | undefined;
   let offsetMs = 0;
-  // Running, it stops at the bound rather than pass it: nothing can be dated past it.
-  const now = () => frozenAt ?? Math.min(real() + offsetMs, LATEST_INSTANT_MS);
+  const now = () => frozenAt ?? Math.min(real() + offsetMs, LATEST_MS);
   const view = (): ClockView => ({ now: iso(now()), frozen: frozenAt !== undefined });
   const refuse = (field: string, code: string, message: string) => ({ ok: false as const, field, code, message });
 
@@ -134,7 +125,7 @@ export function createServerClock(real: () => number): ServerClock {
         if (at < current) {
           return refuse("now", "clock_backward", m.clockBackward(iso(at), iso(current)));
         }
-        if (at > LATEST_INSTANT_MS) {
+        if (at > LATEST_MS) {
           return refuse(
             "now",
             "invalid_instant",
@@ -144,7 +135,7 @@ export function createServerClock(real: () => number): ServerClock {
         frozenAt = at;
       } else if (field === "advanceMs") {
         // A running clock keeps a year inside the bound, a frozen one may reach it.
-        const room = Math.max(0, (frozenAt === undefined ? LATEST_RUNNING_MS : LATEST_INSTANT_MS) - current);
+        const room = Math.max(0, (frozenAt === undefined ? LATEST_RUNNING_MS : LATEST_MS) - current);
         if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0 || value > room) {
           const until = frozenAt === undefined ? `${LATEST_RUNNING}, the latest a running clock may show` : LATEST;
           return refuse(
@@ -164,7 +155,7 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse(
             "frozen",
             "invalid_frozen",
-            `The clock stands at ${iso(current)}, past ${LATEST_RUNNING}, the latest a running clock may show (it would run into the last instant, ${LATEST}); it stays frozen. A reset puts it back on real time.`,
+            `frozen: false needs the clock at or before ${LATEST_RUNNING}, the latest a running clock may show; it stands at ${iso(current)} and stays frozen (a reset puts it on real time).`,
           );
         } else {
           // Running again at real speed: on real time, unless that is behind the clock's now.
