@@ -4,12 +4,17 @@
  * same size whatever the traffic.
  */
 import { describe, expect, it } from "vitest";
+import { ledgerBalance } from "../../src/server/admin.js";
 import { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY } from "../../src/server/controls.js";
 import type { JournalEntry, ReferenceServer } from "../../src/server/index.js";
-import { adminCodeOf, BASE, errorOf, setup } from "./helpers.js";
+import { adminCodeOf, BASE, errorOf, type Setup, setup } from "./helpers.js";
 
 const TOKEN = "admin-token-for-journal-tests";
 const ADMIN = { authorization: `Bearer ${TOKEN}` };
+
+/** The balance equals the sum of the ledger (S13). */
+const expectBalanceIsLedger = async (s: Setup) =>
+  expect(await s.admin.balance(s.userId)).toBe(ledgerBalance(await s.admin.ledger(s.userId)));
 
 const journalOf = async (server: ReferenceServer, query = "") => {
   const res = await server.fetch(new Request(`${BASE}/admin/requests${query}`, { headers: ADMIN }));
@@ -98,6 +103,7 @@ describe("the request journal (S17)", () => {
     expect(whole).toMatchObject({ status: 202, idempotencyKey: valid });
     expect(long?.status).toBe(400);
     expect(long?.idempotencyKey).toBe(`${"ab ".repeat(43).slice(0, 128)}...`);
+    await expectBalanceIsLedger(s);
   });
 
   it("S17: a long idempotency key straddling the cut: the secret after it is hidden whole, no piece of it recorded", async () => {
@@ -119,6 +125,7 @@ describe("the request journal (S17)", () => {
     for (const entry of list.slice(1)) expect(entry.idempotencyKey).toBe(`${"a.".repeat(56)}ck.test.<hidden>`);
     const text = JSON.stringify(list);
     for (let i = 0; i + 4 <= secret.length; i++) expect(text).not.toContain(secret.slice(i, i + 4));
+    await expectBalanceIsLedger(s);
   });
 
   it("S17: a UUID-shaped admin token is never shown, in upper or lower case; any other UUID is shown as sent", async () => {
@@ -131,6 +138,7 @@ describe("the request journal (S17)", () => {
     const list = await s.admin.requests({ limit: 4 });
     expect(list.map((r) => r.idempotencyKey)).toEqual([other, "<hidden>", "<hidden>", "<hidden>"]);
     expect(JSON.stringify(list).toLowerCase()).not.toContain(token);
+    await expectBalanceIsLedger(s);
   });
 
   it("S17: a ring buffer: the newest 1,000 requests whatever the traffic; limit defaults to 100 and is 1 to 1,000", async () => {
