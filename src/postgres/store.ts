@@ -8,6 +8,7 @@ import type {
   CommitInput,
   CommitResult,
   FixtureLoadResult,
+  FixtureUserLoad,
   GrantResult,
   JobStatus,
   LedgerRecord,
@@ -429,6 +430,36 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       }
     });
 
+  /**
+   * Loads fixtures inside a transaction: users (with their opening grants), key hashes, assets, and
+   * then the conflicts, read after the writes so that a concurrent load of the same fixtures is
+   * seen. The caller commits only an `ok` result.
+   */
+  const loadIn = async (q: Query, { users, keys, assets, at }: ReturnType<typeof fixtureRows>): Promise<FixtureLoadResult> => {
+    const { rows: created } = await q<{ created: string[] }>(sql.loadUsers, [
+      users.map((user) => user.id),
+      users.map((user) => user.credits),
+      users.map((user) => user.multiplier),
+      at,
+    ]);
+    await q(sql.loadKeys, [keys.map((k) => k.id), keys.map((k) => k.userId), keys.map((k) => k.mode), keys.map((k) => k.hash)]);
+    await q(sql.loadAssets, [assets.map((a) => a.userId), assets.map((a) => a.assetId)]);
+    const keyHits = await q<{ i: number }>(sql.keyConflicts, [keys.map((k) => k.hash), keys.map((k) => k.userId)]);
+    const assetHits = await q<{ i: number }>(sql.assetConflicts, [assets.map((a) => a.assetId), assets.map((a) => a.userId)]);
+    const conflicts = [
+      ...keyHits.rows.map(({ i }) => ({ user: keys[i]?.user ?? -1, field: "apiKeys" as const, index: keys[i]?.index ?? -1 })),
+      ...assetHits.rows.map(({ i }) => ({
+        user: assets[i]?.user ?? -1,
+        field: "assets" as const,
+        index: assets[i]?.index ?? -1,
+      })),
+    ].sort((a, b) => a.user - b.user || (a.field === b.field ? a.index - b.index : a.field === "apiKeys" ? -1 : 1));
+    if (conflicts.length > 0) return { ok: false, conflicts };
+    // In the order of the load, as the in-memory store gives them.
+    const made = new Set(created[0]?.created ?? []);
+    return { ok: true, created: users.map((user) => user.id).filter((id) => made.has(id)) };
+  };
+
   const userTask = async (userId: string, taskId: string): Promise<TaskRecord | undefined> => {
     const { rows } = await run<TaskRow>("reading a task", sql.getUserTask, [userId, taskId]);
     return rows[0] && taskFromRow(rows[0]);
@@ -615,53 +646,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async loadFixtures(load, at): Promise<FixtureLoadResult> {
-      assertTime(at, "at");
-      const keys: { user: number; index: number; id: string; userId: string; mode: string; hash: string }[] = [];
-      const assets: { user: number; index: number; userId: string; assetId: string }[] = [];
-      for (const [u, user] of load.entries()) {
-        if (!storableId(user.id)) throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
-        assertCredits(user.credits, `users[${u}].credits`);
-        for (const [index, key] of user.apiKeys.entries()) {
-          assertNameable(key.id, `users[${u}].apiKeys[${index}].id`);
-          keys.push({ user: u, index, id: key.id, userId: user.id, mode: key.mode, hash: key.hash });
-        }
-        for (const [index, assetId] of user.assets.entries()) {
-          if (!storableId(assetId)) throw new RangeError(`users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`);
-          assets.push({ user: u, index, userId: user.id, assetId });
-        }
-      }
+      const fixtures = fixtureRows(load, at);
       return transaction<FixtureLoadResult>("loading fixtures", async (q) => {
-        const { rows: created } = await q<{ created: string[] }>(sql.loadUsers, [
-          load.map((user) => user.id),
-          load.map((user) => user.credits),
-          load.map((user) => user.multiplier),
-          at,
-        ]);
-        await q(sql.loadKeys, [
-          keys.map((k) => k.id),
-          keys.map((k) => k.userId),
-          keys.map((k) => k.mode),
-          keys.map((k) => k.hash),
-        ]);
-        await q(sql.loadAssets, [assets.map((a) => a.userId), assets.map((a) => a.assetId)]);
-        const keyHits = await q<{ i: number }>(sql.keyConflicts, [keys.map((k) => k.hash), keys.map((k) => k.userId)]);
-        const assetHits = await q<{ i: number }>(sql.assetConflicts, [assets.map((a) => a.assetId), assets.map((a) => a.userId)]);
-        const conflicts = [
-          ...keyHits.rows.map(({ i }) => ({
-            user: keys[i]?.user ?? -1,
-            field: "apiKeys" as const,
-            index: keys[i]?.index ?? -1,
-          })),
-          ...assetHits.rows.map(({ i }) => ({
-            user: assets[i]?.user ?? -1,
-            field: "assets" as const,
-            index: assets[i]?.index ?? -1,
-          })),
-        ].sort((a, b) => a.user - b.user || (a.field === b.field ? a.index - b.index : a.field === "apiKeys" ? -1 : 1));
-        if (conflicts.length > 0) return { commit: false, value: { ok: false, conflicts } };
-        // In the order of the load, as the in-memory store gives them.
-        const made = new Set(created[0]?.created ?? []);
-        return { commit: true, value: { ok: true, created: load.map((user) => user.id).filter((id) => made.has(id)) } };
+        const result = await loadIn(q, fixtures);
+        return { commit: result.ok, value: result };
       });
     },
 
@@ -683,10 +671,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       if (ownPool) await pool.end();
     },
 
-    async reset() {
+    async reset(fixtures) {
       const s = quoteSchema(schema);
+      const load = fixtures && fixtureRows(fixtures.users, fixtures.at);
       try {
-        await transaction("emptying the store", async (q) => {
+        await transaction("resetting the store", async (q) => {
           // Every table of the store's own schema but the record of its migrations, so that a table
           // a later migration adds is emptied too.
           const { rows } = await q<{ name: string }>(
@@ -700,6 +689,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           await q({ text: `ALTER TABLE ${s}.ledger DISABLE TRIGGER ledger_no_truncate` }, []);
           await q({ text: `TRUNCATE ${tables.join(", ")}` }, []);
           await q({ text: `ALTER TABLE ${s}.ledger ENABLE TRIGGER ledger_no_truncate` }, []);
+          // Loaded in the same transaction: no other connection sees the store empty.
+          if (load && !(await loadIn(q, load)).ok) throw new RangeError("fixtures: two users hold one key or asset");
           return { commit: true, value: undefined };
         });
       } catch (error) {
@@ -711,6 +702,33 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       }
     },
   };
+}
+
+/** A statement of a transaction, run on its connection. */
+type Query = <R extends object>(statement: { name?: string; text: string }, values: unknown[]) => Promise<PgResult<R>>;
+
+/**
+ * A fixtures load as the load statements take it, each key and asset with its place in the load.
+ *
+ * @throws RangeError for an id PostgreSQL text cannot keep, or credits or a time out of range.
+ */
+function fixtureRows(users: readonly FixtureUserLoad[], at: number) {
+  assertTime(at, "at");
+  const keys: { user: number; index: number; id: string; userId: string; mode: string; hash: string }[] = [];
+  const assets: { user: number; index: number; userId: string; assetId: string }[] = [];
+  for (const [u, user] of users.entries()) {
+    if (!storableId(user.id)) throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
+    assertCredits(user.credits, `users[${u}].credits`);
+    for (const [index, key] of user.apiKeys.entries()) {
+      assertNameable(key.id, `users[${u}].apiKeys[${index}].id`);
+      keys.push({ user: u, index, id: key.id, userId: user.id, mode: key.mode, hash: key.hash });
+    }
+    for (const [index, assetId] of user.assets.entries()) {
+      if (!storableId(assetId)) throw new RangeError(`users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`);
+      assets.push({ user: u, index, userId: user.id, assetId });
+    }
+  }
+  return { users, keys, assets, at };
 }
 
 type ApiKeyRow = { id: string; user_id: string; mode: ApiKeyRecord["mode"]; hash: string; revoked: boolean };

@@ -11,7 +11,7 @@ import { type ApiKeyMode, MAX_CREDITS, type TaskRecord } from "../store/store.js
 import type { GenerationRequest, Issue } from "../types.js";
 import { generateApiKey, hashApiKey } from "./auth.js";
 import { jsonBody } from "./body.js";
-import type { ClockChange, ClockView } from "./clock.js";
+import { type ClockChange, type ClockView, isoInstant } from "./clock.js";
 import type { AdminRoute, Env, ServerContext } from "./context.js";
 import type { FaultInput, FaultView, JournalEntry } from "./controls.js";
 import { AdminError, type AdminErrorCode, type AdminHttpErrorCode, fail, invalidRequest, json } from "./errors.js";
@@ -103,7 +103,8 @@ export type Admin = {
   job(jobId: string): Promise<JobView>;
   /**
    * Empties the state (users, keys, assets, tasks, jobs, ledger) and loads the fixtures the server
-   * was started with again, with the clock back on real time, faults and journal cleared (S17).
+   * was started with again, with the clock back on real time, faults and journal cleared (S17): one
+   * step, after the requests in flight and before those that arrive meanwhile.
    */
   reset(): Promise<void>;
   /** The test clock: its now and whether it is frozen. */
@@ -233,7 +234,7 @@ export function createAdmin(
       const records = await store.ledger(userId);
       if (!records) throw new AdminError("unknown_user", m.unknown("user", userId));
       return records.map((record) => {
-        const entry: LedgerEntry = { kind: record.kind, credits: record.credits, at: new Date(record.at).toISOString() };
+        const entry: LedgerEntry = { kind: record.kind, credits: record.credits, at: isoInstant(record.at) };
         if (record.taskId !== undefined) entry.taskId = record.taskId;
         if (record.taskId !== undefined && record.jobIndex !== undefined) entry.jobId = jobId(record.taskId, record.jobIndex);
         return entry;
@@ -245,7 +246,7 @@ export function createAdmin(
       return {
         taskId: task.id,
         userId: task.userId,
-        createdAt: new Date(task.createdAt).toISOString(),
+        createdAt: isoInstant(task.createdAt),
         aspectRatio: r.aspectRatio,
         resolution: r.resolution,
         quality: r.quality,

@@ -8,7 +8,7 @@ import { cors } from "hono/cors";
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { createMemoryStore } from "../store/memory.js";
-import { type Store, StoreUnavailableError } from "../store/store.js";
+import { type FixtureUserLoad, type Store, StoreUnavailableError } from "../store/store.js";
 import { ping, queryCredits, quotePrice } from "./account.js";
 import type { ClientInfo } from "./address.js";
 import { type Admin, addAdminRoutes, createAdmin } from "./admin.js";
@@ -20,7 +20,7 @@ import { createServerClock } from "./clock.js";
 import type { Env, LogEntry, ResponseEvent, ServerContext } from "./context.js";
 import { AnswerLostError, controlsOff, createControls } from "./controls.js";
 import { fail, json } from "./errors.js";
-import { checkFixtures, type Fixtures, FixturesError, loadFixtures } from "./fixtures.js";
+import { checkFixtures, type Fixtures, FixturesError, fixtureUsers, loadFixtures } from "./fixtures.js";
 import { createGeneration } from "./generations.js";
 import { newId } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
@@ -277,49 +277,82 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   // The test-double controls (S17) exist only with an admin token, like the admin API.
   const controls = adminToken === undefined ? undefined : createControls(adminToken, clock.now, ctx.maxBodyBytes);
 
-  // The fixtures load once, and again after each reset; a failed load (the store unreachable) is
-  // tried again by the next caller.
-  let loading: Promise<void> | undefined;
+  // A reset is one step for every request (S17): it waits for the requests in flight, and the
+  // requests that arrive meanwhile wait for it, so each sees the state before it or after it. The
+  // first load of the fixtures is such a step too; one that failed is tried again by the next caller.
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  /** The step that runs or waits to run: requests wait for it (and share its failure). */
+  let turn: Promise<void> | undefined;
   let loaded = !checked;
-  const load = (first?: () => Promise<void>): Promise<void> => {
-    const attempt: Promise<void> = (async () => {
-      await first?.();
-      if (checked) {
-        await loadFixtures(ctx.store, checked.output, { hashApiKey, newApiKeyId: newId.apiKey, now: clock.now() });
-      }
-    })().then(
-      () => {
-        loaded = true;
-      },
-      (error: unknown) => {
-        if (loading === attempt) loading = undefined;
-        throw error;
-      },
-    );
-    loading = attempt;
-    return attempt;
+  /** The fixtures as the store loads them, hashed once. */
+  let users: Promise<FixtureUserLoad[]> | undefined;
+  /** Runs `step` alone: after the requests in flight, before those that arrive meanwhile; steps in turn. */
+  const alone = (step: () => Promise<void>): Promise<void> => {
+    const previous = turn;
+    const mine: Promise<void> = (async () => {
+      await previous?.catch(() => {});
+      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      await step();
+    })().finally(() => {
+      if (turn === mine) turn = undefined;
+    });
+    turn = mine;
+    return mine;
   };
-  const ready = (): Promise<void> => (loaded ? Promise.resolve() : (loading ?? load()));
+  const load = async (at: number, emptied = false) => {
+    if (checked) {
+      users ??= fixtureUsers(checked.output, hashApiKey);
+      // The stores of this package load the fixtures of a reset in its own step.
+      if (emptied) await ctx.store.reset({ users: await users, at });
+      if (!emptied || !ctx.store.loadFixtures) await loadFixtures(ctx.store, checked.output, await users, at);
+    } else if (emptied) await ctx.store.reset();
+    loaded = true;
+  };
+  /** Waits for the fixtures and for every step; `enter` also counts the caller in flight, in the same turn. */
+  const ready = async (enter = false): Promise<void> => {
+    while (turn !== undefined || !loaded) {
+      // A failed load is every waiter's failure; a failed reset changed nothing, and is its caller's.
+      await (turn?.catch((error: unknown) => {
+        if (!loaded) throw error;
+      }) ?? alone(() => load(clock.now())));
+    }
+    if (enter) inFlight++;
+  };
+  const leave = () => {
+    if (--inFlight === 0 && drained) {
+      drained();
+      drained = undefined;
+    }
+  };
   if (checked) ready().catch(() => {}); // started now; whoever calls next sees the outcome
 
-  let resetting: Promise<void> = Promise.resolve();
-  /** One reset at a time; requests that arrive meanwhile wait for the fixtures (`ready`). */
   const reset = (): Promise<void> => {
-    const run = resetting
-      .catch(() => {})
-      .then(() => {
-        loaded = false;
-        return load(async () => {
-          await ctx.store.reset();
-          clock.reset();
-          controls?.clear();
-        });
-      });
-    resetting = run;
-    return run;
+    // The faults go first, and the answers they hold go now: the reset then waits for no fault.
+    controls?.endFaults();
+    return alone(async () => {
+      // The opening grants at real time, where the clock stands after the reset.
+      await load(clock.realNow(), true);
+      clock.reset();
+      controls?.clearJournal();
+    });
   };
   const methods = createAdmin(ctx, controls?.methods ?? controlsOff());
-  const admin = checked ? afterLoad(methods, ready) : methods;
+  /** The admin methods in process, each counted in flight like a request (the reset is a step). */
+  const admin = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(methods)) {
+    admin[name] =
+      name === "reset"
+        ? method
+        : async (...args: unknown[]) => {
+            await ready(true);
+            try {
+              return await (method as (...a: unknown[]) => unknown)(...args);
+            } finally {
+              leave();
+            }
+          };
+  }
 
   const report = (requestId: string, message: string, error: unknown) => {
     try {
@@ -354,17 +387,26 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       }
     });
   }
-  // Requests wait for the fixtures (at start, and while a reset loads them again): in the first
-  // step, or, with a request journal, right after it, so that the journal sees every request.
-  // Synchronous, as every step that need not wait: each step costs every request a little.
-  const waitForFixtures: MiddlewareHandler<Env> = (_c, next) => (loaded ? next() : ready().then(next));
+  // Every request is counted in flight from its first step, after the fixtures and any reset, but
+  // a reset's own (it waits for the others). Synchronous when nothing is to be waited for, as every
+  // step that need not wait: each step costs every request a little.
+  const counted = async (next: () => Promise<void>) => {
+    try {
+      await next();
+    } finally {
+      leave();
+    }
+  };
   app.use((c, next) => {
     // Every answer's Request-Id is the server's own (a client's header of that name is never taken).
     c.set("requestId", newId.request());
-    return controls ? next() : waitForFixtures(c, next);
+    if (c.req.path === "/admin/reset") return next();
+    if (turn !== undefined || !loaded) return ready(true).then(() => counted(next));
+    inFlight++;
+    return counted(next);
   });
   if (origins) app.use("/api/*", corsFor(origins)).use("/openapi.json", corsFor(origins));
-  if (controls) app.use(controls.journal, waitForFixtures);
+  if (controls) app.use(controls.journal);
   app.notFound((c) => fail(c, { code: "not_found", message: m.notFound(c.req.path) }));
   app.onError((error, c) => {
     if (error instanceof AnswerLostError) throw error; // no answer, on purpose: fetch rejects, a socket closes
@@ -405,13 +447,14 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   app.get("/api/query/credits", key, ...faults, queryCredits(ctx));
   app.get("/openapi.json", (c) => json(c, 200, catalogs.openApiText(clock.now())));
   if (adminToken !== undefined && controls) {
-    addAdminRoutes(app, adminGuard(adminToken, clock), ctx, () => admin, controls.routes);
+    // The routes call the methods as they are: their request is counted in flight already.
+    addAdminRoutes(app, adminGuard(adminToken, clock), ctx, () => methods, controls.routes);
   }
   refuseOtherMethods(app);
 
   const fetch = (request: Request, info?: ClientInfo): Promise<Response> =>
     Promise.resolve(app.fetch(request, typeof info === "object" && info !== null ? info : {}));
-  return { fetch, admin, ready };
+  return { fetch, admin: admin as Admin, ready: () => ready() };
 }
 
 /**
@@ -435,16 +478,4 @@ function refuseOtherMethods(app: Hono<Env>): void {
       fail(c, { code: "method_not_allowed", message: m.methodNotAllowed(c.req.method, allowed), headers: { allow } }),
     );
   }
-}
-
-/** The admin methods, each waiting for the fixtures first, so a call never sees a half-loaded store. */
-function afterLoad(admin: Admin, ready: () => Promise<void>): Admin {
-  const wrapped = {} as Record<string, unknown>;
-  for (const [name, method] of Object.entries(admin)) {
-    wrapped[name] = async (...args: unknown[]) => {
-      await ready();
-      return (method as (...a: unknown[]) => unknown)(...args);
-    };
-  }
-  return wrapped as Admin;
 }

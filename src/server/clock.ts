@@ -1,6 +1,7 @@
 /**
  * The test clock of a reference server (S17): the one time every part of a request reads, real time
- * until the test-double controls freeze it or move it forward, never back.
+ * until the test-double controls freeze it or move it forward, never back and never past the last
+ * instant it shows.
  */
 import { safeEcho } from "../echo.js";
 import { show } from "../messages.js";
@@ -25,7 +26,7 @@ export type ClockView = {
  * @internal
  */
 export type ServerClock = {
-  /** Now, in epoch milliseconds: frozen, or real time plus what it was advanced. */
+  /** Now, in epoch milliseconds: frozen, or real time plus what it was advanced; never past 9999. */
   readonly now: () => number;
   /**
    * Real time (the `now` option), never frozen: for what must end by itself whatever the test
@@ -42,13 +43,31 @@ export type ServerClock = {
   readonly reset: () => void;
 };
 
-/** The latest instant a `Date` holds: the clock is never moved past it. */
-const MAX_INSTANT_MS = 8.64e15;
+/**
+ * The last instant the clock shows, 9999-12-31T23:59:59.999Z: the last with a four-digit year, which
+ * every client's date type reads (Python's `datetime` stops there). A running clock is set at most
+ * a year inside it (9999-01-01), and would stop at it rather than pass it.
+ */
+const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const LATEST_RUNNING_MS = Date.UTC(9999, 0, 1);
 const CLOCK_FIELDS = ["now", "advanceMs", "frozen"] as const;
 const ONE_OF =
   'one of now (an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"), advanceMs (whole milliseconds, 0 or more) or frozen (true or false)';
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/**
+ * An instant as ISO 8601 (UTC) that never throws: one past the clock's last instant (only an older
+ * version could store one) reads as that instant.
+ *
+ * @param ms - Epoch milliseconds.
+ * @returns The ISO 8601 text.
+ * @internal
+ */
+export function isoInstant(ms: number): string {
+  return new Date(Math.min(ms, LATEST_MS)).toISOString();
+}
+const iso = isoInstant;
+const LATEST = iso(LATEST_MS);
+const LATEST_RUNNING = iso(LATEST_RUNNING_MS);
 
 /**
  * Makes the clock of one server over real time. Frozen, it stands at one instant; running, it is real
@@ -62,7 +81,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function createServerClock(real: () => number): ServerClock {
   let frozenAt: number | undefined;
   let offsetMs = 0;
-  const now = () => frozenAt ?? real() + offsetMs;
+  const now = () => frozenAt ?? Math.min(real() + offsetMs, LATEST_MS);
   const view = (): ClockView => ({ now: iso(now()), frozen: frozenAt !== undefined });
   const refuse = (field: string, code: string, message: string) => ({ ok: false as const, field, code, message });
 
@@ -106,14 +125,23 @@ export function createServerClock(real: () => number): ServerClock {
         if (at < current) {
           return refuse("now", "clock_backward", m.clockBackward(iso(at), iso(current)));
         }
+        if (at > LATEST_MS) {
+          return refuse(
+            "now",
+            "invalid_instant",
+            `now must be at or before ${LATEST}, the clock's last instant; received ${show(value)}.`,
+          );
+        }
         frozenAt = at;
       } else if (field === "advanceMs") {
-        const room = MAX_INSTANT_MS - current;
+        // A running clock keeps a year inside the bound, a frozen one may reach it.
+        const room = Math.max(0, (frozenAt === undefined ? LATEST_RUNNING_MS : LATEST_MS) - current);
         if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0 || value > room) {
+          const until = frozenAt === undefined ? `${LATEST_RUNNING}, the latest a running clock may show` : LATEST;
           return refuse(
             "advanceMs",
             "invalid_advance",
-            `advanceMs must be whole milliseconds from 0 to ${room} (the clock only moves forward); received ${show(value)}.`,
+            `advanceMs must be whole milliseconds from 0 to ${room} (the clock only moves forward, to ${until} at most); received ${show(value)}.`,
           );
         }
         if (frozenAt === undefined) offsetMs += value;
@@ -123,7 +151,13 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse("frozen", "invalid_frozen", `frozen must be true or false; received ${show(value)}.`);
         }
         if (value) frozenAt = current;
-        else {
+        else if (current > LATEST_RUNNING_MS) {
+          return refuse(
+            "frozen",
+            "invalid_frozen",
+            `frozen: false needs the clock at or before ${LATEST_RUNNING}, the latest a running clock may show; it stands at ${iso(current)} and stays frozen (a reset puts it on real time).`,
+          );
+        } else {
           // Running again at real speed: on real time, unless that is behind the clock's now.
           offsetMs = Math.max(0, current - real());
           frozenAt = undefined;

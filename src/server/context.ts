@@ -77,8 +77,8 @@ export type ServerContext = {
   /** The test clock: what every reader of the time calls. */
   readonly clock: ServerClock;
   /**
-   * Empties the state and loads the start-up fixtures again, with the clock on real time (S17);
-   * requests that arrive meanwhile wait for the fixtures.
+   * Empties the state and loads the start-up fixtures again, with the clock on real time (S17), once
+   * the requests in flight are answered; requests that arrive meanwhile wait for it.
    */
   readonly reset: () => Promise<void>;
   readonly maxBodyBytes: number;

@@ -10,6 +10,7 @@ import { show } from "../messages.js";
 import { LIMITS } from "../models/lists.js";
 import type { Issue } from "../types.js";
 import { readJson } from "./body.js";
+import { isoInstant } from "./clock.js";
 import type { AdminRoute, Caller, Env } from "./context.js";
 import { AdminError, fail, invalidRequest, json } from "./errors.js";
 import { randomHex } from "./ids.js";
@@ -223,33 +224,32 @@ export type JournalEntry = {
   /** The id (never the key) of the API key the request authenticated with. */
   apiKeyId?: string;
   /**
-   * The idempotency key the client sent (header, else body field), trimmed and cut to its allowed
-   * length: a UUID as sent, any other masked like an echo (a run of 16 or more letters, digits, `_`
-   * or `-` is `<hidden>`), so that it never carries a key or a token.
+   * The idempotency key the client sent (header, else body field), trimmed: a UUID as sent, any
+   * other masked like an echo (a run of 16 or more letters, digits, `_` or `-` is `<hidden>`) and
+   * then cut at 128 characters followed by `...`, so that it never carries a key or a token, nor a
+   * piece of one.
    */
   idempotencyKey?: string;
   /** The issue codes of a 400, in the answer's order. */
   issueCodes?: string[];
 };
 
-/** A text as the journal may show it: at most `max` code points, a key- or token-shaped run hidden. */
-function shown(text: string, max: number): string {
-  const points = Array.from(text);
-  return safeEcho(points.length > max ? points.slice(0, max).join("") : text, max + 16);
-}
-
 /** A UUID, the usual idempotency key: never an API key (ck_...) and shown as sent unless it is the admin token. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The idempotency key a request carried: its header's, else its body's field, as the journal may show it. */
+/**
+ * The idempotency key a request carried: its header's, else its body's field, as the journal may
+ * show it: masked, then cut (`safeEcho`), so a valid key (at most 128 characters) is never cut.
+ */
 function idempotencyKeyOf(c: Context<Env>, adminToken: string): string | undefined {
   let key: unknown = c.req.header("idempotency-key");
   const body: unknown = c.get("body");
   if (key === undefined && typeof body === "object" && body !== null) key = (body as Record<string, unknown>).idempotencyKey;
   if (typeof key !== "string" || key.trim() === "") return undefined;
   const trimmed = key.trim();
-  if (UUID.test(trimmed) && !trimmed.includes(adminToken)) return trimmed;
-  return shown(trimmed, LIMITS.idempotencyKeyMaxChars);
+  // Hex digits read the same in either case: a UUID-shaped token in the other case is the token.
+  if (UUID.test(trimmed) && !trimmed.toLowerCase().includes(adminToken.toLowerCase())) return trimmed;
+  return safeEcho(trimmed, LIMITS.idempotencyKeyMaxChars);
 }
 
 /** The last service requests of one server, newest first, in a ring of {@link JOURNAL_CAPACITY}. */
@@ -260,10 +260,10 @@ function createJournal(adminToken: string, now: () => number) {
   const record = (c: Context<Env>, status: number, arrivedAt: number, start: number) => {
     const entry: JournalEntry = {
       requestId: c.get("requestId"),
-      method: shown(c.req.method, 16),
+      method: safeEcho(c.req.method, 16),
       path: safeEcho(c.req.path, 200),
       status,
-      at: new Date(arrivedAt).toISOString(),
+      at: isoInstant(arrivedAt),
       durationMs: Math.round((performance.now() - start) * 10) / 10,
     };
     const caller = c.get("caller") as Caller | undefined;
@@ -332,17 +332,33 @@ const tooManyFaults = () =>
 export function createControls(adminToken: string, now: () => number, maxBodyBytes: number) {
   const faults = createFaultList();
   const journal = createJournal(adminToken, now);
+  /** The ends of the answers `delay` faults hold: each at its time, or all at once by `endFaults`. */
+  const holds = new Set<() => void>();
+  /** How many times `endFaults` ran. */
+  let ended = 0;
+  const hold = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        holds.delete(end);
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      holds.add(end);
+    });
 
   /** The step after the key is checked: the first matching fault fires, or the request runs as usual. */
   const afterAuth: MiddlewareHandler<Env> = async (c, next) => {
     const fault = faults.take(c.req.method, c.req.path, c.get("caller").apiKeyId);
     if (!fault) return next();
     if (fault.kind === "delay" || fault.kind === "lose_answer") {
+      const firedIn = ended;
       // Carried out first, then answered late (as on a slow network: a client that gives up meanwhile
       // finds the task done when it retries with the same key), or not at all.
       await next();
       if (fault.kind === "lose_answer") throw new AnswerLostError(c.get("requestId"));
-      await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 0));
+      // Not held once the faults were ended meanwhile (a reset): it would wait for nothing.
+      if (ended === firedIn) await hold(fault.delayMs ?? 0);
       return;
     }
     // Answered without running it; its body is read all the same, for the journal's idempotency key.
@@ -376,7 +392,8 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     },
     clearFaults: async (): Promise<{ removed: number }> => ({ removed: faults.clear() }),
     async requests(options?: { limit?: number }): Promise<JournalEntry[]> {
-      const limit = options?.limit ?? DEFAULT_JOURNAL_LIMIT;
+      // Only a limit left out is the default: null, like any other non-integer, is refused.
+      const limit = options?.limit === undefined ? DEFAULT_JOURNAL_LIMIT : options.limit;
       const issue = limitIssue(limit);
       if (issue) throw new AdminError("invalid_limit", issue.message);
       return journal.list(limit);
@@ -432,11 +449,14 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     journal: journal.middleware,
     methods,
     routes,
-    /** Forgets every fault and journaled request (a reset). */
-    clear() {
+    /** Removes every fault and lets every held answer go at once: a reset's first step, so that it waits for no fault. */
+    endFaults() {
+      ended++;
       faults.clear();
-      journal.clear();
+      for (const end of holds) end();
     },
+    /** Empties the journal: a reset's last step, once the requests of the state before it are answered. */
+    clearJournal: () => journal.clear(),
   };
 }
 

@@ -2,7 +2,7 @@
  * Fixtures: the starting state of a reference server given as data (users with their credits,
  * multipliers, verbatim API keys and asset ids), checked whole before anything is loaded.
  */
-import { parseMultiplier } from "../pricing/multiplier.js";
+import { MAX_MULTIPLIER_CHARS, parseMultiplier } from "../pricing/multiplier.js";
 import { type ApiKeyMode, type FixtureUserLoad, MAX_CREDITS, type Store } from "../store/store.js";
 import type { Issue } from "../types.js";
 import { newId } from "./ids.js";
@@ -176,7 +176,7 @@ export function checkFixtures(
       problem(
         `${at}.multiplier`,
         "invalid_multiplier",
-        `multiplier must be a plain decimal from 0 to 1000 ("1.15" or 1.15); got ${shown(user.multiplier)}.`,
+        `multiplier must be a plain decimal from 0 to 1000 of at most ${MAX_MULTIPLIER_CHARS} characters ("1.15" or 1.15); got ${shown(user.multiplier)}.`,
       );
     }
 
@@ -302,8 +302,37 @@ function listOf(
   });
 }
 
+/** What a fixture key's id is derived from besides its hash: no other hash in the package starts so. */
+const KEY_ID_DOMAIN = "imagegen-pricing fixture API key id\n";
+
 /**
- * Loads checked fixtures into a store, so that loading the same fixtures again changes nothing.
+ * The fixtures as a store loads them: each key as its SHA-256 and an id derived from that hash
+ * (domain-separated), so that a key keeps its id across loads and resets, and a request checked
+ * before a reset is committed after it with a key that is valid in both states.
+ *
+ * @param fixtures - Fixtures checked by {@link checkFixtures}.
+ * @param hashApiKey - The SHA-256 of a text as lowercase hex.
+ * @returns One entry per user, in order.
+ * @internal
+ */
+export async function fixtureUsers(
+  fixtures: CheckedFixtures,
+  hashApiKey: (text: string) => string | Promise<string>,
+): Promise<FixtureUserLoad[]> {
+  const users: FixtureUserLoad[] = [];
+  for (const user of fixtures.users) {
+    const apiKeys: FixtureUserLoad["apiKeys"][number][] = [];
+    for (const { key, mode } of user.apiKeys) {
+      const hash = await hashApiKey(key);
+      apiKeys.push({ id: `apk_${(await hashApiKey(KEY_ID_DOMAIN + hash)).slice(0, 16)}`, hash, mode });
+    }
+    users.push({ id: user.id, credits: user.credits, multiplier: user.multiplier, apiKeys, assets: user.assets });
+  }
+  return users;
+}
+
+/**
+ * Loads fixtures into a store, so that loading the same fixtures again changes nothing.
  *
  * A user whose id the store already holds is not created again: its balance and multiplier are the
  * store's (a durable store keeps what happened since the first load, and a second opening grant
@@ -318,7 +347,8 @@ function listOf(
  *
  * @param store - Where to load them.
  * @param fixtures - Fixtures checked by {@link checkFixtures}.
- * @param deps - How keys are hashed and key ids made, and the time of the opening grants.
+ * @param users - The same fixtures as {@link fixtureUsers} gives them.
+ * @param now - The time of the opening grants.
  * @returns The ids of the users created now (not those found already loaded).
  * @throws FixturesError when a key or asset belongs to another user in the store.
  * @internal
@@ -326,7 +356,8 @@ function listOf(
 export async function loadFixtures(
   store: Store,
   fixtures: CheckedFixtures,
-  deps: { hashApiKey: (key: string) => string | Promise<string>; newApiKeyId: () => string; now: number },
+  users: readonly FixtureUserLoad[],
+  now: number,
 ): Promise<string[]> {
   const taken = (path: string, what: string): Issue => ({
     path,
@@ -334,13 +365,7 @@ export async function loadFixtures(
     message: `${what} already belongs to another user in the store.`,
   });
   if (store.loadFixtures) {
-    const load: FixtureUserLoad[] = [];
-    for (const user of fixtures.users) {
-      const apiKeys: FixtureUserLoad["apiKeys"][number][] = [];
-      for (const { key, mode } of user.apiKeys) apiKeys.push({ id: deps.newApiKeyId(), hash: await deps.hashApiKey(key), mode });
-      load.push({ id: user.id, credits: user.credits, multiplier: user.multiplier, apiKeys, assets: user.assets });
-    }
-    const result = await store.loadFixtures(load, deps.now);
+    const result = await store.loadFixtures(users, now);
     if (result.ok) return [...result.created];
     throw new FixturesError(
       result.conflicts.map(({ user, field, index }) => {
@@ -352,13 +377,12 @@ export async function loadFixtures(
   }
   // First, without writing: the keys to add, and any key the store holds for another user.
   const conflicts: Issue[] = [];
-  const keysToAdd = new Map<string, { hash: string; mode: ApiKeyMode }[]>();
-  for (const [i, user] of fixtures.users.entries()) {
-    const adds: { hash: string; mode: ApiKeyMode }[] = [];
-    for (const [j, { key, mode }] of user.apiKeys.entries()) {
-      const hash = await deps.hashApiKey(key);
-      const existing = await store.findApiKeyByHash(hash);
-      if (!existing) adds.push({ hash, mode });
+  const keysToAdd = new Map<string, FixtureUserLoad["apiKeys"][number][]>();
+  for (const [i, user] of users.entries()) {
+    const adds: FixtureUserLoad["apiKeys"][number][] = [];
+    for (const [j, key] of user.apiKeys.entries()) {
+      const existing = await store.findApiKeyByHash(key.hash);
+      if (!existing) adds.push(key);
       else if (existing.userId !== user.id) conflicts.push(taken(`users[${i}].apiKeys[${j}]`, "This API key"));
     }
     keysToAdd.set(user.id, adds);
@@ -366,13 +390,13 @@ export async function loadFixtures(
   if (conflicts.length > 0) throw new FixturesError(conflicts);
 
   const loaded: string[] = [];
-  for (const [i, user] of fixtures.users.entries()) {
-    if (await store.createUser({ id: user.id, credits: user.credits, multiplier: user.multiplier }, deps.now)) {
+  for (const [i, user] of users.entries()) {
+    if (await store.createUser({ id: user.id, credits: user.credits, multiplier: user.multiplier }, now)) {
       loaded.push(user.id);
     }
-    for (const { hash, mode } of keysToAdd.get(user.id) ?? []) {
+    for (const { id, hash, mode } of keysToAdd.get(user.id) ?? []) {
       // `false`: the hash was stored meanwhile (another instance loading the same fixtures).
-      await store.putApiKey({ id: deps.newApiKeyId(), userId: user.id, mode, hash, revoked: false });
+      await store.putApiKey({ id, userId: user.id, mode, hash, revoked: false });
     }
     const owned = user.assets.length > 0 ? await store.ownedAssets(user.id, user.assets) : new Set<string>();
     for (const [j, asset] of user.assets.entries()) {

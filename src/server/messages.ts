@@ -3,6 +3,7 @@
  * an API key.
  */
 import { show } from "../messages.js";
+import { MAX_MULTIPLIER_CHARS } from "../pricing/multiplier.js";
 import type { Issue } from "../types.js";
 
 const list = (values: readonly string[]) => values.join(", ");
@@ -62,7 +63,7 @@ export const serverMessages = {
   creditsTooLarge: (credits: number, balance: number, held = 0) =>
     `credits: ${balance > 0 || held > 0 ? `a balance of ${balance}${held > 0 ? `, ${held} held by queued jobs (refunds may return them),` : ""} plus ${credits}` : show(credits)} would pass the largest exact balance, ${Number.MAX_SAFE_INTEGER} (2^53 - 1); nothing changed.`,
   invalidMultiplier: (got: unknown) =>
-    `multiplier must be a plain decimal from 0 to 1000 (such as "1.15") or a finite number in that range; received ${show(got)}.`,
+    `multiplier must be a plain decimal from 0 to 1000 of at most ${MAX_MULTIPLIER_CHARS} characters (such as "1.15") or a finite number in that range; received ${show(got)}.`,
   invalidMode: (got: unknown) => `mode must be "live" or "test"; received ${show(got)}.`,
   unknown: (what: string, id: unknown) => `There is no ${what} ${showId(id)}.`,
   missingAdminToken: () => "Send the admin token as Authorization: Bearer <admin token>.",

@@ -9,6 +9,7 @@ import {
   type CommitInput,
   type CommitResult,
   type FixtureLoadResult,
+  type FixtureUserLoad,
   type GrantResult,
   type JobStatus,
   type LedgerRecord,
@@ -97,6 +98,50 @@ export function createMemoryStore(): Store {
   };
   const keyView = (key: ApiKeyRecord | undefined) => key && { ...key };
   const taskView = (task: StoredTask | undefined) => task && copyTask(task);
+
+  /**
+   * The conflicts of a fixtures load with the store (`asEmpty`: with an empty store, as after a
+   * reset), by position in the load.
+   *
+   * @throws RangeError for an id the store cannot keep, or a new key whose id is taken.
+   */
+  const conflictsOf = (load: readonly FixtureUserLoad[], asEmpty: boolean) => {
+    const conflicts: { user: number; field: "apiKeys" | "assets"; index: number }[] = [];
+    const keyOwners = new Map<string, string>();
+    const assetOwners = new Map<string, string>();
+    for (const [u, user] of load.entries()) {
+      if (!storableId(user.id)) throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
+      for (const [index, key] of user.apiKeys.entries()) {
+        const owner = (asEmpty ? undefined : keysByHash.get(key.hash)?.userId) ?? keyOwners.get(key.hash);
+        if (owner !== undefined && owner !== user.id) conflicts.push({ user: u, field: "apiKeys", index });
+        else if (owner === undefined && !asEmpty && keysById.has(key.id))
+          throw new RangeError(`users[${u}].apiKeys[${index}]: key id ${key.id} is taken`);
+        keyOwners.set(key.hash, owner ?? user.id);
+      }
+      for (const [index, asset] of user.assets.entries()) {
+        if (!storableId(asset)) throw new RangeError(`users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`);
+        const owner = (asEmpty ? undefined : assets.get(asset)) ?? assetOwners.get(asset);
+        if (owner !== undefined && owner !== user.id) conflicts.push({ user: u, field: "assets", index });
+        assetOwners.set(asset, owner ?? user.id);
+      }
+    }
+    return conflicts;
+  };
+  /** Writes a checked fixtures load: the users, key hashes and assets the store lacks. */
+  const write = (load: readonly FixtureUserLoad[], at: number): string[] => {
+    const created: string[] = [];
+    for (const user of load) {
+      if (!users.has(user.id)) {
+        addUser(user, at);
+        created.push(user.id);
+      }
+      for (const key of user.apiKeys) {
+        if (!keysByHash.has(key.hash)) addKey({ id: key.id, userId: user.id, mode: key.mode, hash: key.hash, revoked: false });
+      }
+      for (const asset of user.assets) if (!assets.has(asset)) assets.set(asset, user.id);
+    }
+    return created;
+  };
 
   return {
     async createUser(user, at) {
@@ -204,38 +249,8 @@ export function createMemoryStore(): Store {
 
     async loadFixtures(load, at): Promise<FixtureLoadResult> {
       // No await in here: every check is made before the first write, so a load happens whole or not at all.
-      const conflicts: { user: number; field: "apiKeys" | "assets"; index: number }[] = [];
-      const keyOwners = new Map<string, string>();
-      const assetOwners = new Map<string, string>();
-      for (const [u, user] of load.entries()) {
-        if (!storableId(user.id)) throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
-        for (const [index, key] of user.apiKeys.entries()) {
-          const owner = keysByHash.get(key.hash)?.userId ?? keyOwners.get(key.hash);
-          if (owner !== undefined && owner !== user.id) conflicts.push({ user: u, field: "apiKeys", index });
-          else if (owner === undefined && keysById.has(key.id))
-            throw new RangeError(`users[${u}].apiKeys[${index}]: key id ${key.id} is taken`);
-          keyOwners.set(key.hash, owner ?? user.id);
-        }
-        for (const [index, asset] of user.assets.entries()) {
-          if (!storableId(asset)) throw new RangeError(`users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`);
-          const owner = assets.get(asset) ?? assetOwners.get(asset);
-          if (owner !== undefined && owner !== user.id) conflicts.push({ user: u, field: "assets", index });
-          assetOwners.set(asset, owner ?? user.id);
-        }
-      }
-      if (conflicts.length > 0) return { ok: false, conflicts };
-      const created: string[] = [];
-      for (const user of load) {
-        if (!users.has(user.id)) {
-          addUser(user, at);
-          created.push(user.id);
-        }
-        for (const key of user.apiKeys) {
-          if (!keysByHash.has(key.hash)) addKey({ id: key.id, userId: user.id, mode: key.mode, hash: key.hash, revoked: false });
-        }
-        for (const asset of user.assets) if (!assets.has(asset)) assets.set(asset, user.id);
-      }
-      return { ok: true, created };
+      const conflicts = conflictsOf(load, false);
+      return conflicts.length > 0 ? { ok: false, conflicts } : { ok: true, created: write(load, at) };
     },
 
     async ledger(userId) {
@@ -244,13 +259,16 @@ export function createMemoryStore(): Store {
 
     async close() {},
 
-    async reset() {
-      // No await in here: no other call sees a store half emptied.
+    async reset(fixtures) {
+      // No await in here: no other call sees a store half emptied, or emptied and not loaded again.
+      if (fixtures && conflictsOf(fixtures.users, true).length > 0)
+        throw new RangeError("fixtures: two users hold one key or asset");
       users.clear();
       keysById.clear();
       keysByHash.clear();
       assets.clear();
       tasks.clear();
+      if (fixtures) write(fixtures.users, fixtures.at);
     },
   };
 }

@@ -270,12 +270,16 @@ export interface Store {
   close(): Promise<void>;
 
   /**
-   * Empties the store as one step: users, keys, assets, tasks, jobs, idempotency claims and the
-   * ledger (a test double's reset, S17; every other method keeps the ledger append-only). On
-   * PostgreSQL it empties the tables of the store's own schema only, and keeps the record of its
-   * migrations.
+   * Empties the store and loads `fixtures` into it, as one step (on PostgreSQL one transaction):
+   * users, keys, assets, tasks, jobs, idempotency claims and the ledger (a test double's reset, S17;
+   * every other method keeps the ledger append-only). No other call sees the store empty, nor
+   * half loaded, and a reset that fails changes nothing. On PostgreSQL it empties the tables of the
+   * store's own schema only, and keeps the record of its migrations.
+   *
+   * @throws RangeError, changing nothing, for fixtures that {@link Store.loadFixtures} would refuse
+   *   in an empty store (two users holding one key hash or asset id, an id it cannot keep).
    */
-  reset(): Promise<void>;
+  reset(fixtures?: { readonly users: readonly FixtureUserLoad[]; readonly at: number }): Promise<void>;
 }
 
 /**

@@ -1,21 +1,24 @@
 /**
- * The PostgreSQL store's reset (S17): every table of its own schema emptied in one transaction, the
- * migrations record kept, the ledger append-only again right after, other schemas untouched, and
- * refused to a role that does not own the tables (the least-privilege server role of
- * docs/postgres.md), with nothing emptied.
+ * The PostgreSQL store's reset (S17): every table of its own schema emptied and the fixtures loaded
+ * again in one transaction, the migrations record kept, the ledger append-only again right after,
+ * other schemas untouched, and refused to a role that does not own the tables (the least-privilege
+ * server role of docs/postgres.md), with nothing emptied.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, migratePostgres, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer } from "../../src/server/index.js";
-import { oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
+import { lockWaitersQuery, oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 
 const databases: PostgresTestDatabase[] = [];
 const stores: PostgresStore[] = [];
+const pools: pg.Pool[] = [];
 const roles: string[] = [];
 afterAll(async () => {
   await Promise.all(stores.map((s) => s.close()));
+  await Promise.all(pools.map((p) => p.end()));
   for (const db of databases) await db.drop();
   const [db] = databases;
   for (const role of roles) await db?.sql(`DROP ROLE IF EXISTS "${role}"`);
@@ -154,5 +157,79 @@ describe("the PostgreSQL store's reset (S17)", () => {
     expect((await rowCounts(db)).users).toBe(0);
     // The pool of the refused reset is still usable.
     expect(await store.getUser("usr_nobody")).toBeUndefined();
+  });
+
+  it("S17: emptying and loading the fixtures are one transaction: a reader meanwhile waits, and sees the fixtures loaded, never an empty store", async () => {
+    const db = await withPostgres();
+    databases.push(db);
+    const pool = new pg.Pool({ connectionString: db.connectionString, max: 4 });
+    pools.push(pool);
+    // The reset's transaction is held just before it loads the fixtures, until the test lets it go.
+    let beforeLoad: (() => Promise<void>) | undefined;
+    const wrapped = new WeakSet<object>();
+    const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient>;
+    // The store's transactions take a client with `await pool.connect()`; `pool.query` passes a callback.
+    pool.connect = (async (callback?: unknown) => {
+      if (callback !== undefined) return connect(callback);
+      const client = await connect();
+      if (!wrapped.has(client)) {
+        wrapped.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+        client.query = (async (...args: unknown[]) => {
+          const text = (args[0] as { text?: string } | undefined)?.text ?? "";
+          if (beforeLoad && text.includes("load_users")) {
+            const wait = beforeLoad;
+            beforeLoad = undefined;
+            await wait();
+          }
+          return query(...args);
+        }) as typeof client.query;
+      }
+      return client;
+    }) as typeof pool.connect;
+    const store = await createPostgresStore({ pool, schema: db.schema });
+    stores.push(store);
+    const userId = "usr_reset_fixture";
+    const server = createReferenceServer({
+      store,
+      fixtures: { users: [{ id: userId, credits: 500, apiKeys: ["ck_test_reset_one_transaction_1"] }] },
+    });
+    await server.ready();
+    await server.admin.grantCredits(userId, 7);
+
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const emptied = new Promise<void>((resolve) => {
+      beforeLoad = async () => {
+        resolve();
+        await gate;
+      };
+    });
+    const reset = server.admin.reset();
+    await emptied;
+    // Another connection reads the fixture user while the reset has emptied the tables.
+    const reader = `ig_reset_reader_${randomBytes(4).toString("hex")}`;
+    const url = new URL(db.connectionString);
+    url.searchParams.set("application_name", reader);
+    let read: { balance: string }[] | undefined;
+    const reading = oneShot<{ balance: string }>(url.toString(), `SELECT balance FROM "${db.schema}".users WHERE id = $1`, [
+      userId,
+    ]).then((result) => {
+      read = result.rows;
+    });
+    // Until the reader waits on the reset's lock (or has its answer): bounded, and the outcome
+    // below holds whichever comes first.
+    for (let i = 0; i < 500 && read === undefined; i++) {
+      const { rows } = await db.sql<{ n: number }>(lockWaitersQuery(), [reader]);
+      if ((rows[0]?.n ?? 0) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    release();
+    await reset;
+    await reading;
+    expect(read).toEqual([{ balance: "500" }]);
+    expect(await server.admin.balance(userId)).toBe(500);
   });
 });

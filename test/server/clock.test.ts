@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type Catalog, catalog, defineCatalog } from "../../src/index.js";
+import { ledgerBalance } from "../../src/server/admin.js";
 import { ADMIN_TOKEN_THROTTLE } from "../../src/server/adminToken.js";
 import { AdminError, createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { adminCodeOf, BASE, errorOf, makeStore, setup } from "./helpers.js";
@@ -156,6 +157,7 @@ describe("the test clock (S17)", () => {
       [{ advanceMs: 1.5 }, "advanceMs", "invalid_advance", /whole milliseconds/],
       [{ advanceMs: "1000" }, "advanceMs", "invalid_advance", /whole milliseconds/],
       [{ advanceMs: 8.64e15 }, "advanceMs", "invalid_advance", /from 0 to/],
+      [{ now: "+275760-09-13T00:00:00.000Z" }, "now", "invalid_instant", /ISO 8601/],
       [{ speed: 2 }, "speed", "unknown_field", /now .*advanceMs .*frozen/],
       [{ now: iso(CHANGE + 1), advanceMs: 5 }, "advanceMs", "one_change", /only one of now, advanceMs and frozen/],
       [[], "", "invalid_type", /JSON object/],
@@ -243,6 +245,89 @@ describe("the test clock (S17)", () => {
     expect((await s.adminHttp("/admin/clock")).status).toBe(429);
     s.real.now += ADMIN_TOKEN_THROTTLE.windowMs;
     expect(await s.getClock()).toEqual({ now: iso(REAL_START), frozen: true });
+  });
+});
+
+describe("the test clock's last instant (S17)", () => {
+  /** 9999-12-31T23:59:59.999Z: the latest instant the clock shows. */
+  const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+  /** 9999-01-01T00:00:00.000Z: the latest a running clock may be set to. */
+  const LATEST_RUNNING = Date.UTC(9999, 0, 1);
+  /** The latest instant a `Date` holds. */
+  const DATE_MAX = 8.64e15;
+
+  /** A refused clock change: 400 naming `param`, the issue `code`, a message naming `bound`, and the clock as it was. */
+  async function refused(s: Awaited<ReturnType<typeof onClock>>, body: unknown, param: string, code: string, bound: string) {
+    const before = await s.getClock();
+    const res = await s.adminHttp("/admin/clock", { method: "POST", body });
+    expect(res.status, JSON.stringify(body)).toBe(400);
+    const error = await errorOf(res);
+    expect(error).toMatchObject({ code: "invalid_request", param });
+    expect(error.issues).toEqual([expect.objectContaining({ path: param, code, message: expect.stringContaining(bound) })]);
+    expect(await s.getClock()).toEqual(before);
+  }
+
+  /** A generation answered 202, and the user's ledger, balance and journal readable after it, balance equal to the ledger. */
+  async function chargedAndReadable(s: Awaited<ReturnType<typeof onClock>>, at: string) {
+    const res = await s.generate({ prompt: "a fox", modelId: "beta2", resolution: "4K" });
+    expect(res.status).toBe(202);
+    const { batch } = (await res.json()) as { batch: { taskId: string } };
+    expect((await s.admin.task(batch.taskId)).createdAt).toBe(at);
+    const ledger = await s.admin.ledger(s.userId);
+    expect(ledger.at(-1)).toMatchObject({ kind: "debit", at });
+    expect(ledgerBalance(ledger)).toBe(await s.admin.balance(s.userId));
+    const http = await s.adminHttp(`/admin/users/${s.userId}/ledger`);
+    expect(http.status).toBe(200);
+    expect((await s.admin.requests({ limit: 1 }))[0]).toMatchObject({ status: 202, at });
+  }
+
+  it("S17: a move past the last instant is 400 naming the field and the bound, and the clock stays as it was", async () => {
+    const s = await onClock();
+    // What a Date can hold is further still: the probe's advance, 20 ms short of it.
+    await refused(s, { advanceMs: DATE_MAX - REAL_START - 20 }, "advanceMs", "invalid_advance", iso(LATEST_RUNNING));
+    await refused(s, { advanceMs: LATEST_RUNNING - REAL_START + 1 }, "advanceMs", "invalid_advance", iso(LATEST_RUNNING));
+    await refused(s, { now: "9999-12-31T23:59:59.999-00:01" }, "now", "invalid_instant", iso(LATEST));
+    // A running clock may be put a year inside the bound, no further.
+    expect(await s.setClock({ advanceMs: LATEST_RUNNING - REAL_START })).toEqual({ now: iso(LATEST_RUNNING), frozen: false });
+    await refused(s, { advanceMs: 1 }, "advanceMs", "invalid_advance", iso(LATEST_RUNNING));
+    // Frozen, it may stand at the bound itself, and move no further.
+    expect(await s.setClock({ now: iso(LATEST) })).toEqual({ now: iso(LATEST), frozen: true });
+    await refused(s, { advanceMs: 1 }, "advanceMs", "invalid_advance", iso(LATEST));
+    // Running again from the bound would cross it: refused, and it stays frozen there.
+    await refused(s, { frozen: false }, "frozen", "invalid_frozen", iso(LATEST_RUNNING));
+    expect(await adminCodeOf(s.admin.setClock({ frozen: false }))).toBe("invalid_clock");
+    await chargedAndReadable(s, iso(LATEST));
+  });
+
+  it("S17: a running clock near its bound stops at the last instant: every answer, the ledger and the journal stay readable", async () => {
+    const s = await onClock();
+    expect(await s.setClock({ advanceMs: LATEST_RUNNING - REAL_START })).toEqual({ now: iso(LATEST_RUNNING), frozen: false });
+    // Real time runs past what a Date holds (a server left running, a `now` of the test's): the
+    // clock stands at its last instant rather than pass it.
+    s.real.now = DATE_MAX + 1000;
+    expect(await s.getClock()).toEqual({ now: iso(LATEST), frozen: false });
+    expect((await s.get("/api/query/credits")).status).toBe(200);
+    expect((await s.post("/api/pricing/quote", SPEC)).status).toBe(200);
+    await chargedAndReadable(s, iso(LATEST));
+    await s.admin.grantCredits(s.userId, 5);
+    expect((await s.admin.ledger(s.userId)).at(-1)).toMatchObject({ kind: "grant", credits: 5, at: iso(LATEST) });
+    const { userId } = await s.admin.createUser({ credits: 7 });
+    expect(await s.admin.ledger(userId)).toEqual([{ kind: "grant", credits: 7, at: iso(LATEST) }]);
+    // A reset puts it back on real time.
+    s.real.now = REAL_START;
+    await s.admin.reset();
+    expect(await s.getClock()).toEqual({ now: iso(REAL_START), frozen: false });
+  });
+
+  it("S17: a time past the last instant already in a store (written by an older version) reads as the bound, and the ledger answers", async () => {
+    const store = await makeStore();
+    const server = createReferenceServer({ store, adminToken: TOKEN });
+    const userId = `usr_past_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    expect(await store.createUser({ id: userId, credits: 5, multiplier: "1" }, DATE_MAX + 5)).toBe(true);
+    expect(await server.admin.ledger(userId)).toEqual([{ kind: "grant", credits: 5, at: iso(LATEST) }]);
+    const res = await server.fetch(new Request(`${BASE}/admin/users/${userId}/ledger`, { headers: ADMIN }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ entries: [{ kind: "grant", credits: 5, at: iso(LATEST) }] });
   });
 });
 

@@ -83,12 +83,25 @@ describe("CORS", () => {
 
   it("S17: the admin API answers no preflight and carries no Access-Control header, whatever cors says", async () => {
     const token = "admin-token-for-cors-tests";
+    const listed = await makeServer({ cors: [PAGE], adminToken: token });
     const server = await makeServer({ cors: "*", adminToken: token });
-    for (const path of ["/admin/users", "/admin/openapi.json", "/admin/reset"]) {
-      const res = await server.fetch(preflight(PAGE, path));
-      expect(res.status, path).toBe(405);
-      expect((await errorOf(res)).code).toBe("method_not_allowed");
-      expect(accessControl(res), path).toEqual([]);
+    for (const path of [
+      "/admin/users",
+      "/admin/openapi.json",
+      "/admin/reset",
+      "/admin/clock",
+      "/admin/faults",
+      "/admin/requests",
+    ]) {
+      for (const [name, each] of [
+        ["*", server],
+        ["a list", listed],
+      ] as const) {
+        const res = await each.fetch(preflight(PAGE, path));
+        expect(res.status, `${path} with ${name}`).toBe(405);
+        expect((await errorOf(res)).code).toBe("method_not_allowed");
+        expect(accessControl(res), path).toEqual([]);
+      }
     }
     const doc = await server.fetch(
       new Request(`${BASE}/admin/openapi.json`, { headers: { origin: PAGE, authorization: `Bearer ${token}` } }),

@@ -4,12 +4,17 @@
  * same size whatever the traffic.
  */
 import { describe, expect, it } from "vitest";
+import { ledgerBalance } from "../../src/server/admin.js";
 import { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY } from "../../src/server/controls.js";
 import type { JournalEntry, ReferenceServer } from "../../src/server/index.js";
-import { adminCodeOf, BASE, errorOf, setup } from "./helpers.js";
+import { adminCodeOf, BASE, errorOf, type Setup, setup } from "./helpers.js";
 
 const TOKEN = "admin-token-for-journal-tests";
 const ADMIN = { authorization: `Bearer ${TOKEN}` };
+
+/** The balance equals the sum of the ledger (S13). */
+const expectBalanceIsLedger = async (s: Setup) =>
+  expect(await s.admin.balance(s.userId)).toBe(ledgerBalance(await s.admin.ledger(s.userId)));
 
 const journalOf = async (server: ReferenceServer, query = "") => {
   const res = await server.fetch(new Request(`${BASE}/admin/requests${query}`, { headers: ADMIN }));
@@ -89,13 +94,51 @@ describe("the request journal (S17)", () => {
     expect(list[0]?.idempotencyKey).toBe("<hidden>");
   });
 
-  it("S17: the idempotency key is cut to its allowed length (128)", async () => {
+  it("S17: the idempotency key is masked, then cut: a valid one is never cut, a longer one ends in ...", async () => {
     const s = await setup({ adminToken: TOKEN });
+    const valid = "ab ".repeat(42).trim(); // 125 characters, no run long enough to hide
+    await s.generate({ prompt: "a fox" }, { "idempotency-key": valid });
     await s.generate({ prompt: "a fox" }, { "idempotency-key": "ab ".repeat(100) });
-    const [entry] = await s.admin.requests({ limit: 1 });
-    expect(entry?.status).toBe(400);
-    expect(Array.from(entry?.idempotencyKey ?? "").length).toBeLessThanOrEqual(128);
-    expect(entry?.idempotencyKey?.startsWith("ab ab ab")).toBe(true);
+    const [long, whole] = await s.admin.requests({ limit: 2 });
+    expect(whole).toMatchObject({ status: 202, idempotencyKey: valid });
+    expect(long?.status).toBe(400);
+    expect(long?.idempotencyKey).toBe(`${"ab ".repeat(43).slice(0, 128)}...`);
+    await expectBalanceIsLedger(s);
+  });
+
+  it("S17: a long idempotency key straddling the cut: the secret after it is hidden whole, no piece of it recorded", async () => {
+    const s = await setup({ adminToken: TOKEN });
+    const secret = "Qx7ZrLm2Wp4Tn6Yv8KsD3fGh";
+    // 120 characters before the secret: a cut at 128 before masking would keep its first 8.
+    const key = `${"a.".repeat(56)}ck.test.${secret}`;
+    await s.generate({ prompt: "a fox" }, { "idempotency-key": key });
+    await s.generate({ prompt: "a fox", idempotencyKey: key });
+    // The method is masked before it is cut too: a cut at 16 would keep 6 characters of the secret.
+    const method = await s.server.fetch(new Request(`${BASE}/api/ping`, { method: `A.ck_test_${secret}`, headers: s.auth }));
+    expect(method.status).toBe(405);
+    const list = await s.admin.requests({ limit: 3 });
+    expect(list.map((r) => [r.method, r.status])).toEqual([
+      ["A.<hidden>", 405],
+      ["POST", 400],
+      ["POST", 400],
+    ]);
+    for (const entry of list.slice(1)) expect(entry.idempotencyKey).toBe(`${"a.".repeat(56)}ck.test.<hidden>`);
+    const text = JSON.stringify(list);
+    for (let i = 0; i + 4 <= secret.length; i++) expect(text).not.toContain(secret.slice(i, i + 4));
+    await expectBalanceIsLedger(s);
+  });
+
+  it("S17: a UUID-shaped admin token is never shown, in upper or lower case; any other UUID is shown as sent", async () => {
+    const token = "3f2a6c1e-9b7d-4e5f-8a1b-2c3d4e5f6a7b";
+    const s = await setup({ adminToken: token });
+    const other = "9C1B2A3D-4E5F-4A6B-8C7D-0E1F2A3B4C5D";
+    for (const key of [token, token.toUpperCase(), `  ${token.toUpperCase()} `, other]) {
+      await s.generate({ prompt: "a fox" }, { "idempotency-key": key });
+    }
+    const list = await s.admin.requests({ limit: 4 });
+    expect(list.map((r) => r.idempotencyKey)).toEqual([other, "<hidden>", "<hidden>", "<hidden>"]);
+    expect(JSON.stringify(list).toLowerCase()).not.toContain(token);
+    await expectBalanceIsLedger(s);
   });
 
   it("S17: a ring buffer: the newest 1,000 requests whatever the traffic; limit defaults to 100 and is 1 to 1,000", async () => {
@@ -122,6 +165,11 @@ describe("the request journal (S17)", () => {
       expect(error.message + JSON.stringify(error.issues)).toContain("from 1 to 1000");
     }
     expect(await adminCodeOf(s.admin.requests({ limit: 0 }))).toBe("invalid_limit");
+    // Only a limit left out is the default: null and every other non-integer are refused.
+    for (const limit of [null, "5", 1.5, Number.NaN, true, [5], {}]) {
+      expect(await adminCodeOf(s.admin.requests({ limit } as unknown as { limit: number })), String(limit)).toBe("invalid_limit");
+    }
+    expect(await s.admin.requests({})).toHaveLength(DEFAULT_JOURNAL_LIMIT);
   });
 
   it("S17: the idempotency key of every attempt is recorded, from the header or the body, also when a fault answers it", async () => {

@@ -291,7 +291,9 @@ describe("every admin route (S2, S6, S13)", () => {
       {
         path: "multiplier",
         code: "invalid_multiplier",
-        message: expect.stringContaining('multiplier must be a plain decimal from 0 to 1000 (such as "1.15")'),
+        message: expect.stringContaining(
+          'multiplier must be a plain decimal from 0 to 1000 of at most 32 characters (such as "1.15")',
+        ),
       },
     ]);
 
