@@ -1,14 +1,7 @@
 /**
- * Migration 8: `accept_generation` in five statements instead of nine. Once released, never edit
- * this file: its SQL's SHA-256 is in `checksums.json` and in the `migrations` table of every
- * database that applied it, and a store refuses to start where they differ.
- *
- * The same arguments, answers and guarantees as migration 6 (docs/postgres.md, "Accepting a task").
- * Each statement of a PL/pgSQL function costs an executor start and a snapshot: the references are
- * now a condition of the debit and the key check one of the task's insert, the jobs' sum is added
- * up without a query, and a replay needs no read before the claim. The reasons for a refusal are
- * read only once nothing was debited. Each statement names one user's rows (or the reference table
- * of keys): on Citus a data-modifying CTE that fed another would run as a distributed plan.
+ * Migration 8: `accept_generation` in five statements instead of nine, with the arguments, answers
+ * and guarantees of migration 6 (docs/postgres.md, "Accepting a task"). Once released, never edit
+ * this file: its SQL's SHA-256 is in `checksums.json` and in every database that applied it.
  */
 
 /** What the migration does, in a few words (recorded in the `migrations` table). */
@@ -16,8 +9,9 @@ export const name = "accept_generation in five statements: checks in the conditi
 
 /** The statements, run in one transaction; `:schema` stands for the quoted schema name. */
 export const sql = `
--- CREATE OR REPLACE keeps the owner, the grants and the distribution, and resets the options it
--- does not state. SQLSTATEs as in migration 6.
+-- CREATE OR REPLACE keeps the owner, the grants and the distribution; the options are stated again.
+-- Each statement names one user's rows: on Citus, a data-modifying CTE feeding another would be
+-- planned across nodes, so the checks are conditions of the writes instead.
 CREATE OR REPLACE FUNCTION :schema.accept_generation(
   p_user text, p_task text, p_api_key text, p_claim_key text, p_claim_expires_at_ms bigint,
   p_now_ms bigint, p_created_at_ms bigint, p_request json, p_client_key boolean,
@@ -26,15 +20,10 @@ CREATE OR REPLACE FUNCTION :schema.accept_generation(
 ) RETURNS TABLE (outcome text, balance bigint, holder json) LANGUAGE plpgsql
 SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
-  v_balance bigint;
-  v_seq bigint;
-  v_sum numeric := 0;
-  v_credits bigint;
-  v_missing bigint;
-  v_multiplier text;
-  v_live boolean;
+  v_balance bigint; v_seq bigint; v_sum numeric := 0; v_credits bigint;
+  v_missing bigint; v_multiplier text; v_live boolean;
 BEGIN
-  -- The debit is what refunds may give back: simple expressions, evaluated without a query.
+  -- The debit is what refunds may give back (a loop of simple expressions: no query).
   FOREACH v_credits IN ARRAY coalesce(p_job_credits, '{}') LOOP
     IF v_credits IS NULL OR v_credits < 0 THEN
       RAISE EXCEPTION 'every job credit is 0 or more; got %', p_job_credits USING ERRCODE = '22023';
@@ -75,8 +64,7 @@ BEGIN
     END IF;
   END IF;
 
-  -- Re-checked on the newest row once the lock is granted: two debits never overdraw, and one
-  -- priced with a multiplier changed meanwhile changes nothing.
+  -- Re-checked on the newest row once the lock is granted: never overdrawn, nor at an old multiplier.
   UPDATE :schema.users u SET balance = u.balance - p_total, held = u.held + p_total,
       ledger_seq = u.ledger_seq + CASE WHEN p_total > 0 THEN 1 ELSE 0 END
     WHERE u.id = p_user AND u.balance >= p_total AND u.multiplier = p_multiplier
@@ -101,8 +89,8 @@ BEGIN
     RAISE EXCEPTION 'insufficient_credits' USING ERRCODE = 'IG001', DETAIL = v_balance::text;
   END IF;
 
-  -- A statement of its own after the user's row is locked, so it sees what committed before: a
-  -- revocation locks that row too, so it either committed before this point or commits after.
+  -- After the user's row is locked, which a revocation locks too: it committed before this statement
+  -- (seen here) or commits after the task.
   INSERT INTO :schema.tasks (user_id, task_id, created_at_ms, request, client_key, reference_count,
       multiplier, catalog_version, total_credits, balance_after)
     SELECT p_user, p_task, p_created_at_ms, p_request, p_client_key, p_reference_count,
