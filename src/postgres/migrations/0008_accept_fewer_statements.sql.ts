@@ -64,17 +64,20 @@ BEGIN
     END IF;
   END IF;
 
+  -- Every reference must be the user's: the first that is not is reported (S2). No statement for
+  -- a task without references, most of them.
+  IF cardinality(p_asset_ids) > 0 THEN
+    SELECT min(a.ord) - 1 INTO v_missing FROM unnest(p_asset_ids) WITH ORDINALITY AS a (id, ord)
+      WHERE NOT EXISTS (SELECT FROM :schema.assets s WHERE s.user_id = p_user AND s.asset_id = a.id);
+  END IF;
+
   -- Re-checked on the newest row once the lock is granted: never overdrawn, nor at an old multiplier.
   UPDATE :schema.users u SET balance = u.balance - p_total, held = u.held + p_total,
       ledger_seq = u.ledger_seq + CASE WHEN p_total > 0 THEN 1 ELSE 0 END
-    WHERE u.id = p_user AND u.balance >= p_total AND u.multiplier = p_multiplier
-      AND NOT EXISTS (SELECT FROM unnest(p_asset_ids) AS a (id)
-        WHERE NOT EXISTS (SELECT FROM :schema.assets s WHERE s.user_id = p_user AND s.asset_id = a.id))
+    WHERE u.id = p_user AND u.balance >= p_total AND u.multiplier = p_multiplier AND v_missing IS NULL
     RETURNING u.balance, u.ledger_seq INTO v_balance, v_seq;
   IF NOT FOUND THEN
     -- Why, in the order of S12; raising rolls the claim back, so the key stays free.
-    SELECT min(a.ord) - 1 INTO v_missing FROM unnest(p_asset_ids) WITH ORDINALITY AS a (id, ord)
-      WHERE NOT EXISTS (SELECT FROM :schema.assets s WHERE s.user_id = p_user AND s.asset_id = a.id);
     SELECT u.balance, u.multiplier INTO v_balance, v_multiplier FROM :schema.users u WHERE u.id = p_user;
     v_live := EXISTS (SELECT FROM :schema.api_keys k WHERE k.id = p_api_key AND k.user_id = p_user AND NOT k.revoked);
     IF v_missing IS NOT NULL AND v_live THEN
