@@ -24,7 +24,7 @@ const settings = quick
   : { coreRounds: 5, coreMs: 500, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000, few: 1_000, many: 1_000_000 };
 const pgSettings = quick
   ? { seconds: 2, warmup: 1, rounds: 1, roundsFsyncOff: 1, maxRequests: 20_000 }
-  : { seconds: 8, warmup: 2, rounds: 5, roundsFsyncOff: 3, maxRequests: 200_000 };
+  : { seconds: 5, warmup: 2, rounds: 8, roundsFsyncOff: 4, maxRequests: 200_000 };
 const CONNECTIONS = 10;
 /** Client connections of the PostgreSQL loads, in all (split over the instances). */
 const PG_CONNECTIONS = 16;
