@@ -20,12 +20,6 @@ const UNIT_EXCLUDES = [
   "test/server/openapi.test.ts",
 ];
 
-/**
- * The tests that weigh the heap: the fast loop runs them in a worker of their own (`unit-heap`), since
- * code that other files leave loaded in a shared worker is flushed while they measure.
- */
-const HEAP_TESTS = ["test/server/memoryGrowth.test.ts"];
-
 export default defineConfig({
   resolve: {
     // The examples import the package by its name, as a user's code does; here that name is the source.
@@ -36,6 +30,7 @@ export default defineConfig({
       { find: /^imagegen-pricing\/testing$/, replacement: src("testing/index.ts") },
       { find: /^imagegen-pricing\/json-schema$/, replacement: src("jsonSchema.ts") },
       { find: /^imagegen-pricing\/postgres$/, replacement: src("postgres/index.ts") },
+      { find: /^imagegen-pricing\/client$/, replacement: src("client/index.ts") },
     ],
   },
   test: {
@@ -54,13 +49,13 @@ export default defineConfig({
       // The Citus tests run on their own cluster: npm run test:citus (vitest.citus.config.ts).
       { extends: true, test: { name: "memory", exclude: [...configDefaults.exclude, "test/postgres/**", "test/citus/**"] } },
       {
-        // The fast loop (npm run test:unit, with unit-heap): the memory project without what needs a
-        // browser, a database, Python, the built package or a spawned process. npm test runs the
-        // memory and postgres projects.
+        // The fast loop (npm run test:unit): the memory project without what needs a browser, a
+        // database, Python, the built package or a spawned process. npm test runs the memory and
+        // postgres projects.
         extends: true,
         test: {
           name: "unit",
-          exclude: [...configDefaults.exclude, ...UNIT_EXCLUDES, ...HEAP_TESTS],
+          exclude: [...configDefaults.exclude, ...UNIT_EXCLUDES],
           // A quarter of the properties' runs: npm test runs them all.
           env: { FC_RUNS: process.env.FC_RUNS ?? "25" },
           // One module graph per worker thread, not one per file: the core, the server, valibot and
@@ -68,17 +63,6 @@ export default defineConfig({
           // server, a store or a catalog is made per test; a spied console is restored after each).
           pool: "threads",
           isolate: false,
-        },
-      },
-      {
-        // The rest of the fast loop, isolated as the memory project is. Not `extends: true`: that
-        // would add the root `include` to this one.
-        test: {
-          name: "unit-heap",
-          include: HEAP_TESTS,
-          setupFiles: ["test/setup.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 180_000,
         },
       },
       {

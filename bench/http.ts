@@ -59,9 +59,9 @@ async function child(kind: Kind): Promise<void> {
     server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.address() as AddressInfo).port, key: "" }));
     return;
   }
-  const { serve, sha256Hex } = await import("../src/node/index.js");
+  const { serve } = await import("../src/node/index.js");
   const { createReferenceServer } = await import("../src/server/index.js");
-  const server = createReferenceServer({ hashApiKey: sha256Hex });
+  const server = createReferenceServer();
   const { userId } = await server.admin.createUser({ credits: 1e15, multiplier: "1.15" });
   const { key } = await server.admin.createApiKey(userId);
   const running = await serve({ port: 0, server, handleSignals: false });

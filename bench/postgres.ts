@@ -59,11 +59,11 @@ async function child(kind: Kind, credits: number): Promise<void> {
     process.send?.({ port });
     return;
   }
-  const { serve, sha256Hex } = await import("../src/node/index.js");
+  const { serve } = await import("../src/node/index.js");
   const { createPostgresStore } = await import("../src/postgres/index.js");
   const { createReferenceServer } = await import("../src/server/index.js");
   const store = await createPostgresStore({ connectionString, schema });
-  const server = createReferenceServer({ store, hashApiKey: sha256Hex });
+  const server = createReferenceServer({ store });
   const running = await serve({ port: 0, server, handleSignals: false });
   process.send?.({ port: running.port });
 }
@@ -214,7 +214,6 @@ export async function runPostgres(opts: {
 }): Promise<{ results: PostgresResult[]; setup: PostgresSetup }> {
   const { createPostgresStore } = await import("../src/postgres/index.js");
   const { createReferenceServer } = await import("../src/server/index.js");
-  const { sha256Hex } = await import("../src/node/index.js");
 
   // A benchmark stopped by a signal still removes its cluster: exiting runs the cluster's exit hook.
   const onSignal = (signal: NodeJS.Signals) => process.exit(signal === "SIGINT" ? 130 : 143);
@@ -258,7 +257,7 @@ export async function runPostgres(opts: {
 
     // Users and keys, made through the reference server's admin on the benchmark's schema.
     const store = await createPostgresStore({ connectionString, schema });
-    const server = createReferenceServer({ store, hashApiKey: sha256Hex });
+    const server = createReferenceServer({ store });
     const account = async (credits: number) => {
       const { userId } = await server.admin.createUser({ credits });
       return (await server.admin.createApiKey(userId)).key;

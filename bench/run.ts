@@ -3,7 +3,7 @@
  * met or missed, and docs/benchmarks.md rewritten with the results (full runs only).
  *
  * Options (environment): BENCH_QUICK=1 (or `--quick`) for short runs that write no docs;
- * BENCH_ONLY=core,http,memory,postgres to run some parts; BENCH_CPU_PROF=<dir> to profile the
+ * BENCH_ONLY=core,client,http,memory,postgres to run some parts; BENCH_CPU_PROF=<dir> to profile the
  * reference server under HTTP load (`node --cpu-prof`); BENCH_DATABASE_URL=postgres://... to run
  * the PostgreSQL part on that database instead of a throwaway cluster.
  */
@@ -11,17 +11,18 @@ import { execSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
+import type { ClientResult } from "./client.js";
 import type { PairResult } from "./core.js";
 import type { HttpResult } from "./http.js";
-import type { MemoryResult, TaskBytes } from "./memory.js";
+import type { MemoryResult } from "./memory.js";
 import type { PostgresResult, PostgresSetup } from "./postgres.js";
 
 const quick = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
-const PARTS = ["core", "http", "memory", "postgres"];
+const PARTS = ["core", "client", "http", "memory", "postgres"];
 const only = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((s) => s.trim()));
 const settings = quick
-  ? { coreRounds: 2, coreMs: 150, seconds: 2, warmup: 1, httpRounds: 1, tasks: 10_000, few: 1_000, many: 20_000 }
-  : { coreRounds: 5, coreMs: 500, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000, few: 1_000, many: 1_000_000 };
+  ? { coreRounds: 2, coreMs: 150, clientRounds: 10, seconds: 2, warmup: 1, httpRounds: 1, tasks: 10_000 }
+  : { coreRounds: 5, coreMs: 500, clientRounds: 60, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000 };
 const pgSettings = quick
   ? { seconds: 2, warmup: 1, rounds: 1, roundsFsyncOff: 1, maxRequests: 20_000 }
   : { seconds: 5, warmup: 2, rounds: 8, roundsFsyncOff: 4, maxRequests: 200_000 };
@@ -37,6 +38,7 @@ const int = (x: number) => Math.round(x).toLocaleString("en-US");
 const load0 = os.loadavg()[0] ?? 0;
 
 let core: PairResult[] = [];
+let client: ClientResult | undefined;
 let http: HttpResult[] = [];
 let memory: MemoryResult | undefined;
 let postgres: { results: PostgresResult[]; setup: PostgresSetup } | undefined;
@@ -54,6 +56,17 @@ if (only.has("core")) {
   check("normalize + validate, valid", "validation, valid body vs hand-written", 0.12);
   check("normalize + validate, invalid", "validation, invalid body vs hand-written", 0.06);
   check('quote, multiplier "1.15" read once', "quote, non-unit multiplier (read once) vs integer formula", 0.25);
+}
+if (only.has("client")) {
+  console.log(`client: ${settings.clientRounds} rounds of 200 creates through the client and by a bare fetch ...`);
+  const { runClient } = await import("./client.js");
+  client = await runClient(settings.clientRounds);
+  budgets.push({
+    name: "create through the client vs bare fetch (CPU time)",
+    value: `${ratio(client.cpuRatio)} (wall-clock ${ratio(client.ratio)})`,
+    limit: ">= 0.9x",
+    met: client.cpuRatio >= 0.9,
+  });
 }
 if (only.has("http")) {
   console.log(
@@ -89,23 +102,9 @@ if (only.has("http")) {
   });
 }
 if (only.has("memory")) {
-  console.log(`memory: ${int(settings.tasks)} tasks for the heap, then ${int(settings.few)} vs ${int(settings.many)} stored ...`);
+  console.log(`memory: ${int(settings.tasks)} tasks per case ...`);
   const { runMemory } = await import("./memory.js");
-  memory = await runMemory(settings.tasks, settings.few, settings.many);
-  const worst = Math.max(memory.withKey.total, memory.withoutKey.total);
-  budgets.push({
-    name: "memory per stored task (heap and array buffers)",
-    value: `${int(worst)} B`,
-    limit: "<= 2048 B",
-    met: worst <= 2048,
-  });
-  const growth = memory.usMany / memory.usFew;
-  budgets.push({
-    name: `request cost, ${int(memory.many)} vs ${int(memory.few)} tasks stored`,
-    value: ratio(growth),
-    limit: "<= 1.5x (flat)",
-    met: growth <= 1.5,
-  });
+  memory = await runMemory(settings.tasks);
 }
 
 if (only.has("postgres")) {
@@ -148,6 +147,14 @@ if (core.length > 0) {
   lines.push("| case | ops/s | baseline | baseline ops/s | ratio |", "|---|---:|---|---:|---:|");
   for (const r of core) lines.push(`| ${r.name} | ${int(r.ops)} | ${r.baseline} | ${int(r.baselineOps)} | ${ratio(r.ratio)} |`);
   lines.push("");
+}
+if (client) {
+  lines.push("### Client (in process)", "");
+  lines.push("| case | ops/s | baseline | baseline ops/s | ratio | CPU-time ratio |", "|---|---:|---|---:|---:|---:|");
+  lines.push(
+    `| ${client.name} | ${int(client.ops)} | ${client.baseline} | ${int(client.baselineOps)} | ${ratio(client.ratio)} | ${ratio(client.cpuRatio)} |`,
+    "",
+  );
 }
 if (http.length > 0) {
   lines.push(`### HTTP on loopback (autocannon, ${CONNECTIONS} connections)`, "");
@@ -222,14 +229,10 @@ if (postgres) {
   lines.push("");
 }
 if (memory) {
-  lines.push("### Memory and history (in process, one reference server)", "");
-  lines.push("| measure | heap | array buffers | in all |", "|---|---:|---:|---:|");
-  const bytes = (b: TaskBytes) => `${int(b.heap)} B | ${int(b.buffers)} B | ${int(b.total)} B`;
-  lines.push(`| per task, client idempotency key (claim kept), ${int(memory.tasks)} tasks | ${bytes(memory.withKey)} |`);
-  lines.push(`| per task, no client key, ${int(memory.tasks)} tasks | ${bytes(memory.withoutKey)} |`);
-  lines.push("", "| one accepted POST /api/generations | µs |", "|---|---:|");
-  lines.push(`| ${int(memory.few)} tasks stored | ${memory.usFew.toFixed(1)} |`);
-  lines.push(`| ${int(memory.many)} tasks stored | ${memory.usMany.toFixed(1)} |`);
+  lines.push("### Memory per stored task (in process, one reference server)", "");
+  lines.push("| measure | bytes |", "|---|---:|");
+  lines.push(`| per task, client idempotency key (claim kept), ${int(memory.tasks)} tasks | ${int(memory.withKey)} B |`);
+  lines.push(`| per task, no client key, ${int(memory.tasks)} tasks | ${int(memory.withoutKey)} B |`);
   lines.push("");
 }
 const budgetLines = ["| budget | measured | limit | |", "|---|---:|---|---|"];
@@ -273,7 +276,7 @@ the machine and on its load, the ratios much less.
 \`\`\`sh
 npm run bench                      # everything, then rewrites this file (about 15 minutes)
 BENCH_QUICK=1 npm run bench        # short runs, writes nothing
-BENCH_ONLY=http npm run bench      # some parts: core, http, memory, postgres
+BENCH_ONLY=http npm run bench      # some parts: core, client, http, memory, postgres
 BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server under load
 \`\`\`
 
@@ -282,7 +285,13 @@ BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server 
   hand-written normalizer of N1-N15 and V1-V6 (checked to give the same issues and output before
   timing) and the integer formula \`floor((2 x base x num + den) / (2 x den))\` with the price cell read
   from the catalog and the multiplier already as num/den.
-- **HTTP**: the reference server (\`serve()\` of \`imagegen-pricing/node\`, so \`sha256Hex\` hashes keys) and
+- **Client**: \`client.generations.create\` of \`imagegen-pricing/client\` (local check, key, retry
+  machinery) against a bare \`fetch\` of the same body with its own key, both on one in-memory
+  reference server in process (\`server.fetch\`): ${settings.clientRounds} rounds (after as many to warm up), each a batch
+  of 200 accepted generations one after the other through each, the order alternating; medians of
+  the per-round ratios of wall-clock rates and of CPU-time rates (the budget's, as a shared machine
+  disturbs CPU time far less).
+- **HTTP**: the reference server (\`serve()\` of \`imagegen-pricing/node\`, made with no options: \`node:crypto\` hashes keys) and
   a bare node:http server that reads and parses the JSON body and answers a small JSON body each run
   in a child process; autocannon runs in the parent with ${CONNECTIONS} connections. The machine has ${cpus.length} cores:
   one for the load generator, one for the server under load (the other server idles). Per round, for
@@ -311,11 +320,9 @@ BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server 
   cluster loads \`pg_stat_statements\`, which counts nested statements only during the second half of
   each warm-up (counting them costs the database time); the servers and the database report their CPU
   time. PostgreSQL runs on the same 2 cores as the servers and the load generator.
-- **Memory**: one process with \`--expose-gc\`: the collected heap and the array buffers (where the
-  in-memory store keeps its tasks) after ${int(settings.tasks)} accepted generations through \`server.fetch\`
-  (typical short prompt, after 3,000 to warm up), per task; then the median time of an accepted generation
-  on two servers, one with ${int(settings.few)} tasks stored (warmed by 20,000 requests, then reset) and one with
-  ${int(settings.many)}, in 15 batches of 400 on each that alternate between them.
+- **Memory**: one process with \`--expose-gc\`: the bytes in use (collected heap and array buffers,
+  after full collections) that ${int(settings.tasks)} accepted generations through \`server.fetch\` add to the
+  in-memory store (typical short prompt, after 3,000 to warm up), per task. A figure, not a budget.
 
 ## Budgets
 

@@ -44,7 +44,8 @@ describe("recipe: MSW handlers that call server.fetch", () => {
     expect(await pricePreview("alpha-img2", "4K")).toBe("not available");
   });
 
-  it("S12: a malformed spec is shown as the service's error code", async () => {
-    expect(await pricePreview("beta2", "8K")).toBe("error: invalid_request");
+  it("S11: a resolution outside the public list is previewed as not available, as the core's quote says", async () => {
+    expect(await pricePreview("beta2", "8K")).toBe("not available");
+    expect(quote({ kind: "image", modelId: "beta2", resolution: "8K" }).credits).toBeNull();
   });
 });

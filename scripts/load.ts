@@ -14,7 +14,9 @@ import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import autocannonUntyped from "autocannon";
 import { serve } from "../src/node/index.js";
-import { createMemoryStore, createReferenceServer, type Store } from "../src/server/index.js";
+import { createReferenceServer } from "../src/server/index.js";
+import { createMemoryStore } from "../src/store/memory.js";
+import type { Store } from "../src/store/store.js";
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 50);

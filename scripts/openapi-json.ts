@@ -10,7 +10,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { createAdminOpenApiDocument, createOpenApiDocument } from "../src/server/index.js";
+import { createAdminOpenApiDocument } from "../src/server/openapi/admin.js";
+import { createOpenApiDocument } from "../src/server/openapi/document.js";
 import { writeOrCheck } from "./generated.js";
 
 export const OPENAPI_JSON_PATH = fileURLToPath(new URL("../data/openapi.json", import.meta.url));

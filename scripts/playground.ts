@@ -1,7 +1,7 @@
 /**
  * `npm run playground`: serves the live price preview (docs/playground/) on loopback, with the
  * browser build of the core at /core.js, bundled in memory by esbuild when the server starts
- * (the same bundle the size test measures; nothing generated is written to disk).
+ * (as size-limit bundles it for the core's budget, .size-limit.cjs; nothing is written to disk).
  *
  * Environment: PORT (default 8788), HOST (default 127.0.0.1).
  */
@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
-import { bundleCore } from "./coreBundle.js";
+import { build } from "esbuild";
 
 const PAGE_DIR = new URL("../docs/playground/", import.meta.url);
 
@@ -31,7 +31,19 @@ export type Playground = { url: string; close: () => Promise<void> };
  * @returns Its address and a way to stop it.
  */
 export async function startPlayground(options: { port?: number; host?: string } = {}): Promise<Playground> {
-  const core = (await bundleCore()).code;
+  const bundle = await build({
+    entryPoints: [new URL("../src/index.ts", import.meta.url).pathname],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    legalComments: "none",
+    write: false,
+    logLevel: "silent",
+  });
+  const core = bundle.outputFiles[0]?.text;
+  if (core === undefined) throw new Error("esbuild wrote no bundle of src/index.ts");
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const headers = { "cache-control": "no-store", "x-content-type-options": "nosniff" };

@@ -85,6 +85,8 @@ export const messages = {
     `resolution is required for ${modelId}; pass ${list(allowed.map((r) => `"${r}"`))} explicitly.`,
   unsupported: (field: string, got: unknown, modelId: string, allowed: readonly string[]) =>
     `${field} ${show(got)} is not supported by ${modelId}; use one of ${list(allowed)}.`,
+  tooManyReferenceImages: (max: number, got: number, modelId: string) =>
+    `referenceImageCount may be at most ${max} for ${modelId}; received ${got}.`,
   tooManyImages: (max: number, got: number, modelId: string) =>
     `imageCount may be at most ${max} for ${modelId}; received ${got}.`,
   invalidMultiplier: (got: unknown) =>

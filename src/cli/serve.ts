@@ -9,8 +9,9 @@
  * (serveRun.ts). Each refuses to start with a StartError (serveError.ts): one line and an exit code.
  */
 import { safeEcho } from "../echo.js";
-import { type RunningServer, sha256Hex } from "../node/index.js";
-import { createReferenceServer, FixturesError, type ResponseEvent, type Store } from "../server/index.js";
+import type { RunningServer } from "../node/index.js";
+import { createReferenceServer, FixturesError, type ResponseEvent } from "../server/index.js";
+import type { Store } from "../store/store.js";
 import { type CliIo, EXIT } from "./io.js";
 import { oneLine, StartError } from "./serveError.js";
 import { fixturesRefused, readStartFiles } from "./serveFiles.js";
@@ -110,9 +111,9 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
 
     // 4. The reference server over that store, with the request log of --log.
     const write = (line: string) => io.out(`${line}\n`);
+    const log = options.log ? { onResponse: (event: ResponseEvent) => write(requestLine(event, options.json)) } : {};
     const server = createReferenceServer({
-      hashApiKey: sha256Hex,
-      ...(options.log ? { onResponse: (event: ResponseEvent) => write(requestLine(event, options.json)) } : {}),
+      ...log,
       ...(store ? { store } : {}),
       ...(files.catalogs === undefined ? {} : { catalogs: files.catalogs }),
       ...(files.fixtures === undefined ? {} : { fixtures: files.fixtures }),
@@ -133,7 +134,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     const demo = options.fixtures === undefined && options.adminToken === undefined;
     const { users, counts } = await usersToShow(server, { demo, fixtureUsers: files.users, found });
     // 6. Listening, then the start-up summary, whose first line is the URL.
-    running = await listen(server, options);
+    running = await listen(server, options, log);
     io.out(startupSummary({ running, options, catalogs: files.catalogs, users, counts, demo }));
 
     // 7. Serving until a signal (or the parent's end), then the close and the last line.

@@ -4,8 +4,8 @@
  * the start with one line and exit code 2.
  */
 import { parseArgs } from "node:util";
-import { checkAdminToken } from "../server/admin/token.js";
-import { checkCorsOrigins } from "../server/http/cors.js";
+import { checkAdminToken } from "../server/adminToken.js";
+import { checkCorsOrigins } from "../server/app.js";
 import { wholeNumber } from "./args.js";
 import { EXIT, type UsageError } from "./io.js";
 import { oneLine, StartError } from "./serveError.js";

@@ -154,7 +154,7 @@ export function requestLine(event: ResponseEvent, json: boolean): string {
   // Spaces too become `?`, so that the text line stays split by spaces.
   const path = safeEcho(event.path, 200).replaceAll(" ", "?");
   const requestId = event.requestId || "-";
-  const time = Math.round(event.ms * 10) / 10;
+  const time = Math.round(event.durationMs * 10) / 10;
   if (json) {
     return JSON.stringify({ event: "request", method: event.method, path, status: event.status, ms: time, requestId });
   }

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { type RunningServer, serve } from "../node/index.js";
-import type { ReferenceServer } from "../server/index.js";
+import type { ReferenceServer, ResponseEvent } from "../server/index.js";
 import { EXIT } from "./io.js";
 import { oneLine, StartError } from "./serveError.js";
 import type { ServeOptions } from "./serveOptions.js";
@@ -15,16 +15,22 @@ import type { ServeOptions } from "./serveOptions.js";
  *
  * @param server - The reference server, ready.
  * @param options - The host, the port and the connections one client address may hold open.
+ * @param log - The request log of --log, also told of the answers serve() writes itself.
  * @returns The running server.
  * @throws StartError naming the port or the address: exit code 1 when it is in use or not allowed, 2 for no such address.
  */
-export async function listen(server: ReferenceServer, options: ServeOptions): Promise<RunningServer> {
+export async function listen(
+  server: ReferenceServer,
+  options: ServeOptions,
+  log: { onResponse?: (event: ResponseEvent) => void },
+): Promise<RunningServer> {
   try {
     return await serve({
       port: options.port,
       host: options.host,
       server,
       handleSignals: false,
+      ...log,
       ...(options.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: options.maxConnectionsPerAddress }),
     });
   } catch (error) {

@@ -3,7 +3,7 @@
  * memory by default, or PostgreSQL for a database URL, with the URL's password shown as `***`.
  * PostgreSQL is loaded only when asked for, so that the `pg` package stays optional.
  */
-import type { Store } from "../server/index.js";
+import type { Store } from "../store/store.js";
 import { EXIT } from "./io.js";
 import { oneLine, StartError } from "./serveError.js";
 import type { ServeOptions } from "./serveOptions.js";

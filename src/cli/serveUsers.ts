@@ -3,7 +3,8 @@
  * the demo user it makes when it has neither fixtures nor an admin token, or the fixture users as
  * the store has them (`ck_live_` keys from a file are never shown).
  */
-import type { CheckedFixtures, ReferenceServer } from "../server/index.js";
+import type { CheckedFixtures } from "../server/fixtures.js";
+import type { ReferenceServer } from "../server/index.js";
 
 /** A user as printed: its state and the keys a client may use (ck_live_ keys from a file are not shown). */
 export type ShownUser = {

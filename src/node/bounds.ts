@@ -1,12 +1,13 @@
 /**
- * The bounds of every connection `serve()` accepts (S12, S15): how long a request may take to
- * arrive, how many connections may be open, what is drained after an early answer, and the JSON
- * answers to everything Node's HTTP parser would otherwise answer itself in plain text.
+ * What Node and hono leave to `serve()` (S12, S15): how many connections may be open (in all and
+ * per client address), what is drained after an early answer, when `100 Continue` is sent, and
+ * the JSON answers to what Node's HTTP parser would otherwise answer itself in plain text (a
+ * timeout, headers too large, no `Host`, an unknown `Expect`, `CONNECT`).
  */
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { addressKey } from "../server/address.js";
 import type { ResponseEvent } from "../server/context.js";
-import { addressKey } from "../server/http/incoming.js";
 import { newId } from "../server/ids.js";
 
 /** The bounds of {@link guardConnections}, every one already checked. @internal */
@@ -46,8 +47,8 @@ const CAP_OVERFLOW = 64;
  */
 const LINGER_PER_ADDRESS = 8;
 
-/** The codes of the answers written here, by status; they extend the server's codes (S12). @internal */
-export const CONNECTION_ERRORS = {
+/** The codes of the answers written here, by status; they extend the server's codes (S12). */
+const CONNECTION_ERRORS = {
   bad_request: 400,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -74,10 +75,8 @@ const REASONS: Record<number, string> = {
 /**
  * The service's JSON error `{ error: { message, code, requestId } }` as a whole HTTP/1.1 answer,
  * with a `Request-Id` and `Connection: close`, for writing straight to a socket.
- *
- * @internal
  */
-export function rawErrorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}): string {
+function rawErrorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}): string {
   return rawAnswer(errorAnswer(code, message, extra));
 }
 
@@ -91,10 +90,8 @@ function rawAnswer({ status, headers, body }: { status: number; headers: Record<
 /**
  * The service's JSON error `{ error: { message, code, requestId } }` as a status, headers
  * (lower-case names: a `Request-Id`, `Connection: close`, its `Content-Length`) and body.
- *
- * @internal
  */
-export function errorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}) {
+function errorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}) {
   const requestId = newId.request();
   const status = CONNECTION_ERRORS[code];
   const body = JSON.stringify({ error: { message, code, requestId } });
@@ -110,22 +107,13 @@ export function errorAnswer(code: ConnectionErrorCode, message: string, extra: R
 }
 
 /**
- * Answers a request with the service's JSON error through its response, unless something was
- * already written.
+ * The service's JSON error as a web `Response`, for `@hono/node-server` to write.
  *
- * @returns The answer's status and request id, or `undefined` when nothing was written.
+ * @internal
  */
-function writeError(
-  res: ServerResponse,
-  code: ConnectionErrorCode,
-  message: string,
-  extra: Record<string, string> = {},
-): { status: number; requestId: string } | undefined {
-  if (res.headersSent || res.destroyed) return undefined;
-  const { status, headers, body, requestId } = errorAnswer(code, message, extra);
-  res.writeHead(status, headers);
-  res.end(body);
-  return { status, requestId };
+export function errorResponse(code: ConnectionErrorCode, message: string): Response {
+  const { status, headers, body } = errorAnswer(code, message);
+  return new Response(body, { status, headers });
 }
 
 /** Live figures of a running server. */
@@ -143,61 +131,62 @@ export type ServerStats = {
   refusedConnections: number;
 };
 
-/** What the request listeners use of the guard. @internal */
-export type Guard = {
-  /** Counts a request whose handler starts now in {@link ServerStats.activeRequests}, until {@link Guard.settled}. */
-  started(req: IncomingMessage, res: ServerResponse): void;
-  /** A request's handler has settled. */
-  settled(): void;
-  /** Whether the socket was already answered here (a timeout): the handler must not write. */
-  answered(req: IncomingMessage): boolean;
-  /**
-   * Whether the unread rest of a body may be drained: not when it is declared larger than
-   * `maxDrainBytes`, nor when the client still waits for a `100 Continue` it will not get.
-   */
-  canDrain(req: IncomingMessage): boolean;
-  /**
-   * Answers what the server must refuse before any handler sees the request: an HTTP/1.1 request
-   * without exactly one `Host` (400). Returns whether it did.
-   */
-  refused(req: IncomingMessage, res: ServerResponse): boolean;
-  /**
-   * Sends the `100 Continue` a request with `Expect: 100-continue` waits for, once, when its body
-   * is first read: an answer given before that (a 401, a 413 by `Content-Length`) comes without it,
-   * and the client need not send the body at all.
-   */
-  continueBody(req: IncomingMessage, res: ServerResponse): void;
-  /**
-   * After an answer sent before the body was read: read and discard the rest, keeping the
-   * connection, up to `maxDrainBytes` (and the request timeout); past that, close it.
-   */
-  drain(req: IncomingMessage): void;
-  /**
-   * Answers a request whose handler's answer cannot be written (a header node:http refuses) with
-   * the service's JSON 500, or cuts the connection when something was already written.
-   */
-  fail(req: IncomingMessage, res: ServerResponse): void;
-  /** A copy of the live figures. */
-  stats(): ServerStats;
-  /** Destroys every socket still lingering after an early answer. */
-  closeLingering(): void;
-};
-
 /**
- * Applies the bounds to a node:http server: Node's timeouts and header limit, the connection
- * cap answered with a JSON 503, and a JSON answer with a `Request-Id` for every error Node's parser
- * reports (`clientError`) instead of Node's plain-text one.
+ * Makes the node:http server of `serve()` within its bounds: Node's timeouts and header limit, the
+ * connection caps answered with a JSON 503, a JSON answer with a `Request-Id` for every error
+ * Node's parser reports (`clientError`), for `CONNECT`, an unknown `Expect` and an answer whose
+ * headers node:http refuses, and `100 Continue` sent only once a handler reads the body.
  *
- * @param server - The node:http server, before it listens.
  * @param bounds - The bounds.
  * @param report - Told of every answer written here to a request node:http parsed (a 400 without
- *   Host, a 417, a CONNECT, a 500): the server's `onResponse`, when it has one.
- * @returns What the request listener uses: tracking, draining and figures.
+ *   Host, a 417, a CONNECT, a 500 for a handler's answer that cannot be written).
+ * @returns The server, and what `serve()` calls around each request: its admission, its answer,
+ *   its figures.
  * @internal
  */
-export function guardConnections(server: Server, bounds: Bounds, report?: (event: ResponseEvent) => void): Guard {
-  server.headersTimeout = bounds.headersTimeoutMs;
-  server.requestTimeout = bounds.requestTimeoutMs;
+export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent) => void) {
+  /**
+   * node:http's response, which writes the service's JSON 500 in place of an answer whose headers
+   * it refuses (a web `Response` takes some that node:http does not), and nothing of that answer.
+   */
+  class GuardedResponse extends ServerResponse {
+    #refused = false;
+
+    override writeHead(statusCode: number, ...rest: unknown[]): this {
+      if (this.#refused) return this;
+      try {
+        return writeHead.call(this, statusCode, ...rest) as this;
+      } catch (error) {
+        if (this.headersSent) throw error;
+        this.#refused = true;
+        for (const name of this.getHeaderNames()) this.removeHeader(name);
+        answerError(this.req, this, "internal_error", "Something went wrong on our side.");
+        return this;
+      }
+    }
+
+    override write(...args: unknown[]): boolean {
+      return this.#refused || write.apply(this, args);
+    }
+
+    override end(...args: unknown[]): this {
+      return this.#refused ? this : (end.apply(this, args) as this);
+    }
+  }
+  const { writeHead, write, end } = ServerResponse.prototype as unknown as {
+    writeHead: (this: ServerResponse, ...args: unknown[]) => unknown;
+    write: (this: ServerResponse, ...args: unknown[]) => boolean;
+    end: (this: ServerResponse, ...args: unknown[]) => unknown;
+  };
+  const server = createServer({
+    ServerResponse: GuardedResponse,
+    maxHeaderSize: bounds.maxHeaderBytes,
+    // A request without Host is answered by the guard with the JSON 400 instead of Node's plain one.
+    requireHostHeader: false,
+    headersTimeout: bounds.headersTimeoutMs,
+    requestTimeout: bounds.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, Math.max(5, Math.floor(bounds.headersTimeoutMs / 10))),
+  }) as unknown as Server;
   server.maxConnections = bounds.maxConnections + CAP_OVERFLOW;
 
   const stats: ServerStats = { openConnections: 0, activeRequests: 0, requests: 0, refusedConnections: 0 };
@@ -220,18 +209,6 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
     else counts.set(key, next);
   };
 
-  /** Writes the service's JSON error to a request and reports it. */
-  function answerError(
-    req: IncomingMessage,
-    res: ServerResponse,
-    code: ConnectionErrorCode,
-    message: string,
-    extra?: Record<string, string>,
-  ): void {
-    const start = performance.now();
-    const written = writeError(res, code, message, extra);
-    if (written) tell(req, written.status, written.requestId, start);
-  }
   function tell(req: IncomingMessage, status: number, requestId: string, start: number): void {
     if (report === undefined) return;
     const method = req.method ?? "GET";
@@ -239,10 +216,20 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
     // A CONNECT names an authority, not a path: it is told as sent.
     const path = method === "CONNECT" || !target.startsWith("/") ? target : target.replace(/[?#].*$/s, "");
     try {
-      report({ method, path, status, requestId, ms: performance.now() - start });
+      report({ method, path, status, requestId, durationMs: performance.now() - start });
     } catch {
       // a failing hook changes no answer
     }
+  }
+
+  /** Writes the service's JSON error to a request node:http parsed, and reports it. */
+  function answerError(req: IncomingMessage, res: ServerResponse, code: ConnectionErrorCode, message: string): void {
+    if (res.headersSent || res.destroyed) return;
+    const start = performance.now();
+    const { status, headers, body, requestId } = errorAnswer(code, message);
+    writeHead.call(res, status, headers);
+    end.call(res, body);
+    tell(req, status, requestId, start);
   }
 
   /** Writes an answer, stops writing, and keeps reading for a while so the client can read it. */
@@ -270,6 +257,25 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
     adjust(refusedByAddress, address, 1);
     socket.once("close", () => adjust(refusedByAddress, address, -1));
     answerAndLinger(socket, rawErrorAnswer("service_unavailable", message, { "retry-after": "1" }));
+  }
+
+  /**
+   * After an answer sent before the whole body arrived: read and discard the rest, keeping the
+   * connection, up to `maxDrainBytes` (and the request timeout); past that, close it.
+   */
+  function drain(req: IncomingMessage): void {
+    const socket = req.socket;
+    if (req.complete || socket.destroyed) return;
+    draining.add(socket);
+    // A reader that stopped at the body limit (a web stream over the request) would pause it again.
+    req.removeAllListeners("data");
+    let read = 0;
+    req.on("data", (chunk: Buffer) => {
+      read += chunk.byteLength;
+      if (read > bounds.maxDrainBytes) socket.destroy();
+    });
+    req.once("end", () => draining.delete(socket));
+    req.resume();
   }
 
   // Runs before node:http's own listener, so a connection past a cap is answered before any parsing.
@@ -320,72 +326,93 @@ export function guardConnections(server: Server, bounds: Bounds, report?: (event
     );
   });
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    // The client waits for `100 Continue` before it sends the body: sent once a handler starts to
+    // read it, so that an answer given before (a 401, a 413 by Content-Length) comes without it.
     awaitingContinue.add(req);
+    const onListener = (event: string | symbol) => {
+      if (event !== "data" && event !== "readable") return;
+      req.off("newListener", onListener);
+      if (awaitingContinue.delete(req) && !res.headersSent && !res.destroyed) res.writeContinue();
+    };
+    req.on("newListener", onListener);
     server.emit("request", req, res);
   });
   server.on("connect", (req: IncomingMessage, socket: Socket) => {
     const start = performance.now();
-    const extra = { allow: "GET, HEAD, POST" };
     const answer = errorAnswer(
       "method_not_allowed",
       "CONNECT is not allowed: this server is not a proxy. Use GET, HEAD or POST on its endpoints.",
-      extra,
+      { allow: "GET, HEAD, POST" },
     );
     answerAndLinger(socket, rawAnswer(answer));
     tell(req, answer.status, answer.requestId, start);
   });
 
   return {
-    started(req, res) {
-      current.set(req.socket, res);
+    /**
+     * Whether a request goes on to its handler: not on a socket already answered here, nor an
+     * HTTP/1.1 request without exactly one `Host`, which is answered 400 here.
+     */
+    admit(req: IncomingMessage, res: ServerResponse): boolean {
+      if (answeredSockets.has(req.socket)) return false;
+      let hosts = 0;
+      const raw = req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) {
+        if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === "host") hosts++;
+      }
+      if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) return true;
+      const message =
+        hosts === 0 ? "An HTTP/1.1 request must carry a Host header." : "A request must carry one Host header, not several.";
+      answerError(req, res, "bad_request", message);
+      return false;
+    },
+    /** Counts a request whose handler starts now, until {@link settled}. */
+    started(): void {
       stats.requests++;
       stats.activeRequests++;
     },
-    settled() {
+    /** A request's handler has settled. */
+    settled(): void {
       stats.activeRequests--;
     },
-    answered: (req) => answeredSockets.has(req.socket),
-    canDrain(req) {
-      if (awaitingContinue.has(req)) return false;
-      const declared = req.headers["content-length"];
-      return declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= bounds.maxDrainBytes;
+    /**
+     * A handler rejected: nothing is written, the connection is closed (a socket already answered
+     * by a timeout keeps its answer).
+     */
+    drop(req: IncomingMessage, res: ServerResponse): void {
+      if (!answeredSockets.has(req.socket)) res.destroy();
     },
-    drain(req) {
-      const socket = req.socket;
-      if (req.complete || socket.destroyed) return;
-      draining.add(socket);
-      let read = 0;
-      req.on("data", (chunk: Buffer) => {
-        read += chunk.byteLength;
-        if (read > bounds.maxDrainBytes) socket.destroy();
-      });
-      req.once("end", () => draining.delete(socket));
-      req.resume();
+    /**
+     * What is written for a handler's answer: the answer itself, with `Connection: close` when the
+     * rest of an unread body cannot be drained (declared larger than `maxDrainBytes`, or awaited
+     * with `Expect: 100-continue`); a JSON 500 for an answer node:http cannot write. Rejects when
+     * the socket was already answered here (a timeout): nothing more is written to it.
+     */
+    answer(req: IncomingMessage, res: ServerResponse, response: unknown): Response {
+      if (answeredSockets.has(req.socket)) {
+        if (response instanceof Response) response.body?.cancel().catch(() => {});
+        throw new Error("The request was answered already (a timeout).");
+      }
+      if (!(response instanceof Response)) {
+        const start = performance.now();
+        const answer = errorResponse("internal_error", "Something went wrong on our side.");
+        tell(req, answer.status, answer.headers.get("request-id") ?? "", start);
+        return answer;
+      }
+      current.set(req.socket, res);
+      if (!req.complete) {
+        const declared = req.headers["content-length"];
+        const tooLarge = declared !== undefined && /^\d+$/.test(declared) && Number(declared) > bounds.maxDrainBytes;
+        if (awaitingContinue.has(req) || tooLarge) res.setHeader("connection", "close");
+        else res.once("finish", () => drain(req));
+      }
+      return response;
     },
-    refused(req, res) {
-      let hosts = 0;
-      const raw = req.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2)
-        if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === "host") hosts++;
-      if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) return false;
-      answerError(
-        req,
-        res,
-        "bad_request",
-        hosts === 0 ? "An HTTP/1.1 request must carry a Host header." : "A request must carry one Host header, not several.",
-      );
-      return true;
-    },
-    continueBody(req, res) {
-      if (!awaitingContinue.delete(req) || res.headersSent || res.destroyed) return;
-      res.writeContinue();
-    },
-    fail(req, res) {
-      if (res.headersSent) res.destroy();
-      else answerError(req, res, "internal_error", "Something went wrong on our side.");
-    },
-    stats: () => ({ ...stats }),
-    closeLingering() {
+    server,
+    /** A copy of the live figures. */
+    stats: (): ServerStats => ({ ...stats }),
+    /** Destroys every socket still lingering after an early answer. */
+    closeLingering(): void {
       for (const socket of lingering) socket.destroy();
     },
   };

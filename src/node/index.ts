@@ -1,50 +1,31 @@
 /**
- * Binds a fetch handler (by default a new reference server) to `node:http` (`<package>/node`),
- * within bounds: headers within 10 s, a whole request within 30 s, at most 1,000 open connections
- * and 100 from one client address, and every answer JSON with a `Request-Id`, including those Node's HTTP parser would write itself.
- * One listener reads, answers and drains every request. A reference server made by this package
- * is answered without web `Request`/`Response` objects; any other fetch handler (a wrapper around a
- * reference server included) gets a web `Request`, and its `Response` is written back. A `fetch`
- * that rejects gets no answer: the connection is closed. `npm run bench` measures the reference
- * server against bare node:http.
+ * Serves a fetch handler (by default a new reference server) over HTTP/1.1 with `node:http`, on
+ * `@hono/node-server` (`<package>/node`), within bounds: headers within 10 s, a whole request
+ * within 30 s, at most 1,000 open connections and 100 from one client address, and every answer
+ * JSON with a `Request-Id`, including those Node's HTTP parser would write itself. A `fetch` that
+ * rejects gets no answer: the connection is closed.
  *
  * @module imagegen-pricing/node
  */
-import * as crypto from "node:crypto";
-import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { bindingOf, createReferenceServer } from "../server/createReferenceServer.js";
-import { type Bounds, DEFAULT_BOUNDS, guardConnections, type ServerStats } from "./bounds.js";
-import { listener } from "./listener.js";
-import { webHandler } from "./web.js";
+import { getRequestListener, type HttpBindings, RequestError } from "@hono/node-server";
+import { createReferenceServer } from "../server/app.js";
+import type { ResponseEvent } from "../server/context.js";
+import { type Bounds, DEFAULT_BOUNDS, errorResponse, guardConnections, type ServerStats } from "./bounds.js";
 
+export type { ResponseEvent } from "../server/context.js";
 export type { ServerStats } from "./bounds.js";
-
-/** `crypto.hash`, where this Node has it. */
-const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
-
-/**
- * The SHA-256 of an API key as lowercase hex, synchronously with `node:crypto`: the same value as
- * the reference server's default Web Crypto hasher, without a trip through the event loop on every
- * request. Pass it as `createReferenceServer({ hashApiKey: sha256Hex })`; {@link serve} uses it for
- * the server it makes when none is given.
- *
- * @param key - The whole API key.
- * @returns 64 lowercase hex characters.
- */
-export function sha256Hex(key: string): string {
-  // node:crypto's one-shot hash (Node 20.12 and later) makes no Hash object per request.
-  return oneShotHash ? oneShotHash("sha256", key, "hex") : createHash("sha256").update(key, "utf8").digest("hex");
-}
 
 /** Anything with a web-standard fetch handler, such as a reference server. */
 export type FetchServer = {
   /**
-   * Answers a web-standard request. A rejection (or a throw) is answered with nothing: `serve()`
-   * closes the connection, as when the server goes away mid-request.
+   * Answers a web-standard request; the second argument tells the client's address. A rejection
+   * (or a throw) is answered with nothing: `serve()` closes the connection, as when the server goes
+   * away mid-request. The answer's status goes out with its standard reason phrase (a `Response`'s
+   * `statusText` is not sent, as with `@hono/node-server`).
    */
-  fetch: (request: Request) => Response | Promise<Response>;
+  fetch: (request: Request, info?: { clientAddress?: string }) => Response | Promise<Response>;
 };
 
 /** Options of {@link serve}. */
@@ -53,10 +34,16 @@ export type ServeOptions = {
   port?: number;
   /** Address to bind (default `127.0.0.1`). */
   host?: string;
-  /** What answers requests (default: a new `createReferenceServer({ hashApiKey: sha256Hex })`). */
+  /** What answers requests (default: a new `createReferenceServer()`). */
   server?: FetchServer;
   /** Close cleanly on SIGINT and SIGTERM (default true). */
   handleSignals?: boolean;
+  /**
+   * Told of each answer `serve()` writes itself to a request Node parsed, which never reaches the
+   * server (a request without `Host`, an unknown `Expect`, `CONNECT`): with the reference server's
+   * own `onResponse`, every request is told once.
+   */
+  onResponse?: (event: ResponseEvent) => void;
   /**
    * How long a client has to send the request line and headers, in milliseconds (default 10,000;
    * a new connection that sends nothing is cut at the same bound); past it the answer is a JSON 408
@@ -114,7 +101,7 @@ export type RunningServer = {
  * Serves a fetch handler over HTTP/1.1 with `node:http`.
  *
  * @param options - Port, host, the server to bind, whether to handle signals, and the bounds of
- *   every connection (timeouts, connection cap, header size, drain).
+ *   every connection (timeouts, connection caps, header size, drain).
  * @returns Once listening: the URL, live `stats()` and a `close()`.
  * @throws RangeError when a bound is not a positive whole number, or the headers timeout is longer
  *   than the request timeout.
@@ -126,30 +113,41 @@ export type RunningServer = {
  * ```
  */
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
-  const server = options.server ?? createReferenceServer({ hashApiKey: sha256Hex });
+  const server = options.server ?? createReferenceServer();
   const host = options.host ?? "127.0.0.1";
   const bounds = readBounds(options);
-  const httpServer = createServer({
-    maxHeaderSize: bounds.maxHeaderBytes,
-    // A request without Host is answered by the guard with the JSON 400 instead of Node's plain one.
-    requireHostHeader: false,
-    headersTimeout: bounds.headersTimeoutMs,
-    requestTimeout: bounds.requestTimeoutMs,
-    connectionsCheckingInterval: Math.min(1000, Math.max(5, Math.floor(bounds.headersTimeoutMs / 10))),
-  });
-  // A reference server of this package is answered without web Request/Response objects, and its
-  // onResponse is told of the answers the guard writes itself; any other fetch handler gets a web Request.
-  const binding = bindingOf(server);
-  const guard = guardConnections(httpServer, bounds, binding?.report);
+  const guard = guardConnections(bounds, options.onResponse);
+  const httpServer = guard.server;
+
+  const answer = async (request: Request, { incoming, outgoing }: HttpBindings): Promise<Response> => {
+    guard.started();
+    let response: unknown;
+    try {
+      const address = incoming.socket.remoteAddress;
+      response = await server.fetch(request, address === undefined ? {} : { clientAddress: address });
+    } catch (error) {
+      guard.drop(incoming, outgoing);
+      throw error;
+    } finally {
+      guard.settled();
+    }
+    return guard.answer(incoming, outgoing, response);
+  };
   const shownHost = host.includes(":") ? `[${host}]` : host;
-  let port = 0;
-  const handler = binding
-    ? binding.answer
-    : webHandler(
-        (request) => server.fetch(request),
-        () => `${shownHost}:${port}`,
-      );
-  httpServer.on("request", listener(handler, guard));
+  // Read by the listener at each request: the authority of a request without Host (HTTP/1.0).
+  const adapter = {
+    hostname: shownHost,
+    // The guard drains an unread body within its own bounds.
+    autoCleanupIncoming: false,
+    // A rejected fetch is answered with nothing (the guard closed the connection); a request
+    // target or Host that makes no URL is the service's 400.
+    errorHandler: (error: unknown) =>
+      error instanceof RequestError ? errorResponse("bad_request", "The request target or a header is not valid.") : undefined,
+  };
+  const listener = getRequestListener((request, env) => answer(request, env as HttpBindings), adapter);
+  httpServer.on("request", (req, res) => {
+    if (guard.admit(req, res)) void listener(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(options.port ?? 8787, host, () => {
@@ -157,7 +155,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       resolve();
     });
   });
-  port = (httpServer.address() as AddressInfo).port;
+  const port = (httpServer.address() as AddressInfo).port;
+  adapter.hostname = `${shownHost}:${port}`;
 
   let closing: Promise<void> | undefined;
   const close = () => {

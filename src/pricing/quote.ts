@@ -136,7 +136,7 @@ export function priceQuoteSpec(fields: SpecFields, account: AccountPricing | und
   if (references > model.maxReferenceImages) {
     return unpriced(
       "too_many_references",
-      messages.tooManyReferences(model.maxReferenceImages, references, model.id),
+      messages.tooManyReferenceImages(model.maxReferenceImages, references, model.id),
       catalogVersion,
     );
   }

@@ -1,13 +1,14 @@
 /**
  * A quote spec (P2, S11): its fields, its schema, and the one reader that trims and checks it,
  * shared by `quote` (which turns what it cannot price into `credits: null`) and by a quote endpoint
- * (which answers a malformed spec with its issues).
+ * (which answers a spec that is not an object of the quote's fields with its issues, and any other
+ * exactly as `quote` does).
  */
 import * as v from "valibot";
 import { messages } from "../messages.js";
 import { LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
-import { option, qualityOption, text } from "../request/fields.js";
-import { bounded, coded, formatPath, toIssue, unknownFields } from "../request/issues.js";
+import { text } from "../request/fields.js";
+import { bounded, formatPath, toIssue, unknownFields } from "../request/issues.js";
 import { isPlainObject } from "../request/normalizeRequest.js";
 import type { Issue, Result } from "../types.js";
 
@@ -32,10 +33,12 @@ const referenceCount = (i: { input: unknown }) =>
   messages.invalidReferenceCount("referenceImageCount", LIMITS.maxReferences, i.input);
 
 /**
- * The quote spec schema (S11): `kind` and `modelId` strings (required), `resolution` and `quality`
- * within the public lists, `referenceImageCount` a whole number from 0 to 14, nothing else.
- * Strings are trimmed (N3). A well-formed spec may still be unpriceable (an unknown model, a
- * `kind` other than `image`, a cell the model does not offer): `quote` says so with `credits: null`.
+ * The quote spec schema (S11): a JSON object of the quote's fields, each of its type: `kind` and
+ * `modelId` strings (required), `resolution` and `quality` strings, `referenceImageCount` a number,
+ * nothing else. Strings are trimmed (N3). The values themselves are `quote`'s to judge: an unknown
+ * model, a `kind` other than `image`, a value outside the public lists or that the model does not
+ * offer, a count that is not a whole number from 0 to the model's limit is `credits: null` with its
+ * reason (P2), on the quote endpoint as in code.
  */
 export const QuoteSpecSchema = v.strictObject(
   {
@@ -43,19 +46,12 @@ export const QuoteSpecSchema = v.strictObject(
     kind: text("kind"),
     /** Required; an unknown model is `credits: null` (P2). */
     modelId: text("modelId"),
-    /** `1K`, `2K` or `4K`; default: the model's. */
-    resolution: v.optional(option("resolution", RESOLUTIONS)),
-    /** `low`, `medium` or `high`; default `low`. */
-    quality: v.optional(qualityOption()),
-    /** Distinct reference images, 0 to 14; default 0. */
-    referenceImageCount: v.optional(
-      v.pipe(
-        v.number(referenceCount),
-        v.integer(coded("invalid_reference_count", referenceCount)),
-        v.minValue(0, coded("invalid_reference_count", referenceCount)),
-        v.maxValue(LIMITS.maxReferences, coded("invalid_reference_count", referenceCount)),
-      ),
-    ),
+    /** `1K`, `2K` or `4K`; default: the model's. Another value is `credits: null` (P2). */
+    resolution: v.optional(text("resolution")),
+    /** `low`, `medium` or `high`; default `low`. Another value is `credits: null` (P2). */
+    quality: v.optional(text("quality")),
+    /** Distinct reference images, a whole number from 0 to 14 and the model's limit; default 0. */
+    referenceImageCount: v.optional(v.number(referenceCount)),
   },
   // valibot reports a missing key with the object's message, at the key's path.
   (i) => (i.path ? messages.required(formatPath(i.path)) : messages.invalidSpec(i.input)),
@@ -129,15 +125,14 @@ function pickOwn(s: Record<string, unknown>): SpecFields {
 }
 
 /**
- * Checks a quote spec from a client strictly (S11): a plain object with `kind` and `modelId`
- * strings, `resolution` and `quality` from the public lists, a `referenceImageCount` from 0 to 14,
- * and no other field. Strings are trimmed (N3). A spec that passes may still be unpriceable; `quote`
- * says so with `credits: null`.
+ * Checks that a quote spec from a client is a JSON object of the quote's fields (S11): `kind` and
+ * `modelId` strings, `resolution` and `quality` strings, a `referenceImageCount` number, and no
+ * other field. Strings are trimmed (N3). Whether the values can be priced is `quote`'s answer, so
+ * that an endpoint and `quote` answer every such spec alike (`credits: null` and its reason, P2).
  *
  * @param input - A parsed JSON body, of any type.
  * @returns `{ success: true, output }` with the trimmed spec, or `{ success: false, issues }` with
- *   every issue (`unknown_field`, `required`, `invalid_type`, `invalid_option`,
- *   `invalid_reference_count`; at most 50, then `too_many_issues`).
+ *   every issue (`unknown_field`, `required`, `invalid_type`; at most 50, then `too_many_issues`).
  * @example
  * ```ts
  * const spec = parseQuoteSpec(JSON.parse(body));

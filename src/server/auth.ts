@@ -1,16 +1,16 @@
 /**
- * API keys (S1, S2): how a key is made, how it is kept (only its SHA-256), how the `Authorization`
- * header is read, and how a request is authenticated. Web Crypto by default, so the server stays
- * runtime-neutral.
+ * API keys (S1, S2): how a key is made and kept (only its SHA-256), how the `Authorization` header
+ * is read, and the middleware that authenticates a request.
  */
+import type { MiddlewareHandler } from "hono";
 import type { ApiKeyMode, CallerRecord } from "../store/store.js";
-import type { Caller, ServerContext } from "./context.js";
-import type { Failure } from "./errors.js";
+import type { Env, ServerContext } from "./context.js";
+import { type Failure, fail } from "./errors.js";
 import { randomBase64Url } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
 
 /** The prefix of each mode's keys. */
-export const API_KEY_PREFIXES = { live: "ck_live_", test: "ck_test_" } as const satisfies Record<ApiKeyMode, string>;
+const API_KEY_PREFIXES = { live: "ck_live_", test: "ck_test_" } as const satisfies Record<ApiKeyMode, string>;
 
 /** Random bytes in a key: 192 bits, well above the 128 a secret key needs. */
 const KEY_RANDOM_BYTES = 24;
@@ -32,16 +32,44 @@ export function generateApiKey(mode: ApiKeyMode): string {
   return API_KEY_PREFIXES[mode] + randomBase64Url(KEY_RANDOM_BYTES);
 }
 
+/** What of `node:crypto` the hash uses: `hash` is Node 20.12 and later. */
+type NodeCrypto = {
+  hash?: (algorithm: string, data: string, encoding: "hex") => string;
+  createHash: (algorithm: string) => { update(data: string): { digest(encoding: "hex"): string } };
+};
+
+/**
+ * `node:crypto` where the runtime has it (Node 20.16+, Bun, Deno), found at run time: this module
+ * runs in browsers and workers too, where Web Crypto hashes instead.
+ */
+const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
+  "node:crypto",
+) as NodeCrypto | undefined;
+
 const encoder = new TextEncoder();
 
 /**
- * The SHA-256 of a key as lowercase hex (Web Crypto): the only form in which a key is kept.
+ * The SHA-256 of a key (or of an admin token) as lowercase hex: the only form in which a key is
+ * kept. Synchronous with `node:crypto`, which saves every request a trip through the event loop;
+ * Web Crypto's digest where there is no `node:crypto`.
+ *
+ * @param key - The whole key.
+ * @returns 64 hex characters, or a promise of them.
+ * @internal
+ */
+export function hashApiKey(key: string): string | Promise<string> {
+  if (nodeCrypto) return nodeCrypto.hash?.("sha256", key, "hex") ?? nodeCrypto.createHash("sha256").update(key).digest("hex");
+  return webCryptoHash(key);
+}
+
+/**
+ * The SHA-256 of a key as lowercase hex, by Web Crypto.
  *
  * @param key - The whole key.
  * @returns 64 hex characters.
  * @internal
  */
-export async function hashApiKey(key: string): Promise<string> {
+export async function webCryptoHash(key: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(key)));
   let out = "";
   for (const byte of digest) out += byte.toString(16).padStart(2, "0");
@@ -58,12 +86,12 @@ export type Credential =
  * Reads `Authorization: Bearer <key>`; the scheme is case-insensitive (RFC 9110), the key is not.
  * Nothing read here is ever echoed back or logged.
  *
- * @param header - The header's value, or `null` when absent.
+ * @param header - The header's value, if any.
  * @returns What kind of credential the request carries.
  * @internal
  */
-export function readCredential(header: string | null): Credential {
-  if (header === null) return { kind: "missing" };
+export function readCredential(header: string | undefined): Credential {
+  if (header === undefined) return { kind: "missing" };
   const space = header.search(/[ \t]/);
   if (space < 0 || header.slice(0, space).toLowerCase() !== "bearer") return { kind: "missing" };
   const key = header.slice(space + 1).trim();
@@ -76,29 +104,27 @@ const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
 export const INVALID_API_KEY: Failure = { code: "invalid_api_key", message: m.invalidApiKey(), headers: BEARER_CHALLENGE };
 
 /**
- * Authenticates a request by its `Authorization` header: the key's SHA-256 is looked up, never the
- * key compared as text.
+ * The middleware of every endpoint that takes an API key: the key's SHA-256 is looked up (never
+ * the key compared as text), and the caller kept as `c.get("caller")`; else the 401.
  *
- * @param header - The `Authorization` header, or `null`.
- * @param ctx - The server (its store and hasher).
- * @returns The caller, or the 401 to answer with.
+ * @param ctx - The server (its store).
+ * @returns The middleware.
  * @internal
  */
-export async function authenticate(
-  header: string | null,
-  ctx: ServerContext,
-): Promise<{ ok: true; caller: Caller } | { ok: false; failure: Failure }> {
-  const credential = readCredential(header);
-  if (credential.kind === "missing") {
-    return { ok: false, failure: { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE } };
-  }
-  let found: CallerRecord | undefined;
-  if (credential.kind === "key") {
-    // A synchronous hasher (the Node binding's) answers without a trip through the event loop.
-    const hash = ctx.hashApiKey(credential.key);
-    // The key and its user's multiplier in one lookup: pricing needs no read of its own.
-    found = await ctx.store.findCaller(typeof hash === "string" ? hash : await hash);
-  }
-  if (!found || found.key.revoked) return { ok: false, failure: INVALID_API_KEY };
-  return { ok: true, caller: { userId: found.key.userId, apiKeyId: found.key.id, multiplier: found.multiplier } };
+export function withKey(ctx: ServerContext): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const credential = readCredential(c.req.header("authorization"));
+    if (credential.kind === "missing") {
+      return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
+    }
+    let found: CallerRecord | undefined;
+    if (credential.kind === "key") {
+      const hash = hashApiKey(credential.key);
+      // The key and its user's multiplier in one lookup: pricing needs no read of its own.
+      found = await ctx.store.findCaller(typeof hash === "string" ? hash : await hash);
+    }
+    if (!found || found.key.revoked) return fail(c, INVALID_API_KEY);
+    c.set("caller", { userId: found.key.userId, apiKeyId: found.key.id, multiplier: found.multiplier });
+    await next();
+  };
 }

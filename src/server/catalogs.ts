@@ -6,30 +6,8 @@
 import { catalog as builtIn } from "../models/catalog.js";
 import { type CatalogChangeTime, defineCatalogHistory, NoCatalogInForceError, versionStart } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
+import type { CatalogInForce, ServerCatalogs } from "./context.js";
 import { createOpenApiDocument } from "./openapi/document.js";
-
-/** The catalog that prices a request, and the next change already known after it. @internal */
-export type CatalogInForce = {
-  /** The catalog in force at the request's instant. */
-  readonly catalog: Catalog;
-  /** The next catalog of the history and when it takes effect; `undefined` when none is known. */
-  readonly next: CatalogChangeTime | undefined;
-};
-
-/** What a server knows of its catalogs. @internal */
-export type ServerCatalogs = {
-  /**
-   * The catalog in force at `now` (P8), with the next change known after it.
-   *
-   * @throws {@link NoCatalogInForceError} when `now` is before the history's first entry: no price
-   *   is known then, and the server answers 503 rather than price with another catalog (P2).
-   */
-  at(now: number): CatalogInForce;
-  /** The server's catalog with this version (the one a stored task was charged under), or `undefined`. */
-  byVersion(version: string): Catalog | undefined;
-  /** The serialized OpenAPI document of the catalog in force at `now` (of the first one, before it), made once per catalog. */
-  openApiText(now: number): string;
-};
 
 /**
  * Makes the catalogs of a server from its options: `catalogs` (a history, checked here once) or

@@ -1,11 +1,16 @@
 /**
- * The types every part of the server shares (types only, no code): the settings and state a
- * handler is given ({@link ServerContext}), who called, and what an endpoint is.
+ * The types every part of the server shares (types only): what the server logs and tells
+ * `onResponse`, the settings a route is given, the caller a key authenticated, and what a request
+ * carries through the middleware.
  */
+
+import type { Handler } from "hono";
+import type { CatalogChangeTime } from "../models/history.js";
+import type { Catalog } from "../models/modelSpec.js";
 import type { Store } from "../store/store.js";
-import type { ServerCatalogs } from "./catalogs.js";
-import type { Incoming } from "./http/incoming.js";
-import type { Outgoing } from "./http/respond.js";
+import type { Issue } from "../types.js";
+import type { ClientInfo } from "./address.js";
+import type { ServerClock } from "./clock.js";
 
 /** A line the server logs. It never holds a key, a header or a body. */
 export type LogEntry = {
@@ -19,63 +24,57 @@ export type LogEntry = {
 export type ResponseEvent = {
   /** The request's method. */
   readonly method: string;
-  /** The path as the client sent it, without query string: a client may put a key in it, so mask it before showing it. */
+  /** The path without query string: a client may put a key in it, so mask it before showing it. */
   readonly path: string;
   /** The answer's status. */
   readonly status: number;
   /** The answer's `Request-Id`. */
   readonly requestId: string;
   /** Milliseconds from the request's arrival at the server to its answer. */
-  readonly ms: number;
+  readonly durationMs: number;
 };
 
 /**
- * Hashes a whole API key to its SHA-256 as lowercase hex. A synchronous one (a string, not a
- * promise) saves the request a trip through the event loop; see `<package>/node`'s `sha256Hex`.
+ * The caller an API key authenticated, with the user's multiplier read in the same lookup (what
+ * pricing needs; the commit refuses it if it changed since).
+ *
+ * @internal
  */
-export type ApiKeyHasher = (key: string) => string | Promise<string>;
+export type Caller = { readonly userId: string; readonly apiKeyId: string; readonly multiplier: string };
 
-/** How the test clock is moved: to an instant, forward by some milliseconds, or frozen or running. */
-export type ClockChange = { readonly now: string } | { readonly advanceMs: number } | { readonly frozen: boolean };
-
-/** The test clock as the admin API shows it. */
-export type ClockView = {
-  /** The clock's now, ISO 8601 (UTC). */
-  readonly now: string;
-  /** Whether it stands still at `now`. */
-  readonly frozen: boolean;
+/** The catalog that prices a request, and the next change already known after it. @internal */
+export type CatalogInForce = {
+  /** The catalog in force at the request's instant. */
+  readonly catalog: Catalog;
+  /** The next catalog of the history and when it takes effect; `undefined` when none is known. */
+  readonly next: CatalogChangeTime | undefined;
 };
 
-/**
- * The server's one clock: the time every part of a request reads (`now`), which the test-double
- * controls freeze and move forward, never back (S17). @internal
- */
-export type ServerClock = {
-  /** Now, in epoch milliseconds: frozen, or real time plus what it was advanced. */
-  readonly now: () => number;
+/** What a server knows of its catalogs. @internal */
+export type ServerCatalogs = {
   /**
-   * Real time (the `now` option), never frozen: for what must end by itself whatever the test
-   * clock does (the admin token's throttle window).
+   * The catalog in force at `now` (P8), with the next change known after it.
+   *
+   * @throws `NoCatalogInForceError` when `now` is before the history's first entry: no price
+   *   is known then, and the server answers 503 rather than price with another catalog (P2).
    */
-  readonly realNow: () => number;
-  /** The clock as the admin API shows it. */
-  readonly view: () => ClockView;
-  /** Moves the clock; a refused change names its field and changes nothing. */
-  readonly change: (
-    change: unknown,
-  ) => { ok: true; view: ClockView } | { ok: false; field: string; code: string; message: string };
-  /** Back on real time, running (a reset). */
-  readonly reset: () => void;
+  at(now: number): CatalogInForce;
+  /** The server's catalog with this version (the one a stored task was charged under), or `undefined`. */
+  byVersion(version: string): Catalog | undefined;
+  /** The serialized OpenAPI document of the catalog in force at `now` (of the first one, before it), made once per catalog. */
+  openApiText(now: number): string;
 };
 
-/** The settings and state of one server: what every handler is given. @internal */
+/**
+ * The settings and state of one server: what every route is given.
+ *
+ * @internal
+ */
 export type ServerContext = {
   readonly store: Store;
-  /** The catalog in force at an instant (P8): read once per request, at `now()`. */
+  /** The catalog in force at an instant (P8): read once per request, at `clock.now()`. */
   readonly catalogs: ServerCatalogs;
-  /** The clock's now ({@link ServerClock.now}): what every reader of the time calls. */
-  readonly now: () => number;
-  /** The test clock behind `now`. */
+  /** The test clock: what every reader of the time calls. */
   readonly clock: ServerClock;
   /**
    * Empties the state and loads the start-up fixtures again, with the clock on real time (S17);
@@ -87,55 +86,37 @@ export type ServerContext = {
   readonly idempotencyTtlMs: number | undefined;
   readonly serviceName: string;
   readonly log: (entry: LogEntry) => void;
-  /** SHA-256 of a key as lowercase hex; Web Crypto unless the runtime binding gives a synchronous one. */
-  readonly hashApiKey: ApiKeyHasher;
-  /** The serialized OpenAPI document of the catalog in force now, made once per catalog. */
-  readonly openApiText: () => string;
-  /** The test-double step once a key is checked (faults, the request journal): only with an admin token. */
-  readonly afterAuth?: AfterAuth;
 };
 
 /**
- * What runs an authenticated service request when the test-double controls are on: it may note
- * the caller, answer in the endpoint's place (a fault) or run the endpoint with `run`. @internal
- */
-export type AfterAuth = (
-  incoming: Incoming,
-  caller: Caller,
-  requestId: string,
-  run: (incoming: Incoming) => Promise<Outgoing>,
-) => Promise<Outgoing>;
-
-/**
- * The caller an API key authenticated, with the user's multiplier read in the same lookup (what
- * pricing needs; the commit refuses it if it changed since). @internal
- */
-export type Caller = { readonly userId: string; readonly apiKeyId: string; readonly multiplier: string };
-
-/** One endpoint of the service, given an authenticated caller. @internal */
-export type Handler = (incoming: Incoming, ctx: ServerContext, caller: Caller, requestId: string) => Promise<Outgoing>;
-
-/**
- * What answers one method of a path: given the request, the server, this request's id and the
- * path's `:id` segments (decoded).
+ * What a request carries through the hono middleware: the runtime's client info as its bindings,
+ * and what the middleware learn of it (`c.get`).
+ *
  * @internal
  */
-export type Endpoint = {
-  readonly method: "GET" | "POST" | "PUT" | "DELETE";
-  readonly answer: (incoming: Incoming, ctx: ServerContext, requestId: string, params: readonly string[]) => Promise<Outgoing>;
+export type Env = {
+  Bindings: ClientInfo;
+  Variables: {
+    requestId: string;
+    /** Who the key authenticated (the routes that take a key). */
+    caller: Caller;
+    /** The parsed JSON body (the routes that take one). */
+    body: unknown;
+    /** The issues of an error answer, as listed in it: what the request journal records. */
+    issues: readonly Issue[];
+  };
 };
-
-/** Endpoints by path pattern (a `:id` segment is one path segment); a path may have one per method. @internal */
-export type RouteTable = readonly (readonly [pattern: string, endpoint: Endpoint])[];
 
 /**
- * A part of the server mounted under a path prefix: its own check of every request under it (the
- * admin token), made before any route is looked up, and its routes.
+ * One admin route: its method, its path (`:id` is one segment), how it reads its body (`none` not
+ * at all, `object` a JSON object, `{}` when there is none, `required` a JSON object, `json` any
+ * JSON value) and its handler.
+ *
  * @internal
  */
-export type Mount = {
-  readonly prefix: string;
-  /** The answer that refuses the request, or `undefined` to go on to the routes. */
-  readonly guard: (incoming: Incoming, ctx: ServerContext, requestId: string) => Promise<Outgoing | undefined>;
-  readonly routes: RouteTable;
-};
+export type AdminRoute = readonly [
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  path: string,
+  body: "none" | "object" | "required" | "json",
+  handler: Handler<Env>,
+];

@@ -1,12 +1,34 @@
 /**
- * Every `error.code` the server answers with, of the service and of the admin API, with its HTTP
- * status, and the shape of an error answer.
+ * The server's answers: every `error.code` with its status, and the JSON answers themselves, each
+ * with a `Request-Id`, an error answer kept small whatever the request (S12, S15).
  */
+import type { Context } from "hono";
+import { cut } from "../echo.js";
 import type { Issue } from "../types.js";
+import type { Env } from "./context.js";
+import { serverMessages as m } from "./messages.js";
+
+/** Stable codes of the `error.code` field of a failed HTTP request. */
+export type ServerErrorCode =
+  | "invalid_json"
+  | "invalid_request"
+  | "asset_not_found"
+  | "missing_api_key"
+  | "invalid_api_key"
+  | "insufficient_credits"
+  | "not_found"
+  | "method_not_allowed"
+  | "idempotency_key_reused"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "internal_error"
+  | "service_unavailable";
 
 /**
  * Every `error.code` of a failed HTTP request, with its status (S12). Data, so that the OpenAPI
  * document and the handlers cannot disagree.
+ *
+ * @internal
  */
 export const SERVER_ERRORS = {
   invalid_json: 400, // body is not UTF-8 JSON, or is empty
@@ -22,31 +44,17 @@ export const SERVER_ERRORS = {
   unsupported_media_type: 415, // not application/json
   internal_error: 500, // a bug; no input is meant to reach it
   service_unavailable: 503, // the store cannot be reached; with Retry-After (S14)
-} as const;
-
-/** Stable codes of the `error.code` field of a failed HTTP request. */
-export type ServerErrorCode = keyof typeof SERVER_ERRORS;
+} as const satisfies Record<ServerErrorCode, number>;
 
 /** The body of every failed request. */
 export type ErrorBody = {
   error: { message: string; code: ServerErrorCode; param?: string; issues?: Issue[]; requestId: string };
 };
 
-/** What a handler reports when it rejects a request. @internal */
-export type Failure = {
-  /** The status follows from the code ({@link SERVER_ERRORS}). */
-  code: ServerErrorCode;
-  message: string;
-  param?: string;
-  issues?: Issue[];
-  /** Extra headers (`Allow`, `WWW-Authenticate`). */
-  headers?: Record<string, string>;
-};
-
 /**
- * Every `error.code` the admin API answers with, beyond the service's own (`invalid_json`,
- * `not_found`, `method_not_allowed`, `payload_too_large`, `unsupported_media_type`,
- * `internal_error`, `service_unavailable`), with its status.
+ * Every `error.code` the admin API answers with, beyond the service's own, with its status.
+ *
+ * @internal
  */
 export const ADMIN_ERRORS = {
   invalid_request: 400, // a body field is missing, unknown or invalid; see `issues`
@@ -60,5 +68,177 @@ export const ADMIN_ERRORS = {
   too_many_attempts: 429, // too many wrong admin tokens from one address; with Retry-After
 } as const;
 
-/** Codes of {@link ADMIN_ERRORS}. */
+/** Codes of {@link ADMIN_ERRORS}. @internal */
 export type AdminHttpErrorCode = keyof typeof ADMIN_ERRORS;
+
+/** What a route answers when it refuses a request; the status follows from the code. @internal */
+export type Failure = {
+  code: ServerErrorCode | AdminHttpErrorCode;
+  message: string;
+  param?: string;
+  issues?: readonly Issue[];
+  /** Extra headers (`Allow`, `WWW-Authenticate`, `Retry-After`). */
+  headers?: Record<string, string>;
+};
+
+const STATUS: Record<Failure["code"], number> = { ...SERVER_ERRORS, ...ADMIN_ERRORS };
+
+/** The largest error answer, in UTF-8 bytes, whatever the request (S15). @internal */
+export const MAX_ERROR_BODY_BYTES = 32 * 1024;
+/** The most issues an error answer lists; the rest are counted in one more issue. @internal */
+export const MAX_LISTED_ISSUES = 50;
+/** What the listed issues may take together, in UTF-8 bytes of their JSON: the rest of the answer is small. */
+const ISSUES_BUDGET_BYTES = 16 * 1024;
+/** The longest issue path and message kept; a longer one is cut and ends with `...`. */
+const MAX_PATH_CHARS = 100;
+const MAX_MESSAGE_CHARS = 300;
+const MAX_CODE_CHARS = 64;
+
+const encoder = new TextEncoder();
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * The issues an error answer lists: each one's path, code and message cut short, at most
+ * {@link MAX_LISTED_ISSUES} of them and no more than fit a fixed budget, and one more issue
+ * (`too_many_issues`) counting the rest, so that an answer stays small whatever the request (S15).
+ */
+function boundIssues(issues: readonly Issue[]): Issue[] {
+  // The core reports at most its own maximum and ends with a `too_many_issues` count of the rest;
+  // that count is kept as it is, and only the issues before it are cut and budgeted here.
+  const last = issues.at(-1);
+  const counted = last?.code === "too_many_issues" ? last : undefined;
+  const own = counted ? issues.slice(0, -1) : issues;
+  const listed: Issue[] = [];
+  let budget = ISSUES_BUDGET_BYTES;
+  for (const issue of own) {
+    if (listed.length === MAX_LISTED_ISSUES) break;
+    const bounded = {
+      path: cut(issue.path, MAX_PATH_CHARS),
+      code: cut(issue.code, MAX_CODE_CHARS),
+      message: cut(issue.message, MAX_MESSAGE_CHARS),
+    };
+    budget -= encoder.encode(JSON.stringify(bounded)).byteLength;
+    if (budget < 0) break;
+    listed.push(bounded);
+  }
+  const rest = own.length - listed.length;
+  if (rest > 0) {
+    listed.push({ path: "", code: "too_many_issues", message: m.moreIssues(rest, counted !== undefined) });
+  } else if (counted) {
+    listed.push({ path: "", code: counted.code, message: cut(counted.message, MAX_MESSAGE_CHARS) });
+  }
+  return listed;
+}
+
+/**
+ * A JSON answer from text that is already serialized (a 202 and its replays, byte for byte). A
+ * client's text in it was made safe where it was quoted (`safeEcho`).
+ *
+ * @param c - The request's context (its request id).
+ * @param status - The HTTP status.
+ * @param text - The JSON text.
+ * @param headers - More headers.
+ * @returns The answer.
+ * @internal
+ */
+export function json(c: Context<Env>, status: number, text: string, headers?: Record<string, string>): Response {
+  const all: Record<string, string> = {
+    "content-type": JSON_TYPE,
+    "cache-control": "no-store",
+    "request-id": c.get("requestId"),
+  };
+  if (headers) Object.assign(all, headers);
+  // hono answers a HEAD with its GET's headers and no body: the length stays the GET's. (Any
+  // other answer's length is left to the runtime, which counts the bytes it sends.)
+  const method = c.req.method;
+  if (method === "GET" || method === "HEAD") all["content-length"] = String(utf8Length(text));
+  return new Response(text, { status, headers: all });
+}
+
+/** The UTF-8 length of a JSON text (which holds no lone surrogate), without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // Two bytes below U+0800, three above, four for a surrogate pair (one more for each half).
+    if (unit >= 0x80) bytes += unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 1 : 2;
+  }
+  return bytes;
+}
+
+/**
+ * An error answer, `{ error: { message, code, param?, issues?, requestId } }` with the status of
+ * its code, never larger than {@link MAX_ERROR_BODY_BYTES} (S15): `param` and every issue are cut
+ * short, and at most {@link MAX_LISTED_ISSUES} issues are listed. The service and the admin API
+ * answer in this shape.
+ *
+ * @param c - The request's context.
+ * @param f - What was wrong.
+ * @returns The answer.
+ * @internal
+ */
+export function fail(c: Context<Env>, f: Failure): Response {
+  // Built field by field so that the JSON keeps this order: message, code, param, issues, requestId.
+  const error: { message: string; code: string; param?: string; issues?: Issue[]; requestId?: string } = {
+    message: f.message,
+    code: f.code,
+  };
+  if (f.param !== undefined) error.param = cut(f.param, 100);
+  if (f.issues !== undefined) {
+    error.issues = boundIssues(f.issues);
+    c.set("issues", error.issues);
+  }
+  error.requestId = c.get("requestId");
+  return json(c, STATUS[f.code], JSON.stringify({ error }), f.headers);
+}
+
+/**
+ * The 400 of a request that breaks request rules: every issue, `param` naming the first (S12).
+ *
+ * @param c - The request's context.
+ * @param issues - What is wrong, at least one.
+ * @returns The answer.
+ * @internal
+ */
+export function invalidRequest(c: Context<Env>, issues: readonly Issue[]): Response {
+  return fail(c, { code: "invalid_request", message: m.invalidRequest(issues), param: issues[0]?.path ?? "", issues });
+}
+
+/** Codes of {@link AdminError}. */
+export type AdminErrorCode =
+  | "invalid_credits"
+  | "credits_too_large"
+  | "invalid_multiplier"
+  | "invalid_mode"
+  | "unknown_user"
+  | "unknown_api_key"
+  | "unknown_job"
+  | "unknown_task"
+  | "invalid_clock"
+  | "invalid_fault"
+  | "unknown_fault"
+  | "invalid_limit"
+  | "controls_off";
+
+/**
+ * The rejection of an admin method given a bad argument: credits that are not a non-negative whole
+ * number or that would take a balance past 2^53 - 1, an invalid multiplier (P4), an unknown user,
+ * key, job or task; a bad fault or journal limit, an unknown fault, or a test-double control
+ * called on a server without an admin token (`controls_off`). Nothing has changed then.
+ */
+export class AdminError extends Error {
+  override readonly name = "AdminError";
+  /** What was wrong, as a stable code. */
+  readonly code: AdminErrorCode;
+
+  /**
+   * Makes an admin error.
+   *
+   * @param code - What was wrong.
+   * @param message - A sentence for a person; it never holds a key.
+   */
+  constructor(code: AdminErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}

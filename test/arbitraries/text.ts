@@ -83,9 +83,6 @@ export const textOfLength = (n: number): fc.Arbitrary<string> =>
 export const lengthAround = (max: number): fc.Arbitrary<number> =>
   fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: max - 3, max: max + 3 }), fc.integer({ min: 1, max: max + 10 }));
 
-/** Code points of a string, the unit of every length rule. */
-export const codePoints = (s: string): number => [...s].length;
-
 /** Swaps the case of a value so that it differs from the original, when it has letters. */
 export function caseVariants(value: string): string[] {
   const first = value.charAt(0);

@@ -4,7 +4,6 @@
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/node/index.js";
 import { distributeSchema } from "../../src/postgres/citus.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { MIGRATIONS } from "../../src/postgres/migrations/index.js";
@@ -68,7 +67,7 @@ describe("distributed: true on a Citus coordinator", () => {
   });
 
   it("a user's row, tasks, jobs, claims, ledger and assets are in shards of one worker; the user's task id finds them", async () => {
-    const operator = createReferenceServer({ store, hashApiKey: sha256Hex });
+    const operator = createReferenceServer({ store });
     const { userId } = await operator.admin.createUser({ credits: 1000 });
     const { key } = await operator.admin.createApiKey(userId);
     const { assetId } = await operator.admin.createAsset(userId);

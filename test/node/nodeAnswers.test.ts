@@ -4,7 +4,8 @@
  * read, so an over-limit body is refused before `100 Continue`). Raw sockets, byte for byte.
  */
 import { describe, expect, it } from "vitest";
-import { createReferenceServer, DEFAULT_MAX_BODY_BYTES } from "../../src/server/index.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../src/server/body.js";
+import { createReferenceServer } from "../../src/server/index.js";
 import { expectJsonError, rawClient, start } from "./helpers.js";
 
 async function world() {

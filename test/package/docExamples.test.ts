@@ -149,6 +149,7 @@ describe("the examples of README.md and docs/*.md", () => {
             "imagegen-pricing/testing": src("testing/index.ts"),
             "imagegen-pricing/json-schema": src("jsonSchema.ts"),
             "imagegen-pricing/postgres": src("postgres/index.ts"),
+            "imagegen-pricing/client": src("client/index.ts"),
           },
         },
         files: blocks.map((b) => b.name),

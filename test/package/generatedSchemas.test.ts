@@ -8,7 +8,7 @@ import { type Catalog, catalog, type ModelSpec } from "../../src/index.js";
 import { modelRequestJsonSchemas, requestJsonSchema } from "../../src/jsonSchema.js";
 import { GENERATION_TYPES, LIMITS } from "../../src/models/lists.js";
 import { requestSchema } from "../../src/request/schema.js";
-import { createOpenApiDocument } from "../../src/server/index.js";
+import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 import { otherCatalog } from "../support/catalogs.js";
 
 type JsonObject = Record<string, unknown>;

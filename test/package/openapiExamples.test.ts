@@ -6,7 +6,8 @@
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { createAdminOpenApiDocument, createOpenApiDocument, type OpenApiDocument } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
+import { createOpenApiDocument, type OpenApiDocument } from "../../src/server/openapi/document.js";
 import { otherCatalog } from "../support/catalogs.js";
 
 type JsonObject = Record<string, unknown>;
@@ -133,15 +134,15 @@ describe("every body of both OpenAPI documents has an example its schema accepts
     const ping = responses("/api/ping", "get");
     const credits = responses("/api/query/credits", "get")["200"]?.content?.["application/json"];
     if (!created || !ping["200"] || !credits) throw new Error("the document lost an answer this test changes");
-    delete created.examples;
+    delete created.example;
     delete ping["200"].content;
-    credits.examples = { wrong: { value: { creditBalance: -1, currency: "credits", userId: "usr_1", apiKeyId: "apk_1" } } };
+    credits.example = { creditBalance: -1, currency: "credits", userId: "usr_1", apiKeyId: "apk_1" };
     const problems = exampleProblems(document);
     expect(problems).toContain("POST /api/generations 202 application/json: no example");
     expect(problems).toContain("GET /api/ping 200: no content, so no example");
     expect(
       problems.some((p) =>
-        p.startsWith('GET /api/query/credits 200 application/json example "wrong": data/creditBalance must be >= 0'),
+        p.startsWith('GET /api/query/credits 200 application/json example "example": data/creditBalance must be >= 0'),
       ),
     ).toBe(true);
     expect(problems).toHaveLength(3);

@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ADMIN_OPENAPI_JSON_PATH, OPENAPI_JSON_PATH, openApiFiles } from "../../scripts/openapi-json.js";
-import { createAdminOpenApiDocument, createOpenApiDocument } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
+import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAdminOpenApiDocument, createOpenApiDocument } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
+import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 
 const run = promisify(execFile);
@@ -35,7 +36,7 @@ async function sh(file: string, args: string[], cwd = root) {
 /** A scratch folder: the tarball, and a consumer project with the tarball installed in it. */
 let scratch = "";
 let tarball = "";
-/** The consumer project, which has the package and valibot (its one dependency), and neither pg nor @types/pg. */
+/** The consumer project, which has the package and its dependencies (valibot, hono, @hono/node-server), and neither pg nor @types/pg. */
 let project = "";
 /** Where the tarball is installed in the consumer project. */
 let installed = "";
@@ -55,7 +56,10 @@ beforeAllOrFail(async () => {
   mkdirSync(installed, { recursive: true });
   const untar = await sh("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
   if (untar.code !== 0) throw new Error(`tar failed:\n${untar.output}`);
-  symlinkSync(`${root}node_modules/valibot`, join(project, "node_modules", "valibot"), "dir");
+  for (const dependency of ["valibot", "hono", "@hono/node-server"]) {
+    mkdirSync(join(project, "node_modules", dependency, ".."), { recursive: true });
+    symlinkSync(`${root}node_modules/${dependency}`, join(project, "node_modules", dependency), "dir");
+  }
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
 }, 300_000);
 

@@ -1,6 +1,40 @@
+/**
+ * TSDoc on every export of the entries: a summary, `@param` and `@returns` on functions, one
+ * sentence as the first paragraph where the reference pages show it as the summary, and an
+ * `@example` on the four main functions. (A public name without a summary also fails
+ * `npm run api:check`, which reads API Extractor's doc model.)
+ */
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { firstSentence, plainLinks } from "../../scripts/api-report.js";
+
+/**
+ * The first sentence of a comment's first paragraph: up to the first `.`, `!` or `?` followed by a
+ * space or the end, outside code spans and parentheses, and not the dot of "e.g." or "i.e.".
+ */
+function firstSentence(comment: string): string {
+  const paragraph = (comment.trim().split(/\n\s*\n/)[0] ?? "").replace(/\s+/g, " ").trim();
+  let code = false;
+  let depth = 0;
+  for (let i = 0; i < paragraph.length; i++) {
+    const c = paragraph[i];
+    if (c === "`") code = !code;
+    else if (code) continue;
+    else if (c === "(" || c === "[") depth++;
+    else if ((c === ")" || c === "]") && depth > 0) depth--;
+    else if (depth === 0 && (c === "." || c === "!" || c === "?") && (i + 1 === paragraph.length || paragraph[i + 1] === " ")) {
+      if (/\b(?:e\.g|i\.e)$/.test(paragraph.slice(0, i))) continue;
+      return paragraph.slice(0, i + 1);
+    }
+  }
+  return "";
+}
+
+/** A comment's `{@link name}` / `{@link name | text}` as the reference page shows it: `` `name` `` / `` `text` ``. */
+const plainLinks = (comment: string) =>
+  comment.replace(
+    /\{@link(?:code|plain)?\s+([^}|\s]+)\s*(?:\|\s*([^}]*?)\s*)?\}/g,
+    (_, name: string, text?: string) => `\`${text || name}\``,
+  );
 
 const root = new URL("../../", import.meta.url).pathname;
 /** The source of each subpath export (see package.json and tsup.config.ts). */
@@ -10,9 +44,10 @@ const ENTRIES: Record<string, string> = {
   "./server": "src/server/index.ts",
   "./node": "src/node/index.ts",
   "./testing": "src/testing/index.ts",
+  "./client": "src/client/index.ts",
 };
 /** The entries whose every public name is summed up in one sentence (the API reference shows a first paragraph as the summary). */
-const ONE_SENTENCE_ENTRIES = [".", "./testing", "./json-schema"];
+const ONE_SENTENCE_ENTRIES = [".", "./testing", "./json-schema", "./client"];
 const MAIN_FUNCTIONS = ["normalizeRequest", "validateForModel", "quote", "computeCharge"];
 
 const program = ts.createProgram(
@@ -71,6 +106,28 @@ function exportsOf(file: string) {
 /** Is a declaration from this package (not a re-exported dependency type)? */
 const ours = (d: ts.Declaration) => d.getSourceFile().fileName.startsWith(`${root}src/`);
 
+describe("firstSentence (what the one-sentence check reads as a sentence)", () => {
+  it("ends at the first full stop followed by a space, across lines", () => {
+    expect(firstSentence("Prices one output image.\nThe rest follows.")).toBe("Prices one output image.");
+    expect(firstSentence("Lists what a model\naccepts, read from the catalog.")).toBe(
+      "Lists what a model accepts, read from the catalog.",
+    );
+  });
+
+  it("does not end inside a code span, parentheses or at e.g.", () => {
+    expect(firstSentence("Reads `2.3` (read as 2. 3) as e.g. two. More.")).toBe("Reads `2.3` (read as 2. 3) as e.g. two.");
+  });
+
+  it("reads a {@link} as the reference page shows it: its text, or else its target", () => {
+    expect(plainLinks("See {@link quote | the quote} and {@link Foo}.")).toBe("See `the quote` and `Foo`.");
+  });
+
+  it("is empty for no comment and for a first paragraph with no sentence ending", () => {
+    expect(firstSentence("")).toBe("");
+    expect(firstSentence("A fragment\n\nA sentence.")).toBe("");
+  });
+});
+
 describe("TSDoc on every export", () => {
   for (const [subpath, file] of Object.entries(ENTRIES)) {
     it(`${subpath}: every export has a summary; every function @param for each parameter and @returns`, () => {
@@ -86,7 +143,7 @@ describe("TSDoc on every export", () => {
     });
   }
 
-  it("every public name of the core, ./testing and ./json-schema has a first paragraph of exactly one sentence", () => {
+  it("every public name of the core, ./testing, ./json-schema and ./client has a first paragraph of exactly one sentence", () => {
     const long: string[] = [];
     for (const subpath of ONE_SENTENCE_ENTRIES) {
       for (const { name, declarations } of exportsOf(ENTRIES[subpath] as string)) {

@@ -71,9 +71,9 @@ function summaries(html: string): Map<string, string[]> {
   return shown;
 }
 
-/** The names and summary sentences of a committed API report (api-report/*.api.md, checked against the build by apiReport.test.ts). */
+/** The names and summaries of an entry's API report (api-report/*.summary.md, checked against the build by `npm run api:check`). */
 function reported(importPath: string): Map<string, string> {
-  const file = importPath === pkg.name ? `${pkg.name}.api.md` : `${importPath.slice(pkg.name.length + 1)}.api.md`;
+  const file = importPath === pkg.name ? `${pkg.name}.summary.md` : `${importPath.slice(pkg.name.length + 1)}.summary.md`;
   const rows = readFileSync(`${root}api-report/${file}`, "utf8").matchAll(/^\| `([^`]+)` \| [^|]+ \| (.*) \|$/gm);
   return new Map([...rows].map(([, name = "", summary = ""]) => [name, summary.replace(/\\\|/g, "|").replace(/`/g, "")]));
 }
@@ -106,7 +106,7 @@ describe("the API reference (npm run docs)", () => {
     );
   });
 
-  it("lists on each module page every public name of its entry's API report, with the report's summary sentence", () => {
+  it("lists on each module page every public name of its entry's API report, with the report's summary", () => {
     for (const importPath of importPaths) {
       const file = `modules/${importPath.replace("/", "_")}.html`;
       const shown = summaries(page(file));

@@ -316,9 +316,10 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     expect(await accessible("#status")).toMatchObject({ live: "polite" });
     expect(await page.getAttribute("#status", "role")).toBe("status");
     expect(await page.getAttribute("#status", "aria-atomic")).toBe("true");
-    // <output> is a live region by default: the figures opt out, so each change is said once.
+    // <output> is a live region by default: the figures opt out, so each change is said once. (The
+    // load error is an alert shown only when the page cannot run, and then nothing else speaks.)
     const live = await page.$$eval("[aria-live], [role='status'], [role='alert'], output", (list) =>
-      list.filter((e) => e.getAttribute("aria-live") !== "off").map((e) => e.id),
+      list.filter((e) => e.getAttribute("aria-live") !== "off" && !e.closest("[hidden]")).map((e) => e.id),
     );
     expect(live).toEqual(["status"]);
     expect([undefined, "off"]).toContain((await accessible("#perImage")).live);
@@ -362,8 +363,21 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     for (const picture of pictures) expect(existsSync(new URL(`../../docs/${picture}`, import.meta.url)), picture).toBe(true);
   });
 
-  it("the page raised no error", () => {
+  it("the page raised no error, and its load error stays hidden", async () => {
     expect(open.pageErrors).toEqual([]);
+    expect(await page.isVisible("#load-error")).toBe(false);
+  });
+
+  it("opened as a file, where its modules cannot load, the page says so instead of showing empty lists", async () => {
+    const file = await open.context.newPage();
+    try {
+      await file.goto(new URL("../../docs/playground/index.html", import.meta.url).href);
+      await file.waitForSelector("#load-error", { state: "visible" });
+      expect(await file.textContent("#load-error")).toContain("npm run playground");
+      expect(await file.$$eval("#model option", (list) => list.length)).toBe(0);
+    } finally {
+      await file.close();
+    }
   });
 });
 

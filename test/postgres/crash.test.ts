@@ -11,7 +11,6 @@
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
@@ -26,7 +25,7 @@ const running: Instance[] = [];
 beforeAllOrFail(async () => {
   db = await withPostgres();
   store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() });
-  operator = createReferenceServer({ store, hashApiKey: sha256Hex });
+  operator = createReferenceServer({ store });
 }, 180_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { type RunningServer, serve, sha256Hex } from "../../src/node/index.js";
+import { type RunningServer, serve } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer, type LogEntry, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
@@ -22,7 +22,7 @@ const logs: LogEntry[] = [];
 beforeAllOrFail(async () => {
   cluster = await startPostgres();
   store = await createPostgresStore({ connectionString: cluster.url, schema: "http_outage" });
-  server = createReferenceServer({ store, hashApiKey: sha256Hex, log: (entry) => logs.push(entry) });
+  server = createReferenceServer({ store, log: (entry) => logs.push(entry) });
   running = await serve({ port: 0, server, handleSignals: false });
 }, 180_000);
 

@@ -4,7 +4,6 @@
  * (S4, S5, S6, S14), and the ledger in SQL afterwards (S13).
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
@@ -21,7 +20,7 @@ beforeAllOrFail(async () => {
   db = await withPostgres();
   // Migrated here first; the instances find the schema up to date.
   store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() });
-  operator = createReferenceServer({ store, hashApiKey: sha256Hex });
+  operator = createReferenceServer({ store });
   instances = await Promise.all(
     [0, 1].map(() => startInstance({ connectionString: db.connectionString, schema: db.schema, connectTimeoutMs: 60_000 })),
   );

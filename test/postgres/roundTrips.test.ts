@@ -5,7 +5,6 @@
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/node/index.js";
 import { createPostgresStore } from "../../src/postgres/index.js";
 import { createReferenceServer } from "../../src/server/index.js";
 import { type PostgresTestDatabase, recordStatements, withPostgres } from "../support/postgres.js";
@@ -25,7 +24,7 @@ async function countingServer() {
   const sent = recordStatements(pool);
   database = { db, pool, sent };
   const store = await createPostgresStore({ pool, schema: db.schema });
-  const server = createReferenceServer({ store, hashApiKey: sha256Hex });
+  const server = createReferenceServer({ store });
   const { userId } = await server.admin.createUser({ credits: 1000, multiplier: "1.15" });
   const { key } = await server.admin.createApiKey(userId);
   const { assetId } = await server.admin.createAsset(userId);

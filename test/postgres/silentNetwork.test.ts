@@ -7,7 +7,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, serve, sha256Hex } from "../../src/node/index.js";
+import { type RunningServer, serve } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore, StoreUnavailableError } from "../../src/postgres/index.js";
 import { createReferenceServer, type LogEntry, type ReferenceServer } from "../../src/server/index.js";
 import { type HttpAnswer, postJson } from "../support/instances.js";
@@ -48,7 +48,7 @@ beforeAll(async () => {
   store = await retrying(() =>
     createPostgresStore({ connectionString: throughProxy(db.connectionString, proxy), schema: db.schema, ...BOUNDS }),
   );
-  server = createReferenceServer({ store, hashApiKey: sha256Hex, log: (entry) => logs.push(entry) });
+  server = createReferenceServer({ store, log: (entry) => logs.push(entry) });
   running = await serve({ port: 0, host: "127.0.0.1", server, handleSignals: false });
 }, 180_000);
 

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_BODY_BYTES } from "../../src/server/index.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../src/server/body.js";
 import { BASE, checkAnswer, checkLedger, post, snapshot, world } from "./helpers.js";
 
 const RUNS = fc.readConfigureGlobal().numRuns ?? 100;

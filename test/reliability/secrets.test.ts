@@ -9,7 +9,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { HIDDEN } from "../../src/echo.js";
-import type { LogEntry, Store } from "../../src/server/index.js";
+import type { LogEntry } from "../../src/server/index.js";
+import type { Store } from "../../src/store/store.js";
 import { makeServer, makeStore, wrapStore } from "../server/helpers.js";
 import { BASE, checkAnswer, post } from "./helpers.js";
 

@@ -3,7 +3,7 @@
  * committed in one store call that refuses the task when that multiplier is no longer the user's.
  */
 import { describe, expect, it } from "vitest";
-import type { Store } from "../../src/server/index.js";
+import type { Store } from "../../src/store/store.js";
 import { errorOf, makeStore, setup, wrapStore } from "./helpers.js";
 
 /** A server whose store sets the caller's multiplier just before each of its first `times` commits. */

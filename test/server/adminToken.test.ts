@@ -3,14 +3,9 @@
  * per client address on the server's clock, so a token cannot be found by trying.
  */
 import { describe, expect, it } from "vitest";
-import { addressKey } from "../../src/server/http/incoming.js";
-import {
-  ADMIN_TOKEN_THROTTLE,
-  AdminTokenError,
-  createReferenceServer,
-  MIN_ADMIN_TOKEN_CHARS,
-  type ReferenceServer,
-} from "../../src/server/index.js";
+import { addressKey } from "../../src/server/address.js";
+import { ADMIN_TOKEN_THROTTLE, MIN_ADMIN_TOKEN_CHARS } from "../../src/server/adminToken.js";
+import { AdminTokenError, createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { BASE, errorOf, makeServer } from "./helpers.js";
 
 const TOKEN = "admin-token-for-tests";

@@ -4,8 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BOUNDS } from "../../src/request/bounds.js";
-import { largestValidRequestBytes } from "../../src/server/http/body.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../../src/server/index.js";
+import { DEFAULT_MAX_BODY_BYTES, largestValidRequestBytes } from "../../src/server/body.js";
 import { BASE, errorOf, makeServer } from "./helpers.js";
 
 // One key per test: on PostgreSQL the tests of a file share one schema.

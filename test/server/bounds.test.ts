@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ERROR_BODY_BYTES, MAX_LISTED_ISSUES } from "../../src/server/http/respond.js";
-import { MAX_CREDITS, type Store } from "../../src/server/index.js";
+import { MAX_ERROR_BODY_BYTES, MAX_LISTED_ISSUES } from "../../src/server/errors.js";
+import { MAX_CREDITS, type Store } from "../../src/store/store.js";
 import { adminCodeOf, BASE, errorOf, makeServer, makeStore, setup, wrapStore } from "./helpers.js";
 
 const bytes = (text: string) => new TextEncoder().encode(text).byteLength;

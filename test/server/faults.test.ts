@@ -7,15 +7,9 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningServer, serve } from "../../src/node/index.js";
-import {
-  AnswerLostError,
-  createAdminOpenApiDocument,
-  FAULT_KINDS,
-  FAULT_LIMITS,
-  FAULT_METHODS,
-  FAULT_PATHS,
-  type ReferenceServer,
-} from "../../src/server/index.js";
+import { FAULT_KINDS, FAULT_LIMITS, FAULT_METHODS, FAULT_PATHS } from "../../src/server/controls.js";
+import { AnswerLostError, type ReferenceServer } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
 import { adminCodeOf, BASE, errorOf, makeServer, setup } from "./helpers.js";
 
 const TOKEN = "admin-token-for-fault-tests";

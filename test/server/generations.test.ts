@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { ledgerBalance } from "../../src/server/index.js";
+import { ledgerBalance } from "../../src/server/admin.js";
 import { GenerationAcceptedSchema } from "../../src/server/openapi/schemas.js";
 import { errorOf, setup } from "./helpers.js";
 

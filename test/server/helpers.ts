@@ -9,13 +9,9 @@
 import pg from "pg";
 import { afterAll } from "vitest";
 import { createPostgresStore } from "../../src/postgres/index.js";
-import {
-  createMemoryStore,
-  createReferenceServer,
-  type ReferenceServer,
-  type ReferenceServerOptions,
-  type Store,
-} from "../../src/server/index.js";
+import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../src/server/index.js";
+import { createMemoryStore } from "../../src/store/memory.js";
+import type { Store } from "../../src/store/store.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 
 export const BASE = "http://localhost";

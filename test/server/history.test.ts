@@ -6,7 +6,9 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { type Catalog, CatalogHistoryError, catalog, defineCatalog, quote } from "../../src/index.js";
-import { createOpenApiDocument, createReferenceServer, type LogEntry, ledgerBalance } from "../../src/server/index.js";
+import { ledgerBalance } from "../../src/server/admin.js";
+import { createReferenceServer, type LogEntry } from "../../src/server/index.js";
+import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 import { PricedQuoteSchema, UnpricedQuoteSchema } from "../../src/server/openapi/schemas.js";
 import { errorOf, setup } from "./helpers.js";
 

@@ -4,7 +4,7 @@
  * twice.
  */
 import { describe, expect, it } from "vitest";
-import { createOpenApiDocument } from "../../src/server/index.js";
+import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 import { errorOf, setup } from "./helpers.js";
 
 const debits = async (s: Awaited<ReturnType<typeof setup>>) =>

@@ -4,9 +4,8 @@
  * same size whatever the traffic.
  */
 import { describe, expect, it } from "vitest";
-import { createFaultList } from "../../src/server/faults.js";
-import { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY, type JournalEntry, type ReferenceServer } from "../../src/server/index.js";
-import { createJournal } from "../../src/server/journal.js";
+import { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY } from "../../src/server/controls.js";
+import type { JournalEntry, ReferenceServer } from "../../src/server/index.js";
 import { adminCodeOf, BASE, errorOf, setup } from "./helpers.js";
 
 const TOKEN = "admin-token-for-journal-tests";
@@ -125,17 +124,34 @@ describe("the request journal (S17)", () => {
     expect(await adminCodeOf(s.admin.requests({ limit: 0 }))).toBe("invalid_limit");
   });
 
-  it("S17: clear() empties the journal and the fault list (for a reset); without an admin token there is no journal", async () => {
-    const journal = createJournal(TOKEN);
-    const incoming = { method: "GET", path: "/api/ping", header: () => null, readBody: async () => new Uint8Array(0) };
-    journal.record(incoming, "req_1", { status: 200, headers: {}, body: "{}" }, 0, 1);
-    expect(journal.list(10)).toHaveLength(1);
-    journal.clear();
-    expect(journal.list(10)).toEqual([]);
-    const faults = createFaultList();
-    faults.add({ kind: "internal", times: 2 });
-    expect(faults.clear()).toBe(1);
-    expect(faults.take("GET", "/api/ping", "apk_1")).toBeUndefined();
+  it("S17: the idempotency key of every attempt is recorded, from the header or the body, also when a fault answers it", async () => {
+    const s = await setup({ adminToken: TOKEN });
+    await s.admin.addFault({ kind: "unavailable", path: "/api/generations", times: 2 });
+    await s.admin.addFault({ kind: "internal", path: "/api/generations" });
+    const attempt = (headers?: Record<string, string>) => s.generate({ prompt: "a fox", idempotencyKey: "retry-7" }, headers);
+    const statuses = [
+      (await attempt()).status,
+      (await attempt({ "idempotency-key": "retry-7" })).status,
+      (await attempt()).status,
+      (await attempt()).status,
+    ];
+    expect(statuses).toEqual([503, 503, 500, 202]);
+    const list = await s.admin.requests({ limit: 4 });
+    expect(list.map((r) => [r.status, r.idempotencyKey])).toEqual([
+      [202, "retry-7"],
+      [500, "retry-7"],
+      [503, "retry-7"],
+      [503, "retry-7"],
+    ]);
+    expect(JSON.stringify(list)).not.toContain("a fox");
+  });
+
+  it("S17: a reset empties the journal; without an admin token there is no journal", async () => {
+    const s = await setup({ adminToken: TOKEN });
+    await s.get("/api/ping");
+    expect(await s.admin.requests()).toHaveLength(1);
+    await s.admin.reset();
+    expect(await s.admin.requests()).toEqual([]);
     const off = await setup();
     await off.get("/api/ping");
     expect(await adminCodeOf(off.admin.requests())).toBe("controls_off");

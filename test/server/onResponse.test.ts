@@ -38,8 +38,8 @@ describe("onResponse", () => {
     ]);
     expect(events.map((e) => e.requestId)).toEqual([ping, missing, quote].map((res) => res.headers.get("request-id")));
     for (const event of events) {
-      expect(event.ms).toBeGreaterThanOrEqual(0);
-      expect(Object.keys(event).sort()).toEqual(["method", "ms", "path", "requestId", "status"]);
+      expect(event.durationMs).toBeGreaterThanOrEqual(0);
+      expect(Object.keys(event).sort()).toEqual(["durationMs", "method", "path", "requestId", "status"]);
       expect(JSON.stringify(event)).not.toContain(key.slice(8));
     }
   });

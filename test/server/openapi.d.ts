@@ -26,7 +26,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Price one output image for the caller's account */
+    /** Price one image for the caller's account */
     post: operations["quotePrice"];
     delete?: never;
     options?: never;
@@ -73,7 +73,6 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     GenerationRequest: {
-      /** @description Trimmed; 1 to 12000 characters (code points). */
       prompt: string;
       /**
        * @default alpha-img2-official
@@ -93,10 +92,7 @@ export interface components {
        * @enum {string}
        */
       generationType?: "text-to-image" | "image-to-image";
-      /**
-       * @description Default: the model's (9:16). Each model accepts a subset.
-       * @enum {string}
-       */
+      /** @enum {string} */
       aspectRatio?:
         | "Auto"
         | "1:1"
@@ -114,10 +110,7 @@ export interface components {
         | "9:21"
         | "3:1"
         | "1:3";
-      /**
-       * @description Default: 1K for the 2.5 models, 2K otherwise; alpha-img2 needs 1K.
-       * @enum {string}
-       */
+      /** @enum {string} */
       resolution?: "1K" | "2K" | "4K";
       /**
        * @default low
@@ -131,9 +124,7 @@ export interface components {
       background?: "auto" | "opaque" | "transparent";
       /** @default 1 */
       imageCount?: number;
-      /** @description Trimmed and de-duplicated; required for image-to-image, empty for text-to-image. */
       inputAssetIds?: string[];
-      /** @description Trimmed; 1 to 128 characters. The same key with the same request replays the first answer. */
       idempotencyKey?: string;
     };
     GenerationAccepted: {
@@ -181,20 +172,10 @@ export interface components {
       };
     };
     QuoteSpec: {
-      /** @description Trimmed. "image" is priced; any other kind quotes credits: null (reason invalid_kind). */
       kind: string;
-      /** @description Trimmed. An unknown model quotes credits: null (reason unknown_model). */
       modelId: string;
-      /**
-       * @description Default: the model's default resolution.
-       * @enum {string}
-       */
-      resolution?: "1K" | "2K" | "4K";
-      /**
-       * @description Default: low.
-       * @enum {string}
-       */
-      quality?: "low" | "medium" | "high";
+      resolution?: string;
+      quality?: string;
       referenceImageCount?: number;
     };
     Quote: components["schemas"]["PricedQuote"] | components["schemas"]["UnpricedQuote"];
@@ -215,7 +196,6 @@ export interface components {
         rounding: "half-up";
         credits: number;
       };
-      /** @description The version of the catalog that priced this quote: the UTC date (YYYY-MM-DD) its prices took effect (P8). */
       catalogVersion: string;
       nextChange?: components["schemas"]["NextChange"];
     };
@@ -223,20 +203,14 @@ export interface components {
       credits: null;
       reason: string;
       message: string;
-      /** @description The version of the catalog that priced this quote: the UTC date (YYYY-MM-DD) its prices took effect (P8). */
       catalogVersion: string;
       nextChange?: components["schemas"]["NextChange"];
     };
-    /** @description Present only when the server already knows a later catalog than the one in force (P8): a price preview can say when prices change. Absent otherwise. */
+    /** @description Present only when the server already knows a later catalog than the one in force (P8). */
     NextChange: {
-      /** @description The later catalog's version: the UTC date (YYYY-MM-DD) it takes effect. */
       version: string;
-      /**
-       * Format: date-time
-       * @description When it takes effect: 00:00 UTC of that date, as an ISO 8601 date-time. Quotes from this instant on use it.
-       */
+      /** Format: date-time */
       effectiveAt: string;
-      /** @description What the same spec will cost per image under that catalog at the caller's current multiplier; null when that catalog cannot price it. */
       credits: number | null;
     };
     Ping: {
@@ -283,7 +257,64 @@ export interface components {
       };
     };
   };
-  responses: never;
+  responses: {
+    /** @description `payload_too_large` */
+    payload_too_large: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `unsupported_media_type` */
+    unsupported_media_type: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `missing_api_key`, `invalid_api_key` */
+    "missing_api_key-invalid_api_key": {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `service_unavailable` */
+    service_unavailable: {
+      headers: {
+        /** @description Seconds to wait before retrying. */
+        "Retry-After"?: number;
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `insufficient_credits` */
+    insufficient_credits: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description `idempotency_key_reused` */
+    idempotency_key_reused: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+  };
   parameters: never;
   requestBodies: never;
   headers: never;
@@ -295,7 +326,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The idempotency key of a body without idempotencyKey, checked by the same rules (trimmed; 1 to 128 characters). A body that has idempotencyKey too must carry the same key: different keys are 400 invalid_request with an idempotency_key_mismatch issue at idempotencyKey. */
+        /** @description The idempotency key of a body without idempotencyKey; a body that has one must carry the same key. */
         "Idempotency-Key"?: string;
       };
       path?: never;
@@ -303,22 +334,68 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "prompt": "a lighthouse",
+         *       "modelId": "alpha-img2-official",
+         *       "resolution": "2K",
+         *       "quality": "medium",
+         *       "imageCount": 2,
+         *       "idempotencyKey": "order-1042"
+         *     }
+         */
         "application/json": components["schemas"]["GenerationRequest"];
       };
     };
     responses: {
-      /** @description Accepted: every job queued, the whole charge debited. */
+      /** @description Create an image generation task */
       202: {
         headers: {
-          /** @description `true` when this is the stored answer of an earlier request with the same idempotencyKey. */
+          /** @description The stored answer of an earlier request. */
           "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "batch": {
+           *         "taskId": "task_625ca9b6334f2d26",
+           *         "request": {
+           *           "imageCount": 2,
+           *           "modelId": "alpha-img2-official",
+           *           "aspectRatio": "9:16",
+           *           "resolution": "2K",
+           *           "prompt": "a lighthouse"
+           *         },
+           *         "results": [
+           *           {
+           *             "job": {
+           *               "id": "job_625ca9b6334f2d26_0",
+           *               "status": "queued"
+           *             },
+           *             "assets": []
+           *           },
+           *           {
+           *             "job": {
+           *               "id": "job_625ca9b6334f2d26_1",
+           *               "status": "queued"
+           *             },
+           *             "assets": []
+           *           }
+           *         ],
+           *         "totalCreditCost": 276,
+           *         "balanceAfterCredits": 724
+           *       },
+           *       "billing": {
+           *         "totalCreditCost": 276,
+           *         "balanceAfterCredits": 724
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["GenerationAccepted"];
         };
       };
-      /** @description Invalid JSON or request (`invalid_json`, `invalid_request`, `asset_not_found`). */
+      /** @description `invalid_json`, `invalid_request`, `asset_not_found` */
       400: {
         headers: {
           [name: string]: unknown;
@@ -327,62 +404,12 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key (`missing_api_key`, `invalid_api_key`). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Too few credits; nothing was charged (`insufficient_credits`). */
-      402: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The idempotencyKey was used with a different request (`idempotency_key_reused`). */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Body over the size limit (`payload_too_large`). */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Body is not application/json (`unsupported_media_type`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The store cannot be reached, or no catalog is in force yet (a price history whose first catalog is still ahead); nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      401: components["responses"]["missing_api_key-invalid_api_key"];
+      402: components["responses"]["insufficient_credits"];
+      409: components["responses"]["idempotency_key_reused"];
+      413: components["responses"]["payload_too_large"];
+      415: components["responses"]["unsupported_media_type"];
+      503: components["responses"]["service_unavailable"];
     };
   };
   quotePrice: {
@@ -398,7 +425,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The price, or credits: null with a reason, from the catalog in force now (catalogVersion); nextChange says when a later catalog already known takes effect. */
+      /** @description Price one image for the caller's account */
       200: {
         headers: {
           [name: string]: unknown;
@@ -407,7 +434,7 @@ export interface operations {
           "application/json": components["schemas"]["Quote"];
         };
       };
-      /** @description Invalid JSON or request (`invalid_json`, `invalid_request`, `asset_not_found`). */
+      /** @description `invalid_json`, `invalid_request` */
       400: {
         headers: {
           [name: string]: unknown;
@@ -416,44 +443,10 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key (`missing_api_key`, `invalid_api_key`). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Body over the size limit (`payload_too_large`). */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Body is not application/json (`unsupported_media_type`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The store cannot be reached, or no catalog is in force yet (a price history whose first catalog is still ahead); nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      401: components["responses"]["missing_api_key-invalid_api_key"];
+      413: components["responses"]["payload_too_large"];
+      415: components["responses"]["unsupported_media_type"];
+      503: components["responses"]["service_unavailable"];
     };
   };
   ping: {
@@ -465,35 +458,26 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Authenticated. */
+      /** @description Check connectivity and who authenticated */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "ok": true,
+           *       "service": "imagegen-pricing-reference",
+           *       "authProvider": "api_key",
+           *       "userId": "usr_5a0830785b7c5777",
+           *       "apiKeyId": "apk_1cf73ac11fd29458"
+           *     }
+           */
           "application/json": components["schemas"]["Ping"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key (`missing_api_key`, `invalid_api_key`). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      401: components["responses"]["missing_api_key-invalid_api_key"];
+      503: components["responses"]["service_unavailable"];
     };
   };
   queryCredits: {
@@ -505,35 +489,25 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The balance. */
+      /** @description Read the remaining credits */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "creditBalance": 724,
+           *       "currency": "credits",
+           *       "userId": "usr_5a0830785b7c5777",
+           *       "apiKeyId": "apk_1cf73ac11fd29458"
+           *     }
+           */
           "application/json": components["schemas"]["Credits"];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key (`missing_api_key`, `invalid_api_key`). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds (`service_unavailable`). */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      401: components["responses"]["missing_api_key-invalid_api_key"];
+      503: components["responses"]["service_unavailable"];
     };
   };
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import createClient from "openapi-fetch";
 import { describe, expect, it } from "vitest";
-import { createAdminOpenApiDocument, createOpenApiDocument, type OpenApiDocument } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
+import { createOpenApiDocument, type OpenApiDocument } from "../../src/server/openapi/document.js";
 import { BASE, type Setup, setup } from "./helpers.js";
 import type { paths } from "./openapi.js";
 import { generateOpenApiTypes, OPENAPI_TYPES_PATH } from "./openapiTypes.js";
@@ -72,26 +73,32 @@ describe("OpenAPI", () => {
     expect(poor.error?.error.code).toBe("insufficient_credits");
 
     const bad = await client.POST("/api/pricing/quote", {
-      // @ts-expect-error the generated types reject a resolution outside the public list, as the server does
-      body: { kind: "image", modelId: "beta", resolution: "8K" },
+      // @ts-expect-error the generated types reject a count that is not a number, as the server does
+      body: { kind: "image", modelId: "beta", referenceImageCount: "2" },
     });
     expect(bad.response.status).toBe(400);
-    expect(bad.error?.error.issues?.[0]?.path).toBe("resolution");
+    expect(bad.error?.error.issues?.[0]?.path).toBe("referenceImageCount");
   });
 });
 
-/** An example's value in a document: of a request body (`status` "request") or of an answer. */
-function exampleOf(document: OpenApiDocument, method: string, path: string, status: string, name: string): unknown {
+/**
+ * An example's value in a document: of a request body (`status` "request") or of an answer; the one
+ * `example` of a body, or the one of its `examples` that `name` names.
+ */
+function exampleOf(document: OpenApiDocument, method: string, path: string, status: string, name?: string): unknown {
   const operation = (document.paths as Record<string, Record<string, JsonOperation>>)[path]?.[method];
-  const body = status === "request" ? operation?.requestBody : operation?.responses[status];
-  const example = body?.content["application/json"]?.examples?.[name];
-  if (!example) throw new Error(`no example "${name}" at ${method} ${path} ${status}`);
+  const answer = operation?.responses[status];
+  // A shared answer is written once, under components.responses.
+  const responses = (document.components as { responses: Record<string, JsonAnswer> }).responses;
+  const shared = answer?.$ref === undefined ? undefined : responses[answer.$ref.replace("#/components/responses/", "")];
+  const media = (status === "request" ? operation?.requestBody : (shared ?? answer))?.content["application/json"];
+  const example = name === undefined ? media && "example" in media && { value: media.example } : media?.examples?.[name];
+  if (!example) throw new Error(`no example "${name ?? "example"}" at ${method} ${path} ${status}`);
   return example.value;
 }
-type JsonOperation = {
-  requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> };
-  responses: Record<string, { content: Record<string, { examples?: Record<string, { value: unknown }> }> }>;
-};
+type JsonMedia = { example?: unknown; examples?: Record<string, { value: unknown }> };
+type JsonAnswer = { $ref?: string; content: Record<string, JsonMedia> };
+type JsonOperation = { requestBody?: JsonAnswer; responses: Record<string, JsonAnswer> };
 
 /** An answer's body with the server's random ids and instants replaced by the examples' own. */
 function asExample(value: unknown, ids: Record<string, string>): unknown {
@@ -104,8 +111,8 @@ describe("the documents' examples are what a server answers (S12)", () => {
   it("S3, S9, S10, S11: the service document's examples are the answers the example account gets, prices included", async () => {
     const doc = createOpenApiDocument();
     const s = await setup({ credits: 1000, multiplier: "1.15" });
-    const ex = (method: string, path: string, status: string, name: string) => exampleOf(doc, method, path, status, name);
-    const created = await s.generate(ex("post", "/api/generations", "request", "generation"));
+    const ex = (method: string, path: string, status: string, name?: string) => exampleOf(doc, method, path, status, name);
+    const created = await s.generate(ex("post", "/api/generations", "request"));
     expect(created.status).toBe(202);
     const accepted = (await created.json()) as { batch: { taskId: string } };
     const ids = {
@@ -113,24 +120,22 @@ describe("the documents' examples are what a server answers (S12)", () => {
       [s.userId]: "usr_5a0830785b7c5777",
       [s.apiKeyId]: "apk_1cf73ac11fd29458",
     };
-    expect(asExample(accepted, ids)).toEqual(ex("post", "/api/generations", "202", "accepted"));
+    expect(asExample(accepted, ids)).toEqual(ex("post", "/api/generations", "202"));
     for (const name of ["priced", "unpriced"]) {
       const res = await s.post("/api/pricing/quote", ex("post", "/api/pricing/quote", "request", name));
       expect(await res.json(), name).toEqual(ex("post", "/api/pricing/quote", "200", name));
     }
-    expect(asExample(await (await s.get("/api/ping")).json(), ids)).toEqual(ex("get", "/api/ping", "200", "ping"));
-    expect(asExample(await (await s.get("/api/query/credits")).json(), ids)).toEqual(
-      ex("get", "/api/query/credits", "200", "credits"),
-    );
+    expect(asExample(await (await s.get("/api/ping")).json(), ids)).toEqual(ex("get", "/api/ping", "200"));
+    expect(asExample(await (await s.get("/api/query/credits")).json(), ids)).toEqual(ex("get", "/api/query/credits", "200"));
 
     // Errors: the sentences and issues are the server's own.
     const invalid = await s.generate({ prompt: " ", modelId: catalogDefault(), resolution: "8K" });
     expect(asExample(await invalid.json(), ids)).toEqual(ex("post", "/api/generations", "400", "invalid_request"));
     const notJson = await s.generate("{nope");
     expect(asExample(await notJson.json(), ids)).toEqual(ex("post", "/api/generations", "400", "invalid_json"));
-    const badSpec = await s.post("/api/pricing/quote", { kind: "image", modelId: catalogDefault(), resolution: "8K" });
+    const badSpec = await s.post("/api/pricing/quote", { kind: "image", modelId: catalogDefault(), referenceImageCount: "2" });
     expect(asExample(await badSpec.json(), ids)).toEqual(ex("post", "/api/pricing/quote", "400", "invalid_request"));
-    const reused = await s.generate({ ...(ex("post", "/api/generations", "request", "generation") as object), imageCount: 1 });
+    const reused = await s.generate({ ...(ex("post", "/api/generations", "request") as object), imageCount: 1 });
     expect(asExample(await reused.json(), ids)).toEqual(ex("post", "/api/generations", "409", "idempotency_key_reused"));
     const anonymous = await s.get("/api/ping", {});
     expect(asExample(await anonymous.json(), ids)).toEqual(ex("get", "/api/ping", "401", "missing_api_key"));
@@ -142,7 +147,7 @@ describe("the documents' examples are what a server answers (S12)", () => {
     const doc = createAdminOpenApiDocument();
     const token = "admin-token-for-example-tests";
     const s = await setup({ adminToken: token });
-    const ex = (method: string, path: string, status: string) => exampleOf(doc, method, path, status, "example");
+    const ex = (method: string, path: string, status: string) => exampleOf(doc, method, path, status);
     const admin = async (method: string, path: string, body?: unknown) => {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       if (body !== undefined) headers["content-type"] = "application/json";
@@ -160,7 +165,7 @@ describe("the documents' examples are what a server answers (S12)", () => {
       key: string;
       apiKeyId: string;
     };
-    const generation = exampleOf(createOpenApiDocument(), "post", "/api/generations", "request", "generation");
+    const generation = exampleOf(createOpenApiDocument(), "post", "/api/generations", "request");
     const created = await s.server.fetch(
       new Request(`${BASE}/api/generations`, {
         method: "POST",

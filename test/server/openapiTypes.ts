@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { createOpenApiDocument } from "../../src/server/index.js";
+import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 
 /** Where the committed types of the server's OpenAPI document live. */
 export const OPENAPI_TYPES_PATH = new URL("./openapi.d.ts", import.meta.url);

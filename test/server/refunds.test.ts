@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AdminError, ledgerBalance } from "../../src/server/index.js";
+import { ledgerBalance } from "../../src/server/admin.js";
+import { AdminError } from "../../src/server/index.js";
 import { setup } from "./helpers.js";
 
 type Accepted = { batch: { taskId: string; results: { job: { id: string } }[] }; billing: { totalCreditCost: number } };

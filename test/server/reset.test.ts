@@ -5,13 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import {
-  createReferenceServer,
-  type Fixtures,
-  type ReferenceServer,
-  type Store,
-  StoreUnavailableError,
-} from "../../src/server/index.js";
+import { createReferenceServer, type Fixtures, type ReferenceServer, StoreUnavailableError } from "../../src/server/index.js";
+import type { Store } from "../../src/store/store.js";
 import { adminCodeOf, BASE, errorOf, makeStore, wrapStore } from "./helpers.js";
 
 /** A store whose reset fails as an unreachable store's does while `down()` says so. */

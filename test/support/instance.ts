@@ -11,7 +11,7 @@
  * what `serve()` makes.
  */
 import pg from "pg";
-import { serve, sha256Hex } from "../../src/node/index.js";
+import { serve } from "../../src/node/index.js";
 import { createPostgresStore } from "../../src/postgres/index.js";
 import { type Admin, createReferenceServer } from "../../src/server/index.js";
 
@@ -41,7 +41,7 @@ const store = await createPostgresStore({
   schema,
   ...(process.env.IMAGEGEN_TEST_CITUS === "1" ? { distributed: true } : {}),
 });
-const server = createReferenceServer({ store, hashApiKey: sha256Hex });
+const server = createReferenceServer({ store });
 // The tests load an instance from 127.0.0.1 alone, with hundreds of connections at once.
 const running = await serve({ port: 0, host: "127.0.0.1", server, handleSignals: false, maxConnectionsPerAddress: 1000 });
 

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import pg from "pg";
 import { inject } from "vitest";
 
-export { INSTALL_HINT, type PostgresCluster, postgresBinDir, startPostgres } from "./postgresCluster.js";
+export { type PostgresCluster, startPostgres } from "./postgresCluster.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -26,7 +26,7 @@ declare module "vitest" {
  * cluster (started on the first call of the run).
  *
  * @returns A `postgres://` URL.
- * @throws Error with {@link INSTALL_HINT} when there is no PostgreSQL to run.
+ * @throws Error with postgresCluster.ts's `INSTALL_HINT` when there is no PostgreSQL to run.
  */
 export async function postgresUrl(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;

@@ -374,6 +374,86 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.findClaimedTask(userId, "k ✓", T0)).toEqual(accepted(draft, 993));
       });
 
+      it("S8, S13: what a caller changes in its draft or in a record it read changes nothing stored", async () => {
+        const { userId, apiKeyId, key } = await account(100);
+        const asset = `ast_${hex(8)}`;
+        await store.putAsset(asset, userId);
+        const request = sampleRequest({ imageCount: 2, inputAssetIds: [asset] });
+        const draft = sampleDraft(userId, [12, 13], { request, referenceCount: 1 });
+        const claim = claimOf(draft);
+        const committed = structuredClone(accepted(draft, 75));
+        const result = await store.commitTask({ task: draft, apiKeyId, claim, assetIds: [asset] }, T0);
+        const tasks = [
+          result.ok ? result.task : undefined,
+          await store.getTask(draft.id),
+          await store.findClaimedTask(userId, claim.key, T0),
+        ];
+        const ledger = (await store.ledger(userId)) as LedgerRecord[];
+        const keyRecords = [
+          await store.getApiKey(apiKeyId),
+          await store.findApiKeyByHash(key.hash),
+          (await store.findCaller(key.hash))?.key,
+        ];
+        const user = (await store.getUser(userId)) as { balance: number };
+        // A record read back may be one that cannot be changed (the change throws) or a copy of the store's.
+        const change = (edit: () => void) => {
+          try {
+            edit();
+          } catch (error) {
+            expect(error).toBeInstanceOf(TypeError);
+          }
+        };
+        type Writable = {
+          prompt: string;
+          inputAssetIds: string[];
+          jobCredits: number[];
+          jobStatus: string[];
+          totalCredits: number;
+        };
+        // The draft stays the caller's to change: a store keeps a copy, and leaves the draft as it was.
+        request.prompt = "changed";
+        request.inputAssetIds.push("ast_2");
+        (draft.jobCredits as number[])[0] = 1;
+        for (const task of tasks) {
+          const record = task as unknown as Writable & { request: Writable };
+          change(() => {
+            record.totalCredits = 1;
+          });
+          change(() => {
+            record.request.prompt = "changed";
+          });
+          change(() => record.request.inputAssetIds.push("ast_2"));
+          change(() => {
+            record.jobCredits[0] = 1;
+          });
+          change(() => {
+            record.jobStatus[0] = "failed";
+          });
+        }
+        change(() => ledger.push({ kind: "grant", credits: 5, at: T0 }));
+        change(() => {
+          (ledger[1] as { credits: number }).credits = 1;
+        });
+        for (const keyRecord of keyRecords) {
+          change(() => {
+            (keyRecord as { revoked: boolean }).revoked = true;
+          });
+        }
+        change(() => {
+          user.balance = 1;
+        });
+        expect(await store.getTask(committed.id)).toEqual(committed);
+        expect(await store.findClaimedTask(userId, claim.key, T0)).toEqual(committed);
+        expect(await store.ledger(userId)).toEqual([
+          { kind: "grant", credits: 100, at: T0 },
+          { kind: "debit", credits: 25, at: T0, taskId: committed.id },
+        ]);
+        expect(await store.getApiKey(apiKeyId)).toEqual(key);
+        expect(await store.findCaller(key.hash)).toEqual({ key, multiplier: "1" });
+        expect(await balance(userId)).toBe(75);
+        expect(await store.failJob(committed.id, 0, T0)).toBe(12);
+      });
+
       it("S4: too few credits: insufficient_credits with the balance, and nothing changes; the key stays free", async () => {
         const { userId, apiKeyId } = await account(20);
         const draft = sampleDraft(userId, [11, 11]);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM, CHROMIUM_FLAGS } from "../../scripts/playground-screenshots.js";
-import { type RunningServer, serve, sha256Hex } from "../../src/node/index.js";
+import { type RunningServer, serve } from "../../src/node/index.js";
 import { createReferenceServer } from "../../src/server/index.js";
 
 let pageServer: Server;
@@ -46,7 +46,7 @@ afterAll(async () => {
 
 /** A reference server on its own port (another origin than the page's), with one user and key. */
 async function apiServer(cors: readonly string[] | undefined) {
-  const server = createReferenceServer({ hashApiKey: sha256Hex, ...(cors ? { cors } : {}) });
+  const server = createReferenceServer({ ...(cors ? { cors } : {}) });
   const { userId } = await server.admin.createUser({ credits: 1000 });
   const { key } = await server.admin.createApiKey(userId);
   const r = await serve({ port: 0, server, handleSignals: false });

@@ -3,13 +3,8 @@
  * loaded before the first answer, and loaded again into a durable store without giving twice.
  */
 import { describe, expect, it } from "vitest";
-import {
-  createReferenceServer,
-  type Fixtures,
-  FixturesError,
-  type Store,
-  StoreUnavailableError,
-} from "../../src/server/index.js";
+import { createReferenceServer, type Fixtures, FixturesError, StoreUnavailableError } from "../../src/server/index.js";
+import type { Store } from "../../src/store/store.js";
 import { BASE, errorOf, makeStore, wrapStore } from "../server/helpers.js";
 
 const ALICE_KEY = "ck_test_alice_0000000000000001";

@@ -4,7 +4,8 @@
  */
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { describe, expect, it } from "vitest";
-import { createAdminOpenApiDocument, createOpenApiDocument } from "../../src/server/index.js";
+import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
+import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 import { makeServer } from "../server/helpers.js";
 
 async function lint(document: unknown) {

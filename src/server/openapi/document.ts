@@ -1,224 +1,188 @@
 /**
- * The OpenAPI 3.1 document of the four endpoints, built from the answers' schemas converted to JSON
- * Schema ahead of time (src/generated/jsonSchemas.ts), so document and handlers cannot drift apart
- * and the converter is not needed at run time.
+ * The OpenAPI 3.1 document of the service's four endpoints, and the one function that folds a table
+ * of operations, the converted schemas (src/generated/jsonSchemas.ts) and the examples into a document.
  */
 import { JSON_SCHEMAS } from "../../generated/jsonSchemas.js";
 import { catalog as builtIn } from "../../models/catalog.js";
-import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../../models/lists.js";
+import { LIMITS } from "../../models/lists.js";
 import type { Catalog } from "../../models/modelSpec.js";
 import { SERVER_ERRORS } from "../errors.js";
-import { type Examples, serviceExamples } from "./examples.js";
+import { createExamples, EXAMPLE_IDS } from "./examples.js";
 
 /** A JSON object (the document is plain JSON). */
 export type OpenApiDocument = { openapi: "3.1.0"; [key: string]: unknown };
 
-/** A JSON object of a document. @internal */
-export type JsonObject = Record<string, unknown>;
-
-/** A converted schema as a new object, without the draft-07 `$schema` (OpenAPI 3.1 names its own dialect). */
-function jsonSchema(name: keyof typeof JSON_SCHEMAS): JsonObject {
-  // Trimming, de-duplication and cross-field checks have no JSON Schema form; they are documented
-  // in the descriptions below and enforced by the server.
-  const out = structuredClone(JSON_SCHEMAS[name]) as JsonObject;
-  delete out.$schema;
-  return out;
-}
-
-/** Adds to a property what valibot's pipes (trim, then a list) do not carry over. */
-function refine(schema: JsonObject, extra: Record<string, JsonObject>): JsonObject {
-  const properties = schema.properties as Record<string, JsonObject>;
-  for (const [name, more] of Object.entries(extra)) properties[name] = { ...properties[name], ...more };
-  return { ...schema, additionalProperties: false };
-}
-
-/** A reference to a component schema. @internal */
-export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-
-/** A quote answer's schema, its `nextChange` named once as a component so that clients get one type for it. */
-function quoteSchema(name: "pricedQuote" | "unpricedQuote"): JsonObject {
-  const out = jsonSchema(name);
-  (out.properties as Record<string, unknown>).nextChange = ref("NextChange");
-  return out;
-}
-/** A JSON body of a component schema, with its examples (every body of both documents has some). @internal */
-export const jsonContent = (name: string, examples?: Examples) => ({
-  "application/json": examples ? { schema: ref(name), examples } : { schema: ref(name) },
-});
-const errorResponse = (description: string, examples: Examples) => ({ description, content: jsonContent("Error", examples) });
-const codesOf = (status: number) =>
-  Object.entries(SERVER_ERRORS)
-    .filter(([, s]) => s === status)
-    .map(([code]) => `\`${code}\``)
-    .join(", ");
-
-const ERRORS: Record<number, string> = {
-  400: "Invalid JSON or request",
-  401: "Missing, malformed, unknown or revoked API key",
-  402: "Too few credits; nothing was charged",
-  409: "The idempotencyKey was used with a different request",
-  413: "Body over the size limit",
-  415: "Body is not application/json",
-  503: "The store cannot be reached; nothing was charged. Retry after the Retry-After header's seconds",
-};
-/** The `Retry-After` header of a 429 or 503. @internal */
-export const RETRY_AFTER = {
-  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
-};
-/** The error answers of an endpoint, by status, each with its examples. */
-const errors = (examples: Record<string, Examples>): JsonObject =>
-  Object.fromEntries(
-    Object.entries(examples).map(([s, byCode]) => {
-      const response = errorResponse(`${ERRORS[Number(s)]} (${codesOf(Number(s))}).`, byCode);
-      return [s, s === "503" ? { ...response, headers: RETRY_AFTER } : response];
-    }),
-  );
-/** The 503 of an endpoint that prices: it also covers a price history whose first catalog is still ahead (P8). */
-const pricingUnavailable = (examples: Examples): JsonObject => ({
-  "503": {
-    ...errorResponse(
-      `The store cannot be reached, or no catalog is in force yet (a price history whose first catalog is still ahead); nothing was charged. Retry after the Retry-After header's seconds (${codesOf(503)}).`,
-      examples,
-    ),
-    headers: RETRY_AFTER,
-  },
-});
-
-/** The package's license, as both documents state it. */
-export const LICENSE = { name: "MIT", identifier: "MIT" };
+type JsonObject = Record<string, unknown>;
 
 /**
- * Where the documents' paths are: the server that serves them, whatever its address (a relative
- * URL resolves against the document's own), and the default address of `imagegen-pricing serve`.
+ * One operation as a row: what it takes and answers, by component name, and the error codes it can
+ * answer with. A body ending in `?` may be left out; `more` adds parameters, and headers to the answer.
+ * @internal
  */
-export const SERVERS = [
-  { url: "/", description: "The server that serves this document." },
-  { url: "http://127.0.0.1:8787", description: "imagegen-pricing serve (and npm start) on its default address." },
+export type Operation = readonly [
+  route: string,
+  operationId: string,
+  summary: string,
+  answer: readonly [status: number, schema: string],
+  errors: readonly string[],
+  body?: string | undefined,
+  more?: { parameters?: JsonObject[]; headers?: JsonObject },
+];
+
+/** What a document is made of besides its operations. */
+type DocumentParts = {
+  info: { title: string; version: string; description: string };
+  /** The bearer scheme's name and what it takes. */
+  auth: readonly [name: string, description: string];
+  schemas: Readonly<Record<string, unknown>>;
+  /** The examples' catalog. */
+  catalog: Catalog;
+  /** Each error code's status. */
+  statuses: Readonly<Record<string, number>>;
+};
+
+const RETRY_AFTER = {
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
+};
+
+/**
+ * Folds operations into an OpenAPI 3.1 document: each body and answer refers to its component with
+ * its example; each error status lists its codes with one example of each, written once under
+ * `components.responses` unless it holds the operation's own `invalid_request`; each `{name}` of a
+ * path is a parameter whose example is the examples' id.
+ *
+ * @param parts - The document's info, authentication, components, examples' catalog and error statuses.
+ * @param operations - Its operations.
+ * @returns A plain JSON document.
+ * @internal
+ */
+export function foldDocument(parts: DocumentParts, operations: readonly Operation[]): OpenApiDocument {
+  const { bodies, failure } = createExamples(parts.catalog);
+  const content = (schema: string, example: unknown) => ({
+    "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, ...(example as JsonObject) },
+  });
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  const shared: Record<string, JsonObject> = {};
+  const statusOf = (code: string) => {
+    const status = parts.statuses[code];
+    if (status === undefined) throw new RangeError(`No status for the error code "${code}".`);
+    return status;
+  };
+  for (const [route, operationId, summary, [status, answer], errors, body, more = {}] of operations) {
+    const [method = "", path = ""] = route.split(" ");
+    const responses: JsonObject = {
+      [status]: { description: summary, headers: more.headers, content: content(answer, bodies[answer]) },
+    };
+    for (const at of new Set(errors.map(statusOf))) {
+      const codes = errors.filter((code) => statusOf(code) === at);
+      const examples = Object.fromEntries(codes.map((code) => [code, { value: failure(code, operationId) }]));
+      const headers = at === 429 || at === 503 ? RETRY_AFTER : undefined;
+      const response = {
+        description: codes.map((code) => `\`${code}\``).join(", "),
+        headers,
+        content: content("Error", { examples }),
+      };
+      // An answer that is the same for every operation is written once, under components.responses.
+      const name = codes.includes("invalid_request") ? undefined : codes.join("-");
+      if (name) shared[name] = response;
+      responses[at] = name ? { $ref: `#/components/responses/${name}` } : response;
+    }
+    const ids = [...path.matchAll(/\{(\w+)\}/g)].map(([, name = ""]) => {
+      const id = EXAMPLE_IDS[name as keyof typeof EXAMPLE_IDS];
+      return { name, in: "path", required: true, schema: { type: "string", pattern: `^${id.split("_")[0]}_` }, example: id };
+    });
+    const parameters = [...ids, ...(more.parameters ?? [])];
+    const name = body?.replace("?", "");
+    const requestBody = name ? { required: !body?.endsWith("?"), content: content(name, bodies[name]) } : undefined;
+    paths[path] = {
+      ...paths[path],
+      [method.toLowerCase()]: {
+        summary,
+        operationId,
+        parameters: parameters.length > 0 ? parameters : undefined,
+        requestBody,
+        responses,
+      },
+    };
+  }
+  const [scheme, description] = parts.auth;
+  // Through JSON: a document is plain JSON, without the undefined members left above.
+  return JSON.parse(
+    JSON.stringify({
+      openapi: "3.1.0",
+      info: {
+        ...parts.info,
+        description: `${parts.info.description} Every failure is { error: { message, code, param?, issues?, requestId } }.`,
+        license: { name: "MIT", identifier: "MIT" },
+      },
+      servers: [
+        { url: "/", description: "The server that serves this document." },
+        { url: "http://127.0.0.1:8787", description: "imagegen-pricing serve (and npm start) on its default address." },
+      ],
+      security: [{ [scheme]: [] }],
+      paths,
+      components: {
+        responses: shared,
+        securitySchemes: { [scheme]: { type: "http", scheme: "bearer", description } },
+        schemas: parts.schemas,
+      },
+    }),
+  ) as OpenApiDocument;
+}
+
+const KEY = ["missing_api_key", "invalid_api_key", "service_unavailable"];
+const BODY = ["invalid_json", "invalid_request", "payload_too_large", "unsupported_media_type", ...KEY];
+const GENERATION = [...BODY, "asset_not_found", "insufficient_credits", "idempotency_key_reused"];
+const KEYED = {
+  parameters: [
+    {
+      name: "Idempotency-Key",
+      in: "header",
+      description: "The idempotency key of a body without idempotencyKey; a body that has one must carry the same key.",
+      required: false,
+      schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyMaxChars },
+    },
+  ],
+  headers: { "Idempotent-Replayed": { description: "The stored answer of an earlier request.", schema: { const: "true" } } },
+};
+
+const OPERATIONS: readonly Operation[] = [
+  [
+    "POST /api/generations",
+    "createGeneration",
+    "Create an image generation task",
+    [202, "GenerationAccepted"],
+    GENERATION,
+    "GenerationRequest",
+    KEYED,
+  ],
+  ["POST /api/pricing/quote", "quotePrice", "Price one image for the caller's account", [200, "Quote"], BODY, "QuoteSpec"],
+  ["GET /api/ping", "ping", "Check connectivity and who authenticated", [200, "Ping"], KEY],
+  ["GET /api/query/credits", "queryCredits", "Read the remaining credits", [200, "Credits"], KEY],
 ];
 
 /**
  * Builds the OpenAPI 3.1 document of the reference server for a catalog.
  *
- * @param catalog - Whose model ids the request schema lists (default: the built-in one).
+ * @param catalog - Whose model ids the request schema lists and whose prices the examples show
+ *   (default: the built-in one).
  * @returns A plain JSON document.
+ * @internal
  */
 export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocument {
-  const generationRequest = refine(jsonSchema("requestInput"), {
-    prompt: { maxLength: LIMITS.promptMaxChars, description: "Trimmed; 1 to 12000 characters (code points)." },
-    modelId: { enum: Object.keys(catalog.models), default: catalog.defaultModelId },
-    generationType: { enum: [...GENERATION_TYPES] },
-    aspectRatio: { enum: [...ASPECT_RATIOS], description: "Default: the model's (9:16). Each model accepts a subset." },
-    resolution: { enum: [...RESOLUTIONS], description: "Default: 1K for the 2.5 models, 2K otherwise; alpha-img2 needs 1K." },
-    quality: { enum: [...QUALITIES] },
-    background: { enum: [...BACKGROUNDS] },
-    inputAssetIds: {
-      maxItems: LIMITS.maxReferences,
-      description: "Trimmed and de-duplicated; required for image-to-image, empty for text-to-image.",
-    },
-    idempotencyKey: {
-      maxLength: LIMITS.idempotencyKeyMaxChars,
-      description: "Trimmed; 1 to 128 characters. The same key with the same request replays the first answer.",
-    },
-  });
-  const quoteSpec = refine(jsonSchema("quoteSpec"), {
-    kind: { description: 'Trimmed. "image" is priced; any other kind quotes credits: null (reason invalid_kind).' },
-    modelId: { description: "Trimmed. An unknown model quotes credits: null (reason unknown_model)." },
-    resolution: { enum: [...RESOLUTIONS], description: "Default: the model's default resolution." },
-    quality: { enum: [...QUALITIES], description: "Default: low." },
-  });
-
-  const ex = serviceExamples(catalog);
-  const secured = (summary: string, operationId: string, rest: JsonObject) => ({ summary, operationId, ...rest });
-
-  return {
-    openapi: "3.1.0",
-    info: {
-      title: "Image generation task service (imagegen-pricing reference server)",
-      version: catalog.version,
-      description:
-        "Creates image generation tasks charged in credits, quotes prices, and reports the balance. " +
-        "Every failure is { error: { message, code, param?, issues?, requestId } }; every response has a Request-Id header.",
-      license: LICENSE,
-    },
-    servers: SERVERS,
-    security: [{ bearerAuth: [] }],
-    paths: {
-      "/api/generations": {
-        post: secured("Create an image generation task", "createGeneration", {
-          parameters: [
-            {
-              name: "Idempotency-Key",
-              in: "header",
-              required: false,
-              description:
-                "The idempotency key of a body without idempotencyKey, checked by the same rules (trimmed; 1 to 128 characters). A body that has idempotencyKey too must carry the same key: different keys are 400 invalid_request with an idempotency_key_mismatch issue at idempotencyKey.",
-              schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyMaxChars },
-            },
-          ],
-          requestBody: { required: true, content: jsonContent("GenerationRequest", ex.generationRequest) },
-          responses: {
-            "202": {
-              description: "Accepted: every job queued, the whole charge debited.",
-              headers: {
-                "Idempotent-Replayed": {
-                  description: "`true` when this is the stored answer of an earlier request with the same idempotencyKey.",
-                  schema: { type: "string", enum: ["true"] },
-                },
-              },
-              content: jsonContent("GenerationAccepted", ex.generationAccepted),
-            },
-            ...errors({ ...ex.generationErrors, ...ex.bodyErrors }),
-            ...pricingUnavailable(ex.pricingUnavailable),
-          },
-        }),
-      },
-      "/api/pricing/quote": {
-        post: secured("Price one output image for the caller's account", "quotePrice", {
-          requestBody: { required: true, content: jsonContent("QuoteSpec", ex.quoteSpec) },
-          responses: {
-            "200": {
-              description:
-                "The price, or credits: null with a reason, from the catalog in force now (catalogVersion); nextChange says when a later catalog already known takes effect.",
-              content: jsonContent("Quote", ex.quote),
-            },
-            ...errors({ ...ex.quoteErrors, ...ex.bodyErrors }),
-            ...pricingUnavailable(ex.pricingUnavailable),
-          },
-        }),
-      },
-      "/api/ping": {
-        get: secured("Check connectivity and who authenticated", "ping", {
-          responses: {
-            "200": { description: "Authenticated.", content: jsonContent("Ping", ex.ping) },
-            ...errors({ ...ex.accountErrors, "503": ex.unavailable }),
-          },
-        }),
-      },
-      "/api/query/credits": {
-        get: secured("Read the remaining credits", "queryCredits", {
-          responses: {
-            "200": { description: "The balance.", content: jsonContent("Credits", ex.credits) },
-            ...errors({ ...ex.accountErrors, "503": ex.unavailable }),
-          },
-        }),
-      },
-    },
-    components: {
-      securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "An API key: ck_live_... or ck_test_..." },
-      },
-      schemas: {
-        GenerationRequest: generationRequest,
-        GenerationAccepted: jsonSchema("generationAccepted"),
-        QuoteSpec: quoteSpec,
-        Quote: { anyOf: [ref("PricedQuote"), ref("UnpricedQuote")] },
-        PricedQuote: quoteSchema("pricedQuote"),
-        UnpricedQuote: quoteSchema("unpricedQuote"),
-        NextChange: jsonSchema("nextChange"),
-        Ping: jsonSchema("ping"),
-        Credits: jsonSchema("credits"),
-        Error: jsonSchema("error"),
-      },
-    },
+  const schemas = structuredClone(JSON_SCHEMAS.service) as Record<string, JsonObject>;
+  // Only the model ids depend on the catalog; lengths in code points and "no other field" (N2, N4,
+  // N13) are checks the conversion cannot see.
+  const request = schemas.GenerationRequest as { properties: Record<string, JsonObject> };
+  request.properties.modelId = { type: "string", enum: Object.keys(catalog.models), default: catalog.defaultModelId };
+  Object.assign(request.properties.prompt ?? {}, { maxLength: LIMITS.promptMaxChars });
+  Object.assign(request.properties.idempotencyKey ?? {}, { maxLength: LIMITS.idempotencyKeyMaxChars });
+  schemas.GenerationRequest = { ...request, additionalProperties: false };
+  const info = {
+    title: "Image generation task service (imagegen-pricing reference server)",
+    version: catalog.version,
+    description: "Creates image generation tasks charged in credits, quotes prices, and reports the balance.",
   };
+  const auth = ["bearerAuth", "An API key: ck_live_... or ck_test_..."] as const;
+  return foldDocument({ info, auth, schemas, catalog, statuses: SERVER_ERRORS }, OPERATIONS);
 }
