@@ -2,21 +2,27 @@
  * PostgreSQL on loopback: accepted generations per second and latency of the reference server on
  * the PostgreSQL store (`serve()` of `<package>/node`, one and two instances on one schema), for one
  * hot user and for 1,000 users, each beside the hand-written baseline of bench/baseline/postgres.ts
- * (a bare node:http handler doing the same work with `pg` in two round trips) on the same database,
+ * (a bare node:http handler with SQL of its own, in two round trips) on the same database, tables,
  * users and load. Statements per accepted generation are counted twice: in each server's driver
  * (every `pool.query`, one round trip each) and, when the database has `pg_stat_statements` (the
- * throwaway cluster loads it), by the database, top-level and inside functions. The servers run in child processes; autocannon runs in this one; every load is bounded in
- * time and in count, and every accepted answer is checked against the tasks the database holds.
+ * throwaway cluster loads it), by the database, top-level and inside functions, during the second
+ * half of each warm-up (counting every nested statement costs the database time, so the measured
+ * loads count top-level statements only, the extension's default). The servers and the database
+ * report their CPU time. The servers run in child processes; autocannon runs in this one; every
+ * load is bounded in time and in count, and every accepted answer is checked against the tasks
+ * the database holds.
  *
- * The database is `BENCH_DATABASE_URL` (a schema of its own, dropped afterwards) or a throwaway
- * cluster from the machine's PostgreSQL binaries with `fsync` on, so that a commit costs what it
- * costs on this machine's disk.
+ * The database is `BENCH_DATABASE_URL` (a schema of its own, dropped afterwards; its settings as
+ * they are) or a throwaway cluster from the machine's PostgreSQL binaries, run with `fsync` on, so
+ * that a commit costs what it costs on this machine's disk, and then again with `fsync` off, where
+ * what is left is the CPU of each accepted generation.
  *
  * Child mode: `bench/postgres.ts child <reference|baseline> <credits>` with `DATABASE_URL` and
  * `BENCH_SCHEMA`; it reports its port over IPC.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
@@ -62,9 +68,43 @@ async function child(kind: Kind, credits: number): Promise<void> {
   process.send?.({ port: running.port });
 }
 
+/**
+ * The CPU time (µs) of a cluster's processes: the postmaster, its children alive, and those it has
+ * reaped (Linux's /proc; NaN elsewhere or for a database of `BENCH_DATABASE_URL`).
+ */
+function clusterCpuUs(postmasterPid: number | undefined): number {
+  if (postmasterPid === undefined) return Number.NaN;
+  const fields = (pid: string) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
+  };
+  try {
+    // utime, stime (and for the postmaster cutime, cstime) in clock ticks of 10 ms.
+    const own = fields(String(postmasterPid));
+    let ticks = (own[11] ?? 0) + (own[12] ?? 0) + (own[13] ?? 0) + (own[14] ?? 0);
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const f = fields(pid);
+        if (f[1] === postmasterPid) ticks += (f[11] ?? 0) + (f[12] ?? 0);
+      } catch {
+        // the process ended meanwhile: the postmaster's reaped time has it
+      }
+    }
+    return ticks * 10_000;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** One scenario's numbers: the reference server and the baseline, medians over rounds. */
 export type PostgresResult = {
   scenario: Scenario;
+  /** The database's `fsync` during these loads. */
+  fsync: string;
   instances: 1 | 2;
   rps: number;
   p50: number;
@@ -86,13 +126,15 @@ export type PostgresResult = {
   /** CPU time of the server processes per accepted generation (µs). */
   cpuUs: number;
   baseCpuUs: number;
+  /** CPU time of the database's processes per accepted generation (µs; NaN when not measured). */
+  dbCpuUs: number;
+  baseDbCpuUs: number;
   rounds: number;
 };
 
 /** What the database was, for the report. */
 export type PostgresSetup = {
   version: string;
-  fsync: string;
   synchronousCommit: string;
   source: string;
   users: number;
@@ -107,6 +149,7 @@ type Run = {
   accepted: number;
   queries: number;
   cpuUs: number;
+  dbCpuUs: number;
   top: number;
   nested: number;
 };
@@ -150,18 +193,21 @@ async function start(kind: Kind, credits: number, connectionString: string, sche
 
 /**
  * Runs the scenarios against the reference server and the baseline, `rounds` times, alternating
- * which goes first.
+ * which goes first: with `fsync` on, then (on the throwaway cluster) with `fsync` off.
  *
  * @param opts.seconds - Measured seconds per load (after `warmup` seconds of the same load).
  * @param opts.connections - Client connections in all (split evenly over the instances).
  * @param opts.maxRequests - The most requests one load may send, whatever the time.
  * @param opts.users - How many users the many-user scenario spreads its requests over.
+ * @param opts.rounds - Rounds with `fsync` on (medians are reported).
+ * @param opts.roundsFsyncOff - Rounds with `fsync` off, on the throwaway cluster only (0: none).
  * @returns The results, and what the database was.
  */
 export async function runPostgres(opts: {
   seconds: number;
   warmup: number;
   rounds: number;
+  roundsFsyncOff: number;
   connections: number;
   maxRequests: number;
   users: number;
@@ -176,14 +222,12 @@ export async function runPostgres(opts: {
   let connectionString = process.env.BENCH_DATABASE_URL;
   let source = "BENCH_DATABASE_URL";
   let destroy = async () => {};
+  let postmasterPid: number | undefined;
   if (!connectionString) {
     const { startPostgres } = await import("../test/support/postgresCluster.js");
     // Durable: every commit is flushed to this machine's disk, as in production.
-    // pg_stat_statements counts every statement, those inside functions too, for the report.
-    const cluster = await startPostgres({
-      durable: true,
-      settings: ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=all"],
-    });
+    const cluster = await startPostgres({ durable: true, settings: ["shared_preload_libraries=pg_stat_statements"] });
+    postmasterPid = Number(readFileSync(`${cluster.dataDir}/postmaster.pid`, "utf8").split("\n")[0]);
     connectionString = cluster.url;
     source = "a throwaway cluster on this machine (initdb, 127.0.0.1, otherwise default settings)";
     destroy = () => cluster.destroy();
@@ -197,9 +241,14 @@ export async function runPostgres(opts: {
       () => sql.query("SELECT pg_stat_statements_reset()").then(() => true),
       () => false,
     );
+    /** A setting of the whole throwaway cluster, taken by each session after its next statement. */
+    const configure = async (name: string, value: string) => {
+      if (postmasterPid === undefined) return;
+      await sql.query(`ALTER SYSTEM SET ${name} = '${value}'`);
+      await sql.query("SELECT pg_reload_conf()");
+    };
     const setup: PostgresSetup = {
       version: await show("server_version"),
-      fsync: await show("fsync"),
       synchronousCommit: await show("synchronous_commit"),
       source,
       users: opts.users,
@@ -281,6 +330,7 @@ export async function runPostgres(opts: {
       const before = await settledCount();
       if (statementStats) await sql.query("SELECT pg_stat_statements_reset()");
       const statsBefore = await statsOf(targets);
+      const dbBefore = clusterCpuUs(postmasterPid);
       const results = await Promise.all(
         targets.map(({ port }) =>
           autocannon({
@@ -307,6 +357,7 @@ export async function runPostgres(opts: {
       // A request still in flight when the load ends may commit without its answer being counted.
       const accepted = (await settledCount()) - before;
       const statsAfter = await statsOf(targets);
+      const dbCpuUs = (clusterCpuUs(postmasterPid) - dbBefore) / accepted;
       // The benchmark's own statements (counting tasks, resetting the counts) are left out.
       const counted = statementStats
         ? (
@@ -335,6 +386,7 @@ export async function runPostgres(opts: {
         accepted,
         queries: (statsAfter.queries - statsBefore.queries) / accepted,
         cpuUs: (statsAfter.cpuUs - statsBefore.cpuUs) / accepted,
+        dbCpuUs,
         top: callsOf(true),
         nested: callsOf(false),
       };
@@ -346,41 +398,62 @@ export async function runPostgres(opts: {
       { scenario: "1,000 users", instances: 1, keys: many },
       { scenario: "1,000 users", instances: 2, keys: many },
     ];
-    const runs = cases.map(() => ({ reference: [] as Run[], baseline: [] as Run[] }));
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const [c, { instances, keys }] of cases.entries()) {
-        const order = round % 2 === 0 ? (["reference", "baseline"] as const) : (["baseline", "reference"] as const);
-        for (const kind of order) {
-          const targets = servers[kind].slice(0, instances);
-          await checkpoint();
-          await load(targets, keys, opts.warmup);
-          runs[c]?.[kind].push(await load(targets, keys, opts.seconds));
+    const results: PostgresResult[] = [];
+    const passes =
+      postmasterPid === undefined
+        ? [{ fsync: await show("fsync"), rounds: opts.rounds }]
+        : [
+            { fsync: "on", rounds: opts.rounds },
+            { fsync: "off", rounds: opts.roundsFsyncOff },
+          ];
+    for (const { fsync, rounds } of passes.filter((pass) => pass.rounds > 0)) {
+      await configure("fsync", fsync);
+      const runs = cases.map(() => ({ reference: [] as Run[], baseline: [] as Run[] }));
+      for (let round = 0; round < rounds; round++) {
+        for (const [c, { instances, keys }] of cases.entries()) {
+          const order = round % 2 === 0 ? (["reference", "baseline"] as const) : (["baseline", "reference"] as const);
+          for (const kind of order) {
+            const targets = servers[kind].slice(0, instances);
+            await checkpoint();
+            // The warm-up's first half lets every session take the counting of nested statements,
+            // its second half is counted; the measured load counts top-level statements only.
+            await configure("pg_stat_statements.track", "all");
+            await load(targets, keys, opts.warmup / 2);
+            const counted = await load(targets, keys, opts.warmup / 2);
+            await configure("pg_stat_statements.track", "top");
+            const measured = await load(targets, keys, opts.seconds);
+            runs[c]?.[kind].push({ ...measured, top: counted.top, nested: counted.nested });
+          }
         }
       }
+      for (const [c, { scenario, instances }] of cases.entries()) {
+        const { reference: r = [], baseline: b = [] } = runs[c] ?? {};
+        const med = (runs: Run[], field: keyof Run) => median(runs.map((x) => x[field]));
+        results.push({
+          scenario,
+          fsync,
+          instances,
+          rps: med(r, "rps"),
+          p50: med(r, "p50"),
+          p99: med(r, "p99"),
+          baseRps: med(b, "rps"),
+          baseP50: med(b, "p50"),
+          baseP99: med(b, "p99"),
+          ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
+          queries: med(r, "queries"),
+          baseQueries: med(b, "queries"),
+          topStatements: med(r, "top"),
+          baseTopStatements: med(b, "top"),
+          nestedStatements: med(r, "nested"),
+          baseNestedStatements: med(b, "nested"),
+          cpuUs: med(r, "cpuUs"),
+          baseCpuUs: med(b, "cpuUs"),
+          dbCpuUs: med(r, "dbCpuUs"),
+          baseDbCpuUs: med(b, "dbCpuUs"),
+          rounds,
+        });
+      }
     }
-    const results = cases.map(({ scenario, instances }, c) => {
-      const { reference: r = [], baseline: b = [] } = runs[c] ?? {};
-      return {
-        scenario,
-        instances,
-        rps: median(r.map((x) => x.rps)),
-        p50: median(r.map((x) => x.p50)),
-        p99: median(r.map((x) => x.p99)),
-        baseRps: median(b.map((x) => x.rps)),
-        baseP50: median(b.map((x) => x.p50)),
-        baseP99: median(b.map((x) => x.p99)),
-        ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
-        queries: median(r.map((x) => x.queries)),
-        baseQueries: median(b.map((x) => x.queries)),
-        topStatements: median(r.map((x) => x.top)),
-        baseTopStatements: median(b.map((x) => x.top)),
-        nestedStatements: median(r.map((x) => x.nested)),
-        baseNestedStatements: median(b.map((x) => x.nested)),
-        cpuUs: median(r.map((x) => x.cpuUs)),
-        baseCpuUs: median(b.map((x) => x.cpuUs)),
-        rounds: opts.rounds,
-      };
-    });
     return { results, setup };
   } finally {
     await Promise.all(children.map(stop));

@@ -1,11 +1,17 @@
 /**
  * The hand-written baseline of the PostgreSQL benchmark: a bare `node:http` handler that accepts a
- * generation with `pg` the way a careful hand-written service would, in two round trips: the API key
- * looked up by its SHA-256 with its user's multiplier (one query), then one statement that claims
- * the idempotency key, debits with a conditional update, checks the key and writes the task, its
- * jobs and the debit entry (`accept_generation` of the store's own schema). It reads the JSON body,
- * prices it from a fixed table by model (no validation, no catalog), and answers 202 with a small
- * JSON body: the least work that gives the same effect on the database.
+ * generation with `pg` the way a careful engineer would write it by hand, in two round trips and
+ * with SQL of its own (it never calls the store's functions), on the store's tables and constraints:
+ *
+ * 1. the API key by its SHA-256, joined with its user's multiplier;
+ * 2. one statement: a CTE that claims the idempotency key (`ON CONFLICT DO NOTHING`), debits with a
+ *    conditional `UPDATE` that re-checks the balance, the multiplier and that the key is not revoked
+ *    as it takes the user's row, and inserts the task, its job and the debit entry. When nothing is
+ *    debited after a claim, no task is inserted and the claim's deferred foreign key fails the
+ *    commit, so a refused request keeps no claim.
+ *
+ * It reads the JSON body, prices it from a fixed table by model (no validation, no catalog), and
+ * answers 202 with a small JSON body: the least work that gives the same effect on the database.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server, type ServerResponse } from "node:http";
@@ -14,7 +20,7 @@ import pg from "pg";
 /**
  * Starts the baseline server on 127.0.0.1, port 0.
  *
- * @param options.connectionString - The database.
+ * @param options.connectionString - The database, as a role that may write the store's tables.
  * @param options.schema - The store's schema (already migrated), holding the benchmark's users and keys.
  * @param options.credits - The charge of one `beta2` image (the price the reference server computes for the benchmark's body).
  * @param options.poolMax - Connections in the pool (the store's default: 10).
@@ -34,10 +40,26 @@ export async function startBaseline(options: {
     text: `SELECT k.id, k.user_id, k.revoked, u.multiplier FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id
       WHERE k.hash = $1`,
   };
-  const commit = {
-    name: "baseline_commit",
-    text: `SELECT outcome, balance FROM ${s}.accept_generation($1, $2, $3, $4, NULL, $5::bigint, $5::bigint, $6::json,
-      true, 0, $7, 'baseline', ARRAY[$8::bigint], $8::bigint, '{}'::text[])`,
+  // $1 user, $2 task, $3 API key id, $4 idempotency key, $5 now (ms), $6 request, $7 multiplier, $8 credits.
+  const accept = {
+    name: "baseline_accept",
+    text: `WITH claim AS (
+        INSERT INTO ${s}.idempotency (user_id, key, task_id) VALUES ($1, $4, $2) ON CONFLICT DO NOTHING RETURNING task_id
+      ), debit AS (
+        UPDATE ${s}.users u SET balance = u.balance - $8, held = u.held + $8, ledger_seq = u.ledger_seq + 1
+        WHERE u.id = $1 AND u.balance >= $8 AND u.multiplier = $7 AND EXISTS (SELECT FROM claim)
+          AND EXISTS (SELECT FROM ${s}.api_keys k WHERE k.id = $3 AND k.user_id = $1 AND NOT k.revoked)
+        RETURNING u.balance, u.ledger_seq
+      ), task AS (
+        INSERT INTO ${s}.tasks (user_id, task_id, created_at_ms, request, client_key, reference_count, multiplier,
+          catalog_version, total_credits, balance_after)
+        SELECT $1, $2, $5, $6, true, 0, $7, 'baseline', $8, d.balance FROM debit d
+      ), job AS (
+        INSERT INTO ${s}.jobs (user_id, task_id, idx, credits) SELECT $1, $2, 0, $8 FROM debit
+      ), entry AS (
+        INSERT INTO ${s}.ledger (user_id, seq, kind, credits, at_ms, task_id) SELECT $1, d.ledger_seq, 'debit', $8, $5, $2 FROM debit d
+      )
+      SELECT d.balance FROM debit d`,
   };
   // The price of one image by model: the benchmark's body is priced like the reference server prices it.
   const prices = new Map<string, number>([["beta2", options.credits]]);
@@ -56,35 +78,24 @@ export async function startBaseline(options: {
         if (!token) return answer(res, 401, { error: { code: "unauthorized" } });
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { idempotencyKey?: string; modelId?: string };
         const credits = prices.get(body.modelId ?? "");
-        if (credits === undefined) return answer(res, 400, { error: { code: "invalid_request" } });
+        if (credits === undefined || body.idempotencyKey === undefined) {
+          return answer(res, 400, { error: { code: "invalid_request" } });
+        }
         const hash = createHash("sha256").update(token, "utf8").digest("hex");
         const key = (
           await pool.query<{ id: string; user_id: string; revoked: boolean; multiplier: string }>({ ...findKey, values: [hash] })
         ).rows[0];
         if (!key || key.revoked) return answer(res, 401, { error: { code: "unauthorized" } });
         const taskId = `task_${randomBytes(8).toString("hex")}`;
-        try {
-          const { rows } = await pool.query<{ outcome: string; balance: string }>({
-            ...commit,
-            values: [
-              key.user_id,
-              taskId,
-              key.id,
-              body.idempotencyKey ?? null,
-              Date.now(),
-              JSON.stringify(body),
-              key.multiplier,
-              credits,
-            ],
-          });
-          const row = rows[0];
-          // Every request of the benchmark has a fresh key: a taken one is a failure the load reports.
-          if (row?.outcome !== "ok") return answer(res, 409, { error: { code: "idempotency_key_taken" } });
-          return answer(res, 202, { taskId, totalCreditCost: credits, balanceAfterCredits: Number(row.balance) });
-        } catch (error) {
-          if ((error as { code?: string }).code === "IG001") return answer(res, 402, { error: { code: "insufficient_credits" } });
-          throw error;
-        }
+        const { rows } = await pool.query<{ balance: string }>({
+          ...accept,
+          values: [key.user_id, taskId, key.id, body.idempotencyKey, Date.now(), JSON.stringify(body), key.multiplier, credits],
+        });
+        // Every request of the benchmark has a fresh key and credits to spare: anything else is a
+        // failure the load reports (a taken key answers no row; a refusal fails the claim's foreign key).
+        const row = rows[0];
+        if (!row) return answer(res, 409, { error: { code: "idempotency_key_taken" } });
+        return answer(res, 202, { taskId, totalCreditCost: credits, balanceAfterCredits: Number(row.balance) });
       })().catch(() => answer(res, 500, { error: { code: "internal_error" } }));
     });
   });

@@ -3,8 +3,8 @@
  * by user id and co-located, the API keys a reference table (copied to every node), and the
  * functions that take a user first delegated to the node that holds that user.
  */
-import { migrationLockKey, quoteSchema } from "./migrations/runner.js";
-import type { PgPool, PgPoolClient } from "./pg.js";
+import { quoteSchema, withMigrationLock } from "./migrations/runner.js";
+import type { PgPool } from "./pg.js";
 
 /**
  * The tables distributed by user id, each after the tables its foreign keys point at (Citus
@@ -43,35 +43,25 @@ const NO_CITUS =
   "shared_preload_libraries = 'citus' on every node; docs/postgres.md, Citus), and the store must connect to the coordinator";
 
 /**
- * Refuses a database without Citus before anything is created in it.
+ * Whether the schema is laid out on Citus (its `users` distributed): a store that connects without
+ * `distributed: true` to a schema laid out before still takes the distributed layout's queries.
  *
  * @param pool - Where the store connects.
- * @returns When the database has the Citus extension.
- * @throws Error naming what to install and where to connect when it has not.
- * @internal
- */
-export async function requireCitus(pool: PgPool): Promise<void> {
-  const { rows } = await pool.query<{ citus: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus",
-  );
-  if (!rows[0]?.citus) throw new Error(NO_CITUS);
-}
-
-/**
- * Whether the schema is laid out on Citus: its `users` table distributed. A store that connects
- * without `distributed: true` to a schema laid out before still takes the distributed layout's
- * queries.
- *
- * @param pool - Where the store connects.
- * @param schema - The (checked) schema name, migrated.
+ * @param schema - The (checked) schema name.
+ * @param requireCitus - Refuse a database without the Citus extension (`distributed: true`, before
+ *   anything is created in it).
  * @returns True when the database has Citus and the schema's `users` is a distributed table.
+ * @throws Error naming what to install and where to connect, when Citus is required and missing.
  * @internal
  */
-export async function isDistributed(pool: PgPool, schema: string): Promise<boolean> {
+export async function isDistributed(pool: PgPool, schema: string, requireCitus = false): Promise<boolean> {
   const { rows } = await pool.query<{ citus: boolean }>(
     "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus",
   );
-  if (!rows[0]?.citus) return false;
+  if (!rows[0]?.citus) {
+    if (requireCitus) throw new Error(NO_CITUS);
+    return false;
+  }
   const { rows: found } = await pool.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [
     `${quoteSchema(schema)}.users`,
   ]);
@@ -91,15 +81,10 @@ export async function isDistributed(pool: PgPool, schema: string): Promise<boole
  */
 export async function distributeSchema(pool: PgPool, schema: string): Promise<string[]> {
   const s = quoteSchema(schema);
-  const lockKey = migrationLockKey(schema);
-  const done: string[] = [];
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    const step = async (what: string, pending: () => Promise<boolean>, apply: () => Promise<unknown>) => {
-      await client.query("BEGIN");
-      try {
-        await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey]);
+  return withMigrationLock(pool, schema, async (client, locked) => {
+    const done: string[] = [];
+    const step = (what: string, pending: () => Promise<boolean>, apply: () => Promise<unknown>) =>
+      locked(async () => {
         // The triggers of jobs and ledger read nothing but their own row (append-only, forward-only),
         // which is what Citus asks of a trigger on a distributed table: they then run on each shard.
         await client.query("SET LOCAL citus.enable_unsafe_triggers = on");
@@ -107,14 +92,7 @@ export async function distributeSchema(pool: PgPool, schema: string): Promise<st
           await apply();
           done.push(what);
         }
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {
-          broken = true;
-        });
-        throw error;
-      }
-    };
+      });
     const undistributed = async (table: string) => {
       const { rows: found } = await client.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [
         `${s}.${table}`,
@@ -161,11 +139,6 @@ export async function distributeSchema(pool: PgPool, schema: string): Promise<st
           ]),
       );
     }
-  } catch (error) {
-    broken = true;
-    throw error;
-  } finally {
-    (client as PgPoolClient).release(broken);
-  }
-  return done;
+    return done;
+  });
 }

@@ -4,22 +4,15 @@
  */
 import { StoreUnavailableError } from "../store/store.js";
 
-/** Node's socket errors that mean the server could not be reached or went away. */
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "EPIPE",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "EHOSTDOWN",
-  "ENETUNREACH",
-  "ENETDOWN",
-  // A Unix socket path that does not exist (the server is stopped).
-  "ENOENT",
-]);
+/**
+ * Node's socket errors that mean the server could not be reached or went away (`ENOENT`: a Unix
+ * socket path that does not exist, the server is stopped).
+ */
+const NETWORK_CODES = new Set(
+  "ECONNREFUSED ECONNRESET ECONNABORTED ETIMEDOUT EPIPE ENOTFOUND EAI_AGAIN EHOSTUNREACH EHOSTDOWN ENETUNREACH ENETDOWN ENOENT".split(
+    " ",
+  ),
+);
 
 /**
  * SQLSTATEs that mean the server is going away, refuses connections for now, or did not finish in

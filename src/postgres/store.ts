@@ -18,7 +18,7 @@ import type {
 } from "../store/store.js";
 import { acceptedTask, MAX_CREDITS, storableId, taskUserId } from "../store/store.js";
 import type { GenerationRequest } from "../types.js";
-import { distributeSchema, isDistributed, requireCitus } from "./citus.js";
+import { distributeSchema, isDistributed } from "./citus.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION } from "./migrations/index.js";
 import { quoteSchema, runMigrations } from "./migrations/runner.js";
@@ -334,7 +334,7 @@ async function migrate(options: PostgresStoreOptions, caller: string): Promise<{
   const onIdleError = () => {};
   pool.on("error", onIdleError);
   try {
-    if (options.distributed === true) await withRetries("looking for Citus", () => requireCitus(pool));
+    if (options.distributed === true) await withRetries("looking for Citus", () => isDistributed(pool, schema, true));
     const applied = await withRetries("migrating the schema", () => runMigrations(pool, schema));
     if (options.distributed === true) await withRetries("distributing the schema", () => distributeSchema(pool, schema));
     return { applied, version: LATEST_VERSION };
@@ -395,11 +395,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     // A literal of one shape, not a spread of the statement: this runs for every statement the
     // store sends (pg reads an absent name or values as undefined, as it reads these).
     ({ name, text, values, query_timeout: queryTimeoutMillis }) as PgQuery;
-  const query = <R extends object>(statement: { name: string; text: string }, values: Values) =>
-    pool.query<R>(timed(statement.name, statement.text, values));
   /** One statement is one transaction: retried whole when it loses a race. */
   const run = <R extends object>(what: string, statement: { name: string; text: string }, values: Values) =>
-    withRetries(what, () => query<R>(statement, values));
+    withRetries(what, () => pool.query<R>(timed(statement.name, statement.text, values)));
 
   /**
    * One transaction on a connection of its own, retried whole when it loses a race. `body` runs its

@@ -2,8 +2,12 @@
  * The distributed layout on a real Citus cluster (`npm run test:citus`): what `distributed: true`
  * makes of the schema, read back from Citus's own catalog, and what a store refuses without Citus.
  */
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { distributeSchema } from "../../src/postgres/citus.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { MIGRATIONS } from "../../src/postgres/migrations/index.js";
+import { runMigrations } from "../../src/postgres/migrations/runner.js";
 import { createReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
@@ -106,6 +110,45 @@ describe("distributed: true on a Citus coordinator", () => {
     const again = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, distributed: true });
     await again.close();
     expect((await db.sql(`SELECT count(*)::int AS n FROM pg_dist_partition`)).rows).toEqual(before.rows);
+  });
+
+  it("S14: a schema laid out at version 7 gets migration 8's accept_generation on every node on its next start", async () => {
+    const older = await withPostgres();
+    const pool = new pg.Pool({ connectionString: older.connectionString, max: 1 });
+    try {
+      // What a package of version 7 left: the schema migrated to 7 and laid out.
+      await runMigrations(
+        pool,
+        older.schema,
+        MIGRATIONS.filter((m) => m.version <= 7),
+      );
+      await distributeSchema(pool, older.schema);
+      const bodies = async () => {
+        const { rows } = await older.sql<{ result: string }>("SELECT result FROM run_command_on_all_nodes($1)", [
+          `SELECT md5(prosrc) FROM pg_proc WHERE oid = '"${older.schema}".accept_generation'::regproc`,
+        ]);
+        return new Set(rows.map((r) => r.result));
+      };
+      const before = await bodies();
+      expect(before.size).toBe(1);
+      const upgraded = await createPostgresStore({
+        connectionString: older.connectionString,
+        schema: older.schema,
+        distributed: true,
+      });
+      await upgraded.close();
+      const after = await bodies();
+      // One body on the coordinator and both workers, and not the one of version 7.
+      expect(after.size).toBe(1);
+      expect([...after][0]).not.toBe([...before][0]);
+      const { rows } = await older.sql<{ nodes: number }>(
+        "SELECT count(*)::int AS nodes FROM run_command_on_all_nodes('SELECT 1')",
+      );
+      expect(rows).toEqual([{ nodes: 3 }]);
+    } finally {
+      await pool.end();
+      await older.drop();
+    }
   });
 
   it("distributed: true on a database without the Citus extension is refused, naming what to do", async () => {

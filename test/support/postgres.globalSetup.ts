@@ -7,20 +7,29 @@ import type { TestProject } from "vitest/node";
 import { startPostgres } from "./postgresCluster.js";
 
 /**
- * Starts a broker that starts a cluster the first time a test file asks for it (`GET /url`),
- * answers every ask with the cluster's URL, and provides the broker's address to the workers.
+ * Starts a broker that starts a cluster the first time a test file asks for it (`GET /url`), or at
+ * once when `eager`, answers every ask with the cluster's URL (or the error that stopped its start),
+ * and provides the broker's address to the workers.
  *
  * @param project - The vitest project, to provide the broker's address to the workers.
  * @param start - Starts the cluster.
  * @param what - The cluster's name in the error when the broker has no port.
+ * @param eager - Start the cluster before any test file runs, so that no file's setup bound pays
+ *   for it (a global setup has no time bound): for a run whose every file needs the cluster.
  * @returns The teardown: closes the broker and removes the cluster, if one was started.
  */
 export async function startClusterBroker(
   project: TestProject,
   start: () => Promise<{ readonly url: string; destroy(): Promise<void> }>,
   what: string,
+  eager = false,
 ): Promise<() => Promise<void>> {
   let cluster: ReturnType<typeof start> | undefined;
+  if (eager) {
+    cluster = start();
+    // A start that fails is answered to each test file, which fails with its message.
+    await cluster.catch(() => {});
+  }
   const server = createServer((request, response) => {
     if (request.url !== "/url") {
       response.writeHead(404).end();

@@ -15,6 +15,7 @@ import * as commitTaskTotal from "./0004_commit_task_total.sql.js";
 import * as distributable from "./0005_distributable.sql.js";
 import * as acceptGeneration from "./0006_accept_generation.sql.js";
 import * as findCaller from "./0007_find_caller.sql.js";
+import * as acceptFewerStatements from "./0008_accept_fewer_statements.sql.js";
 
 /** What a migration's SQL says where the quoted schema name goes. */
 const SCHEMA_PLACEHOLDER = ":schema";
@@ -78,6 +79,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration(5, "0005_distributable.sql.ts", distributable),
   migration(6, "0006_accept_generation.sql.ts", acceptGeneration),
   migration(7, "0007_find_caller.sql.ts", findCaller),
+  migration(8, "0008_accept_fewer_statements.sql.ts", acceptFewerStatements),
 ];
 
 /** The schema version this package brings the database to. */

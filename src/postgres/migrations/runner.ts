@@ -38,7 +38,7 @@ export function quoteSchema(schema: unknown): string {
  * @returns The key, for `pg_advisory_xact_lock($1::bigint)`.
  * @internal
  */
-export function migrationLockKey(schema: string): string {
+function migrationLockKey(schema: string): string {
   const digest = createHash("sha256").update(`imagegen-pricing migrations ${schema}`).digest();
   return digest.readBigInt64BE(0).toString();
 }
@@ -106,26 +106,8 @@ export async function runMigrations(
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<number[]> {
   const s = quoteSchema(schema);
-  const lockKey = migrationLockKey(schema);
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  const applied: number[] = [];
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    const inTransaction = async <T>(work: () => Promise<T>): Promise<T> => {
-      await client.query("BEGIN");
-      try {
-        await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey]);
-        const result = await work();
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {
-          broken = true;
-        });
-        throw error;
-      }
-    };
+  return withMigrationLock(pool, schema, async (client, locked) => {
     // Ids, keys and prompts are Unicode: in another encoding the first emoji would fail a request.
     const { rows: encoding } = await client.query<{ name: string }>("SELECT current_setting('server_encoding') AS name");
     if (encoding[0]?.name !== "UTF8") {
@@ -133,7 +115,7 @@ export async function runMigrations(
         `the database's encoding is ${encoding[0]?.name}; the store needs UTF8 (CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)`,
       );
     }
-    await inTransaction(async () => {
+    await locked(async () => {
       // Looked up first: CREATE ... IF NOT EXISTS would still demand the CREATE privilege, which a
       // role that only uses an existing schema need not have.
       const { rows } = await client.query<{ schema: boolean; table: boolean; checksum: boolean }>(
@@ -160,8 +142,9 @@ export async function runMigrations(
         );
       }
     });
+    const applied: number[] = [];
     for (const migration of migrations) {
-      await inTransaction(async () => {
+      await locked(async () => {
         const current = await checkApplied(client, schema, migrations, latest);
         if (current >= migration.version) return;
         await client.query(migration.sql(s));
@@ -173,13 +156,48 @@ export async function runMigrations(
         applied.push(migration.version);
       });
     }
+    return applied;
+  });
+}
+
+/**
+ * Runs `work` on a connection of its own, destroyed rather than reused when anything fails; `locked`
+ * runs one step of it as a transaction that first takes the schema's migration lock, so instances
+ * that start together do each step once.
+ *
+ * @param pool - Where to connect.
+ * @param schema - The (checked) schema name, whose lock the steps take.
+ * @param work - The steps, given the connection and `locked`.
+ * @returns What `work` returned.
+ * @internal
+ */
+export async function withMigrationLock<T>(
+  pool: Pool,
+  schema: string,
+  work: (client: PoolClient, locked: <R>(step: () => Promise<R>) => Promise<R>) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  const locked = async <R>(step: () => Promise<R>): Promise<R> => {
+    await client.query("BEGIN");
+    try {
+      await client.query("SELECT pg_advisory_xact_lock($1::bigint)", [migrationLockKey(schema)]);
+      const result = await step();
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      // A failed rollback leaves a connection that is destroyed below anyway.
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    }
+  };
+  try {
+    const result = await work(client, locked);
+    client.release();
+    return result;
   } catch (error) {
-    broken = true;
+    client.release(true);
     throw error;
-  } finally {
-    client.release(broken);
   }
-  return applied;
 }
 
 /**
