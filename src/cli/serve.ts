@@ -153,9 +153,9 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
  * @throws StartError: exit code 1 when `pg` is missing or the database cannot be used, 2 for a bad schema name.
  */
 async function openPostgresStore(url: string, schema: string | undefined): Promise<Store> {
-  let module: typeof import("../postgres/index.js");
+  let module: typeof import("../postgres/store.js");
   try {
-    module = await import("../postgres/index.js");
+    module = await import("../postgres/store.js");
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {

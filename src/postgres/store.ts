@@ -70,7 +70,7 @@ const IDLE_TIMEOUT_MS = 10_000;
 /** How long a connection is quiet before TCP keepalive starts probing the peer. */
 const KEEPALIVE_DELAY_MS = 10_000;
 
-/** A {@link Store} on PostgreSQL. */
+/** A {@link Store} on PostgreSQL, as the package's own code and tests see it. */
 export type PostgresStore = Store & {
   /** The schema the store's tables are in. */
   readonly schema: string;
@@ -344,27 +344,7 @@ async function migrate(options: PostgresStoreOptions, caller: string): Promise<{
   }
 }
 
-/**
- * Creates a {@link Store} on PostgreSQL, after creating or upgrading its tables in `schema`.
- *
- * Any number of instances (processes, machines) may use one schema at once: accepting a task and
- * refunding a job are each one transaction, so they never overdraw, never charge an idempotency
- * key twice and never refund a job twice. Races lost to another instance (deadlocks, serialization
- * failures) are retried inside the store, at most 5 runs. When the database cannot be reached or
- * does not answer within the bounds of the options (a stopped server, a silent network), a method
- * rejects with `StoreUnavailableError`, and the connection it used is destroyed, never reused. The
- * pool makes new connections once the database is back.
- *
- * @param options - `connectionString` or `pool` (exactly one), `schema` (default `"imagegen"`), and
- *   the timeouts (`connectionTimeoutMillis` 5000 and `statementTimeoutMillis` 5000 for the store's
- *   own pool, `queryTimeoutMillis` 10000 for any pool).
- * @returns The store, once its schema is up to date; `close()` ends the pool it made.
- * @throws TypeError for a schema name that is not a lowercase identifier, not exactly one of
- *   `connectionString` and `pool`, or a pool's own timeout given with `pool`; RangeError for a
- *   timeout that is not whole milliseconds; StoreUnavailableError when the database cannot be reached;
- *   MigrationChecksumError when a migration the schema applied is not this package's; Error when the
- *   schema is at a version newer than this package.
- */
+/** Opens the store; `createPostgresStore` of the entry, typed with every method of {@link Store}. */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const { schema, pool, ownPool, queryTimeoutMillis } = connect(options, "createPostgresStore", "serve");
   // An idle connection the server drops (a restart, an outage) emits `error` on the pool; without a

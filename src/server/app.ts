@@ -8,7 +8,7 @@ import { cors } from "hono/cors";
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { createMemoryStore } from "../store/memory.js";
-import { type FixtureUserLoad, type Store, StoreUnavailableError } from "../store/store.js";
+import { type FixtureUserLoad, type ReferenceStore, type Store, StoreUnavailableError } from "../store/store.js";
 import { ping, queryCredits, quotePrice } from "./account.js";
 import type { ClientInfo } from "./address.js";
 import { type Admin, addAdminRoutes, createAdmin } from "./admin.js";
@@ -27,16 +27,6 @@ import { serverMessages as m } from "./messages.js";
 
 /** The origins a server lets a page call it from: `"*"` (any) or a list of `scheme://host[:port]` origins. */
 export type CorsOrigins = "*" | readonly string[];
-
-/**
- * Where a reference server keeps its state: what `createPostgresStore()` of `<package>/postgres`
- * returns (a new in-memory store is the default). Its methods are the package's own: a store is
- * not an extension point.
- */
-export type ReferenceStore = {
-  /** Closes what the store holds open (a pool of database connections). */
-  close(): Promise<void>;
-};
 
 /** Options of {@link createReferenceServer}; every one has a default. */
 export type ReferenceServerOptions = {

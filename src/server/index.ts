@@ -6,11 +6,12 @@
  * @module imagegen-pricing/server
  */
 
+export type { ReferenceStore } from "../store/store.js";
 export { StoreUnavailableError } from "../store/store.js";
 export type { ClientInfo } from "./address.js";
 export type { Admin, JobView, LedgerEntry, TaskView, UserView } from "./admin.js";
 export { AdminTokenError } from "./adminToken.js";
-export type { CorsOrigins, ReferenceServer, ReferenceServerOptions, ReferenceStore } from "./app.js";
+export type { CorsOrigins, ReferenceServer, ReferenceServerOptions } from "./app.js";
 export { createReferenceServer } from "./app.js";
 export type { ClockChange, ClockView } from "./clock.js";
 export type { LogEntry, ResponseEvent } from "./context.js";

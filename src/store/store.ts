@@ -198,6 +198,16 @@ export function acceptedTask(task: TaskDraft, balanceAfter: number): TaskRecord 
 }
 
 /**
+ * Where a reference server keeps its state: what `createPostgresStore()` of `<package>/postgres`
+ * returns (a new in-memory store is the default). Its methods are the package's own: a store is
+ * not an extension point.
+ */
+export type ReferenceStore = {
+  /** Closes what the store holds open (a pool of database connections). */
+  close(): Promise<void>;
+};
+
+/**
  * The state of a reference server. Every method returns a Promise; a store that cannot reach its
  * backing service rejects with a {@link StoreUnavailableError}, and then nothing has changed.
  */

@@ -8,9 +8,9 @@ import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { distributeSchema } from "../../src/postgres/citus.js";
-import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { MIGRATIONS } from "../../src/postgres/migrations/index.js";
 import { runMigrations } from "../../src/postgres/migrations/runner.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, recordStatements, withPostgres } from "../support/postgres.js";
 

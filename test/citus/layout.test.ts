@@ -5,9 +5,9 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { distributeSchema } from "../../src/postgres/citus.js";
-import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { MIGRATIONS } from "../../src/postgres/migrations/index.js";
 import { runMigrations } from "../../src/postgres/migrations/runner.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import { createReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";

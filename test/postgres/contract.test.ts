@@ -1,5 +1,5 @@
 import { afterAll } from "vitest";
-import { createPostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore } from "../../src/postgres/store.js";
 import { type PostgresTestDatabase, storeLayout, withPostgres } from "../support/postgres.js";
 import { storeContract } from "../support/storeContract.js";
 

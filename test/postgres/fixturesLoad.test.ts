@@ -3,7 +3,7 @@
  * instances starting together load them once, and a refused load leaves nothing behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import { createReferenceServer, type Fixtures, FixturesError } from "../../src/server/index.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 

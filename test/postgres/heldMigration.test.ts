@@ -3,8 +3,8 @@
  * user's queued jobs, so the bound a grant keeps (S15) counts what version 1 accepted too.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresStore, migratePostgres } from "../../src/postgres/index.js";
 import { MIGRATIONS } from "../../src/postgres/migrations/index.js";
+import { createPostgresStore, migratePostgres } from "../../src/postgres/store.js";
 import { MAX_CREDITS } from "../../src/store/store.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { T0 } from "../support/storeContract.js";

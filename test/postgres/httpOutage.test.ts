@@ -6,7 +6,7 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningServer, serve } from "../../src/node/index.js";
-import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import { createReferenceServer, type LogEntry, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type HttpAnswer, postJson } from "../support/instances.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import type { CommitResult } from "../../src/store/store.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, storeLayout, withPostgres } from "../support/postgres.js";

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, migratePostgres } from "../../src/postgres/index.js";
+import { createPostgresStore, migratePostgres } from "../../src/postgres/store.js";
 import { oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { storeContract } from "../support/storeContract.js";
 

@@ -6,9 +6,10 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, MigrationChecksumError, migratePostgres } from "../../src/postgres/index.js";
+import { MigrationChecksumError } from "../../src/postgres/index.js";
 import { MIGRATIONS, type Migration, migrationChecksum } from "../../src/postgres/migrations/index.js";
 import { runMigrations } from "../../src/postgres/migrations/runner.js";
+import { createPostgresStore, migratePostgres } from "../../src/postgres/store.js";
 import { oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { T0 } from "../support/storeContract.js";
 

@@ -1,7 +1,8 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, migratePostgres, StoreUnavailableError } from "../../src/postgres/index.js";
+import { StoreUnavailableError } from "../../src/postgres/index.js";
 import { LATEST_VERSION, MIGRATIONS } from "../../src/postgres/migrations/index.js";
+import { createPostgresStore, migratePostgres } from "../../src/postgres/store.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { T0 } from "../support/storeContract.js";

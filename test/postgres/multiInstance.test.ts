@@ -4,7 +4,7 @@
  * (S4, S5, S6, S14), and the ledger in SQL afterwards (S13).
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";

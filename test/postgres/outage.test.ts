@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import { type CommitResult, StoreUnavailableError, type TaskDraft } from "../../src/store/store.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { oneShot, type PostgresCluster, startPostgres } from "../support/postgres.js";

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, migratePostgres, type PostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore, migratePostgres, type PostgresStore } from "../../src/postgres/store.js";
 import { createReferenceServer } from "../../src/server/index.js";
 import { lockWaitersQuery, oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 

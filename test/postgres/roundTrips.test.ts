@@ -5,7 +5,7 @@
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore } from "../../src/postgres/store.js";
 import { createReferenceServer } from "../../src/server/index.js";
 import { type PostgresTestDatabase, recordStatements, withPostgres } from "../support/postgres.js";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import { MAX_CREDITS } from "../../src/store/store.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";

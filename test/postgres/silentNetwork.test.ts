@@ -8,7 +8,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, serve } from "../../src/node/index.js";
-import { createPostgresStore, type PostgresStore, StoreUnavailableError } from "../../src/postgres/index.js";
+import { StoreUnavailableError } from "../../src/postgres/index.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import { createReferenceServer, type LogEntry, type ReferenceServer } from "../../src/server/index.js";
 import { type HttpAnswer, postJson } from "../support/instances.js";
 import { type PostgresTestDatabase, reconcileQuery, withPostgres } from "../support/postgres.js";

@@ -8,7 +8,7 @@
  */
 import pg from "pg";
 import { afterAll } from "vitest";
-import { createPostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore } from "../../src/postgres/store.js";
 import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../src/server/index.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import type { Store } from "../../src/store/store.js";

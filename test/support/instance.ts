@@ -12,7 +12,7 @@
  */
 import pg from "pg";
 import { serve } from "../../src/node/index.js";
-import { createPostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore } from "../../src/postgres/store.js";
 import { type Admin, createReferenceServer } from "../../src/server/index.js";
 
 /** An admin call sent to an instance over IPC. */

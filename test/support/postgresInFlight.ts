@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import type { CommitResult } from "../../src/store/store.js";
 import { beforeAllOrFail } from "./beforeAllOrFail.js";
 import { lockWaitersQuery, type PostgresTestDatabase, storeLayout, withPostgres } from "./postgres.js";
