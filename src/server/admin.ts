@@ -7,7 +7,7 @@ import type { Handler, Hono, MiddlewareHandler } from "hono";
 import { safeEcho } from "../echo.js";
 import { show } from "../messages.js";
 import { parseMultiplier } from "../pricing/multiplier.js";
-import { type ApiKeyMode, MAX_CREDITS, type TaskRecord } from "../store/store.js";
+import { type ApiKeyMode, MAX_CREDITS } from "../store/store.js";
 import type { GenerationRequest, Issue } from "../types.js";
 import { generateApiKey, hashApiKey } from "./auth.js";
 import { jsonBody } from "./body.js";
@@ -30,13 +30,7 @@ export type LedgerEntry = {
   jobId?: string;
 };
 
-/**
- * Sums a ledger: what the balance must be (S13).
- *
- * @param entries - A user's entries.
- * @returns granted - debits + refunds.
- * @internal
- */
+/** Sums a ledger, granted - debits + refunds: what the balance must be (S13). @internal */
 export function ledgerBalance(entries: readonly Pick<LedgerEntry, "kind" | "credits">[]): number {
   let balance = 0;
   for (const entry of entries) balance += entry.kind === "debit" ? -entry.credits : entry.credits;
@@ -148,14 +142,7 @@ function checkMultiplier(multiplier: unknown): string {
 /** How many times a fresh random id is drawn again when the store says it is taken. */
 const ID_ATTEMPTS = 3;
 
-/**
- * Creates the admin methods over a server's state.
- *
- * @param ctx - The server.
- * @param controls - The methods of the test-double controls (faults, the request journal).
- * @returns The admin methods.
- * @internal
- */
+/** Creates the admin methods over a server's state, with the test-double controls' methods. @internal */
 export function createAdmin(
   ctx: ServerContext,
   controls: Pick<Admin, "addFault" | "faults" | "removeFault" | "clearFaults" | "requests">,
@@ -165,11 +152,6 @@ export function createAdmin(
     const user = await store.getUser(userId);
     if (!user) throw new AdminError("unknown_user", m.unknown("user", userId));
     return user;
-  };
-  const taskOrThrow = async (taskId: string): Promise<TaskRecord> => {
-    const task = await store.getTask(taskId);
-    if (!task) throw new AdminError("unknown_task", m.unknown("task", taskId));
-    return task;
   };
   /** Stores a new record under a fresh random id, drawing again in the (2^-64) case of a collision. */
   const withFreshId = async (make: () => string, put: (id: string) => Promise<boolean>): Promise<string> => {
@@ -241,7 +223,8 @@ export function createAdmin(
       });
     },
     async task(taskId) {
-      const task = await taskOrThrow(taskId);
+      const task = await store.getTask(taskId);
+      if (!task) throw new AdminError("unknown_task", m.unknown("task", taskId));
       const r = task.request;
       return {
         taskId: task.id,
@@ -457,13 +440,7 @@ const objectOnly: MiddlewareHandler<Env> = async (c, next) => {
 /**
  * Adds the admin API to a server's app: every route behind the admin token's guard, checked after
  * its route and method (404, 405) like the service's, and the admin document at `/admin/openapi.json`.
- *
- * @param app - The server's app.
- * @param guard - The admin token's guard.
- * @param ctx - The server.
- * @param admin - The server's admin methods (asked for at request time).
- * @param controlRoutes - The routes of the test-double controls.
- * @internal
+ * The admin methods are asked for at request time. @internal
  */
 export function addAdminRoutes(
   app: Hono<Env>,
