@@ -82,9 +82,6 @@ export class AnswerLostError extends Error {
   }
 }
 
-const isWhole = (value: unknown, min: number, max: number): value is number =>
-  typeof value === "number" && Number.isInteger(value) && value >= min && value <= max;
-
 const FAULT_FIELDS = ["method", "path", "apiKeyId", "kind", "times", "delayMs", "retryAfterS"];
 
 /**
@@ -128,7 +125,7 @@ function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: fal
     });
   }
   const whole = (name: string, value: unknown, min: number, max: number) => {
-    if (value !== undefined && !isWhole(value, min, max)) {
+    if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= min && value <= max)) {
       issues.push({
         path: name,
         code: `invalid_${name}`,
@@ -321,20 +318,14 @@ const tooManyFaults = () =>
   `At most ${FAULT_LIMITS.maxFaults} faults wait at once; remove some first (DELETE /admin/faults, admin.clearFaults()).`;
 
 /**
- * Makes the controls of a server with an admin token: an empty fault list and journal.
- *
- * @param adminToken - The server's admin token, never shown in the journal even where a UUID would be.
- * @param now - The server's clock, for the journal's `at`.
- * @param maxBodyBytes - The server's body limit, for the body of a request a fault answers.
- * @returns The middleware, the admin methods and routes, and what a reset empties.
- * @internal
+ * Makes the controls of a server with an admin token, an empty fault list and journal: the
+ * middleware, the admin methods and routes, and what a reset empties. @internal
  */
 export function createControls(adminToken: string, now: () => number, maxBodyBytes: number) {
   const faults = createFaultList();
   const journal = createJournal(adminToken, now);
   /** The ends of the answers `delay` faults hold: each at its time, or all at once by `endFaults`. */
   const holds = new Set<() => void>();
-  /** How many times `endFaults` ran. */
   let ended = 0;
   const hold = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -460,12 +451,7 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
   };
 }
 
-/**
- * The control methods of a server without an admin token: each rejects with `controls_off`.
- *
- * @returns The methods.
- * @internal
- */
+/** The control methods of a server without an admin token: each rejects with `controls_off`. @internal */
 export function controlsOff(): ReturnType<typeof createControls>["methods"] {
   const off = async (): Promise<never> => {
     throw new AdminError(
