@@ -34,9 +34,7 @@ export function clientAddress(info: ClientInfo, request: Request): string | unde
 /**
  * The address a client is counted under: an IPv4 address as is (an IPv4-mapped IPv6 one as its
  * IPv4 address), an IPv6 address by its /64 prefix, since one host usually holds a whole /64.
- * A request without an address is counted under `"unknown"`, all such requests together.
- *
- * @internal
+ * A request without an address is counted under `"unknown"`, all such requests together. @internal
  */
 export function addressKey(address: string | undefined): string {
   if (address === undefined || address === "") return "unknown";
