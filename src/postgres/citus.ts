@@ -45,12 +45,8 @@ const NO_CITUS =
 /**
  * Whether the schema is laid out on Citus (its `users` distributed): a store that connects without
  * `distributed: true` to a schema laid out before still takes the distributed layout's queries.
+ * `requireCitus` (`distributed: true`) refuses a database without Citus before anything is created.
  *
- * @param pool - Where the store connects.
- * @param schema - The (checked) schema name.
- * @param requireCitus - Refuse a database without the Citus extension (`distributed: true`, before
- *   anything is created in it).
- * @returns True when the database has Citus and the schema's `users` is a distributed table.
  * @throws Error naming what to install and where to connect, when Citus is required and missing.
  * @internal
  */
@@ -72,10 +68,9 @@ export async function isDistributed(pool: PgPool, schema: string, requireCitus =
  * Lays a migrated schema out on Citus, once: distributes what is not yet distributed, in its own
  * transaction per table or function under the schema's migration lock (an advisory lock of the
  * coordinator, where every migration runs), so instances that start together do each step once.
- * Already distributed tables and functions are left as they are.
+ * Already distributed tables and functions are left as they are. Run on the coordinator, as the
+ * role that owns the schema.
  *
- * @param pool - A pool on the Citus coordinator, as the role that owns the schema.
- * @param schema - The (checked) schema name, migrated to the package's version.
  * @returns The tables and functions this call distributed (empty when the layout was complete).
  * @internal
  */

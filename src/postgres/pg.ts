@@ -86,19 +86,11 @@ export interface PgPool extends PgQueryable {
   end(): Promise<void>;
 }
 
-/** Does this error say that the package `pg` itself could not be found (not a module inside it)? */
-function isPgMissing(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  const code = e?.code;
-  return (
-    (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
-    typeof e?.message === "string" &&
-    /['"]pg['"]/.test(e.message)
-  );
-}
-
+/** Rethrows an error, made the one line {@link PG_MISSING} when the package `pg` itself (not a module inside it) was not found. */
 function missing(error: unknown): never {
-  if (!isPgMissing(error)) throw error;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const notFound = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
+  if (!notFound || typeof message !== "string" || !/['"]pg['"]/.test(message)) throw error;
   const short = new Error(PG_MISSING);
   // Code that loads this entry on demand (the CLI's `serve --database-url`) tells a missing module by
   // its code; not enumerable, so that Node's report of the error stays the one line.

@@ -10,13 +10,10 @@ import { MIGRATIONS, type Migration } from "./index.js";
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * Checks a schema name and returns it double-quoted for SQL.
+ * Checks a schema name and returns it double-quoted for SQL. Only lowercase letters, digits and `_`
+ * (not first) are accepted, at most 63 characters: such a name means the same quoted or not, so
+ * `psql` users find it as they type it.
  *
- * Only lowercase letters, digits and `_` (not first) are accepted, at most 63 characters: such a
- * name means the same quoted or not, so `psql` users find it as they type it.
- *
- * @param schema - The schema name.
- * @returns The name in double quotes.
  * @throws TypeError naming the rule when the name is not such an identifier.
  * @internal
  */
@@ -33,10 +30,6 @@ export function quoteSchema(schema: unknown): string {
 /**
  * The advisory lock key of a schema's migrations: the first 8 bytes of a SHA-256, as a signed
  * 64-bit integer (decimal string), so instances of any version agree on it.
- *
- * @param schema - The schema name.
- * @returns The key, for `pg_advisory_xact_lock($1::bigint)`.
- * @internal
  */
 function migrationLockKey(schema: string): string {
   const digest = createHash("sha256").update(`imagegen-pricing migrations ${schema}`).digest();
@@ -81,9 +74,6 @@ export class MigrationChecksumError extends Error {
   }
 }
 
-/** SQLSTATE insufficient_privilege. */
-const INSUFFICIENT_PRIVILEGE = "42501";
-
 /**
  * Creates the schema if needed, checks every applied migration's checksum, and applies every
  * migration the schema lacks, each in its own transaction that holds the schema's advisory lock:
@@ -91,10 +81,8 @@ const INSUFFICIENT_PRIVILEGE = "42501";
  *
  * A version recorded without a checksum (applied by a package older than checksums) cannot be
  * checked after the fact: it is recorded with this package's checksum, and checked from then on.
+ * Tests give an altered list of migrations.
  *
- * @param pool - Where to run them.
- * @param schema - The (checked) schema name.
- * @param migrations - The migrations, oldest first (tests give an altered list).
  * @returns The versions applied by this call (empty when the schema was up to date).
  * @throws MigrationChecksumError when an applied migration's recorded checksum is not this
  *   package's; Error when the database is not UTF8, or at a version newer than this package knows.
@@ -163,13 +151,7 @@ export async function runMigrations(
 /**
  * Runs `work` on a connection of its own, destroyed rather than reused when anything fails; `locked`
  * runs one step of it as a transaction that first takes the schema's migration lock, so instances
- * that start together do each step once.
- *
- * @param pool - Where to connect.
- * @param schema - The (checked) schema name, whose lock the steps take.
- * @param work - The steps, given the connection and `locked`.
- * @returns What `work` returned.
- * @internal
+ * that start together do each step once. @internal
  */
 export async function withMigrationLock<T>(
   pool: Pool,
@@ -254,7 +236,7 @@ async function ownerOnly<T>(schema: string, change: () => Promise<T>): Promise<T
   try {
     return await change();
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code !== INSUFFICIENT_PRIVILEGE) throw error;
+    if ((error as { code?: unknown } | null)?.code !== "42501") throw error; // insufficient_privilege
     throw new Error(
       `schema ${schema}'s migrations table has no checksums yet, and this role may not record them: ` +
         "run migratePostgres as the role that owns the tables first (docs/postgres.md, Least privilege)",
