@@ -147,11 +147,7 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
   }
 }
 
-/**
- * Opens the PostgreSQL store, loaded only when asked for, so that `pg` stays optional.
- *
- * @throws StartError: exit code 1 when `pg` is missing or the database cannot be used, 2 for a bad schema name.
- */
+/** Opens the PostgreSQL store, loaded only when asked for, so that `pg` stays optional. */
 async function openPostgresStore(url: string, schema: string | undefined): Promise<Store> {
   let module: typeof import("../postgres/store.js");
   try {
@@ -174,12 +170,7 @@ async function openPostgresStore(url: string, schema: string | undefined): Promi
   }
 }
 
-/**
- * Listens over HTTP, the request log of --log told of the answers serve() writes itself too; the
- * signals are left to {@link stopRequested}.
- *
- * @throws StartError naming the port or the address: exit 1 when it is in use or not allowed, 2 for no such address.
- */
+/** Listens over HTTP, the log of --log told of the answers serve() writes itself too; the signals are left to {@link stopRequested}. */
 async function listen(
   server: ReferenceServer,
   { host, port, maxConnectionsPerAddress }: ServeOptions,
@@ -201,12 +192,7 @@ async function listen(
   }
 }
 
-/**
- * Waits until the server should stop: for `stop` when given (a test's), else for SIGINT, SIGTERM
- * or the end of the process that started it.
- *
- * @returns What stopped it, for the last line.
- */
+/** Waits until the server should stop (`stop`, a test's, or SIGINT, SIGTERM or an orphaning), and tells what stopped it. */
 async function stopRequested(stop: Promise<string> | undefined): Promise<string> {
   if (stop) return await stop;
   const watch = whenOrphaned();
@@ -250,7 +236,6 @@ function proc(pid: number, file: "stat" | "comm"): string | undefined {
   }
 }
 
-/** The parent of a process, from /proc. */
 function procParent(pid: number): number | undefined {
   const stat = proc(pid, "stat");
   // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".
@@ -264,8 +249,6 @@ function procParent(pid: number): number | undefined {
  * leave the server running. Its parent id changes when it is re-parented; where the parent is a
  * `sh -c` wrapper (as under npx), the wrapper's own parent is watched too (Linux, from /proc). Not
  * standard input closing: a CI job often gives none. The timer is unref'd and cleared on stop.
- *
- * @returns The promise (of the reason, for the last line) and a function that stops watching.
  */
 function whenOrphaned(): { orphaned: Promise<string>; stop: () => void } {
   const parent = process.ppid;
