@@ -149,16 +149,10 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
 
 /** Opens the PostgreSQL store, loaded only when asked for, so that `pg` stays optional. */
 async function openPostgresStore(url: string, schema: string | undefined): Promise<Store> {
-  let module: typeof import("../postgres/store.js");
-  try {
-    module = await import("../postgres/store.js");
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-      throw new StartError("--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).", 1);
-    }
-    throw error;
-  }
+  const module = await import("../postgres/store.js").catch((error: { code?: unknown }) => {
+    if (error.code !== "ERR_MODULE_NOT_FOUND" && error.code !== "MODULE_NOT_FOUND") throw error;
+    throw new StartError("--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).", 1);
+  });
   try {
     return await module.createPostgresStore({ connectionString: url, ...(schema === undefined ? {} : { schema }) });
   } catch (error) {

@@ -44,15 +44,15 @@ function migrationLockKey(schema: string): string {
 export class MigrationChecksumError extends Error {
   override readonly name = "MigrationChecksumError";
   /** The schema whose `migrations` table recorded it. */
-  readonly schema: string;
+  declare readonly schema: string;
   /** The migration's version. */
-  readonly version: number;
+  declare readonly version: number;
   /** The package's file of that migration, under `src/postgres/migrations/`. */
-  readonly file: string;
+  declare readonly file: string;
   /** The checksum the database recorded when it applied the migration. */
-  readonly recorded: string;
+  declare readonly recorded: string;
   /** The checksum of the package's migration. */
-  readonly expected: string;
+  declare readonly expected: string;
 
   /**
    * Makes the error of a migration applied with other SQL than this package's.
@@ -66,11 +66,7 @@ export class MigrationChecksumError extends Error {
         "A released migration was edited, or the database's record was changed: run a package whose migrations " +
         "are the ones this database applied; a change to the schema belongs in a new migration, never in an edited one",
     );
-    this.schema = mismatch.schema;
-    this.version = mismatch.version;
-    this.file = mismatch.file;
-    this.recorded = mismatch.recorded;
-    this.expected = mismatch.expected;
+    Object.assign(this, mismatch);
   }
 }
 
