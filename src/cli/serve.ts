@@ -15,10 +15,6 @@ import { fixturesRefused, readStartFiles } from "./serveFiles.js";
 import { readServeOptions, type ServeOptions } from "./serveOptions.js";
 import { requestLine, startupSummary, stoppedLine, usersToShow } from "./serveOutput.js";
 
-// Exported from here too: the command's tests read them as part of `serve`.
-export { MAX_FIXTURES_FILE_BYTES } from "./serveFiles.js";
-export { requestLine } from "./serveOutput.js";
-
 /** `--help` text of `serve`. */
 export const SERVE_HELP = `Usage: imagegen-pricing serve [options]
 

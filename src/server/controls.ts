@@ -249,11 +249,10 @@ function idempotencyKeyOf(c: Context<Env>, adminToken: string): string | undefin
   return safeEcho(trimmed, LIMITS.idempotencyKeyMaxChars);
 }
 
-/** The last service requests of one server, newest first, in a ring of {@link JOURNAL_CAPACITY}. */
+/** The last {@link JOURNAL_CAPACITY} service requests of one server, listed newest first. */
 function createJournal(adminToken: string, now: () => number) {
-  const ring: (JournalEntry | undefined)[] = new Array(JOURNAL_CAPACITY);
-  let next = 0;
-  let size = 0;
+  /** Oldest first. */
+  let entries: JournalEntry[] = [];
   const record = (c: Context<Env>, status: number, arrivedAt: number, start: number) => {
     const entry: JournalEntry = {
       requestId: c.get("requestId"),
@@ -268,9 +267,8 @@ function createJournal(adminToken: string, now: () => number) {
     const key = idempotencyKeyOf(c, adminToken);
     if (key !== undefined) entry.idempotencyKey = key;
     if (status === 400) entry.issueCodes = ((c.get("issues") as Issue[] | undefined) ?? []).map((i) => i.code);
-    ring[next] = entry;
-    next = (next + 1) % JOURNAL_CAPACITY;
-    size = Math.min(size + 1, JOURNAL_CAPACITY);
+    entries.push(entry);
+    if (entries.length > JOURNAL_CAPACITY) entries.shift();
   };
   /** Records every request to the service (not under `/admin`) once answered; a lost answer with status 0. */
   const middleware: MiddlewareHandler<Env> = async (c, next) => {
@@ -288,18 +286,9 @@ function createJournal(adminToken: string, now: () => number) {
   };
   return {
     middleware,
-    list(limit: number): JournalEntry[] {
-      const out: JournalEntry[] = [];
-      for (let i = 1; i <= Math.min(limit, size); i++) {
-        const entry = ring[(next - i + JOURNAL_CAPACITY) % JOURNAL_CAPACITY];
-        if (entry) out.push(structuredClone(entry));
-      }
-      return out;
-    },
+    list: (limit: number) => structuredClone(entries.slice(-limit).reverse()),
     clear() {
-      ring.fill(undefined);
-      next = 0;
-      size = 0;
+      entries = [];
     },
   };
 }
