@@ -4,7 +4,7 @@
  * functions that take a user first delegated to the node that holds that user.
  */
 import { quoteSchema, withMigrationLock } from "./migrations/runner.js";
-import type { PgPool } from "./pg.js";
+import type { PgPool, PgQueryable } from "./pg.js";
 
 /**
  * The tables distributed by user id, each after the tables its foreign keys point at (Citus
@@ -58,10 +58,13 @@ export async function isDistributed(pool: PgPool, schema: string, requireCitus =
     if (requireCitus) throw new Error(NO_CITUS);
     return false;
   }
-  const { rows: found } = await pool.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [
-    `${quoteSchema(schema)}.users`,
-  ]);
-  return found.length > 0;
+  return isDistributedTable(pool, `${quoteSchema(schema)}.users`);
+}
+
+/** Whether a table (schema-qualified) is distributed or a reference table. */
+async function isDistributedTable(db: PgQueryable, table: string): Promise<boolean> {
+  const { rows } = await db.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [table]);
+  return rows.length > 0;
 }
 
 /**
@@ -88,12 +91,7 @@ export async function distributeSchema(pool: PgPool, schema: string): Promise<st
           done.push(what);
         }
       });
-    const undistributed = async (table: string) => {
-      const { rows: found } = await client.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [
-        `${s}.${table}`,
-      ]);
-      return found.length === 0;
-    };
+    const undistributed = async (table: string) => !(await isDistributedTable(client, `${s}.${table}`));
     for (const table of REFERENCE_TABLES) {
       await step(
         table,
