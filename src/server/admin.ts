@@ -14,7 +14,7 @@ import { jsonBody } from "./body.js";
 import { type ClockChange, type ClockView, isoInstant } from "./clock.js";
 import type { AdminRoute, Env, ServerContext } from "./context.js";
 import type { FaultInput, FaultView, JournalEntry } from "./controls.js";
-import { AdminError, type AdminErrorCode, type AdminHttpErrorCode, fail, invalidRequest, json } from "./errors.js";
+import { AdminError, type AdminHttpErrorCode, fail, invalidRequest, json } from "./errors.js";
 import { jobId, newId, parseJobId } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
 import { createAdminOpenApiDocument } from "./openapi/admin.js";
@@ -77,7 +77,6 @@ export type Admin = {
   createApiKey(userId: string, options?: { mode?: "live" | "test" }): Promise<{ apiKeyId: string; key: string }>;
   /** Revokes a key; revoking it again does nothing. A request already in flight with it is not charged. */
   revokeApiKey(apiKeyId: string): Promise<void>;
-  /** Adds an asset owned by a user. */
   createAsset(userId: string): Promise<{ assetId: string }>;
   /** Sets a user's price multiplier (P4); tasks already accepted keep their charges (S7). */
   setPriceMultiplier(userId: string, multiplier: string | number): Promise<void>;
@@ -85,7 +84,6 @@ export type Admin = {
   grantCredits(userId: string, credits: number): Promise<void>;
   /** Fails a job and refunds its stored charge, once (S6). */
   failJob(jobId: string): Promise<{ refundedCredits: number }>;
-  /** A user's balance. */
   balance(userId: string): Promise<number>;
   /** A user's balance and multiplier. */
   user(userId: string): Promise<UserView>;
@@ -93,7 +91,6 @@ export type Admin = {
   ledger(userId: string): Promise<LedgerEntry[]>;
   /** A task as stored (S8). */
   task(taskId: string): Promise<TaskView>;
-  /** A job. */
   job(jobId: string): Promise<JobView>;
   /**
    * Empties the state (users, keys, assets, tasks, jobs, ledger) and loads the fixtures the server
@@ -118,7 +115,6 @@ export type Admin = {
   faults(): Promise<FaultView[]>;
   /** Removes a fault (`unknown_fault` when there is none). */
   removeFault(faultId: string): Promise<void>;
-  /** Removes every fault. */
   clearFaults(): Promise<{ removed: number }>;
   /** The last requests to the service's endpoints, newest first (`limit` 1 to 1000, default 100). Needs an admin token. */
   requests(options?: { limit?: number }): Promise<JournalEntry[]>;
@@ -282,14 +278,6 @@ const multiplier: FieldCheck = (value) =>
 const mode: FieldCheck = (value) =>
   value === "live" || value === "test" ? undefined : { code: "invalid_mode", message: m.invalidMode(value) };
 
-/** The field an admin method's bad-argument code is about. */
-const FIELD_OF: Partial<Record<AdminErrorCode, string>> = {
-  invalid_credits: "credits",
-  credits_too_large: "credits",
-  invalid_multiplier: "multiplier",
-  invalid_mode: "mode",
-};
-
 /** Every issue of a body against a route's fields: unknown, missing and invalid ones. */
 function fieldIssues(body: Json, fields: Fields): Issue[] {
   const names = Object.keys(fields);
@@ -330,8 +318,9 @@ function run(fields: Fields, method: (id: string, body: Json) => Promise<[status
       return json(c, status, JSON.stringify(answer));
     } catch (error) {
       if (!(error instanceof AdminError)) throw error;
-      const field = FIELD_OF[error.code];
-      if (field !== undefined) return invalidRequest(c, [{ path: field, code: error.code, message: error.message }]);
+      // The fields were checked above: only a grant's sum can still be refused for its field.
+      if (error.code === "credits_too_large")
+        return invalidRequest(c, [{ path: "credits", code: error.code, message: error.message }]);
       return fail(c, { code: error.code as AdminHttpErrorCode, message: error.message });
     }
   };
