@@ -333,7 +333,10 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
      */
     admit(req: IncomingMessage, res: ServerResponse): boolean {
       if (answeredSockets.has(req.socket)) return false;
-      const hosts = req.headersDistinct.host?.length ?? 0;
+      // Counted in the raw headers: `headersDistinct` would build an object of every header.
+      let hosts = 0;
+      const raw = req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).length === 4 && raw[i]?.toLowerCase() === "host") hosts++;
       if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) return true;
       const message =
         hosts === 0 ? "An HTTP/1.1 request must carry a Host header." : "A request must carry one Host header, not several.";

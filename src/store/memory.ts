@@ -65,8 +65,8 @@ const copyTask = (task: TaskRecord): StoredTask => ({
  */
 export function createMemoryStore(): Store {
   const users = new Map<string, MutableUser>();
-  // Key records and tasks are copied on the way in and out; ledger entries are made here, and
-  // copied on the way out.
+  // Tasks are copied on the way in and out, key records on the way in; ledger entries are made
+  // here, and copied on the way out.
   const keysById = new Map<string, ApiKeyRecord>();
   const keysByHash = new Map<string, ApiKeyRecord>();
   /** Each asset's owner. */
@@ -74,7 +74,8 @@ export function createMemoryStore(): Store {
   const tasks = new Map<string, StoredTask>();
 
   const addKey = (key: ApiKeyRecord): void => {
-    const record = { ...key };
+    // Frozen, and replaced rather than changed: handed out as it is, with no copy per request.
+    const record = Object.freeze({ ...key });
     keysById.set(record.id, record);
     keysByHash.set(record.hash, record);
   };
@@ -96,7 +97,6 @@ export function createMemoryStore(): Store {
     const claim = user?.claims.get(key);
     return claim && claim.expiresAt > now ? tasks.get(claim.taskId) : undefined;
   };
-  const keyView = (key: ApiKeyRecord | undefined) => key && { ...key };
   const taskView = (task: StoredTask | undefined) => task && copyTask(task);
 
   /**
@@ -177,15 +177,15 @@ export function createMemoryStore(): Store {
       return true;
     },
     async findApiKeyByHash(hash) {
-      return keyView(keysByHash.get(hash));
+      return keysByHash.get(hash);
     },
     async findCaller(hash) {
       const key = keysByHash.get(hash);
       const user = key && users.get(key.userId);
-      return user && { key: { ...key }, multiplier: user.multiplier };
+      return user && key && { key, multiplier: user.multiplier };
     },
     async getApiKey(apiKeyId) {
-      return keyView(keysById.get(apiKeyId));
+      return keysById.get(apiKeyId);
     },
     async revokeApiKey(apiKeyId) {
       const key = keysById.get(apiKeyId);
