@@ -3,12 +3,9 @@
  * ledger), behind one asynchronous interface that the in-memory store and the PostgreSQL store
  * both implement.
  *
- * The charging flow depends on two methods being atomic: {@link Store.commitTask} (answer a live
- * idempotency claim with its task or claim the key, check the references and the multiplier,
- * re-check the API key, debit, store the task and its ledger entry) and
- * {@link Store.failJob} (refund a queued job exactly once). The in-memory store runs each with no
- * `await` inside; a database store runs each as one transaction. Every other method is a single
- * read or write.
+ * The charging flow depends on {@link Store.commitTask} and {@link Store.failJob} being atomic:
+ * the in-memory store runs each with no `await` inside, a database store as one transaction. Every
+ * other method is a single read or write.
  */
 import type { GenerationRequest } from "../types.js";
 
