@@ -77,6 +77,7 @@ export type Admin = {
   createApiKey(userId: string, options?: { mode?: "live" | "test" }): Promise<{ apiKeyId: string; key: string }>;
   /** Revokes a key; revoking it again does nothing. A request already in flight with it is not charged. */
   revokeApiKey(apiKeyId: string): Promise<void>;
+  /** Adds an asset owned by a user. */
   createAsset(userId: string): Promise<{ assetId: string }>;
   /** Sets a user's price multiplier (P4); tasks already accepted keep their charges (S7). */
   setPriceMultiplier(userId: string, multiplier: string | number): Promise<void>;
@@ -84,6 +85,7 @@ export type Admin = {
   grantCredits(userId: string, credits: number): Promise<void>;
   /** Fails a job and refunds its stored charge, once (S6). */
   failJob(jobId: string): Promise<{ refundedCredits: number }>;
+  /** A user's balance. */
   balance(userId: string): Promise<number>;
   /** A user's balance and multiplier. */
   user(userId: string): Promise<UserView>;
@@ -91,6 +93,7 @@ export type Admin = {
   ledger(userId: string): Promise<LedgerEntry[]>;
   /** A task as stored (S8). */
   task(taskId: string): Promise<TaskView>;
+  /** A job. */
   job(jobId: string): Promise<JobView>;
   /**
    * Empties the state (users, keys, assets, tasks, jobs, ledger) and loads the fixtures the server
@@ -115,6 +118,7 @@ export type Admin = {
   faults(): Promise<FaultView[]>;
   /** Removes a fault (`unknown_fault` when there is none). */
   removeFault(faultId: string): Promise<void>;
+  /** Removes every fault. */
   clearFaults(): Promise<{ removed: number }>;
   /** The last requests to the service's endpoints, newest first (`limit` 1 to 1000, default 100). Needs an admin token. */
   requests(options?: { limit?: number }): Promise<JournalEntry[]>;
