@@ -6,15 +6,10 @@
  * `pg` is an optional peer dependency: the core and the server never need it, and this entry needs
  * it at once. ES modules resolve static imports before any code runs, so the ES build loads it with
  * a top-level `await import()` it can catch, and the CommonJS build with a `require` it can catch.
- *
- * @module
  */
 import type * as Pg from "pg";
 
 declare const TSUP_FORMAT: string | undefined;
-
-/** What importing the PostgreSQL entry says when `pg` cannot be found. */
-const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
 
 /** One statement, as the store sends it: a name makes it a prepared statement on each connection. */
 export type PgQuery = {
@@ -86,12 +81,12 @@ export interface PgPool extends PgQueryable {
   end(): Promise<void>;
 }
 
-/** Rethrows an error, made the one line {@link PG_MISSING} when the package `pg` itself (not a module inside it) was not found. */
+/** Rethrows an error, made one short line when the package `pg` itself (not a module inside it) was not found. */
 function missing(error: unknown): never {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const notFound = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
   if (!notFound || typeof message !== "string" || !/['"]pg['"]/.test(message)) throw error;
-  const short = new Error(PG_MISSING);
+  const short = new Error("imagegen-pricing/postgres needs pg 8: npm install pg");
   // Code that loads this entry on demand (the CLI's `serve --database-url`) tells a missing module by
   // its code; not enumerable, so that Node's report of the error stays the one line.
   Object.defineProperty(short, "code", { value: (error as { code: string }).code, enumerable: false });

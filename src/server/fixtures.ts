@@ -282,9 +282,7 @@ function listOf(
     return;
   }
   if (value.length > MAX_ITEMS) problem(path, "too_many", `At most ${MAX_ITEMS} entries; got ${value.length}.`);
-  value.slice(0, MAX_ITEMS).forEach((item, i) => {
-    each(item, `${path}[${i}]`);
-  });
+  for (const [i, item] of value.slice(0, MAX_ITEMS).entries()) each(item, `${path}[${i}]`);
 }
 
 /** What a fixture key's id is derived from besides its hash: no other hash in the package starts so. */

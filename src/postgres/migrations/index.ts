@@ -17,9 +17,6 @@ import * as acceptGeneration from "./0006_accept_generation.sql.js";
 import * as findCaller from "./0007_find_caller.sql.js";
 import * as acceptFewerStatements from "./0008_accept_fewer_statements.sql.js";
 
-/** What a migration's SQL says where the quoted schema name goes. */
-const SCHEMA_PLACEHOLDER = ":schema";
-
 /** One step of the schema: applied once, in its own transaction, in version order. */
 export type Migration = {
   /** 1, 2, 3 ...: the order of application, recorded in the `migrations` table. */
@@ -46,7 +43,7 @@ export function migrationChecksum(text: string): string {
 
 /** Describes a migration given its version, its file and what the file exports. */
 function migration(version: number, file: string, { name, sql: text }: { name: string; sql: string }): Migration {
-  return { version, name, file, text, checksum: migrationChecksum(text), sql: (s) => text.replaceAll(SCHEMA_PLACEHOLDER, s) };
+  return { version, name, file, text, checksum: migrationChecksum(text), sql: (s) => text.replaceAll(":schema", s) };
 }
 
 /**

@@ -7,8 +7,6 @@ import { createHash } from "node:crypto";
 import type { PgPool as Pool, PgPoolClient as PoolClient } from "../pg.js";
 import { MIGRATIONS, type Migration } from "./index.js";
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
 /**
  * Checks a schema name and returns it double-quoted for SQL. Only lowercase letters, digits and `_`
  * (not first) are accepted, at most 63 characters: such a name means the same quoted or not, so
@@ -18,7 +16,7 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
  * @internal
  */
 export function quoteSchema(schema: unknown): string {
-  if (typeof schema !== "string" || !IDENTIFIER.test(schema)) {
+  if (typeof schema !== "string" || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     const shown = typeof schema === "string" ? JSON.stringify(schema.slice(0, 80)) : typeof schema;
     throw new TypeError(
       `schema must be a lowercase SQL identifier (a-z, 0-9 and _, not starting with a digit, 1 to 63 characters); got ${shown}`,
