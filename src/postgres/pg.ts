@@ -81,12 +81,18 @@ export interface PgPool extends PgQueryable {
   end(): Promise<void>;
 }
 
-/** Rethrows an error, made one short line when the package `pg` itself (not a module inside it) was not found. */
+/**
+ * What importing the PostgreSQL entry says when `pg` cannot be found: a constant, so that the source
+ * line Node prints above an uncaught error does not repeat the message.
+ */
+const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
+
+/** Rethrows an error, made the one line {@link PG_MISSING} when the package `pg` itself (not a module inside it) was not found. */
 function missing(error: unknown): never {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const notFound = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
   if (!notFound || typeof message !== "string" || !/['"]pg['"]/.test(message)) throw error;
-  const short = new Error("imagegen-pricing/postgres needs pg 8: npm install pg");
+  const short = new Error(PG_MISSING);
   // Code that loads this entry on demand (the CLI's `serve --database-url`) tells a missing module by
   // its code; not enumerable, so that Node's report of the error stays the one line.
   Object.defineProperty(short, "code", { value: (error as { code: string }).code, enumerable: false });
