@@ -14,11 +14,6 @@ export const CATALOG_OPTIONS = { at: { type: "string" }, ...JSON_AND_HELP } as c
 /**
  * Reads a whole-number argument; anything that is not written as one is a usage error, so that
  * `--refs abc` is caught here while `--refs 99` reaches the pricing rules (and their reason code).
- *
- * @param name - The option, for the message.
- * @param text - What the user typed.
- * @param min - The smallest value accepted.
- * @returns The number.
  */
 export function wholeNumber(name: string, text: string, min: number): number {
   const trimmed = text.trim();
@@ -30,11 +25,7 @@ export function wholeNumber(name: string, text: string, min: number): number {
 
 /**
  * The catalog an `--at` option selects: the history's catalog in force at that instant (P8), or the
- * newest catalog without one.
- *
- * @param at - What the user typed, or `undefined`.
- * @param io - The history to choose from and the clock of `--at now` (defaults: the package's history, `Date.now`).
- * @returns The catalog.
+ * newest catalog without one. `io` may give the history and the clock of `--at now`.
  */
 export function catalogForAt(at: string | undefined, io: Pick<CliIo, "history" | "now">): Catalog {
   const history = io.history ?? catalogHistory;

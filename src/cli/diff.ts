@@ -212,11 +212,7 @@ function render(c: Comparison, names?: readonly [string, string]): string {
   return `${head}: ${count}\n\n${table(["model", "change", "before", "after", "difference"], rows)}`;
 }
 
-/**
- * Runs `diff`: compares two catalog files, or each entry of one history file with the one before.
- *
- * @returns 0 when nothing changed, 1 when something did, 2 on bad arguments or files.
- */
+/** Runs `diff`: compares two catalog files, or each entry of one history file with the one before. */
 export async function runDiff(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: JSON_AND_HELP });
   if (values.help) {

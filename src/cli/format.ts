@@ -19,11 +19,6 @@ function wrapList(text: string, width: number): string[] {
  * Lays rows out as a plain-text table with a header rule, columns padded to their widest cell. With
  * `maxWidth`, the last column is wrapped (after commas) onto continuation lines so that no line is
  * wider, as long as the other columns leave it room.
- *
- * @param header - The column titles.
- * @param rows - The cells, row by row.
- * @param maxWidth - The widest a line may be.
- * @returns The table, lines joined with newlines.
  */
 export function table(header: readonly string[], rows: readonly (readonly string[])[], maxWidth?: number): string {
   const last = header.length - 1;

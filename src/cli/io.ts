@@ -3,13 +3,11 @@ import type { Catalog } from "../index.js";
 
 /** What a command may touch, so that tests run it in-process with fake streams, files and clock. */
 export type CliIo = {
-  /** Writes text to standard output (the caller adds no newline). */
+  /** Writes text to standard output as given (no newline added). */
   out: (text: string) => void;
-  /** Writes text to standard error. */
   err: (text: string) => void;
-  /** Reads a whole file as UTF-8. */
+  /** Read a whole file, and all of standard input, as UTF-8. */
   readFile: (path: string) => Promise<string>;
-  /** Reads all of standard input as UTF-8. */
   readStdin: () => Promise<string>;
   /** The catalog history `--at` chooses from (default: the package's `catalogHistory`). */
   history?: readonly Catalog[];
@@ -47,14 +45,8 @@ export class StartError extends Error {
 export const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim();
 
 /**
- * Reads a JSON file, or standard input for `-`, before anything in it is judged.
- *
- * @param source - A file name, or `-` for standard input.
- * @param io - Where to read.
- * @param Unreadable - The error of a file that cannot be read (default {@link InputError}).
- * @returns The parsed JSON value.
- * @throws `Unreadable` naming the file when it cannot be read; InputError naming it (or standard input)
- *   and where the JSON breaks when it is not JSON.
+ * Reads a JSON file, or standard input for `-`, before anything in it is judged: `Unreadable` when
+ * it cannot be read, InputError saying where the JSON breaks when it is not JSON.
  */
 export async function readJson(
   source: string,

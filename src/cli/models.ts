@@ -1,6 +1,6 @@
 /** The `models` command: what each model of a catalog accepts, as two tables or JSON. */
 import { parseArgs } from "node:util";
-import { type Capabilities, capabilities } from "../index.js";
+import { capabilities } from "../index.js";
 import { CATALOG_OPTIONS, catalogForAt } from "./args.js";
 import { table } from "./format.js";
 import { type CliIo, EXIT } from "./io.js";
@@ -33,9 +33,7 @@ export async function runModels(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const catalog = catalogForAt(values.at, io);
-  const all = Object.keys(catalog.models)
-    .map((id) => capabilities(id, { catalog }))
-    .filter((c): c is Capabilities => c !== undefined);
+  const all = Object.keys(catalog.models).flatMap((id) => capabilities(id, { catalog }) ?? []);
   if (values.json) {
     io.out(`${JSON.stringify(all, null, 2)}\n`);
     return EXIT.ok;

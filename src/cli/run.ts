@@ -47,12 +47,7 @@ function isParseArgsError(error: unknown): error is Error {
   return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
 }
 
-/**
- * Runs the command line on the arguments after the program name; never throws for a user's
- * mistake, and prints where the output belongs.
- *
- * @returns The exit code: 0 done, 1 invalid, not priceable or different, 2 bad arguments or files.
- */
+/** Runs the command line on the arguments after the program name, to its exit code; never throws for a user's mistake. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {

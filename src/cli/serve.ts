@@ -15,10 +15,6 @@ import { fixturesRefused, readStartFiles } from "./serveFiles.js";
 import { readServeOptions, type ServeOptions } from "./serveOptions.js";
 import { requestLine, startupSummary, stoppedLine, usersToShow } from "./serveOutput.js";
 
-// Exported from here too: the command's tests read them as part of `serve`.
-export { MAX_FIXTURES_FILE_BYTES } from "./serveFiles.js";
-export { requestLine } from "./serveOutput.js";
-
 /** `--help` text of `serve`. */
 export const SERVE_HELP = `Usage: imagegen-pricing serve [options]
 
@@ -147,22 +143,12 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
   }
 }
 
-/**
- * Opens the PostgreSQL store, loaded only when asked for, so that `pg` stays optional.
- *
- * @throws StartError: exit code 1 when `pg` is missing or the database cannot be used, 2 for a bad schema name.
- */
+/** Opens the PostgreSQL store, loaded only when asked for, so that `pg` stays optional. */
 async function openPostgresStore(url: string, schema: string | undefined): Promise<Store> {
-  let module: typeof import("../postgres/store.js");
-  try {
-    module = await import("../postgres/store.js");
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-      throw new StartError("--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).", 1);
-    }
-    throw error;
-  }
+  const module = await import("../postgres/store.js").catch((error: { code?: unknown }) => {
+    if (error.code !== "ERR_MODULE_NOT_FOUND" && error.code !== "MODULE_NOT_FOUND") throw error;
+    throw new StartError("--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).", 1);
+  });
   try {
     return await module.createPostgresStore({ connectionString: url, ...(schema === undefined ? {} : { schema }) });
   } catch (error) {
@@ -174,12 +160,7 @@ async function openPostgresStore(url: string, schema: string | undefined): Promi
   }
 }
 
-/**
- * Listens over HTTP, the request log of --log told of the answers serve() writes itself too; the
- * signals are left to {@link stopRequested}.
- *
- * @throws StartError naming the port or the address: exit 1 when it is in use or not allowed, 2 for no such address.
- */
+/** Listens over HTTP, the log of --log told of the answers serve() writes itself too; the signals are left to {@link stopRequested}. */
 async function listen(
   server: ReferenceServer,
   { host, port, maxConnectionsPerAddress }: ServeOptions,
@@ -201,12 +182,7 @@ async function listen(
   }
 }
 
-/**
- * Waits until the server should stop: for `stop` when given (a test's), else for SIGINT, SIGTERM
- * or the end of the process that started it.
- *
- * @returns What stopped it, for the last line.
- */
+/** Waits until the server should stop (`stop`, a test's, or SIGINT, SIGTERM or an orphaning), and tells what stopped it. */
 async function stopRequested(stop: Promise<string> | undefined): Promise<string> {
   if (stop) return await stop;
   const watch = whenOrphaned();
@@ -250,7 +226,6 @@ function proc(pid: number, file: "stat" | "comm"): string | undefined {
   }
 }
 
-/** The parent of a process, from /proc. */
 function procParent(pid: number): number | undefined {
   const stat = proc(pid, "stat");
   // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".
@@ -264,8 +239,6 @@ function procParent(pid: number): number | undefined {
  * leave the server running. Its parent id changes when it is re-parented; where the parent is a
  * `sh -c` wrapper (as under npx), the wrapper's own parent is watched too (Linux, from /proc). Not
  * standard input closing: a CI job often gives none. The timer is unref'd and cleared on stop.
- *
- * @returns The promise (of the reason, for the last line) and a function that stops watching.
  */
 function whenOrphaned(): { orphaned: Promise<string>; stop: () => void } {
   const parent = process.ppid;

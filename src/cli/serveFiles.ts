@@ -108,11 +108,7 @@ type StartFiles = {
 
 /**
  * Reads the fixtures and catalogs files `serve` was given, and checks the fixtures as the server
- * will: a bad file is refused whole, with its first problems named.
- *
- * @param paths - The `--fixtures` and `--catalogs` files, each optional.
- * @returns The fixtures, their users and the price history.
- * @throws StartError naming the file and its problem, with exit code 2.
+ * will: a bad file is refused whole with a StartError (exit code 2), its first problems named.
  */
 export async function readStartFiles(paths: { fixtures: string | undefined; catalogs: string | undefined }): Promise<StartFiles> {
   const fixtures = paths.fixtures === undefined ? undefined : await readJsonFile(paths.fixtures, "fixtures");

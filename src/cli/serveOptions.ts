@@ -9,14 +9,13 @@ import { checkCorsOrigins } from "../server/app.js";
 import { wholeNumber } from "./args.js";
 import { oneLine, StartError } from "./io.js";
 
-/** What `serve` was asked for, every option checked. */
+/** What `serve` was asked for, every option checked, and where the token and the database URL came from. */
 export type ServeOptions = {
   port: number;
   host: string;
   fixtures: string | undefined;
   catalogs: string | undefined;
   adminToken: string | undefined;
-  /** Where the admin token and the database URL came from, for the first lines. */
   adminTokenFrom: "--admin-token" | "IMAGEGEN_ADMIN_TOKEN" | undefined;
   databaseUrlFrom: "--database-url" | "DATABASE_URL" | undefined;
   cors: "*" | string[] | undefined;
@@ -54,14 +53,9 @@ function parseServeArguments(args: string[]) {
 }
 
 /**
- * Reads and checks the options of `serve`; an option wins over its environment variable, and an
- * empty variable counts as unset (`FOO= cmd` is how a shell clears one for a command).
- *
- * @param args - The arguments after `serve`.
- * @param env - Where `DATABASE_URL` and `IMAGEGEN_ADMIN_TOKEN` are read.
- * @param warn - Where a warning line goes (standard error; never a token).
- * @returns The options, or `"help"` for `--help`.
- * @throws StartError or UsageError naming the option and what it accepts (exit code 2).
+ * Reads and checks the options of `serve` (or `"help"`); an option wins over its environment
+ * variable, and an empty variable counts as unset (`FOO= cmd` is how a shell clears one for a
+ * command). A warning line goes to `warn`, never with a token.
  */
 export function readServeOptions(
   args: string[],

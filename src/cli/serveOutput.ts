@@ -49,16 +49,13 @@ export async function usersToShow(
   return { users, counts: { total: fixtureUsers.length, loadedNow: fixtureUsers.length - found.size } };
 }
 
-/** What the start-up summary tells of one start. */
+/** What the start-up summary tells of one start; `demo` when the one user is the demo user made now. */
 type Startup = {
   running: RunningServer;
   options: ServeOptions;
-  /** The price history of `--catalogs`, if any. */
   catalogs: readonly Catalog[] | undefined;
-  /** The users to list, and how many there are. */
   users: ShownUser[];
   counts: { total: number; loadedNow: number };
-  /** Whether the one user is the demo user made now. */
   demo: boolean;
 };
 
@@ -177,13 +174,8 @@ function curlLines(url: string, key: string, assetId: string | undefined): strin
 }
 
 /**
- * A request line of `--log`: never a header or a body, and the path made safe like any echo
- * (`safeEcho`: a key- or token-shaped run is hidden).
- *
- * @param event - The answered request, as the server's `onResponse` tells it.
- * @param json - One JSON object rather than a text line.
- * @returns The line, without its newline.
- * @internal
+ * A request line of `--log`, without its newline: never a header or a body, and the path made safe
+ * like any echo (`safeEcho`: a key- or token-shaped run is hidden). @internal
  */
 export function requestLine(event: ResponseEvent, json: boolean): string {
   // Spaces too become `?`, so that the text line stays split by spaces.

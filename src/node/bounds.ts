@@ -68,10 +68,7 @@ function rawAnswer({ status, headers, body }: { status: number; headers: Record<
   return `${head}\r\n${body}`;
 }
 
-/**
- * The service's JSON error `{ error: { message, code, requestId } }` as a status, headers
- * (lower-case names: a `Request-Id`, `Connection: close`, its `Content-Length`) and body.
- */
+/** The service's JSON error `{ error: { message, code, requestId } }`, sent with `Connection: close`. */
 function errorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}) {
   const requestId = newId.request();
   const status = CONNECTION_ERRORS[code];
@@ -123,13 +120,8 @@ export type ServerStats = {
  * Makes the node:http server of `serve()` within its bounds: Node's timeouts and header limit, the
  * connection caps answered with a JSON 503, a JSON answer with a `Request-Id` for every error
  * Node's parser reports (`clientError`), for `CONNECT`, an unknown `Expect` and an answer whose
- * headers node:http refuses, and `100 Continue` sent only once a handler reads the body.
- *
- * @param report - Told of every answer written here to a request node:http parsed (a 400 without
- *   Host, a 417, a CONNECT, a 500 for a handler's answer that cannot be written).
- * @returns The server, and what `serve()` calls around each request: its admission, its answer,
- *   and the figures.
- * @internal
+ * headers node:http refuses, and `100 Continue` sent only once a handler reads the body. `report`
+ * is told of every answer written here to a request node:http parsed. @internal
  */
 export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent) => void) {
   /**
@@ -188,7 +180,6 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
   const awaitingContinue = new WeakSet<IncomingMessage>();
   /** Open connections by client address (an IPv6 client by its /64). */
   const openByAddress = new Map<string, number>();
-  /** Refused connections lingering by client address. */
   const refusedByAddress = new Map<string, number>();
   const adjust = (counts: Map<string, number>, key: string, by: number) => {
     const next = (counts.get(key) ?? 0) + by;

@@ -4,7 +4,7 @@
  * functions that take a user first delegated to the node that holds that user.
  */
 import { quoteSchema, withMigrationLock } from "./migrations/runner.js";
-import type { PgPool } from "./pg.js";
+import type { PgPool, PgQueryable } from "./pg.js";
 
 /**
  * The tables distributed by user id, each after the tables its foreign keys point at (Citus
@@ -45,12 +45,8 @@ const NO_CITUS =
 /**
  * Whether the schema is laid out on Citus (its `users` distributed): a store that connects without
  * `distributed: true` to a schema laid out before still takes the distributed layout's queries.
+ * `requireCitus` (`distributed: true`) refuses a database without Citus before anything is created.
  *
- * @param pool - Where the store connects.
- * @param schema - The (checked) schema name.
- * @param requireCitus - Refuse a database without the Citus extension (`distributed: true`, before
- *   anything is created in it).
- * @returns True when the database has Citus and the schema's `users` is a distributed table.
  * @throws Error naming what to install and where to connect, when Citus is required and missing.
  * @internal
  */
@@ -62,20 +58,22 @@ export async function isDistributed(pool: PgPool, schema: string, requireCitus =
     if (requireCitus) throw new Error(NO_CITUS);
     return false;
   }
-  const { rows: found } = await pool.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [
-    `${quoteSchema(schema)}.users`,
-  ]);
-  return found.length > 0;
+  return isDistributedTable(pool, `${quoteSchema(schema)}.users`);
+}
+
+/** Whether a table (schema-qualified) is distributed or a reference table. */
+async function isDistributedTable(db: PgQueryable, table: string): Promise<boolean> {
+  const { rows } = await db.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [table]);
+  return rows.length > 0;
 }
 
 /**
  * Lays a migrated schema out on Citus, once: distributes what is not yet distributed, in its own
  * transaction per table or function under the schema's migration lock (an advisory lock of the
  * coordinator, where every migration runs), so instances that start together do each step once.
- * Already distributed tables and functions are left as they are.
+ * Already distributed tables and functions are left as they are. Run on the coordinator, as the
+ * role that owns the schema.
  *
- * @param pool - A pool on the Citus coordinator, as the role that owns the schema.
- * @param schema - The (checked) schema name, migrated to the package's version.
  * @returns The tables and functions this call distributed (empty when the layout was complete).
  * @internal
  */
@@ -93,12 +91,7 @@ export async function distributeSchema(pool: PgPool, schema: string): Promise<st
           done.push(what);
         }
       });
-    const undistributed = async (table: string) => {
-      const { rows: found } = await client.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [
-        `${s}.${table}`,
-      ]);
-      return found.length === 0;
-    };
+    const undistributed = async (table: string) => !(await isDistributedTable(client, `${s}.${table}`));
     for (const table of REFERENCE_TABLES) {
       await step(
         table,

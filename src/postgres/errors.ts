@@ -53,7 +53,6 @@ const codeOf = (error: unknown): string | undefined => {
  * connection or a query timeout after the server committed): a retry with the same idempotency key
  * then finds the task.
  *
- * @param error - What a query or a connection attempt rejected with.
  * @returns `true` for socket errors, connection and query timeouts, statement timeouts, shutdowns
  *   and SQLSTATE class 08.
  * @internal
@@ -68,12 +67,8 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /**
- * Whether an error is a lost race that the store runs the whole transaction again for.
- *
- * @param error - What a query rejected with.
- * @returns `true` for serialization failures, deadlocks, lock timeouts, and a unique violation
- *   of an idempotency claim.
- * @internal
+ * Whether an error is a lost race that the store runs the whole transaction again for: a
+ * serialization failure, a deadlock, a lock timeout, or a unique violation of an idempotency claim. @internal
  */
 export function isTransient(error: unknown): boolean {
   const code = codeOf(error);
@@ -91,12 +86,7 @@ export const MAX_ATTEMPTS = 5;
  * {@link MAX_ATTEMPTS} runs); turns an unreachable database into {@link StoreUnavailableError}.
  *
  * `work` must be one whole transaction: a transient error has rolled it back, so running it again
- * cannot apply anything twice.
- *
- * @param what - What the store was doing, for the error message.
- * @param work - The transaction.
- * @returns What `work` returned.
- * @internal
+ * cannot apply anything twice. `what` names what the store was doing, for the error message. @internal
  */
 export function withRetries<T>(what: string, work: () => Promise<T>): Promise<T> {
   // The first run costs one promise reaction: the loop of `retried` starts only after a failure.

@@ -6,15 +6,10 @@
  * `pg` is an optional peer dependency: the core and the server never need it, and this entry needs
  * it at once. ES modules resolve static imports before any code runs, so the ES build loads it with
  * a top-level `await import()` it can catch, and the CommonJS build with a `require` it can catch.
- *
- * @module
  */
 import type * as Pg from "pg";
 
 declare const TSUP_FORMAT: string | undefined;
-
-/** What importing the PostgreSQL entry says when `pg` cannot be found. */
-const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
 
 /** One statement, as the store sends it: a name makes it a prepared statement on each connection. */
 export type PgQuery = {
@@ -86,19 +81,17 @@ export interface PgPool extends PgQueryable {
   end(): Promise<void>;
 }
 
-/** Does this error say that the package `pg` itself could not be found (not a module inside it)? */
-function isPgMissing(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  const code = e?.code;
-  return (
-    (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
-    typeof e?.message === "string" &&
-    /['"]pg['"]/.test(e.message)
-  );
-}
+/**
+ * What importing the PostgreSQL entry says when `pg` cannot be found: a constant, so that the source
+ * line Node prints above an uncaught error does not repeat the message.
+ */
+const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
 
+/** Rethrows an error, made the one line {@link PG_MISSING} when the package `pg` itself (not a module inside it) was not found. */
 function missing(error: unknown): never {
-  if (!isPgMissing(error)) throw error;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const notFound = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
+  if (!notFound || typeof message !== "string" || !/['"]pg['"]/.test(message)) throw error;
   const short = new Error(PG_MISSING);
   // Code that loads this entry on demand (the CLI's `serve --database-url`) tells a missing module by
   // its code; not enumerable, so that Node's report of the error stays the one line.

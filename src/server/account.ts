@@ -34,9 +34,7 @@ export function queryCredits(ctx: ServerContext): Handler<Env> {
 /**
  * `POST /api/pricing/quote`: a malformed spec is a 400 with issues; a well-formed one is priced by
  * the core's `quote` for the caller's multiplier with the catalog in force now, `credits: null`
- * with a reason when it cannot be priced.
- *
- * @internal
+ * with a reason when it cannot be priced. @internal
  */
 export function quotePrice(ctx: ServerContext): Handler<Env> {
   return async (c) => {

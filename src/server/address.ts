@@ -34,9 +34,7 @@ export function clientAddress(info: ClientInfo, request: Request): string | unde
 /**
  * The address a client is counted under: an IPv4 address as is (an IPv4-mapped IPv6 one as its
  * IPv4 address), an IPv6 address by its /64 prefix, since one host usually holds a whole /64.
- * A request without an address is counted under `"unknown"`, all such requests together.
- *
- * @internal
+ * A request without an address is counted under `"unknown"`, all such requests together. @internal
  */
 export function addressKey(address: string | undefined): string {
   if (address === undefined || address === "") return "unknown";
@@ -48,8 +46,6 @@ export function addressKey(address: string | undefined): string {
   const left = head === "" ? [] : head.split(":");
   const right = tail === undefined || tail === "" ? [] : tail.split(":");
   const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ""))
-    .join(":")}::/64`;
+  const prefix = groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, ""));
+  return `${prefix.join(":")}::/64`;
 }

@@ -7,14 +7,14 @@ import type { Handler, Hono, MiddlewareHandler } from "hono";
 import { safeEcho } from "../echo.js";
 import { show } from "../messages.js";
 import { parseMultiplier } from "../pricing/multiplier.js";
-import { type ApiKeyMode, MAX_CREDITS, type TaskRecord } from "../store/store.js";
+import { type ApiKeyMode, MAX_CREDITS } from "../store/store.js";
 import type { GenerationRequest, Issue } from "../types.js";
 import { generateApiKey, hashApiKey } from "./auth.js";
 import { jsonBody } from "./body.js";
 import { type ClockChange, type ClockView, isoInstant } from "./clock.js";
 import type { AdminRoute, Env, ServerContext } from "./context.js";
 import type { FaultInput, FaultView, JournalEntry } from "./controls.js";
-import { AdminError, type AdminErrorCode, type AdminHttpErrorCode, fail, invalidRequest, json } from "./errors.js";
+import { AdminError, type AdminHttpErrorCode, fail, invalidRequest, json } from "./errors.js";
 import { jobId, newId, parseJobId } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
 import { createAdminOpenApiDocument } from "./openapi/admin.js";
@@ -30,13 +30,7 @@ export type LedgerEntry = {
   jobId?: string;
 };
 
-/**
- * Sums a ledger: what the balance must be (S13).
- *
- * @param entries - A user's entries.
- * @returns granted - debits + refunds.
- * @internal
- */
+/** Sums a ledger, granted - debits + refunds: what the balance must be (S13). @internal */
 export function ledgerBalance(entries: readonly Pick<LedgerEntry, "kind" | "credits">[]): number {
   let balance = 0;
   for (const entry of entries) balance += entry.kind === "debit" ? -entry.credits : entry.credits;
@@ -148,14 +142,7 @@ function checkMultiplier(multiplier: unknown): string {
 /** How many times a fresh random id is drawn again when the store says it is taken. */
 const ID_ATTEMPTS = 3;
 
-/**
- * Creates the admin methods over a server's state.
- *
- * @param ctx - The server.
- * @param controls - The methods of the test-double controls (faults, the request journal).
- * @returns The admin methods.
- * @internal
- */
+/** Creates the admin methods over a server's state, with the test-double controls' methods. @internal */
 export function createAdmin(
   ctx: ServerContext,
   controls: Pick<Admin, "addFault" | "faults" | "removeFault" | "clearFaults" | "requests">,
@@ -165,11 +152,6 @@ export function createAdmin(
     const user = await store.getUser(userId);
     if (!user) throw new AdminError("unknown_user", m.unknown("user", userId));
     return user;
-  };
-  const taskOrThrow = async (taskId: string): Promise<TaskRecord> => {
-    const task = await store.getTask(taskId);
-    if (!task) throw new AdminError("unknown_task", m.unknown("task", taskId));
-    return task;
   };
   /** Stores a new record under a fresh random id, drawing again in the (2^-64) case of a collision. */
   const withFreshId = async (make: () => string, put: (id: string) => Promise<boolean>): Promise<string> => {
@@ -241,7 +223,8 @@ export function createAdmin(
       });
     },
     async task(taskId) {
-      const task = await taskOrThrow(taskId);
+      const task = await store.getTask(taskId);
+      if (!task) throw new AdminError("unknown_task", m.unknown("task", taskId));
       const r = task.request;
       return {
         taskId: task.id,
@@ -299,14 +282,6 @@ const multiplier: FieldCheck = (value) =>
 const mode: FieldCheck = (value) =>
   value === "live" || value === "test" ? undefined : { code: "invalid_mode", message: m.invalidMode(value) };
 
-/** The field an admin method's bad-argument code is about. */
-const FIELD_OF: Partial<Record<AdminErrorCode, string>> = {
-  invalid_credits: "credits",
-  credits_too_large: "credits",
-  invalid_multiplier: "multiplier",
-  invalid_mode: "mode",
-};
-
 /** Every issue of a body against a route's fields: unknown, missing and invalid ones. */
 function fieldIssues(body: Json, fields: Fields): Issue[] {
   const names = Object.keys(fields);
@@ -347,8 +322,9 @@ function run(fields: Fields, method: (id: string, body: Json) => Promise<[status
       return json(c, status, JSON.stringify(answer));
     } catch (error) {
       if (!(error instanceof AdminError)) throw error;
-      const field = FIELD_OF[error.code];
-      if (field !== undefined) return invalidRequest(c, [{ path: field, code: error.code, message: error.message }]);
+      // The fields were checked above: only a grant's sum can still be refused for its field.
+      if (error.code === "credits_too_large")
+        return invalidRequest(c, [{ path: "credits", code: error.code, message: error.message }]);
       return fail(c, { code: error.code as AdminHttpErrorCode, message: error.message });
     }
   };
@@ -457,13 +433,7 @@ const objectOnly: MiddlewareHandler<Env> = async (c, next) => {
 /**
  * Adds the admin API to a server's app: every route behind the admin token's guard, checked after
  * its route and method (404, 405) like the service's, and the admin document at `/admin/openapi.json`.
- *
- * @param app - The server's app.
- * @param guard - The admin token's guard.
- * @param ctx - The server.
- * @param admin - The server's admin methods (asked for at request time).
- * @param controlRoutes - The routes of the test-double controls.
- * @internal
+ * The admin methods are asked for at request time. @internal
  */
 export function addAdminRoutes(
   app: Hono<Env>,

@@ -45,9 +45,7 @@ const MAX_TOKEN_CHARS = 256;
  * How wrong admin tokens are throttled, per client address: after `failures` wrong tokens within
  * `windowMs` of the first, every admin request from that address is answered 429
  * `too_many_attempts` (with `Retry-After`) until the window ends, the right token included, so a
- * guess made then tells nothing. A right token before that clears the count.
- *
- * @internal
+ * guess made then tells nothing. A right token before that clears the count. @internal
  */
 export const ADMIN_TOKEN_THROTTLE = { failures: 10, windowMs: 60_000 } as const;
 
@@ -119,9 +117,7 @@ function createTokenThrottle() {
 
 /**
  * Whether two strings are equal, in time that depends only on their length, not on where they
- * differ: used on SHA-256 digests, which always have the same length, so nothing of the token leaks.
- *
- * @internal
+ * differ: used on SHA-256 digests, which always have the same length, so nothing of the token leaks. @internal
  */
 export function constantTimeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
@@ -136,9 +132,7 @@ const ADMIN_CHALLENGE = { "www-authenticate": 'Bearer realm="admin"' };
  * The guard of every admin route: an address that sent too many wrong tokens is refused (429)
  * before its token is read; then the token, without which no admin route says more than 401. The
  * SHA-256 digests are compared in constant time, so neither the token's length nor where a guess
- * differs shows in the timing. The throttle's window runs on the clock's real time.
- *
- * @internal
+ * differs shows in the timing. The throttle's window runs on the clock's real time. @internal
  */
 export function adminGuard(token: string, clock: ServerClock): MiddlewareHandler<Env> {
   let expected: string | Promise<string> | undefined;

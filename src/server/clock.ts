@@ -19,12 +19,7 @@ export type ClockView = {
   readonly frozen: boolean;
 };
 
-/**
- * The server's one clock: the time every part of a request reads (`now`), which the test-double
- * controls freeze and move forward, never back (S17).
- *
- * @internal
- */
+/** The server's one clock, which the test-double controls freeze and move forward, never back (S17). @internal */
 export type ServerClock = {
   /** Now, in epoch milliseconds: frozen, or real time plus what it was advanced; never past 9999. */
   readonly now: () => number;
@@ -33,7 +28,6 @@ export type ServerClock = {
    * clock does (the admin token's throttle window).
    */
   readonly realNow: () => number;
-  /** The clock as the admin API shows it. */
   readonly view: () => ClockView;
   /** Moves the clock; a refused change names its field and changes nothing. */
   readonly change: (
@@ -56,11 +50,7 @@ const ONE_OF =
 
 /**
  * An instant as ISO 8601 (UTC) that never throws: one past the clock's last instant (only an older
- * version could store one) reads as that instant.
- *
- * @param ms - Epoch milliseconds.
- * @returns The ISO 8601 text.
- * @internal
+ * version could store one) reads as that instant. @internal
  */
 export function isoInstant(ms: number): string {
   return new Date(Math.min(ms, LATEST_MS)).toISOString();
@@ -70,13 +60,10 @@ const LATEST = iso(LATEST_MS);
 const LATEST_RUNNING = iso(LATEST_RUNNING_MS);
 
 /**
- * Makes the clock of one server over real time. Frozen, it stands at one instant; running, it is real
- * time plus an offset, which `advanceMs` on a running clock adds to. Every change keeps it at or after
- * its current now; only {@link ServerClock.reset} puts it back on real time.
- *
- * @param real - Real time in epoch milliseconds (the server's `now` option, default `Date.now`).
- * @returns The clock.
- * @internal
+ * Makes the clock of one server over real time (the server's `now` option). Frozen, it stands at one
+ * instant; running, it is real time plus an offset, which `advanceMs` on a running clock adds to.
+ * Every change keeps it at or after its current now; only {@link ServerClock.reset} puts it back on
+ * real time. @internal
  */
 export function createServerClock(real: () => number): ServerClock {
   let frozenAt: number | undefined;

@@ -82,9 +82,6 @@ export class AnswerLostError extends Error {
   }
 }
 
-const isWhole = (value: unknown, min: number, max: number): value is number =>
-  typeof value === "number" && Number.isInteger(value) && value >= min && value <= max;
-
 const FAULT_FIELDS = ["method", "path", "apiKeyId", "kind", "times", "delayMs", "retryAfterS"];
 
 /**
@@ -128,7 +125,7 @@ function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: fal
     });
   }
   const whole = (name: string, value: unknown, min: number, max: number) => {
-    if (value !== undefined && !isWhole(value, min, max)) {
+    if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= min && value <= max)) {
       issues.push({
         path: name,
         code: `invalid_${name}`,
@@ -252,11 +249,10 @@ function idempotencyKeyOf(c: Context<Env>, adminToken: string): string | undefin
   return safeEcho(trimmed, LIMITS.idempotencyKeyMaxChars);
 }
 
-/** The last service requests of one server, newest first, in a ring of {@link JOURNAL_CAPACITY}. */
+/** The last {@link JOURNAL_CAPACITY} service requests of one server, listed newest first. */
 function createJournal(adminToken: string, now: () => number) {
-  const ring: (JournalEntry | undefined)[] = new Array(JOURNAL_CAPACITY);
-  let next = 0;
-  let size = 0;
+  /** Oldest first. */
+  let entries: JournalEntry[] = [];
   const record = (c: Context<Env>, status: number, arrivedAt: number, start: number) => {
     const entry: JournalEntry = {
       requestId: c.get("requestId"),
@@ -271,9 +267,8 @@ function createJournal(adminToken: string, now: () => number) {
     const key = idempotencyKeyOf(c, adminToken);
     if (key !== undefined) entry.idempotencyKey = key;
     if (status === 400) entry.issueCodes = ((c.get("issues") as Issue[] | undefined) ?? []).map((i) => i.code);
-    ring[next] = entry;
-    next = (next + 1) % JOURNAL_CAPACITY;
-    size = Math.min(size + 1, JOURNAL_CAPACITY);
+    entries.push(entry);
+    if (entries.length > JOURNAL_CAPACITY) entries.shift();
   };
   /** Records every request to the service (not under `/admin`) once answered; a lost answer with status 0. */
   const middleware: MiddlewareHandler<Env> = async (c, next) => {
@@ -291,18 +286,9 @@ function createJournal(adminToken: string, now: () => number) {
   };
   return {
     middleware,
-    list(limit: number): JournalEntry[] {
-      const out: JournalEntry[] = [];
-      for (let i = 1; i <= Math.min(limit, size); i++) {
-        const entry = ring[(next - i + JOURNAL_CAPACITY) % JOURNAL_CAPACITY];
-        if (entry) out.push(structuredClone(entry));
-      }
-      return out;
-    },
+    list: (limit: number) => structuredClone(entries.slice(-limit).reverse()),
     clear() {
-      ring.fill(undefined);
-      next = 0;
-      size = 0;
+      entries = [];
     },
   };
 }
@@ -321,20 +307,14 @@ const tooManyFaults = () =>
   `At most ${FAULT_LIMITS.maxFaults} faults wait at once; remove some first (DELETE /admin/faults, admin.clearFaults()).`;
 
 /**
- * Makes the controls of a server with an admin token: an empty fault list and journal.
- *
- * @param adminToken - The server's admin token, never shown in the journal even where a UUID would be.
- * @param now - The server's clock, for the journal's `at`.
- * @param maxBodyBytes - The server's body limit, for the body of a request a fault answers.
- * @returns The middleware, the admin methods and routes, and what a reset empties.
- * @internal
+ * Makes the controls of a server with an admin token, an empty fault list and journal: the
+ * middleware, the admin methods and routes, and what a reset empties. @internal
  */
 export function createControls(adminToken: string, now: () => number, maxBodyBytes: number) {
   const faults = createFaultList();
   const journal = createJournal(adminToken, now);
   /** The ends of the answers `delay` faults hold: each at its time, or all at once by `endFaults`. */
   const holds = new Set<() => void>();
-  /** How many times `endFaults` ran. */
   let ended = 0;
   const hold = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -460,12 +440,7 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
   };
 }
 
-/**
- * The control methods of a server without an admin token: each rejects with `controls_off`.
- *
- * @returns The methods.
- * @internal
- */
+/** The control methods of a server without an admin token: each rejects with `controls_off`. @internal */
 export function controlsOff(): ReturnType<typeof createControls>["methods"] {
   const off = async (): Promise<never> => {
     throw new AdminError(

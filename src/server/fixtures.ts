@@ -73,7 +73,7 @@ const ASSET_ID = /^\S(?:.{0,126}\S)?$/su;
  * that every store loads the same fixtures.
  */
 const UNSTORABLE = /[\p{Cc}\p{Cs}]/u;
-const USER_FIELDS = new Set(["id", "credits", "multiplier", "apiKeys", "assets"]);
+const USER_FIELDS = ["id", "credits", "multiplier", "apiKeys", "assets"];
 /** The most of each thing one fixtures object may hold: a fixture is for tests, not a migration. */
 const MAX_ITEMS = 10_000;
 /** The most problems listed; the rest are counted. */
@@ -113,16 +113,22 @@ export function checkFixtures(
     if (issues.length < MAX_ISSUES) issues.push({ path, code, message });
     else unreported++;
   };
+  const unknownFields = (value: object, allowed: readonly string[], at: string, what: string, use: string) => {
+    for (const field of Object.keys(value)) {
+      if (allowed.includes(field)) continue;
+      problem(
+        `${at}${at && "."}${field.slice(0, 40)}`,
+        "unknown_field",
+        `Field ${shown(field)} is not part of ${what}; use ${use}.`,
+      );
+    }
+  };
   if (!isRecord(input)) {
     problem("", "invalid_type", "Fixtures must be an object with a `users` array.");
     return { success: false, issues };
   }
-  for (const field of Object.keys(input)) {
-    // `$schema` lets an editor check the file against the published JSON Schema.
-    if (field !== "users" && field !== "$schema") {
-      problem(field.slice(0, 40), "unknown_field", `Field ${shown(field)} is not part of fixtures; use "users".`);
-    }
-  }
+  // `$schema` lets an editor check the file against the published JSON Schema.
+  unknownFields(input, ["users", "$schema"], "", "fixtures", '"users"');
   const users = input.users;
   if (!Array.isArray(users)) {
     problem("users", "invalid_type", "users must be an array of users.");
@@ -140,15 +146,7 @@ export function checkFixtures(
       problem(at, "invalid_type", "A user must be an object with `credits`.");
       return;
     }
-    for (const field of Object.keys(user)) {
-      if (!USER_FIELDS.has(field)) {
-        problem(
-          `${at}.${field.slice(0, 40)}`,
-          "unknown_field",
-          `Field ${shown(field)} is not part of a user; use id, credits, multiplier, apiKeys or assets.`,
-        );
-      }
-    }
+    unknownFields(user, USER_FIELDS, at, "a user", "id, credits, multiplier, apiKeys or assets");
 
     let id = newUserId();
     if (user.id !== undefined) {
@@ -183,16 +181,7 @@ export function checkFixtures(
     const userKeys: { key: string; mode: ApiKeyMode }[] = [];
     listOf(user.apiKeys, `${at}.apiKeys`, problem, (entry, path) => {
       const key = isRecord(entry) ? entry.key : entry;
-      if (isRecord(entry)) {
-        for (const field of Object.keys(entry)) {
-          if (field !== "key")
-            problem(
-              `${path}.${field.slice(0, 40)}`,
-              "unknown_field",
-              `Field ${shown(field)} is not part of an API key; use "key".`,
-            );
-        }
-      }
+      if (isRecord(entry)) unknownFields(entry, ["key"], path, "an API key", '"key"');
       const match = typeof key === "string" ? FIXTURE_KEY.exec(key) : null;
       if (typeof key !== "string" || !match) {
         problem(path, "invalid_api_key", 'An API key is "ck_live_" or "ck_test_" followed by 16 to 256 of A-Z a-z 0-9 _ -.');
@@ -231,13 +220,9 @@ export function checkFixtures(
 }
 
 /**
- * Finds the keys a JSON text gives twice in one object: `JSON.parse` keeps the last one silently,
- * so a fixtures file with a repeated `"credits"` or `"users"` would load something its author did
- * not see. One pass over the text, outside strings.
- *
- * @param text - A JSON text that `JSON.parse` accepts.
- * @returns A `duplicate_key` issue at the path of each repeated key (`users[0].credits`), at most 100.
- * @internal
+ * Finds the keys a JSON text (that `JSON.parse` accepts) gives twice in one object: `JSON.parse`
+ * keeps the last one silently, so a fixtures file with a repeated `"credits"` would load something
+ * its author did not see. One pass over the text, outside strings; at most 100 issues. @internal
  */
 export function duplicateKeyIssues(text: string): Issue[] {
   type Frame = { readonly path: string; readonly keys: Set<string> | undefined; key: string; index: number; expectKey: boolean };
@@ -297,9 +282,7 @@ function listOf(
     return;
   }
   if (value.length > MAX_ITEMS) problem(path, "too_many", `At most ${MAX_ITEMS} entries; got ${value.length}.`);
-  value.slice(0, MAX_ITEMS).forEach((item, i) => {
-    each(item, `${path}[${i}]`);
-  });
+  for (const [i, item] of value.slice(0, MAX_ITEMS).entries()) each(item, `${path}[${i}]`);
 }
 
 /** What a fixture key's id is derived from besides its hash: no other hash in the package starts so. */
@@ -308,12 +291,7 @@ const KEY_ID_DOMAIN = "imagegen-pricing fixture API key id\n";
 /**
  * The fixtures as a store loads them: each key as its SHA-256 and an id derived from that hash
  * (domain-separated), so that a key keeps its id across loads and resets, and a request checked
- * before a reset is committed after it with a key that is valid in both states.
- *
- * @param fixtures - Fixtures checked by {@link checkFixtures}.
- * @param hashApiKey - The SHA-256 of a text as lowercase hex.
- * @returns One entry per user, in order.
- * @internal
+ * before a reset is committed after it with a key that is valid in both states. @internal
  */
 export async function fixtureUsers(
   fixtures: CheckedFixtures,
@@ -345,10 +323,6 @@ export async function fixtureUsers(
  * a load cut short (the database went away) is completed by the next one, and an asset conflict,
  * found only by writing, leaves the users before it loaded.
  *
- * @param store - Where to load them.
- * @param fixtures - Fixtures checked by {@link checkFixtures}.
- * @param users - The same fixtures as {@link fixtureUsers} gives them.
- * @param now - The time of the opening grants.
  * @returns The ids of the users created now (not those found already loaded).
  * @throws FixturesError when a key or asset belongs to another user in the store.
  * @internal

@@ -87,9 +87,7 @@ export const newId = {
 
 /**
  * The id of a task's job: `job_<task suffix>_<index>`. Deriving it from the task keeps a task's
- * memory small (no per-job map entry) and still makes the lookup O(1) (see {@link parseJobId}).
- *
- * @internal
+ * memory small (no per-job map entry) and still makes the lookup O(1) (see {@link parseJobId}). @internal
  */
 export function jobId(taskId: string, index: number): string {
   return `job_${taskId.slice(5)}_${index}`;
@@ -97,9 +95,7 @@ export function jobId(taskId: string, index: number): string {
 
 /**
  * Splits a job id back into its task id and index; `undefined` for anything but the spelling
- * {@link jobId} makes (an index with leading zeros names no job, so a job has exactly one id).
- *
- * @internal
+ * {@link jobId} makes (an index with leading zeros names no job, so a job has exactly one id). @internal
  */
 export function parseJobId(id: unknown): { taskId: string; index: number } | undefined {
   const match = typeof id === "string" ? /^job_([0-9a-f]+)_(0|[1-9][0-9]{0,3})$/.exec(id) : null;

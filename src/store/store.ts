@@ -3,12 +3,9 @@
  * ledger), behind one asynchronous interface that the in-memory store and the PostgreSQL store
  * both implement.
  *
- * The charging flow depends on two methods being atomic: {@link Store.commitTask} (answer a live
- * idempotency claim with its task or claim the key, check the references and the multiplier,
- * re-check the API key, debit, store the task and its ledger entry) and
- * {@link Store.failJob} (refund a queued job exactly once). The in-memory store runs each with no
- * `await` inside; a database store runs each as one transaction. Every other method is a single
- * read or write.
+ * The charging flow depends on {@link Store.commitTask} and {@link Store.failJob} being atomic:
+ * the in-memory store runs each with no `await` inside, a database store as one transaction. Every
+ * other method is a single read or write.
  */
 import type { GenerationRequest } from "../types.js";
 
@@ -22,21 +19,18 @@ export type ApiKeyMode = "live" | "test";
  */
 export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 
-/** A user: balance and price multiplier. */
+/** A user: balance (whole credits, 0 to {@link MAX_CREDITS}) and multiplier (an exact plain decimal, checked). */
 export type UserRecord = {
   readonly id: string;
-  /** Whole credits, 0 to {@link MAX_CREDITS}. */
   readonly balance: number;
-  /** The multiplier as an exact plain decimal (`"1.15"`), already checked. */
   readonly multiplier: string;
 };
 
-/** An API key as stored: never the key itself, only its SHA-256. */
+/** An API key as stored: never the key itself, only its SHA-256 (lowercase hex). */
 export type ApiKeyRecord = {
   readonly id: string;
   readonly userId: string;
   readonly mode: ApiKeyMode;
-  /** SHA-256 of the whole key, lowercase hex. */
   readonly hash: string;
   readonly revoked: boolean;
 };
@@ -61,19 +55,16 @@ export type TaskDraft = {
   readonly referenceCount: number;
   /** The account multiplier at acceptance. */
   readonly multiplier: string;
-  /** The catalog version that priced the task. */
   readonly catalogVersion: string;
-  /** Credits charged for each job, by job index. */
+  /** Credits charged for each job, by job index; `totalCredits`, their sum, is what is debited. */
   readonly jobCredits: readonly number[];
-  /** The sum of `jobCredits`: what is debited. */
   readonly totalCredits: number;
 };
 
 /** A stored task: its draft, the balance right after its debit, and the status of each job. */
 export type TaskRecord = TaskDraft & {
-  /** The balance right after this task's debit: what the 202 body reported. */
+  /** What the 202 body reported. */
   readonly balanceAfter: number;
-  /** Status of each job, by job index. */
   readonly jobStatus: readonly JobStatus[];
 };
 
@@ -83,7 +74,6 @@ export type TaskRecord = TaskDraft & {
  */
 export type LedgerRecord = {
   readonly kind: "grant" | "debit" | "refund";
-  /** Positive whole credits; `kind` gives the direction. */
   readonly credits: number;
   readonly at: number;
   readonly taskId?: string;
@@ -159,26 +149,16 @@ export type FixtureLoadResult =
     };
 
 /**
- * Whether a store can keep a string as an id exactly: no U+0000 (PostgreSQL text cannot hold it)
- * and no lone surrogate (UTF-8 cannot encode it, so two such ids could become one).
- *
- * @param id - The id.
- * @returns `true` when every store keeps it as given.
- * @internal
+ * Whether every store keeps a string as an id exactly: no U+0000 (PostgreSQL text cannot hold it)
+ * and no lone surrogate (UTF-8 cannot encode it, so two such ids could become one). @internal
  */
 export function storableId(id: string): boolean {
   return !id.includes("\u0000") && !/\p{Cs}/u.test(id);
 }
 
 /**
- * The record of a task just committed: its draft as given, the balance after its debit and every
- * job queued. Built field by field, not as a spread of the draft: it is on every accepted
- * generation's path.
- *
- * @param task - The draft the store committed.
- * @param balanceAfter - The balance right after the debit.
- * @returns The stored task.
- * @internal
+ * The record of a task just committed, every job queued. Built field by field, not as a spread of
+ * the draft: it is on every accepted generation's path. @internal
  */
 export function acceptedTask(task: TaskDraft, balanceAfter: number): TaskRecord {
   return {
@@ -214,23 +194,21 @@ export type ReferenceStore = {
 export interface Store {
   /** Adds a user with an opening grant of `credits` (a ledger entry when positive); `false` when the id is taken. */
   createUser(user: { readonly id: string; readonly credits: number; readonly multiplier: string }, at: number): Promise<boolean>;
-  /** A user, or `undefined` for an unknown id. */
   getUser(userId: string): Promise<UserRecord | undefined>;
   /**
    * Adds credits to a user's balance and writes a `grant` entry (when positive); refused when the
    * balance plus the credits held by the user's queued jobs plus `credits` would pass {@link MAX_CREDITS}.
    */
   grant(userId: string, credits: number, at: number): Promise<GrantResult>;
-  /** Sets a user's price multiplier (already checked); `false` for an unknown user. */
+  /** `false` for an unknown user. */
   setMultiplier(userId: string, multiplier: string): Promise<boolean>;
 
   /** Stores a key record (its hash, never the key); `false` when the id or the hash is taken. */
   putApiKey(key: ApiKeyRecord): Promise<boolean>;
-  /** The key whose SHA-256 is `hash`, revoked or not. */
+  /** Revoked or not. */
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   /** The key whose SHA-256 is `hash` (revoked or not) with its user's multiplier, in one lookup. */
   findCaller(hash: string): Promise<CallerRecord | undefined>;
-  /** A key record by its id (`apk_...`). */
   getApiKey(apiKeyId: string): Promise<ApiKeyRecord | undefined>;
   /** Marks a key revoked (again is fine); `false` for an unknown id. */
   revokeApiKey(apiKeyId: string): Promise<boolean>;
@@ -251,7 +229,6 @@ export interface Store {
    * short balance.
    */
   commitTask(input: CommitInput, now: number): Promise<CommitResult>;
-  /** A task by id, or `undefined`. */
   getTask(taskId: string): Promise<TaskRecord | undefined>;
   /**
    * Atomically: marks a queued job failed and refunds its stored charge; a job already failed
@@ -276,7 +253,6 @@ export interface Store {
   /** A user's ledger, oldest first, or `undefined` for an unknown user. */
   ledger(userId: string): Promise<readonly LedgerRecord[] | undefined>;
 
-  /** Releases what the store holds (connections); the in-memory store has nothing to release. */
   close(): Promise<void>;
 
   /**
@@ -316,15 +292,10 @@ export class StoreUnavailableError extends Error {
 const TASK_WITH_USER = /^task_[0-9a-f]{16}((?:[0-9a-f]{2})+)$/;
 
 /**
- * The user id a task id carries when the server made it: `task_<16 random hex digits><the user
- * id's UTF-8 as hex>` (src/server/ids.ts), so that a store distributed by user id finds the task
- * on one node. A task id without one (a task of an older version, `task_<16 hex digits>`,
- * or any other string) gives `undefined`, and so does hex that is
- * not UTF-8: then only a lookup by the task id alone can find the task.
- *
- * @param taskId - A task id.
- * @returns The user id, or `undefined`.
- * @internal
+ * The user id a task id made by the server carries (`task_<16 hex digits><the user id's UTF-8 as
+ * hex>`, see `newId.task`), so that a store distributed by user id finds the task on one node;
+ * `undefined` for any other id (an older version's `task_<16 hex digits>`) or hex that is not
+ * UTF-8: then only a lookup by the task id alone finds the task. @internal
  */
 export function taskUserId(taskId: string): string | undefined {
   const hex = TASK_WITH_USER.exec(taskId)?.[1];

@@ -4,7 +4,7 @@
  * field, not in a 404 naming the path, not in the line `serve --log` writes.
  */
 import { describe, expect, it } from "vitest";
-import { requestLine } from "../../src/cli/serve.js";
+import { requestLine } from "../../src/cli/serveOutput.js";
 import { HIDDEN } from "../../src/echo.js";
 import type { ResponseEvent } from "../../src/server/index.js";
 import { BASE, setup } from "./helpers.js";

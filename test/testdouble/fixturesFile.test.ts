@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { MAX_FIXTURES_FILE_BYTES, runServe } from "../../src/cli/serve.js";
+import { runServe } from "../../src/cli/serve.js";
+import { MAX_FIXTURES_FILE_BYTES } from "../../src/cli/serveFiles.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "fixtures-file-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -17,9 +17,6 @@ import * as acceptGeneration from "./0006_accept_generation.sql.js";
 import * as findCaller from "./0007_find_caller.sql.js";
 import * as acceptFewerStatements from "./0008_accept_fewer_statements.sql.js";
 
-/** What a migration's SQL says where the quoted schema name goes. */
-const SCHEMA_PLACEHOLDER = ":schema";
-
 /** One step of the schema: applied once, in its own transaction, in version order. */
 export type Migration = {
   /** 1, 2, 3 ...: the order of application, recorded in the `migrations` table. */
@@ -37,34 +34,16 @@ export type Migration = {
 };
 
 /**
- * The checksum of a migration's SQL: SHA-256 of the text with its schema placeholder left as is,
- * so one migration has one checksum whichever schema it ran in.
- *
- * @param text - The SQL with `:schema` where the schema name goes.
- * @returns 64 lowercase hex digits.
+ * The checksum of a migration's SQL, as 64 lowercase hex digits: SHA-256 of the text with its
+ * schema placeholder left as is, so one migration has one checksum whichever schema it ran in.
  */
 export function migrationChecksum(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/**
- * Describes a migration given its version, its file and what the file exports.
- *
- * @param version - Its place in the order.
- * @param file - The file name, for messages.
- * @param module - The file's `name` and `sql`.
- * @returns The migration, its checksum computed.
- */
-function migration(version: number, file: string, module: { readonly name: string; readonly sql: string }): Migration {
-  const text = module.sql;
-  return {
-    version,
-    name: module.name,
-    file,
-    text,
-    checksum: migrationChecksum(text),
-    sql: (schema) => text.replaceAll(SCHEMA_PLACEHOLDER, schema),
-  };
+/** Describes a migration given its version, its file and what the file exports. */
+function migration(version: number, file: string, { name, sql: text }: { name: string; sql: string }): Migration {
+  return { version, name, file, text, checksum: migrationChecksum(text), sql: (s) => text.replaceAll(":schema", s) };
 }
 
 /**

@@ -7,21 +7,16 @@ import { createHash } from "node:crypto";
 import type { PgPool as Pool, PgPoolClient as PoolClient } from "../pg.js";
 import { MIGRATIONS, type Migration } from "./index.js";
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
 /**
- * Checks a schema name and returns it double-quoted for SQL.
+ * Checks a schema name and returns it double-quoted for SQL. Only lowercase letters, digits and `_`
+ * (not first) are accepted, at most 63 characters: such a name means the same quoted or not, so
+ * `psql` users find it as they type it.
  *
- * Only lowercase letters, digits and `_` (not first) are accepted, at most 63 characters: such a
- * name means the same quoted or not, so `psql` users find it as they type it.
- *
- * @param schema - The schema name.
- * @returns The name in double quotes.
  * @throws TypeError naming the rule when the name is not such an identifier.
  * @internal
  */
 export function quoteSchema(schema: unknown): string {
-  if (typeof schema !== "string" || !IDENTIFIER.test(schema)) {
+  if (typeof schema !== "string" || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     const shown = typeof schema === "string" ? JSON.stringify(schema.slice(0, 80)) : typeof schema;
     throw new TypeError(
       `schema must be a lowercase SQL identifier (a-z, 0-9 and _, not starting with a digit, 1 to 63 characters); got ${shown}`,
@@ -33,10 +28,6 @@ export function quoteSchema(schema: unknown): string {
 /**
  * The advisory lock key of a schema's migrations: the first 8 bytes of a SHA-256, as a signed
  * 64-bit integer (decimal string), so instances of any version agree on it.
- *
- * @param schema - The schema name.
- * @returns The key, for `pg_advisory_xact_lock($1::bigint)`.
- * @internal
  */
 function migrationLockKey(schema: string): string {
   const digest = createHash("sha256").update(`imagegen-pricing migrations ${schema}`).digest();
@@ -51,15 +42,15 @@ function migrationLockKey(schema: string): string {
 export class MigrationChecksumError extends Error {
   override readonly name = "MigrationChecksumError";
   /** The schema whose `migrations` table recorded it. */
-  readonly schema: string;
+  declare readonly schema: string;
   /** The migration's version. */
-  readonly version: number;
+  declare readonly version: number;
   /** The package's file of that migration, under `src/postgres/migrations/`. */
-  readonly file: string;
+  declare readonly file: string;
   /** The checksum the database recorded when it applied the migration. */
-  readonly recorded: string;
+  declare readonly recorded: string;
   /** The checksum of the package's migration. */
-  readonly expected: string;
+  declare readonly expected: string;
 
   /**
    * Makes the error of a migration applied with other SQL than this package's.
@@ -73,16 +64,9 @@ export class MigrationChecksumError extends Error {
         "A released migration was edited, or the database's record was changed: run a package whose migrations " +
         "are the ones this database applied; a change to the schema belongs in a new migration, never in an edited one",
     );
-    this.schema = mismatch.schema;
-    this.version = mismatch.version;
-    this.file = mismatch.file;
-    this.recorded = mismatch.recorded;
-    this.expected = mismatch.expected;
+    Object.assign(this, mismatch);
   }
 }
-
-/** SQLSTATE insufficient_privilege. */
-const INSUFFICIENT_PRIVILEGE = "42501";
 
 /**
  * Creates the schema if needed, checks every applied migration's checksum, and applies every
@@ -91,10 +75,8 @@ const INSUFFICIENT_PRIVILEGE = "42501";
  *
  * A version recorded without a checksum (applied by a package older than checksums) cannot be
  * checked after the fact: it is recorded with this package's checksum, and checked from then on.
+ * Tests give an altered list of migrations.
  *
- * @param pool - Where to run them.
- * @param schema - The (checked) schema name.
- * @param migrations - The migrations, oldest first (tests give an altered list).
  * @returns The versions applied by this call (empty when the schema was up to date).
  * @throws MigrationChecksumError when an applied migration's recorded checksum is not this
  *   package's; Error when the database is not UTF8, or at a version newer than this package knows.
@@ -163,13 +145,7 @@ export async function runMigrations(
 /**
  * Runs `work` on a connection of its own, destroyed rather than reused when anything fails; `locked`
  * runs one step of it as a transaction that first takes the schema's migration lock, so instances
- * that start together do each step once.
- *
- * @param pool - Where to connect.
- * @param schema - The (checked) schema name, whose lock the steps take.
- * @param work - The steps, given the connection and `locked`.
- * @returns What `work` returned.
- * @internal
+ * that start together do each step once. @internal
  */
 export async function withMigrationLock<T>(
   pool: Pool,
@@ -254,7 +230,7 @@ async function ownerOnly<T>(schema: string, change: () => Promise<T>): Promise<T
   try {
     return await change();
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code !== INSUFFICIENT_PRIVILEGE) throw error;
+    if ((error as { code?: unknown } | null)?.code !== "42501") throw error; // insufficient_privilege
     throw new Error(
       `schema ${schema}'s migrations table has no checksums yet, and this role may not record them: ` +
         "run migratePostgres as the role that owns the tables first (docs/postgres.md, Least privilege)",

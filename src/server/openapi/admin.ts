@@ -73,9 +73,7 @@ const OPERATIONS: readonly Operation[] = [
 
 /**
  * Builds the OpenAPI 3.1 document of the admin HTTP API (`/admin/...`), which a reference server
- * with an admin token serves at `GET /admin/openapi.json`.
- *
- * @internal
+ * with an admin token serves at `GET /admin/openapi.json`. @internal
  */
 export function createAdminOpenApiDocument(): OpenApiDocument {
   const info = {

@@ -49,9 +49,7 @@ const RETRY_AFTER = {
  * Folds operations into an OpenAPI 3.1 document: each body and answer refers to its component with
  * its example; each error status lists its codes with one example of each, written once under
  * `components.responses` unless it holds the operation's own `invalid_request`; each `{name}` of a
- * path is a parameter whose example is the examples' id.
- *
- * @internal
+ * path is a parameter whose example is the examples' id. @internal
  */
 export function foldDocument(parts: DocumentParts, operations: readonly Operation[]): OpenApiDocument {
   const { bodies, failure } = createExamples(parts.catalog);
