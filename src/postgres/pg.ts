@@ -25,24 +25,13 @@ export type PgResult<R> = { readonly rows: R[]; readonly rowCount: number | null
 
 /** What the store asks of a connection: to run a statement (a `pg` `Pool` or `PoolClient` has it). */
 export interface PgQueryable {
-  /**
-   * Runs one statement.
-   *
-   * @param query - The SQL text, or a statement with its values.
-   * @param values - The values of `$1`, `$2`... when `query` is text.
-   * @returns The rows, and how many rows the statement touched.
-   */
+  /** Runs one statement (SQL text with `values` for `$1`, `$2`..., or a {@link PgQuery}): its rows, and how many it touched. */
   query<R extends object = Record<string, unknown>>(query: string | PgQuery, values?: unknown[]): Promise<PgResult<R>>;
 }
 
 /** A connection checked out of a pool, for a transaction (a `pg` `PoolClient`). */
 export interface PgPoolClient extends PgQueryable {
-  /**
-   * Returns the connection to its pool.
-   *
-   * @param destroy - `true` (or the error that broke it) to close it instead of reusing it.
-   * @returns Nothing.
-   */
+  /** Returns the connection to its pool, or closes it when given `true` or the error that broke it. */
   release(destroy?: boolean | Error): void;
 }
 
@@ -51,33 +40,13 @@ export interface PgPoolClient extends PgQueryable {
  * method here, so pass yours as `pool`; nothing else of `pg` is needed to type it.
  */
 export interface PgPool extends PgQueryable {
-  /**
-   * Checks a connection out of the pool.
-   *
-   * @returns The connection; give it back with `release()`.
-   */
+  /** Checks a connection out of the pool; give it back with `release()`. */
   connect(): Promise<PgPoolClient>;
-  /**
-   * Listens for an idle connection's error (the store listens so that a dropped connection does not end the process).
-   *
-   * @param event - `"error"`.
-   * @param listener - Called with the error.
-   * @returns The pool.
-   */
+  /** Listens for an idle connection's error (so that a dropped connection does not end the process). */
   on(event: "error", listener: (error: Error) => void): unknown;
-  /**
-   * Stops listening.
-   *
-   * @param event - `"error"`.
-   * @param listener - The listener given to `on`.
-   * @returns The pool.
-   */
+  /** Stops listening for an idle connection's error. */
   off(event: "error", listener: (error: Error) => void): unknown;
-  /**
-   * Closes every connection.
-   *
-   * @returns When they are closed.
-   */
+  /** Closes every connection. */
   end(): Promise<void>;
 }
 

@@ -295,7 +295,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       users ??= fixtureUsers(checked.output, hashApiKey);
       // The stores of this package load the fixtures of a reset in its own step.
       if (emptied) await ctx.store.reset({ users: await users, at });
-      if (!emptied || !ctx.store.loadFixtures) await loadFixtures(ctx.store, checked.output, await users, at);
+      else await loadFixtures(ctx.store, checked.output, await users, at);
     } else if (emptied) await ctx.store.reset();
     loaded = true;
   };

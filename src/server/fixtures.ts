@@ -318,10 +318,8 @@ export async function fixtureUsers(
  * store holds for another user, or an asset id another user owns, is a conflict: the load is
  * refused with a {@link FixturesError} naming each one.
  *
- * A store with {@link Store.loadFixtures} (the in-memory and the PostgreSQL store) loads everything
- * as one step: a refused or failed load writes nothing. A store without it is loaded call by call:
- * a load cut short (the database went away) is completed by the next one, and an asset conflict,
- * found only by writing, leaves the users before it loaded.
+ * The store loads everything as one step ({@link Store.loadFixtures}): a refused or failed load
+ * writes nothing.
  *
  * @returns The ids of the users created now (not those found already loaded).
  * @throws FixturesError when a key or asset belongs to another user in the store.
@@ -338,48 +336,13 @@ export async function loadFixtures(
     code: "taken",
     message: `${what} already belongs to another user in the store.`,
   });
-  if (store.loadFixtures) {
-    const result = await store.loadFixtures(users, now);
-    if (result.ok) return [...result.created];
-    throw new FixturesError(
-      result.conflicts.map(({ user, field, index }) => {
-        const path = `users[${user}].${field}[${index}]`;
-        const asset = fixtures.users[user]?.assets[index];
-        return field === "apiKeys" ? taken(path, "This API key") : taken(path, `Asset id ${shown(asset)}`);
-      }),
-    );
-  }
-  // First, without writing: the keys to add, and any key the store holds for another user.
-  const conflicts: Issue[] = [];
-  const keysToAdd = new Map<string, FixtureUserLoad["apiKeys"][number][]>();
-  for (const [i, user] of users.entries()) {
-    const adds: FixtureUserLoad["apiKeys"][number][] = [];
-    for (const [j, key] of user.apiKeys.entries()) {
-      const existing = await store.findApiKeyByHash(key.hash);
-      if (!existing) adds.push(key);
-      else if (existing.userId !== user.id) conflicts.push(taken(`users[${i}].apiKeys[${j}]`, "This API key"));
-    }
-    keysToAdd.set(user.id, adds);
-  }
-  if (conflicts.length > 0) throw new FixturesError(conflicts);
-
-  const loaded: string[] = [];
-  for (const [i, user] of users.entries()) {
-    if (await store.createUser({ id: user.id, credits: user.credits, multiplier: user.multiplier }, now)) {
-      loaded.push(user.id);
-    }
-    for (const { id, hash, mode } of keysToAdd.get(user.id) ?? []) {
-      // `false`: the hash was stored meanwhile (another instance loading the same fixtures).
-      await store.putApiKey({ id, userId: user.id, mode, hash, revoked: false });
-    }
-    const owned = user.assets.length > 0 ? await store.ownedAssets(user.id, user.assets) : new Set<string>();
-    for (const [j, asset] of user.assets.entries()) {
-      if (owned.has(asset) || (await store.putAsset(asset, user.id))) continue;
-      const [owner] = await store.ownedAssets(user.id, [asset]);
-      if (owner === undefined) conflicts.push(taken(`users[${i}].assets[${j}]`, `Asset id ${shown(asset)}`));
-    }
-  }
-  // Asset owners can only be found by writing: users before the conflict were loaded.
-  if (conflicts.length > 0) throw new FixturesError(conflicts, "Fixtures partly loaded");
-  return loaded;
+  const result = await store.loadFixtures(users, now);
+  if (result.ok) return [...result.created];
+  throw new FixturesError(
+    result.conflicts.map(({ user, field, index }) => {
+      const path = `users[${user}].${field}[${index}]`;
+      const asset = fixtures.users[user]?.assets[index];
+      return field === "apiKeys" ? taken(path, "This API key") : taken(path, `Asset id ${shown(asset)}`);
+    }),
+  );
 }

@@ -240,7 +240,7 @@ export interface Store {
   failJob(taskId: string, index: number, at: number): Promise<number | undefined>;
 
   /**
-   * Loads fixtures as one step (optional: without it a server loads them call by call): creates
+   * Loads fixtures as one step: creates
    * each user the store lacks, with its opening grant (a user it has keeps its balance and
    * multiplier), and adds the key hashes and asset ids it lacks. A key hash or asset id another
    * user holds is a conflict, and then nothing is written.
@@ -248,7 +248,7 @@ export interface Store {
    * @throws RangeError, writing nothing, for an id with U+0000 or a lone surrogate (which
    *   PostgreSQL text cannot keep as given).
    */
-  loadFixtures?(users: readonly FixtureUserLoad[], at: number): Promise<FixtureLoadResult>;
+  loadFixtures(users: readonly FixtureUserLoad[], at: number): Promise<FixtureLoadResult>;
 
   /** A user's ledger, oldest first, or `undefined` for an unknown user. */
   ledger(userId: string): Promise<readonly LedgerRecord[] | undefined>;

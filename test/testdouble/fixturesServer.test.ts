@@ -184,23 +184,4 @@ describe("createReferenceServer({ fixtures })", () => {
     expect(await store.findApiKeyByHash(await sha256("ck_test_first_00000000000001"))).toBeUndefined();
     expect((await store.findApiKeyByHash(await sha256(ALICE_KEY)))?.userId).toBe("usr_alice");
   });
-
-  it("S14: a store without loadFixtures is loaded call by call, and an asset conflict says the load is partial", async () => {
-    const store = await makeStore();
-    await createReferenceServer({ store, fixtures: FIXTURES }).ready();
-    const stepwise = wrapStore(store, { loadFixtures: undefined } as unknown as Partial<Store>);
-    const second = createReferenceServer({
-      store: stepwise,
-      fixtures: {
-        users: [
-          { id: "usr_first", credits: 10 },
-          { id: "usr_second", credits: 20, assets: ["ast_alice_1"] },
-        ],
-      },
-      log: () => {},
-    });
-    const error = await second.ready().catch((e: unknown) => e);
-    expect((error as FixturesError).message).toMatch(/^Fixtures partly loaded: users\[1\]\.assets\[0\]/);
-    expect((await store.getUser("usr_first"))?.balance).toBe(10);
-  });
 });
