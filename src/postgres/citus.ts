@@ -72,10 +72,7 @@ async function isDistributedTable(db: PgQueryable, table: string): Promise<boole
  * transaction per table or function under the schema's migration lock (an advisory lock of the
  * coordinator, where every migration runs), so instances that start together do each step once.
  * Already distributed tables and functions are left as they are. Run on the coordinator, as the
- * role that owns the schema.
- *
- * @returns The tables and functions this call distributed (empty when the layout was complete).
- * @internal
+ * role that owns the schema. Returns the tables and functions this call distributed. @internal
  */
 export async function distributeSchema(pool: PgPool, schema: string): Promise<string[]> {
   const s = quoteSchema(schema);

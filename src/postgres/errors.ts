@@ -51,11 +51,8 @@ const codeOf = (error: unknown): string | undefined => {
  * Whether an error means the database cannot be reached or did not answer in time. The
  * transaction did not commit, except when the answer of its commit was what got lost (a broken
  * connection or a query timeout after the server committed): a retry with the same idempotency key
- * then finds the task.
- *
- * @returns `true` for socket errors, connection and query timeouts, statement timeouts, shutdowns
- *   and SQLSTATE class 08.
- * @internal
+ * then finds the task. `true` for socket errors, connection, query and statement timeouts,
+ * shutdowns and SQLSTATE class 08. @internal
  */
 export function isUnavailable(error: unknown): boolean {
   if (error instanceof StoreUnavailableError) return true;

@@ -164,13 +164,8 @@ const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key";
 const EXPOSE_HEADERS = "Request-Id, Retry-After, Idempotent-Replayed, WWW-Authenticate, Allow";
 
 /**
- * Checks and normalizes the `cors` option: `"*"`, or one or more origins such as
- * `http://127.0.0.1:5173` (scheme, host and port only, no path).
- *
- * @param origins - The option as given.
- * @returns `"*"`, or the origins as a browser sends them (lower-case, default port left out).
- * @throws RangeError naming the first value that is not an origin.
- * @internal
+ * The `cors` option checked: `"*"`, or origins such as `http://127.0.0.1:5173` (no path) as a
+ * browser sends them (lower-case, default port left out); a RangeError names the first that is not one. @internal
  */
 export function checkCorsOrigins(origins: CorsOrigins): "*" | string[] {
   if (origins === "*") return "*";

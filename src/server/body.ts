@@ -27,10 +27,7 @@ const MAX_NUMBER_CHARS = 24;
  * every character escaped in its longest form, `inputAssetIds` with its 14 distinct references at
  * the longest asset id and the rest of the 1,000 entries read repeating ids the server makes.
  * Whitespace is never needed (strings are trimmed, N3), nor are repeats of longer ids (the list is
- * de-duplicated, N12): the margin of {@link DEFAULT_MAX_BODY_BYTES} leaves room for some of both.
- *
- * @returns The byte count, before the margin.
- * @internal
+ * de-duplicated, N12): the margin of {@link DEFAULT_MAX_BODY_BYTES} leaves room for some of both. @internal
  */
 export function largestValidRequestBytes(): number {
   const field = (name: string, valueBytes: number) => JSON.stringify(name).length + 1 + valueBytes;
@@ -60,9 +57,7 @@ export function largestValidRequestBytes(): number {
 /**
  * The default body limit: what the largest valid request can need and a margin of 16 KiB (JSON
  * whitespace, a catalog's longer model ids), rounded up to a multiple of 16 KiB: under a third of
- * a mebibyte. The time a server spends reading and parsing one body grows with its size.
- *
- * @internal
+ * a mebibyte. The time a server spends reading and parsing one body grows with its size. @internal
  */
 export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + 16_384) / 16_384) * 16_384;
 
@@ -129,9 +124,7 @@ type JsonRead = { ok: true; value: unknown } | { ok: false; answer: Response };
  * Reads and parses a request's JSON body in the order S12 fixes, media type (415), size (413),
  * JSON (400), never more than `maxBytes` of it. With `emptyIsObject`, no body at all reads as `{}`
  * whatever its media type (an admin route whose body is optional: `curl -X POST` sends none,
- * `fetch` sends `text/plain`).
- *
- * @internal
+ * `fetch` sends `text/plain`). @internal
  */
 export async function readJson(c: Context<Env>, maxBytes: number, emptyIsObject = false): Promise<JsonRead> {
   const refuse = (answer: Response): JsonRead => ({ ok: false, answer });

@@ -98,10 +98,6 @@ function shown(value: unknown): string {
  * multiplier; a key not `ck_live_`/`ck_test_` followed by 16 to 256 of `A-Z a-z 0-9 _ -`, or given
  * twice (under any users); an asset id that is empty, padded with spaces, longer than 128
  * characters, holding a control character (U+0000 among them) or a lone surrogate, or given twice.
- *
- * @param input - A parsed fixtures file or object.
- * @param newUserId - Makes the id of a user given without one (default: a random `usr_` id).
- * @returns The checked fixtures, or every issue.
  */
 export function checkFixtures(
   input: unknown,
@@ -316,14 +312,8 @@ export async function fixtureUsers(
  * store's (a durable store keeps what happened since the first load, and a second opening grant
  * would give credits twice). Its keys and assets that the store lacks are added. A key that the
  * store holds for another user, or an asset id another user owns, is a conflict: the load is
- * refused with a {@link FixturesError} naming each one.
- *
- * The store loads everything as one step ({@link Store.loadFixtures}): a refused or failed load
- * writes nothing.
- *
- * @returns The ids of the users created now (not those found already loaded).
- * @throws FixturesError when a key or asset belongs to another user in the store.
- * @internal
+ * refused with a {@link FixturesError} naming each one, and nothing is written (the store loads in
+ * one step). Returns the ids of the users created now. @internal
  */
 export async function loadFixtures(
   store: Store,

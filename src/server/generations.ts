@@ -233,16 +233,13 @@ export function renderAccepted(task: TaskRecord): string {
     const stem = JSON.stringify(jobId(task.id, 0)).slice(0, -2);
     for (let i = 0; i < jobs; i++) results += `${i === 0 ? "" : ","}{"job":{"id":${stem}${i}","status":"queued"},"assets":[]}`;
   }
-  const money = `"totalCreditCost":${num(task.totalCredits)},"balanceAfterCredits":${num(task.balanceAfter)}`;
+  // Counts and credits are whole numbers; a model id (V7), an aspect ratio and a resolution, as
+  // checked, need no escaping: only the prompt and the task id are written by JSON.stringify.
+  const money = `"totalCreditCost":${task.totalCredits},"balanceAfterCredits":${task.balanceAfter}`;
   return (
-    `{"batch":{"taskId":${JSON.stringify(task.id)},"request":{"imageCount":${num(r.imageCount)},` +
-    `"modelId":${JSON.stringify(r.modelId)},"aspectRatio":${JSON.stringify(r.aspectRatio)},` +
-    `"resolution":${JSON.stringify(r.resolution)},"prompt":${JSON.stringify(r.prompt)}},` +
+    `{"batch":{"taskId":${JSON.stringify(task.id)},"request":{"imageCount":${r.imageCount},` +
+    `"modelId":"${r.modelId}","aspectRatio":"${r.aspectRatio}",` +
+    `"resolution":"${r.resolution}","prompt":${JSON.stringify(r.prompt)}},` +
     `"results":[${results}],${money}},"billing":{${money}}}`
   );
-}
-
-/** A number as JSON writes it. */
-function num(value: number): string {
-  return Number.isFinite(value) ? String(value) : "null";
 }

@@ -3,6 +3,8 @@
  * atomic methods, `commitTask` and `failJob`, hold no `await`, so no other call can run in the
  * middle of either.
  */
+
+import type { GenerationRequest } from "../types.js";
 import {
   type ApiKeyRecord,
   acceptedTask,
@@ -19,7 +21,7 @@ import {
   type TaskRecord,
 } from "./store.js";
 
-/** An idempotency claim: the task it points at, and when it expires (epoch ms, `Infinity` for never). */
+/** An idempotency claim that expires (epoch ms); one that never does is kept as its task id alone. */
 type Claim = { readonly taskId: string; readonly expiresAt: number };
 
 type MutableUser = {
@@ -34,39 +36,71 @@ type MutableUser = {
    * Claims by idempotency key, scoped per user (S5). An expired claim is not evicted (a lookup
    * checks the time) but replaced by the key's next use.
    */
-  readonly claims: Map<string, Claim>;
+  readonly claims: Map<string, Claim | string>;
 };
 
-/** A task as the store keeps it: its job statuses change when a job fails. */
-type StoredTask = Omit<TaskRecord, "jobStatus"> & { readonly jobStatus: JobStatus[] };
+/** A task as kept: a failed job replaces its statuses (never changed in place, so they may be shared). */
+type StoredTask = Omit<TaskRecord, "jobStatus"> & { jobStatus: readonly JobStatus[] };
 
 /**
- * A copy of a task that shares no object with it (its strings and numbers are immutable already):
- * what the store keeps of a commit, so that the caller's draft stays the caller's, and what it hands
- * out, so that no caller can change what is stored.
+ * Values shared between stored tasks, one per spelling (within a bound): a store keeps every task,
+ * and each object less per task is less for the collector to visit.
  */
-const copyTask = (task: TaskRecord): StoredTask => ({
-  ...task,
-  request: { ...task.request, inputAssetIds: [...task.request.inputAssetIds] },
-  jobCredits: [...task.jobCredits],
-  jobStatus: [...task.jobStatus],
-});
+const kept = new Map<string, unknown>();
+function share<T>(key: string, make: () => T): T {
+  let value = kept.get(key) as T | undefined;
+  if (value === undefined) {
+    value = make();
+    if (kept.size < 4096) kept.set(key, value);
+  }
+  return value;
+}
 
 /**
- * Creates an empty in-memory store.
- *
- * @returns A {@link Store} whose state lives as long as the object.
- * @example
- * ```ts
- * const store = createMemoryStore();
- * const a = createReferenceServer({ store });
- * const b = createReferenceServer({ store }); // two servers, one state
- * ```
+ * A stored task's copy, in object literals of one shape: of the caller's when kept, sharing the
+ * model id, an empty reference list, a single job's credits and all-queued statuses with other
+ * tasks (all frozen); of the store's when handed out.
  */
+const copyTask = (task: TaskRecord, keep: boolean): StoredTask => {
+  const r = task.request;
+  const { jobCredits: credits, jobStatus: statuses } = task;
+  const ids = r.inputAssetIds;
+  const request: { -readonly [K in keyof GenerationRequest]?: GenerationRequest[K] | undefined } = {
+    prompt: r.prompt,
+    modelId: keep ? share(`m${r.modelId}`, () => r.modelId) : r.modelId,
+    generationType: r.generationType,
+    aspectRatio: r.aspectRatio,
+    resolution: r.resolution,
+    quality: r.quality,
+    background: r.background,
+    imageCount: r.imageCount,
+    inputAssetIds: keep && ids.length === 0 ? share("i", () => Object.freeze([]) as unknown as string[]) : [...ids],
+    idempotencyKey: r.idempotencyKey,
+  };
+  // The server always gives a task a key; a task without one keeps no such member.
+  if (request.idempotencyKey === undefined) delete request.idempotencyKey;
+  return {
+    id: task.id,
+    userId: task.userId,
+    createdAt: task.createdAt,
+    request: request as GenerationRequest,
+    clientKey: task.clientKey,
+    referenceCount: task.referenceCount,
+    multiplier: task.multiplier,
+    catalogVersion: task.catalogVersion,
+    jobCredits: keep && credits.length === 1 ? share(`c${credits[0]}`, () => Object.freeze([...credits])) : [...credits],
+    totalCredits: task.totalCredits,
+    balanceAfter: task.balanceAfter,
+    jobStatus:
+      keep && statuses.every((status) => status === "queued")
+        ? share(`q${statuses.length}`, () => Object.freeze([...statuses]))
+        : [...statuses],
+  };
+};
+
+/** Creates an empty in-memory store, whose state lives as long as the object. @internal */
 export function createMemoryStore(): Store {
   const users = new Map<string, MutableUser>();
-  // Tasks are copied on the way in and out, key records on the way in; ledger entries are made
-  // here, and copied on the way out.
   const keysById = new Map<string, ApiKeyRecord>();
   const keysByHash = new Map<string, ApiKeyRecord>();
   /** Each asset's owner. */
@@ -95,9 +129,10 @@ export function createMemoryStore(): Store {
   /** The task a live claim of the user's points at, as stored. */
   const claimedTask = (user: MutableUser | undefined, key: string, now: number): StoredTask | undefined => {
     const claim = user?.claims.get(key);
+    if (typeof claim === "string") return tasks.get(claim);
     return claim && claim.expiresAt > now ? tasks.get(claim.taskId) : undefined;
   };
-  const taskView = (task: StoredTask | undefined) => task && copyTask(task);
+  const taskView = (task: StoredTask | undefined) => task && copyTask(task, false);
 
   /**
    * The conflicts of a fixtures load with the store (`asEmpty`: with an empty store, as after a
@@ -213,7 +248,7 @@ export function createMemoryStore(): Store {
       const key = keysById.get(apiKeyId);
       if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
       const holder = claim && claimedTask(user, claim.key, now);
-      if (holder) return { ok: false, reason: "idempotency_key_taken", task: copyTask(holder) };
+      if (holder) return { ok: false, reason: "idempotency_key_taken", task: copyTask(holder, false) };
       const index = assetIds.findIndex((id) => assets.get(id) !== task.userId);
       if (index >= 0) return { ok: false, reason: "asset_not_found", index };
       if (user.multiplier !== task.multiplier) return { ok: false, reason: "multiplier_changed", multiplier: user.multiplier };
@@ -224,8 +259,10 @@ export function createMemoryStore(): Store {
       user.held += total;
       // The record answered is built on the caller's own draft; the store keeps a copy of it.
       const record = acceptedTask(task, user.balance);
-      tasks.set(task.id, copyTask(record));
-      if (claim) user.claims.set(claim.key, { taskId: task.id, expiresAt: claim.expiresAt ?? Number.POSITIVE_INFINITY });
+      tasks.set(task.id, copyTask(record, true));
+      if (claim) {
+        user.claims.set(claim.key, claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt });
+      }
       if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
       return { ok: true, task: record };
     },
@@ -240,7 +277,9 @@ export function createMemoryStore(): Store {
       if (task.jobStatus[index] === "failed") return 0;
       const user = users.get(task.userId);
       if (!user) return undefined;
-      task.jobStatus[index] = "failed";
+      const jobStatus = [...task.jobStatus];
+      jobStatus[index] = "failed";
+      task.jobStatus = jobStatus;
       user.balance += credits;
       user.held -= credits;
       if (credits > 0) user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });

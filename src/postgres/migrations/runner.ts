@@ -75,12 +75,9 @@ export class MigrationChecksumError extends Error {
  *
  * A version recorded without a checksum (applied by a package older than checksums) cannot be
  * checked after the fact: it is recorded with this package's checksum, and checked from then on.
- * Tests give an altered list of migrations.
- *
- * @returns The versions applied by this call (empty when the schema was up to date).
- * @throws MigrationChecksumError when an applied migration's recorded checksum is not this
- *   package's; Error when the database is not UTF8, or at a version newer than this package knows.
- * @internal
+ * Tests give an altered list of migrations. Returns the versions applied by this call; rejects with
+ * MigrationChecksumError for an applied migration that is not this package's, and Error for a
+ * database that is not UTF8 or at a version newer than this package knows. @internal
  */
 export async function runMigrations(
   pool: Pool,
