@@ -52,7 +52,7 @@ export function handNormalize(input: unknown, catalog: Catalog = builtIn): Resul
   for (const key of Object.keys(body)) {
     if (FIELDS.has(key)) continue;
     if (issues.length < BOUNDS.maxIssues)
-      issues.push({ path: cut(key), code: "unknown_field", message: messages.unknownField(key) });
+      issues.push({ path: cut(key), code: "unknown_field", message: messages.unknownField(key, REQUEST_FIELDS) });
     else omitted++;
   }
   const own = (key: string) => (Object.hasOwn(body, key) ? body[key] : undefined);
@@ -76,7 +76,8 @@ export function handNormalize(input: unknown, catalog: Catalog = builtIn): Resul
   };
   // A field with a list of allowed values; `undefined` when absent (fine) or invalid (`bad` set).
   let bad = false;
-  const option = (field: string, allowed: readonly string[], hint = ""): string | undefined => {
+  // A value outside the list is named with the values the model accepts, when the model is known.
+  const option = (field: string, allowed: readonly string[], named = allowed, hint = ""): string | undefined => {
     const value = own(field);
     if (value === undefined) return undefined;
     if (typeof value !== "string") {
@@ -88,7 +89,7 @@ export function handNormalize(input: unknown, catalog: Catalog = builtIn): Resul
     if (!allowed.includes(s)) {
       bad = true;
       const extra = hint && UNOFFERED_QUALITIES.has(s) ? hint : "";
-      issues.push({ path: field, code: "invalid_option", message: messages.invalidOption(field, s, allowed, extra) });
+      issues.push({ path: field, code: "invalid_option", message: messages.invalidOption(field, s, named, extra) });
       return undefined;
     }
     return s;
@@ -122,12 +123,13 @@ export function handNormalize(input: unknown, catalog: Catalog = builtIn): Resul
   bad = false;
   const generationType = option("generationType", GENERATION_TYPES) ?? (bad ? undefined : DEFAULTS.generationType);
   const typeOk = !bad;
-  const aspectRatio = option("aspectRatio", ASPECT_RATIOS);
+  const aspectRatio = option("aspectRatio", ASPECT_RATIOS, model?.aspectRatios);
   bad = false;
-  const resolution = option("resolution", RESOLUTIONS);
+  const resolution = option("resolution", RESOLUTIONS, model?.resolutions);
   const resolutionOk = !bad;
-  const quality = option("quality", QUALITIES, " (auto, xhigh and max are not offered by any model)") ?? DEFAULTS.quality;
-  const background = option("background", BACKGROUNDS) ?? DEFAULTS.background;
+  const quality =
+    option("quality", QUALITIES, model?.qualities, " (auto, xhigh and max are not offered by any model)") ?? DEFAULTS.quality;
+  const background = option("background", BACKGROUNDS, model?.backgrounds) ?? DEFAULTS.background;
 
   // N11
   let imageCount: number = DEFAULTS.imageCount;
