@@ -38,10 +38,7 @@ export type CheckedFixtures = {
   }[];
 };
 
-/**
- * Thrown when a fixtures object has problems; `issues` names every one. Nothing was loaded, unless
- * the message says otherwise (an asset id another user owns in a store loaded before).
- */
+/** Thrown when a fixtures object has problems; `issues` names every one, and nothing was loaded. */
 export class FixturesError extends Error {
   override readonly name = "FixturesError";
   /** Every problem, each at its path (`users[0].apiKeys[1]`). */
