@@ -72,3 +72,21 @@ export type GenerationRequest = {
   inputAssetIds: string[];
   idempotencyKey?: string;
 };
+
+/**
+ * The `error.code` values the service answers with (S12), as the reference server sends them.
+ */
+export type ServiceErrorCode =
+  | "invalid_json"
+  | "invalid_request"
+  | "asset_not_found"
+  | "missing_api_key"
+  | "invalid_api_key"
+  | "insufficient_credits"
+  | "not_found"
+  | "method_not_allowed"
+  | "idempotency_key_reused"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "internal_error"
+  | "service_unavailable";

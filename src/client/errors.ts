@@ -1,25 +1,9 @@
 /**
  * `ImagegenError`, the one error every call of the client rejects with, and the codes it carries.
  */
-import type { Issue } from "../types.js";
+import type { Issue, ServiceErrorCode } from "../types.js";
 
-/**
- * The `error.code` values the service answers with (S12), as the reference server sends them.
- */
-export type ServiceErrorCode =
-  | "invalid_json"
-  | "invalid_request"
-  | "asset_not_found"
-  | "missing_api_key"
-  | "invalid_api_key"
-  | "insufficient_credits"
-  | "not_found"
-  | "method_not_allowed"
-  | "idempotency_key_reused"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "internal_error"
-  | "service_unavailable";
+export type { ServiceErrorCode };
 
 /**
  * The codes of the failures the client finds itself, when no answer of the service names one.

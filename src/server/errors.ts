@@ -4,25 +4,12 @@
  */
 import type { Context } from "hono";
 import { cut } from "../echo.js";
-import type { Issue } from "../types.js";
+import type { Issue, ServiceErrorCode } from "../types.js";
 import type { Env } from "./context.js";
 import { serverMessages as m } from "./messages.js";
 
 /** Stable codes of the `error.code` field of a failed HTTP request. */
-export type ServerErrorCode =
-  | "invalid_json"
-  | "invalid_request"
-  | "asset_not_found"
-  | "missing_api_key"
-  | "invalid_api_key"
-  | "insufficient_credits"
-  | "not_found"
-  | "method_not_allowed"
-  | "idempotency_key_reused"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "internal_error"
-  | "service_unavailable";
+export type ServerErrorCode = ServiceErrorCode;
 
 /**
  * Every `error.code` of a failed HTTP request, with its status (S12). Data, so that the OpenAPI
