@@ -131,10 +131,10 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
   class GuardedResponse extends ServerResponse {
     #refused = false;
 
-    override writeHead(statusCode: number, ...rest: unknown[]): this {
+    override writeHead(statusCode: number, a?: unknown, b?: unknown): this {
       if (this.#refused) return this;
       try {
-        return writeHead.call(this, statusCode, ...rest) as this;
+        return writeHead.call(this, statusCode, a, b) as this;
       } catch (error) {
         if (this.headersSent) throw error;
         this.#refused = true;
@@ -144,12 +144,12 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
       }
     }
 
-    override write(...args: unknown[]): boolean {
-      return this.#refused || write.apply(this, args);
+    override write(chunk: unknown, a?: unknown, b?: unknown): boolean {
+      return this.#refused || write.call(this, chunk, a, b);
     }
 
-    override end(...args: unknown[]): this {
-      return this.#refused ? this : (end.apply(this, args) as this);
+    override end(a?: unknown, b?: unknown, c?: unknown): this {
+      return this.#refused ? this : (end.call(this, a, b, c) as this);
     }
   }
   const { writeHead, write, end } = ServerResponse.prototype as unknown as {

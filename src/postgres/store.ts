@@ -198,7 +198,6 @@ function statements(schema: string) {
       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
       ON CONFLICT DO NOTHING
       RETURNING id`,
-    findApiKeyByHash: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE hash = $1`,
     // Authentication and what pricing needs, in one round trip. On one PostgreSQL, one join: the
     // fastest there. On Citus the join's filter is on the reference table, so it would ask every
     // shard of users; find_caller reads the key, then the user by its id, one shard.
@@ -206,7 +205,6 @@ function statements(schema: string) {
     findCaller: `SELECT k.id, k.user_id, k.mode, k.revoked, u.multiplier
       FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id WHERE k.hash = $1`,
     findCallerRouted: `SELECT id, user_id, mode, revoked, multiplier FROM ${s}.find_caller($1)`,
-    getApiKey: `SELECT id, user_id, mode, hash, revoked FROM ${s}.api_keys WHERE id = $1`,
     // Run inside a transaction with revokeApiKey: the owner's row is locked first (see commit_task).
     // The owner's row is locked by its id, read first (a key's owner never changes): a lock taken
     // through a subquery could not be sent to the one node of a distributed schema that holds it.
@@ -496,23 +494,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return rows.length === 1;
     },
 
-    async findApiKeyByHash(hash) {
-      if (!nameable(hash)) return undefined;
-      const { rows } = await run<ApiKeyRow>("finding an API key", sql.findApiKeyByHash, [hash]);
-      return rows[0] && keyFromRow(rows[0], rows[0].hash);
-    },
-
     async findCaller(hash) {
       if (!nameable(hash)) return undefined;
-      const { rows } = await run<Omit<ApiKeyRow, "hash"> & { multiplier: string }>("finding an API key", findCaller, [hash]);
+      const { rows } = await run<ApiKeyRow & { multiplier: string }>("finding an API key", findCaller, [hash]);
       const row = rows[0];
       return row && { key: keyFromRow(row, hash), multiplier: row.multiplier };
-    },
-
-    async getApiKey(apiKeyId) {
-      if (!nameable(apiKeyId)) return undefined;
-      const { rows } = await run<ApiKeyRow>("reading an API key", sql.getApiKey, [apiKeyId]);
-      return rows[0] && keyFromRow(rows[0], rows[0].hash);
     },
 
     async revokeApiKey(apiKeyId) {
@@ -709,10 +695,11 @@ function fixtureRows(users: readonly FixtureUserLoad[], at: number) {
   return { users, keys, assets, at };
 }
 
-type ApiKeyRow = { id: string; user_id: string; mode: ApiKeyRecord["mode"]; hash: string; revoked: boolean };
+/** A key's row without its hash (the caller has it). */
+type ApiKeyRow = { id: string; user_id: string; mode: ApiKeyRecord["mode"]; revoked: boolean };
 
-/** A key record from its row; `hash` for a row that leaves the hash out (the caller has it). */
-const keyFromRow = (row: Omit<ApiKeyRow, "hash">, hash: string): ApiKeyRecord => ({
+/** A key record from its row and the hash it was found by. */
+const keyFromRow = (row: ApiKeyRow, hash: string): ApiKeyRecord => ({
   id: row.id,
   userId: row.user_id,
   mode: row.mode,

@@ -3,8 +3,9 @@
  * request crosses (request id, `onResponse`, CORS, the request journal, 404 and 405, the fixtures
  * loaded) with the routes of the service and, with an admin token, of the admin API.
  */
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, type Handler, Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
+import { getPath } from "hono/utils/url";
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { createMemoryStore } from "../store/memory.js";
@@ -13,13 +14,13 @@ import { ping, queryCredits, quotePrice } from "./account.js";
 import type { ClientInfo } from "./address.js";
 import { type Admin, addAdminRoutes, createAdmin } from "./admin.js";
 import { adminGuard, checkAdminToken } from "./adminToken.js";
-import { hashApiKey, withKey } from "./auth.js";
-import { DEFAULT_MAX_BODY_BYTES, jsonBody } from "./body.js";
+import { authenticate, hashApiKey } from "./auth.js";
+import { DEFAULT_MAX_BODY_BYTES, readJson } from "./body.js";
 import { firstCatalogStart, serverCatalogs } from "./catalogs.js";
 import { createServerClock } from "./clock.js";
 import type { Env, LogEntry, ResponseEvent, ServerContext } from "./context.js";
 import { AnswerLostError, controlsOff, createControls } from "./controls.js";
-import { fail, json } from "./errors.js";
+import { fail, json, requestIdOf } from "./errors.js";
 import { checkFixtures, type Fixtures, FixturesError, fixtureUsers, loadFixtures } from "./fixtures.js";
 import { createGeneration } from "./generations.js";
 import { newId } from "./ids.js";
@@ -210,7 +211,7 @@ function corsFor(origins: "*" | string[]): MiddlewareHandler<Env> {
       origin !== undefined &&
       (origins === "*" || origins.includes(origin))
     ) {
-      c.header("request-id", c.get("requestId"));
+      c.header("request-id", requestIdOf(c));
       c.header("cache-control", "no-store");
       return answer(c, next);
     }
@@ -364,7 +365,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
           method: c.req.method,
           path: c.req.path,
           status: c.res.status,
-          requestId: c.get("requestId"),
+          requestId: requestIdOf(c),
           durationMs: performance.now() - start,
         });
       } catch {
@@ -372,31 +373,14 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       }
     });
   }
-  // Every request is counted in flight from its first step, after the fixtures and any reset, but
-  // a reset's own (it waits for the others). Synchronous when nothing is to be waited for, as every
-  // step that need not wait: each step costs every request a little.
-  const counted = async (next: () => Promise<void>) => {
-    try {
-      await next();
-    } finally {
-      leave();
-    }
-  };
-  app.use((c, next) => {
-    // Every answer's Request-Id is the server's own (a client's header of that name is never taken).
-    c.set("requestId", newId.request());
-    if (c.req.path === "/admin/reset") return next();
-    if (turn !== undefined || !loaded) return ready(true).then(() => counted(next));
-    inFlight++;
-    return counted(next);
-  });
+  // A request that waited for a load of the fixtures that failed is answered with that failure.
+  if (checked) app.use((c, next) => ("loadError" in c.env ? Promise.reject(c.env.loadError) : next()));
   if (origins) app.use("/api/*", corsFor(origins)).use("/openapi.json", corsFor(origins));
   if (controls) app.use(controls.journal);
-  app.notFound((c) => fail(c, { code: "not_found", message: m.notFound(c.req.path) }));
   app.onError((error, c) => {
     if (error instanceof AnswerLostError) throw error; // no answer, on purpose: fetch rejects, a socket closes
     // Never the request's headers or body in the log: only what went wrong.
-    const id = c.get("requestId");
+    const id = requestIdOf(c);
     const retryAfter = retryAfterOf(error);
     if (retryAfter !== undefined) {
       report(id, "the store cannot be reached", error);
@@ -421,46 +405,93 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     return fail(c, { code: "internal_error", message: m.internalError() });
   });
 
-  // Each route in the order S12 fixes: its path (404) and method (405) above, then the key (401),
-  // the test-double controls, then the body: media type (415), size (413), JSON (400).
-  const key = withKey(ctx);
-  const faults = controls ? [controls.afterAuth] : [];
-  const body = jsonBody(ctx.maxBodyBytes);
-  app.post("/api/generations", key, ...faults, body, createGeneration(ctx));
-  app.post("/api/pricing/quote", key, ...faults, body, quotePrice(ctx));
-  app.get("/api/ping", key, ...faults, ping(ctx));
-  app.get("/api/query/credits", key, ...faults, queryCredits(ctx));
+  // Each route in the order S12 fixes: its path (404) and method (405), then the key (401), the
+  // test-double controls, then the body: media type (415), size (413), JSON (400).
+  const route = serviceRoute(ctx, controls?.afterAuth);
+  app.post("/api/generations", route(createGeneration(ctx), true));
+  app.post("/api/pricing/quote", route(quotePrice(ctx), true));
+  app.get("/api/ping", route(ping(ctx)));
+  app.get("/api/query/credits", route(queryCredits(ctx)));
   app.get("/openapi.json", (c) => json(c, 200, catalogs.openApiText(clock.now())));
   if (adminToken !== undefined && controls) {
     // The routes call the methods as they are: their request is counted in flight already.
     addAdminRoutes(app, adminGuard(adminToken, clock), ctx, () => methods, controls.routes);
   }
-  refuseOtherMethods(app);
+  app.notFound(notFoundOrNotAllowed(app));
 
-  const fetch = (request: Request, info?: ClientInfo): Promise<Response> =>
-    Promise.resolve(app.fetch(request, typeof info === "object" && info !== null ? info : {}));
+  // Every request is counted in flight from its first step, after the fixtures and any reset, but
+  // a reset's own (it waits for the others). Synchronous when nothing is to be waited for.
+  const run = async (request: Request, env: ClientInfo): Promise<Response> => {
+    try {
+      return await app.fetch(request, env);
+    } finally {
+      leave();
+    }
+  };
+  const fetch = (request: Request, info?: ClientInfo): Promise<Response> => {
+    const env = typeof info === "object" && info !== null ? info : {};
+    if (adminToken !== undefined && getPath(request) === "/admin/reset") return Promise.resolve(app.fetch(request, env));
+    if (turn !== undefined || !loaded) {
+      return ready(true).then(
+        () => run(request, env),
+        (error: unknown) => app.fetch(request, { ...env, loadError: error }),
+      );
+    }
+    inFlight++;
+    return run(request, env);
+  };
   return { fetch, admin: admin as Admin, ready: () => ready() };
 }
 
 /**
- * The 405 (with `Allow`) of every method a route's path lacks: one catch-all route per path, after
- * the path's own routes, so that a request with an allowed method never reaches it (hono's
- * `method-not-allowed` middleware would run on every request). A `GET` answers `HEAD` too.
+ * A service route as one handler: the key (401), the test-double faults when the server has them,
+ * the JSON body when the route takes one (415, 413, 400), then the endpoint. One handler per route
+ * keeps hono on its fast path, with no chain of middleware to compose for each request.
  */
-function refuseOtherMethods(app: Hono<Env>): void {
-  const methods = new Map<string, Set<string>>();
+function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undefined) {
+  return (endpoint: Handler<Env>, takesBody = false): Handler<Env> => {
+    const rest = async (c: Context<Env>): Promise<Response> => {
+      if (takesBody) {
+        const read = await readJson(c, ctx.maxBodyBytes);
+        if (!read.ok) return read.answer;
+        c.set("body", read.value);
+      }
+      return endpoint(c, async () => {}) as Response | Promise<Response>;
+    };
+    return async (c) => {
+      const refused = await authenticate(c, ctx);
+      if (refused || !faults) return refused ?? rest(c);
+      let answer: Response | undefined;
+      const fault = await faults(c, async () => {
+        answer = await rest(c);
+      });
+      return fault ?? answer ?? c.res;
+    };
+  };
+}
+
+/**
+ * The answer when no route answered: 405 (with `Allow`) when the path has routes for other
+ * methods (a `GET` answers `HEAD` too), else 404. Decided here rather than by a catch-all route per
+ * path, which would make every request a chain of two handlers.
+ */
+function notFoundOrNotAllowed(app: Hono<Env>) {
+  const paths = new Map<string, { pattern: RegExp; allowed: string[] }>();
   for (const { method, path } of app.routes) {
-    if (method === "ALL") continue;
-    const allowed = methods.get(path) ?? new Set();
-    allowed.add(method);
-    if (method === "GET") allowed.add("HEAD");
-    methods.set(path, allowed);
+    // A `:name` segment matches any one segment, as in the routes.
+    const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}$`);
+    const entry = paths.get(path) ?? { pattern, allowed: [] };
+    // A route of several handlers is listed once per handler; a `GET` answers `HEAD` too.
+    for (const each of method === "ALL" ? [] : method === "GET" ? ["GET", "HEAD"] : [method]) {
+      if (!entry.allowed.includes(each)) entry.allowed.push(each);
+    }
+    paths.set(path, entry);
   }
-  for (const [path, set] of methods) {
-    const allowed = [...set];
-    const allow = allowed.join(", ");
-    app.all(path, (c) =>
-      fail(c, { code: "method_not_allowed", message: m.methodNotAllowed(c.req.method, allowed), headers: { allow } }),
-    );
-  }
+  return (c: Context<Env>) => {
+    const path = c.req.path;
+    const known = [...paths.values()].find((p) => p.allowed.length > 0 && p.pattern.test(path));
+    if (!known) return fail(c, { code: "not_found", message: m.notFound(path) });
+    const allow = known.allowed.join(", ");
+    return fail(c, { code: "method_not_allowed", message: m.methodNotAllowed(c.req.method, known.allowed), headers: { allow } });
+  };
 }

@@ -2,7 +2,7 @@
  * API keys (S1, S2): how a key is made and kept (only its SHA-256), how the `Authorization` header
  * is read, and the middleware that authenticates a request.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { ApiKeyMode, CallerRecord } from "../store/store.js";
 import type { Env, ServerContext } from "./context.js";
 import { type Failure, fail } from "./errors.js";
@@ -80,26 +80,24 @@ const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
 export const INVALID_API_KEY: Failure = { code: "invalid_api_key", message: m.invalidApiKey(), headers: BEARER_CHALLENGE };
 
 /**
- * The middleware of every endpoint that takes an API key (S1: no other scheme): the key's SHA-256
- * is looked up (never the key compared as text), and the caller kept as `c.get("caller")`; else
- * the 401, without a lookup for a key not shaped like one of ours.
+ * The first step of every endpoint that takes an API key (S1: no other scheme): the key's SHA-256
+ * is looked up (never the key compared as text), and the caller kept as `c.get("caller")`. Resolves
+ * to nothing then, else to the 401, without a lookup for a key not shaped like one of ours.
  *
  * @internal
  */
-export function withKey(ctx: ServerContext): MiddlewareHandler<Env> {
-  return async (c, next) => {
-    const key = bearerToken(c.req.header("authorization"));
-    if (typeof key !== "string") {
-      return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
-    }
-    let found: CallerRecord | undefined;
-    if (KEY_SHAPE.test(key)) {
-      const hash = hashApiKey(key);
-      // The key and its user's multiplier in one lookup: pricing needs no read of its own.
-      found = await ctx.store.findCaller(typeof hash === "string" ? hash : await hash);
-    }
-    if (!found || found.key.revoked) return fail(c, INVALID_API_KEY);
-    c.set("caller", { userId: found.key.userId, apiKeyId: found.key.id, multiplier: found.multiplier });
-    await next();
-  };
+export async function authenticate(c: Context<Env>, ctx: ServerContext): Promise<Response | undefined> {
+  const key = bearerToken(c.req.header("authorization"));
+  if (typeof key !== "string") {
+    return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
+  }
+  let found: CallerRecord | undefined;
+  if (KEY_SHAPE.test(key)) {
+    const hash = hashApiKey(key);
+    // The key and its user's multiplier in one lookup: pricing needs no read of its own.
+    found = await ctx.store.findCaller(typeof hash === "string" ? hash : await hash);
+  }
+  if (!found || found.key.revoked) return fail(c, INVALID_API_KEY);
+  c.set("caller", { userId: found.key.userId, apiKeyId: found.key.id, multiplier: found.multiplier });
+  return undefined;
 }

@@ -120,6 +120,8 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 /** The parsed body, or the answer that refuses it. */
 type JsonRead = { ok: true; value: unknown } | { ok: false; answer: Response };
 
+const refuse = (answer: Response): JsonRead => ({ ok: false, answer });
+
 /**
  * Reads and parses a request's JSON body in the order S12 fixes, media type (415), size (413),
  * JSON (400), never more than `maxBytes` of it. With `emptyIsObject`, no body at all reads as `{}`
@@ -127,7 +129,6 @@ type JsonRead = { ok: true; value: unknown } | { ok: false; answer: Response };
  * `fetch` sends `text/plain`). @internal
  */
 export async function readJson(c: Context<Env>, maxBytes: number, emptyIsObject = false): Promise<JsonRead> {
-  const refuse = (answer: Response): JsonRead => ({ ok: false, answer });
   const json = isJsonMediaType(c.req.header("content-type"));
   if (!json && !emptyIsObject) return refuse(fail(c, { code: "unsupported_media_type", message: m.unsupportedMediaType() }));
   const bytes = await readBytes(c, maxBytes);
@@ -140,7 +141,8 @@ export async function readJson(c: Context<Env>, maxBytes: number, emptyIsObject 
   } catch {
     return refuse(fail(c, { code: "invalid_json", message: m.invalidUtf8() }));
   }
-  if (text.trim() === "") return refuse(fail(c, { code: "invalid_json", message: m.emptyBody() }));
+  // Empty or only whitespace (what `trim` removes), found without a trimmed copy of the body.
+  if (!/\S/.test(text)) return refuse(fail(c, { code: "invalid_json", message: m.emptyBody() }));
   const shape = jsonShapeProblem(text);
   if (shape) {
     // Valid JSON or not, no request of the service holds that much: one request-rules issue.

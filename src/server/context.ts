@@ -95,9 +95,11 @@ export type ServerContext = {
  * @internal
  */
 export type Env = {
-  Bindings: ClientInfo;
+  /** The client's address; and why a request is refused before any route, when the fixtures failed to load. */
+  Bindings: ClientInfo & { loadError?: unknown };
   Variables: {
-    requestId: string;
+    /** The request's id, made when first needed: read it with `requestIdOf(c)`. */
+    requestId: string | undefined;
     /** Who the key authenticated (the routes that take a key). */
     caller: Caller;
     /** The parsed JSON body (the routes that take one). */

@@ -12,7 +12,7 @@ import type { Issue } from "../types.js";
 import { readJson } from "./body.js";
 import { isoInstant } from "./clock.js";
 import type { AdminRoute, Caller, Env } from "./context.js";
-import { AdminError, fail, invalidRequest, json } from "./errors.js";
+import { AdminError, fail, invalidRequest, json, requestIdOf } from "./errors.js";
 import { randomHex } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
 
@@ -255,7 +255,7 @@ function createJournal(adminToken: string, now: () => number) {
   let entries: JournalEntry[] = [];
   const record = (c: Context<Env>, status: number, arrivedAt: number, start: number) => {
     const entry: JournalEntry = {
-      requestId: c.get("requestId"),
+      requestId: requestIdOf(c),
       method: safeEcho(c.req.method, 16),
       path: safeEcho(c.req.path, 200),
       status,
@@ -336,7 +336,7 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
       // Carried out first, then answered late (as on a slow network: a client that gives up meanwhile
       // finds the task done when it retries with the same key), or not at all.
       await next();
-      if (fault.kind === "lose_answer") throw new AnswerLostError(c.get("requestId"));
+      if (fault.kind === "lose_answer") throw new AnswerLostError(requestIdOf(c));
       // Not held once the faults were ended meanwhile (a reset): it would wait for nothing.
       if (ended === firedIn) await hold(fault.delayMs ?? 0);
       return;

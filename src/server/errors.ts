@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import { cut } from "../echo.js";
 import type { Issue, ServiceErrorCode } from "../types.js";
 import type { Env } from "./context.js";
+import { newId } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
 
 /** Stable codes of the `error.code` field of a failed HTTP request. */
@@ -114,6 +115,16 @@ function boundIssues(issues: readonly Issue[]): Issue[] {
   return listed;
 }
 
+/** The request's id (`Request-Id`), the server's own, made when first needed (its answer, a log line). @internal */
+export function requestIdOf(c: Context<Env>): string {
+  let id = c.get("requestId");
+  if (id === undefined) {
+    id = newId.request();
+    c.set("requestId", id);
+  }
+  return id;
+}
+
 /**
  * A JSON answer from text that is already serialized (a 202 and its replays, byte for byte), with
  * the request's id and more headers if given.
@@ -124,9 +135,9 @@ export function json(c: Context<Env>, status: number, text: string, headers?: Re
   const all: Record<string, string> = {
     "content-type": "application/json; charset=utf-8",
     "cache-control": "no-store",
-    "request-id": c.get("requestId"),
-    ...headers,
+    "request-id": requestIdOf(c),
   };
+  if (headers !== undefined) Object.assign(all, headers);
   // hono answers a HEAD with its GET's headers and no body: the length stays the GET's. (Any
   // other answer's length is left to the runtime, which counts the bytes it sends.)
   const method = c.req.method;
@@ -145,7 +156,7 @@ export function fail(c: Context<Env>, f: Failure): Response {
   if (issues) c.set("issues", issues);
   const param = f.param === undefined ? undefined : cut(f.param, 100);
   // In this key order; JSON.stringify leaves out the members that are undefined.
-  const error = { message: f.message, code: f.code, param, issues, requestId: c.get("requestId") };
+  const error = { message: f.message, code: f.code, param, issues, requestId: requestIdOf(c) };
   return json(c, STATUS[f.code], JSON.stringify({ error }), f.headers);
 }
 

@@ -211,16 +211,10 @@ export function createMemoryStore(): Store {
       addKey(key);
       return true;
     },
-    async findApiKeyByHash(hash) {
-      return keysByHash.get(hash);
-    },
     async findCaller(hash) {
       const key = keysByHash.get(hash);
       const user = key && users.get(key.userId);
       return user && key && { key, multiplier: user.multiplier };
-    },
-    async getApiKey(apiKeyId) {
-      return keysById.get(apiKeyId);
     },
     async revokeApiKey(apiKeyId) {
       const key = keysById.get(apiKeyId);

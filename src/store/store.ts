@@ -205,11 +205,8 @@ export interface Store {
 
   /** Stores a key record (its hash, never the key); `false` when the id or the hash is taken. */
   putApiKey(key: ApiKeyRecord): Promise<boolean>;
-  /** Revoked or not. */
-  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   /** The key whose SHA-256 is `hash` (revoked or not) with its user's multiplier, in one lookup. */
   findCaller(hash: string): Promise<CallerRecord | undefined>;
-  getApiKey(apiKeyId: string): Promise<ApiKeyRecord | undefined>;
   /** Marks a key revoked (again is fine); `false` for an unknown id. */
   revokeApiKey(apiKeyId: string): Promise<boolean>;
 

@@ -24,8 +24,9 @@ async function account(credits: number) {
   const userId = `usr_${hex(8)}`;
   await store.createUser({ id: userId, credits, multiplier: "1" }, T0);
   const apiKeyId = `apk_${hex(8)}`;
-  await store.putApiKey({ id: apiKeyId, userId, mode: "test", hash: hex(32), revoked: false });
-  return { userId, apiKeyId };
+  const hash = hex(32);
+  await store.putApiKey({ id: apiKeyId, userId, mode: "test", hash, revoked: false });
+  return { userId, apiKeyId, hash };
 }
 
 type Outcome = CommitResult | "unavailable";
@@ -41,7 +42,7 @@ describe("the database goes away and comes back", () => {
   it("S14: while it is stopped every method rejects with StoreUnavailableError; once started, the same store serves and a retry is accepted once", {
     timeout: 120_000,
   }, async () => {
-    const { userId, apiKeyId } = await account(100);
+    const { userId, apiKeyId, hash } = await account(100);
     const paid = sampleDraft(userId, [10]);
     expect((await commit(paid, apiKeyId)).valueOf()).toMatchObject({ ok: true });
 
@@ -64,7 +65,7 @@ describe("the database goes away and comes back", () => {
       reason: "idempotency_key_taken",
       task: { id: draft.id },
     });
-    expect(await store.getApiKey(apiKeyId)).toMatchObject({ revoked: false });
+    expect((await store.findCaller(hash))?.key).toMatchObject({ id: apiKeyId, revoked: false });
     expect((await store.ledger(userId))?.map((e) => e.kind)).toEqual(["grant", "debit", "debit"]);
   });
 

@@ -128,9 +128,7 @@ describe("every request path is an index lookup", () => {
     await s.setMultiplier(u, "1.5");
     const key = { id: `apk_${hex(8)}`, userId: u, mode: "live" as const, hash: hex(32), revoked: false };
     await s.putApiKey(key);
-    await s.findApiKeyByHash(key.hash);
     await s.findCaller(key.hash);
-    await s.getApiKey(key.id);
     const asset = `ast_${hex(8)}`;
     await s.putAsset(asset, u);
     await s.ownedAssets(u, [`ast_${hex(8)}`, `ast_${hex(8)}`]);

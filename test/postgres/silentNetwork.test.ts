@@ -304,7 +304,8 @@ describe("the network to the database goes silent, then heals", () => {
     const userId = `usr_revoke_${Date.now()}`;
     await retrying(() => store.createUser({ id: userId, credits: 100, multiplier: "1" }, T0));
     const apiKeyId = `apk_revoke_${Date.now()}`;
-    await retrying(() => store.putApiKey({ id: apiKeyId, userId, mode: "test", hash: "ab".repeat(32), revoked: false }));
+    const hash = "ab".repeat(32);
+    await retrying(() => store.putApiKey({ id: apiKeyId, userId, mode: "test", hash, revoked: false }));
 
     // The revocation locks the key's owner inside its transaction; the silence falls right after.
     // A round whose revocation gave up before the silence (a loaded machine) proves nothing: it is
@@ -355,7 +356,7 @@ describe("the network to the database goes silent, then heals", () => {
         : { ok: false, reason: "idempotency_key_taken", task: { id: draft.id, balanceAfter: 90 } },
     );
     expect(await retrying(() => store.getUser(userId))).toMatchObject({ balance: 90 });
-    expect(await retrying(() => store.getApiKey(apiKeyId))).toMatchObject({ revoked: false });
+    expect((await retrying(() => store.findCaller(hash)))?.key).toMatchObject({ id: apiKeyId, revoked: false });
     // Setting `revoked` again counts the row too: a retry after a lost answer still says true.
     expect(await retrying(() => store.revokeApiKey(apiKeyId))).toBe(true);
     expect((await retrying(() => store.ledger(userId)))?.map((e) => e.kind)).toEqual(["grant", "debit"]);

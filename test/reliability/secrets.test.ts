@@ -120,7 +120,7 @@ describe("reliability: secrets (S1, S2)", () => {
     for (const file of files) {
       const source = readFileSync(file, "utf8");
       // only the files that handle keys or their hashes (router's "hash" is a URL fragment)
-      if (!/hashApiKey|findApiKeyByHash|ApiKeyRecord|readCredential/.test(source)) continue;
+      if (!/hashApiKey|findCaller|ApiKeyRecord|readCredential/.test(source)) continue;
       scanned++;
       source.split("\n").forEach((line, i) => {
         const code = line.trim().replace(/typeof \w+ [!=]==/g, "");

@@ -20,7 +20,7 @@ describe("the API-key hash (docs/decisions.md, S2)", () => {
     const { userId } = await server.admin.createUser({ credits: 10 });
     const { key, apiKeyId } = await server.admin.createApiKey(userId);
     const hash = await webCryptoHash(key);
-    const record = await store.findApiKeyByHash(hash);
+    const record = (await store.findCaller(hash))?.key;
     expect(record).toMatchObject({ id: apiKeyId, userId, hash, revoked: false });
     expect(JSON.stringify(record)).not.toContain(key);
     expect((await server.fetch(ping(key))).status).toBe(200);

@@ -181,7 +181,7 @@ describe("createReferenceServer({ fixtures })", () => {
     expect(await store.getUser("usr_first")).toBeUndefined();
     expect(await store.getUser("usr_second")).toBeUndefined();
     expect(await store.ownedAssets("usr_first", ["ast_first"])).toEqual(new Set());
-    expect(await store.findApiKeyByHash(await sha256("ck_test_first_00000000000001"))).toBeUndefined();
-    expect((await store.findApiKeyByHash(await sha256(ALICE_KEY)))?.userId).toBe("usr_alice");
+    expect(await store.findCaller(await sha256("ck_test_first_00000000000001"))).toBeUndefined();
+    expect((await store.findCaller(await sha256(ALICE_KEY)))?.key.userId).toBe("usr_alice");
   });
 });
