@@ -83,7 +83,9 @@ if (only.has("http")) {
   const at = (name: string) => http.find((r) => r.name === name);
   const q = at("POST /api/pricing/quote");
   const g = at("POST /api/generations");
+  const p = at("GET /api/ping");
   if (q) budgets.push({ name: "HTTP quote vs bare node:http", value: ratio(q.ratio), limit: ">= 0.6x", met: q.ratio >= 0.6 });
+  if (p) budgets.push({ name: "HTTP ping vs bare node:http", value: ratio(p.ratio), limit: ">= 0.6x", met: p.ratio >= 0.6 });
   if (g) {
     budgets.push({ name: "HTTP generations vs bare node:http", value: ratio(g.ratio), limit: ">= 0.5x", met: g.ratio >= 0.5 });
     budgets.push({
