@@ -5,6 +5,7 @@
  */
 import { type Context, type Handler, Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
+import { TrieRouter } from "hono/router/trie-router";
 import { getPath } from "hono/utils/url";
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
@@ -443,6 +444,8 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   return { fetch, admin: admin as Admin, ready: () => ready() };
 }
 
+const noNext = async () => {}; // the `next` an endpoint is given: nothing comes after it
+
 /**
  * A service route as one handler: the key (401), the test-double faults when the server has them,
  * the JSON body when the route takes one (415, 413, 400), then the endpoint. One handler per route
@@ -456,7 +459,7 @@ function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undef
         if (!read.ok) return read.answer;
         c.set("body", read.value);
       }
-      return endpoint(c, async () => {}) as Response | Promise<Response>;
+      return endpoint(c, noNext) as Response | Promise<Response>;
     };
     return async (c) => {
       const refused = await authenticate(c, ctx);
@@ -473,25 +476,28 @@ function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undef
 /**
  * The answer when no route answered: 405 (with `Allow`) when the path has routes for other
  * methods (a `GET` answers `HEAD` too), else 404. Decided here rather than by a catch-all route per
- * path, which would make every request a chain of two handlers.
+ * path, which would make every request a chain of two handlers. The path is matched by hono's own
+ * router, told each route's path and the methods it takes.
  */
 function notFoundOrNotAllowed(app: Hono<Env>) {
-  const paths = new Map<string, { pattern: RegExp; allowed: string[] }>();
+  const methods = new Map<string, string[]>();
   for (const { method, path } of app.routes) {
-    // A `:name` segment matches any one segment, as in the routes.
-    const pattern = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}$`);
-    const entry = paths.get(path) ?? { pattern, allowed: [] };
-    // A route of several handlers is listed once per handler; a `GET` answers `HEAD` too.
-    for (const each of method === "ALL" ? [] : method === "GET" ? ["GET", "HEAD"] : [method]) {
-      if (!entry.allowed.includes(each)) entry.allowed.push(each);
-    }
-    paths.set(path, entry);
+    if (method === "ALL") continue;
+    const allowed = methods.get(path) ?? [];
+    // A route of several handlers is listed once per handler.
+    for (const each of method === "GET" ? ["GET", "HEAD"] : [method]) if (!allowed.includes(each)) allowed.push(each);
+    methods.set(path, allowed);
   }
+  const router = new TrieRouter<string[]>();
+  for (const [path, allowed] of methods) router.add("ALL", path, allowed);
   return (c: Context<Env>) => {
     const path = c.req.path;
-    const known = [...paths.values()].find((p) => p.allowed.length > 0 && p.pattern.test(path));
-    if (!known) return fail(c, { code: "not_found", message: m.notFound(path) });
-    const allow = known.allowed.join(", ");
-    return fail(c, { code: "method_not_allowed", message: m.methodNotAllowed(c.req.method, known.allowed), headers: { allow } });
+    const allowed = router.match(c.req.method, path)[0][0]?.[0];
+    if (!allowed) return fail(c, { code: "not_found", message: m.notFound(path) });
+    return fail(c, {
+      code: "method_not_allowed",
+      message: m.methodNotAllowed(c.req.method, allowed),
+      headers: { allow: allowed.join(", ") },
+    });
   };
 }

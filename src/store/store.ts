@@ -237,10 +237,9 @@ export interface Store {
   failJob(taskId: string, index: number, at: number): Promise<number | undefined>;
 
   /**
-   * Loads fixtures as one step: creates
-   * each user the store lacks, with its opening grant (a user it has keeps its balance and
-   * multiplier), and adds the key hashes and asset ids it lacks. A key hash or asset id another
-   * user holds is a conflict, and then nothing is written.
+   * Loads fixtures as one step: creates each user the store lacks, with its opening grant (a user
+   * it has keeps its balance and multiplier), and adds the key hashes and asset ids it lacks. A key
+   * hash or asset id another user holds is a conflict, and then nothing is written.
    *
    * @throws RangeError, writing nothing, for an id with U+0000 or a lone surrogate (which
    *   PostgreSQL text cannot keep as given).
