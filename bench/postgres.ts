@@ -10,7 +10,8 @@
  * loads count top-level statements only, the extension's default). The servers and the database
  * report their CPU time. The servers run in child processes; autocannon runs in this one; every
  * load is bounded in time and in count, and every accepted answer is checked against the tasks
- * the database holds.
+ * the database holds. With `fsync` on, the same accepts then run in this process without HTTP:
+ * the store's calls against the baseline's (see {@link runDirect}).
  *
  * The database is `BENCH_DATABASE_URL` (a schema of its own, dropped afterwards; its settings as
  * they are) or a throwaway cluster from the machine's PostgreSQL binaries, run with `fsync` on, so
@@ -132,6 +133,25 @@ export type PostgresResult = {
   rounds: number;
 };
 
+/**
+ * One scenario in one process, without HTTP: the store's two calls (`findCaller`, `commitTask`)
+ * against the baseline's two statements (`handWrittenAccept`), medians over rounds.
+ */
+export type DirectResult = {
+  scenario: Scenario;
+  rps: number;
+  baseRps: number;
+  /** Median over rounds of the store / hand-written accepted generations per second of the same round. */
+  ratio: number;
+  /** CPU time of this process per accepted generation (µs): the store's JavaScript and the driver's. */
+  cpuUs: number;
+  baseCpuUs: number;
+  /** CPU time of the database's processes per accepted generation (µs; NaN when not measured). */
+  dbCpuUs: number;
+  baseDbCpuUs: number;
+  rounds: number;
+};
+
 /** What the database was, for the report. */
 export type PostgresSetup = {
   version: string;
@@ -211,7 +231,7 @@ export async function runPostgres(opts: {
   connections: number;
   maxRequests: number;
   users: number;
-}): Promise<{ results: PostgresResult[]; setup: PostgresSetup }> {
+}): Promise<{ results: PostgresResult[]; direct: DirectResult[]; setup: PostgresSetup }> {
   const { createPostgresStore } = await import("../src/postgres/index.js");
   const { createReferenceServer } = await import("../src/server/index.js");
 
@@ -399,6 +419,7 @@ export async function runPostgres(opts: {
       { scenario: "1,000 users", instances: 2, keys: many },
     ];
     const results: PostgresResult[] = [];
+    const direct: DirectResult[] = [];
     const passes =
       postmasterPid === undefined
         ? [{ fsync: await show("fsync"), rounds: opts.rounds }]
@@ -453,8 +474,13 @@ export async function runPostgres(opts: {
           rounds,
         });
       }
+      if (fsync === "on") {
+        direct.push(
+          ...(await runDirect({ ...opts, rounds }, connectionString, schema, credits, { hot, many }, postmasterPid, checkpoint)),
+        );
+      }
     }
-    return { results, setup };
+    return { results, direct, setup };
   } finally {
     await Promise.all(children.map(stop));
     await sql.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
@@ -462,6 +488,115 @@ export async function runPostgres(opts: {
     await destroy();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+  }
+}
+
+/**
+ * The same accepts in this process, without HTTP: `opts.connections` callers, each calling the
+ * store's `findCaller` and `commitTask` the way the reference server does (with a request it
+ * checked once), or the baseline's `handWrittenAccept`, for `opts.seconds` after `opts.warmup`
+ * seconds, alternating which goes first. What is left of the gap is the store's: its function and
+ * its JavaScript. Every call must accept its task, else the load fails.
+ */
+async function runDirect(
+  opts: { seconds: number; warmup: number; rounds: number; connections: number; maxRequests: number },
+  connectionString: string,
+  schema: string,
+  credits: number,
+  keys: { hot: string[]; many: string[] },
+  postmasterPid: number | undefined,
+  checkpoint: () => Promise<void>,
+): Promise<DirectResult[]> {
+  const { createHash } = await import("node:crypto");
+  const { createPostgresStore } = await import("../src/postgres/index.js");
+  const { catalog, checkRequest } = await import("../src/index.js");
+  const { handWrittenAccept } = await import("./baseline/postgres.js");
+  const store = await createPostgresStore({ connectionString, schema });
+  const pool = new pg.Pool({ connectionString, max: 10 });
+  pool.on("error", () => {});
+  const byHand = handWrittenAccept(pool, schema, credits);
+  const checked = checkRequest(BODY);
+  if (!checked.success) throw new Error("the benchmark's body does not pass the request rules");
+  let n = 0;
+  const viaStore = async (token: string) => {
+    const found = await store.findCaller(createHash("sha256").update(token, "utf8").digest("hex"));
+    if (!found || found.key.revoked) throw new Error("PostgreSQL direct load: a key was not found");
+    const userId = found.key.userId;
+    const key = `direct-${++n}`;
+    const now = Date.now();
+    const task = {
+      id: `task_${randomBytes(8).toString("hex")}${Buffer.from(userId, "utf8").toString("hex")}`,
+      userId,
+      createdAt: now,
+      request: { ...checked.output, idempotencyKey: key },
+      clientKey: true,
+      referenceCount: 0,
+      multiplier: found.multiplier,
+      catalogVersion: catalog.version,
+      jobCredits: [credits],
+      totalCredits: credits,
+    };
+    const result = await store.commitTask({ task, apiKeyId: found.key.id, claim: { key }, assetIds: [] }, now);
+    if (!result.ok) throw new Error(`PostgreSQL direct load: the store refused a task (${result.reason})`);
+  };
+  const viaHand = async (token: string) => {
+    const answer = await byHand(token, { ...BODY, idempotencyKey: `direct-${++n}` });
+    if (answer.status !== 202) throw new Error(`PostgreSQL direct load: the hand-written accept answered ${answer.status}`);
+  };
+  const load = async (accept: (token: string) => Promise<void>, tokens: string[], seconds: number) => {
+    const end = performance.now() + seconds * 1000;
+    const cpu = process.cpuUsage();
+    const db = clusterCpuUs(postmasterPid);
+    let accepted = 0;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: opts.connections }, async () => {
+        while (performance.now() < end && accepted < opts.maxRequests) {
+          await accept(tokens[next++ % tokens.length] as string);
+          accepted++;
+        }
+      }),
+    );
+    const used = process.cpuUsage(cpu);
+    return {
+      rps: accepted / seconds,
+      cpuUs: (used.user + used.system) / accepted,
+      dbCpuUs: (clusterCpuUs(postmasterPid) - db) / accepted,
+    };
+  };
+  try {
+    const out: DirectResult[] = [];
+    for (const [scenario, tokens] of [
+      ["one hot user", keys.hot],
+      ["1,000 users", keys.many],
+    ] as const) {
+      const runs = { store: [] as Awaited<ReturnType<typeof load>>[], hand: [] as Awaited<ReturnType<typeof load>>[] };
+      for (let round = 0; round < opts.rounds; round++) {
+        const order = round % 2 === 0 ? (["store", "hand"] as const) : (["hand", "store"] as const);
+        for (const kind of order) {
+          const accept = kind === "store" ? viaStore : viaHand;
+          await checkpoint();
+          await load(accept, tokens, opts.warmup);
+          runs[kind].push(await load(accept, tokens, opts.seconds));
+        }
+      }
+      const med = (list: typeof runs.store, field: "rps" | "cpuUs" | "dbCpuUs") => median(list.map((x) => x[field]));
+      out.push({
+        scenario,
+        rps: med(runs.store, "rps"),
+        baseRps: med(runs.hand, "rps"),
+        ratio: median(runs.store.map((x, k) => x.rps / (runs.hand[k]?.rps ?? Number.NaN))),
+        cpuUs: med(runs.store, "cpuUs"),
+        baseCpuUs: med(runs.hand, "cpuUs"),
+        dbCpuUs: med(runs.store, "dbCpuUs"),
+        baseDbCpuUs: med(runs.hand, "dbCpuUs"),
+        rounds: opts.rounds,
+      });
+    }
+    return out;
+  } finally {
+    await store.close();
+    await pool.end();
   }
 }
 

@@ -15,7 +15,7 @@ import type { ClientResult } from "./client.js";
 import type { PairResult } from "./core.js";
 import type { HttpResult } from "./http.js";
 import type { MemoryResult } from "./memory.js";
-import type { PostgresResult, PostgresSetup } from "./postgres.js";
+import type { DirectResult, PostgresResult, PostgresSetup } from "./postgres.js";
 
 const quick = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
 const PARTS = ["core", "client", "http", "memory", "postgres"];
@@ -35,13 +35,14 @@ type Budget = { name: string; value: string; limit: string; met: boolean };
 const budgets: Budget[] = [];
 const ratio = (x: number) => `${x.toFixed(3)}x`;
 const int = (x: number) => Math.round(x).toLocaleString("en-US");
+const rounds = (n: number) => `${n} round${n === 1 ? "" : "s"}`;
 const load0 = os.loadavg()[0] ?? 0;
 
 let core: PairResult[] = [];
 let client: ClientResult | undefined;
 let http: HttpResult[] = [];
 let memory: MemoryResult | undefined;
-let postgres: { results: PostgresResult[]; setup: PostgresSetup } | undefined;
+let postgres: { results: PostgresResult[]; direct: DirectResult[]; setup: PostgresSetup } | undefined;
 
 if (only.has("core")) {
   console.log(`core: ${settings.coreRounds} rounds of ${settings.coreMs} ms per case and per baseline ...`);
@@ -229,6 +230,21 @@ if (postgres) {
     );
   }
   lines.push("");
+  if (postgres.direct.length > 0) {
+    lines.push(
+      `In one process, without HTTP (\`fsync\` on): ${PG_CONNECTIONS} callers, each calling the store's \`findCaller\` and \`commitTask\` as the reference server does, against the baseline's key lookup and statement called the same way (\`handWrittenAccept\`). What is left of the gap is the store's own: its function and its JavaScript. CPU per accepted generation; medians over ${rounds(postgres.direct[0]?.rounds ?? 0)}.`,
+      "",
+      "| case | store/s | hand-written/s | ratio | store process CPU µs | hand-written process CPU µs | database CPU µs | hand-written database CPU µs |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|",
+    );
+    const cpu = (x: number) => (Number.isFinite(x) ? int(x) : "n/a");
+    for (const d of postgres.direct) {
+      lines.push(
+        `| ${d.scenario} | ${int(d.rps)} | ${int(d.baseRps)} | ${ratio(d.ratio)} | ${int(d.cpuUs)} | ${int(d.baseCpuUs)} | ${cpu(d.dbCpuUs)} | ${cpu(d.baseDbCpuUs)} |`,
+      );
+    }
+    lines.push("");
+  }
 }
 if (memory) {
   lines.push("### Memory per stored task (in process, one reference server)", "");
@@ -321,7 +337,10 @@ BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server 
   After each load the tasks in the database are counted against the 202 answers. The throwaway
   cluster loads \`pg_stat_statements\`, which counts nested statements only during the second half of
   each warm-up (counting them costs the database time); the servers and the database report their CPU
-  time. PostgreSQL runs on the same 2 cores as the servers and the load generator.
+  time. PostgreSQL runs on the same 2 cores as the servers and the load generator. With \`fsync\`
+  on, the same accepts also run in the benchmark's own process without HTTP: ${PG_CONNECTIONS} callers of
+  the store's \`findCaller\` and \`commitTask\` (a pool of 10) against ${PG_CONNECTIONS} callers of the
+  baseline's two round trips (\`handWrittenAccept\`, a pool of 10), in the same rounds and order.
 - **Memory**: one process with \`--expose-gc\`: the bytes in use (collected heap and array buffers,
   after full collections) that ${int(settings.tasks)} accepted generations through \`server.fetch\` add to the
   in-memory store (typical short prompt, after 3,000 to warm up), per task. A figure, not a budget.

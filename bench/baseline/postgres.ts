@@ -17,24 +17,25 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import pg from "pg";
 
+/** What the hand-written handler answers: a status and a small JSON body. */
+type Answer = { status: number; body: unknown };
+
 /**
- * Starts the baseline server on 127.0.0.1, port 0.
+ * The baseline's work for one request, without HTTP: the key's SHA-256 looked up with its user's
+ * multiplier, then the one statement that claims, debits and inserts. The HTTP handler below answers
+ * with it; the benchmark also calls it in process, beside the store's own calls.
  *
- * @param options.connectionString - The database, as a role that may write the store's tables.
- * @param options.schema - The store's schema (already migrated), holding the benchmark's users and keys.
- * @param options.credits - The charge of one `beta2` image (the price the reference server computes for the benchmark's body).
- * @param options.poolMax - Connections in the pool (the store's default: 10).
- * @returns The listening server and its pool.
+ * @param pool - A pool on the database, as a role that may write the store's tables.
+ * @param schema - The store's schema (already migrated), holding the benchmark's users and keys.
+ * @param credits - The charge of one `beta2` image (the price the reference server computes for the benchmark's body).
+ * @returns A function of the bearer token and the parsed body.
  */
-export async function startBaseline(options: {
-  connectionString: string;
-  schema: string;
-  credits: number;
-  poolMax?: number;
-}): Promise<{ server: Server; pool: pg.Pool; port: number }> {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolMax ?? 10 });
-  pool.on("error", () => {});
-  const s = `"${options.schema}"`;
+export function handWrittenAccept(
+  pool: pg.Pool,
+  schema: string,
+  credits: number,
+): (token: string, body: { idempotencyKey?: string; modelId?: string }) => Promise<Answer> {
+  const s = `"${schema}"`;
   const findKey = {
     name: "baseline_key",
     text: `SELECT k.id, k.user_id, k.revoked, u.multiplier FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id
@@ -62,8 +63,49 @@ export async function startBaseline(options: {
       SELECT d.balance FROM debit d`,
   };
   // The price of one image by model: the benchmark's body is priced like the reference server prices it.
-  const prices = new Map<string, number>([["beta2", options.credits]]);
-  const answer = (res: ServerResponse, status: number, body: unknown) => {
+  const prices = new Map<string, number>([["beta2", credits]]);
+  return async (token, body) => {
+    const charge = prices.get(body.modelId ?? "");
+    if (charge === undefined || body.idempotencyKey === undefined) {
+      return { status: 400, body: { error: { code: "invalid_request" } } };
+    }
+    const hash = createHash("sha256").update(token, "utf8").digest("hex");
+    const key = (
+      await pool.query<{ id: string; user_id: string; revoked: boolean; multiplier: string }>({ ...findKey, values: [hash] })
+    ).rows[0];
+    if (!key || key.revoked) return { status: 401, body: { error: { code: "unauthorized" } } };
+    const taskId = `task_${randomBytes(8).toString("hex")}`;
+    const { rows } = await pool.query<{ balance: string }>({
+      ...accept,
+      values: [key.user_id, taskId, key.id, body.idempotencyKey, Date.now(), JSON.stringify(body), key.multiplier, charge],
+    });
+    // Every request of the benchmark has a fresh key and credits to spare: anything else is a
+    // failure the load reports (a taken key answers no row; a refusal fails the claim's foreign key).
+    const row = rows[0];
+    if (!row) return { status: 409, body: { error: { code: "idempotency_key_taken" } } };
+    return { status: 202, body: { taskId, totalCreditCost: charge, balanceAfterCredits: Number(row.balance) } };
+  };
+}
+
+/**
+ * Starts the baseline server on 127.0.0.1, port 0.
+ *
+ * @param options.connectionString - The database, as a role that may write the store's tables.
+ * @param options.schema - The store's schema (already migrated), holding the benchmark's users and keys.
+ * @param options.credits - The charge of one `beta2` image (the price the reference server computes for the benchmark's body).
+ * @param options.poolMax - Connections in the pool (the store's default: 10).
+ * @returns The listening server and its pool.
+ */
+export async function startBaseline(options: {
+  connectionString: string;
+  schema: string;
+  credits: number;
+  poolMax?: number;
+}): Promise<{ server: Server; pool: pg.Pool; port: number }> {
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolMax ?? 10 });
+  pool.on("error", () => {});
+  const accept = handWrittenAccept(pool, options.schema, options.credits);
+  const answer = (res: ServerResponse, { status, body }: Answer) => {
     const text = JSON.stringify(body);
     res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
     res.end(text);
@@ -75,28 +117,10 @@ export async function startBaseline(options: {
     req.on("end", () => {
       (async () => {
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-        if (!token) return answer(res, 401, { error: { code: "unauthorized" } });
+        if (!token) return answer(res, { status: 401, body: { error: { code: "unauthorized" } } });
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { idempotencyKey?: string; modelId?: string };
-        const credits = prices.get(body.modelId ?? "");
-        if (credits === undefined || body.idempotencyKey === undefined) {
-          return answer(res, 400, { error: { code: "invalid_request" } });
-        }
-        const hash = createHash("sha256").update(token, "utf8").digest("hex");
-        const key = (
-          await pool.query<{ id: string; user_id: string; revoked: boolean; multiplier: string }>({ ...findKey, values: [hash] })
-        ).rows[0];
-        if (!key || key.revoked) return answer(res, 401, { error: { code: "unauthorized" } });
-        const taskId = `task_${randomBytes(8).toString("hex")}`;
-        const { rows } = await pool.query<{ balance: string }>({
-          ...accept,
-          values: [key.user_id, taskId, key.id, body.idempotencyKey, Date.now(), JSON.stringify(body), key.multiplier, credits],
-        });
-        // Every request of the benchmark has a fresh key and credits to spare: anything else is a
-        // failure the load reports (a taken key answers no row; a refusal fails the claim's foreign key).
-        const row = rows[0];
-        if (!row) return answer(res, 409, { error: { code: "idempotency_key_taken" } });
-        return answer(res, 202, { taskId, totalCreditCost: credits, balanceAfterCredits: Number(row.balance) });
-      })().catch(() => answer(res, 500, { error: { code: "internal_error" } }));
+        return answer(res, await accept(token, body));
+      })().catch(() => answer(res, { status: 500, body: { error: { code: "internal_error" } } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
