@@ -9,9 +9,6 @@ import type { Env } from "./context.js";
 import { newId } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
 
-/** Stable codes of the `error.code` field of a failed HTTP request. */
-export type ServerErrorCode = ServiceErrorCode;
-
 /**
  * Every `error.code` of a failed HTTP request, with its status (S12). Data, so that the OpenAPI
  * document and the handlers cannot disagree.
@@ -32,11 +29,11 @@ export const SERVER_ERRORS = {
   unsupported_media_type: 415, // not application/json
   internal_error: 500, // a bug; no input is meant to reach it
   service_unavailable: 503, // the store cannot be reached; with Retry-After (S14)
-} as const satisfies Record<ServerErrorCode, number>;
+} as const satisfies Record<ServiceErrorCode, number>;
 
 /** The body of every failed request. */
 export type ErrorBody = {
-  error: { message: string; code: ServerErrorCode; param?: string; issues?: Issue[]; requestId: string };
+  error: { message: string; code: ServiceErrorCode; param?: string; issues?: Issue[]; requestId: string };
 };
 
 /**
@@ -61,7 +58,7 @@ export type AdminHttpErrorCode = keyof typeof ADMIN_ERRORS;
 
 /** What a route answers when it refuses a request; the status follows from the code. @internal */
 export type Failure = {
-  code: ServerErrorCode | AdminHttpErrorCode;
+  code: ServiceErrorCode | AdminHttpErrorCode;
   message: string;
   param?: string;
   issues?: readonly Issue[];

@@ -8,6 +8,7 @@
 
 export type { ReferenceStore } from "../store/store.js";
 export { StoreUnavailableError } from "../store/store.js";
+export type { ServiceErrorCode as ServerErrorCode } from "../types.js";
 export type { ClientInfo } from "./address.js";
 export type { Admin, JobView, LedgerEntry, TaskView, UserView } from "./admin.js";
 export { AdminTokenError } from "./adminToken.js";
@@ -17,7 +18,7 @@ export type { ClockChange, ClockView } from "./clock.js";
 export type { LogEntry, ResponseEvent } from "./context.js";
 export type { FaultInput, FaultKind, FaultView, JournalEntry } from "./controls.js";
 export { AnswerLostError } from "./controls.js";
-export type { AdminErrorCode, ErrorBody, ServerErrorCode } from "./errors.js";
+export type { AdminErrorCode, ErrorBody } from "./errors.js";
 export { AdminError } from "./errors.js";
 export type { FixtureApiKey, Fixtures, FixtureUser } from "./fixtures.js";
 export { FixturesError } from "./fixtures.js";

@@ -7,7 +7,8 @@ import { catalog } from "../../models/catalog.js";
 import { ASPECT_RATIOS, BACKGROUNDS, QUALITIES, RESOLUTIONS } from "../../models/lists.js";
 import { QuoteSpecSchema } from "../../pricing/quoteSpec.js";
 import { requestSchema } from "../../request/schema.js";
-import { ADMIN_ERRORS, SERVER_ERRORS, type ServerErrorCode } from "../errors.js";
+import type { ServiceErrorCode } from "../../types.js";
+import { ADMIN_ERRORS, SERVER_ERRORS } from "../errors.js";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 const whole = int(0);
@@ -27,7 +28,7 @@ const errorBody = <const T extends readonly [string, ...string[]]>(codes: T) =>
   });
 
 /** The body of every failed request of the service (S12). */
-export const ErrorBodySchema = errorBody(Object.keys(SERVER_ERRORS) as [ServerErrorCode, ...ServerErrorCode[]]);
+export const ErrorBodySchema = errorBody(Object.keys(SERVER_ERRORS) as [ServiceErrorCode, ...ServiceErrorCode[]]);
 
 const Billing = v.object({ totalCreditCost: whole, balanceAfterCredits: whole });
 
