@@ -232,9 +232,6 @@ export async function runPostgres(opts: {
   maxRequests: number;
   users: number;
 }): Promise<{ results: PostgresResult[]; direct: DirectResult[]; setup: PostgresSetup }> {
-  const { createPostgresStore } = await import("../src/postgres/index.js");
-  const { createReferenceServer } = await import("../src/server/index.js");
-
   // A benchmark stopped by a signal still removes its cluster: exiting runs the cluster's exit hook.
   const onSignal = (signal: NodeJS.Signals) => process.exit(signal === "SIGINT" ? 130 : 143);
   process.once("SIGINT", onSignal);
@@ -275,28 +272,7 @@ export async function runPostgres(opts: {
       statementStats,
     };
 
-    // Users and keys, made through the reference server's admin on the benchmark's schema.
-    const store = await createPostgresStore({ connectionString, schema });
-    const server = createReferenceServer({ store });
-    const account = async (credits: number) => {
-      const { userId } = await server.admin.createUser({ credits });
-      return (await server.admin.createApiKey(userId)).key;
-    };
-    const hot = [await account(1e15)];
-    const many: string[] = [];
-    while (many.length < opts.users) {
-      many.push(...(await Promise.all(Array.from({ length: Math.min(50, opts.users - many.length) }, () => account(1e12)))));
-    }
-    // The charge of the benchmark's body, as the reference server computes it: the baseline charges the same.
-    const probe = await server.fetch(
-      new Request("http://bench/api/generations", {
-        method: "POST",
-        headers: { authorization: `Bearer ${hot[0]}`, "content-type": "application/json" },
-        body: JSON.stringify(BODY),
-      }),
-    );
-    const credits = ((await probe.json()) as { batch: { totalCreditCost: number } }).batch.totalCreditCost;
-    await store.close();
+    const { hot, many, credits } = await accounts(connectionString, schema, opts.users);
 
     const servers: Record<Kind, { port: number; stats: () => Promise<Stats> }[]> = { reference: [], baseline: [] };
     for (const kind of ["reference", "baseline"] as const) {
@@ -507,42 +483,7 @@ async function runDirect(
   postmasterPid: number | undefined,
   checkpoint: () => Promise<void>,
 ): Promise<DirectResult[]> {
-  const { createHash } = await import("node:crypto");
-  const { createPostgresStore } = await import("../src/postgres/index.js");
-  const { catalog, checkRequest } = await import("../src/index.js");
-  const { handWrittenAccept } = await import("./baseline/postgres.js");
-  const store = await createPostgresStore({ connectionString, schema });
-  const pool = new pg.Pool({ connectionString, max: 10 });
-  pool.on("error", () => {});
-  const byHand = handWrittenAccept(pool, schema, credits);
-  const checked = checkRequest(BODY);
-  if (!checked.success) throw new Error("the benchmark's body does not pass the request rules");
-  let n = 0;
-  const viaStore = async (token: string) => {
-    const found = await store.findCaller(createHash("sha256").update(token, "utf8").digest("hex"));
-    if (!found || found.key.revoked) throw new Error("PostgreSQL direct load: a key was not found");
-    const userId = found.key.userId;
-    const key = `direct-${++n}`;
-    const now = Date.now();
-    const task = {
-      id: `task_${randomBytes(8).toString("hex")}${Buffer.from(userId, "utf8").toString("hex")}`,
-      userId,
-      createdAt: now,
-      request: { ...checked.output, idempotencyKey: key },
-      clientKey: true,
-      referenceCount: 0,
-      multiplier: found.multiplier,
-      catalogVersion: catalog.version,
-      jobCredits: [credits],
-      totalCredits: credits,
-    };
-    const result = await store.commitTask({ task, apiKeyId: found.key.id, claim: { key }, assetIds: [] }, now);
-    if (!result.ok) throw new Error(`PostgreSQL direct load: the store refused a task (${result.reason})`);
-  };
-  const viaHand = async (token: string) => {
-    const answer = await byHand(token, { ...BODY, idempotencyKey: `direct-${++n}` });
-    if (answer.status !== 202) throw new Error(`PostgreSQL direct load: the hand-written accept answered ${answer.status}`);
-  };
+  const { viaStore, viaHand, close } = await directAccepts(connectionString, schema, credits);
   const load = async (accept: (token: string) => Promise<void>, tokens: string[], seconds: number) => {
     const end = performance.now() + seconds * 1000;
     const cpu = process.cpuUsage();
@@ -595,9 +536,92 @@ async function runDirect(
     }
     return out;
   } finally {
+    await close();
+  }
+}
+
+/**
+ * The benchmark's users on `schema` (migrated here): one hot user and `users` more, each with a key,
+ * made through the reference server's admin; and the charge of the benchmark's body, as the
+ * reference server computes it (the baseline charges the same).
+ */
+export async function accounts(connectionString: string, schema: string, users: number) {
+  const { createPostgresStore } = await import("../src/postgres/index.js");
+  const { createReferenceServer } = await import("../src/server/index.js");
+  const store = await createPostgresStore({ connectionString, schema });
+  try {
+    const server = createReferenceServer({ store });
+    const account = async (credits: number) => {
+      const { userId } = await server.admin.createUser({ credits });
+      return (await server.admin.createApiKey(userId)).key;
+    };
+    const hot = [await account(1e15)];
+    const many: string[] = [];
+    while (many.length < users) {
+      many.push(...(await Promise.all(Array.from({ length: Math.min(50, users - many.length) }, () => account(1e12)))));
+    }
+    const probe = await server.fetch(
+      new Request("http://bench/api/generations", {
+        method: "POST",
+        headers: { authorization: `Bearer ${hot[0]}`, "content-type": "application/json" },
+        body: JSON.stringify(BODY),
+      }),
+    );
+    const credits = ((await probe.json()) as { batch: { totalCreditCost: number } }).batch.totalCreditCost;
+    return { hot, many, credits };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The two ways to accept one generation in process, each checking that it was accepted: the
+ * store's `findCaller` then `commitTask` (a pool of 10), as the reference server calls them with a
+ * request it checked once; and the baseline's `handWrittenAccept` (its own pool of 10). Each call
+ * takes a bearer token of a user of `schema`, and a fresh idempotency key of its own.
+ */
+export async function directAccepts(connectionString: string, schema: string, credits: number) {
+  const { createHash } = await import("node:crypto");
+  const { createPostgresStore } = await import("../src/postgres/index.js");
+  const { catalog, checkRequest } = await import("../src/index.js");
+  const { handWrittenAccept } = await import("./baseline/postgres.js");
+  const store = await createPostgresStore({ connectionString, schema });
+  const pool = new pg.Pool({ connectionString, max: 10 });
+  pool.on("error", () => {});
+  const byHand = handWrittenAccept(pool, schema, credits);
+  const checked = checkRequest(BODY);
+  if (!checked.success) throw new Error("the benchmark's body does not pass the request rules");
+  let n = 0;
+  const viaStore = async (token: string) => {
+    const found = await store.findCaller(createHash("sha256").update(token, "utf8").digest("hex"));
+    if (!found || found.key.revoked) throw new Error("PostgreSQL direct load: a key was not found");
+    const userId = found.key.userId;
+    const key = `direct-${++n}`;
+    const now = Date.now();
+    const task = {
+      id: `task_${randomBytes(8).toString("hex")}${Buffer.from(userId, "utf8").toString("hex")}`,
+      userId,
+      createdAt: now,
+      request: { ...checked.output, idempotencyKey: key },
+      clientKey: true,
+      referenceCount: 0,
+      multiplier: found.multiplier,
+      catalogVersion: catalog.version,
+      jobCredits: [credits],
+      totalCredits: credits,
+    };
+    const result = await store.commitTask({ task, apiKeyId: found.key.id, claim: { key }, assetIds: [] }, now);
+    if (!result.ok) throw new Error(`PostgreSQL direct load: the store refused a task (${result.reason})`);
+  };
+  const viaHand = async (token: string) => {
+    const answer = await byHand(token, { ...BODY, idempotencyKey: `direct-${++n}` });
+    if (answer.status !== 202) throw new Error(`PostgreSQL direct load: the hand-written accept answered ${answer.status}`);
+  };
+  const close = async () => {
     await store.close();
     await pool.end();
-  }
+  };
+  return { viaStore, viaHand, close };
 }
 
 if (process.argv[2] === "child") {
