@@ -16,7 +16,7 @@ import type { ClientInfo } from "./address.js";
 import { type Admin, addAdminRoutes, createAdmin } from "./admin.js";
 import { adminGuard, checkAdminToken } from "./adminToken.js";
 import { authenticate, hashApiKey } from "./auth.js";
-import { DEFAULT_MAX_BODY_BYTES, readJson } from "./body.js";
+import { DEFAULT_MAX_BODY_BYTES, takeJsonBody } from "./body.js";
 import { firstCatalogStart, serverCatalogs } from "./catalogs.js";
 import { createServerClock } from "./clock.js";
 import type { Env, LogEntry, ResponseEvent, ServerContext } from "./context.js";
@@ -454,11 +454,8 @@ const noNext = async () => {}; // the `next` an endpoint is given: nothing comes
 function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undefined) {
   return (endpoint: Handler<Env>, takesBody = false): Handler<Env> => {
     const rest = async (c: Context<Env>): Promise<Response> => {
-      if (takesBody) {
-        const read = await readJson(c, ctx.maxBodyBytes);
-        if (!read.ok) return read.answer;
-        c.set("body", read.value);
-      }
+      const refused = takesBody ? await takeJsonBody(c, ctx.maxBodyBytes) : undefined;
+      if (refused) return refused;
       return endpoint(c, noNext) as Response | Promise<Response>;
     };
     return async (c) => {

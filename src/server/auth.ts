@@ -1,6 +1,6 @@
 /**
  * API keys (S1, S2): how a key is made and kept (only its SHA-256), how the `Authorization` header
- * is read, and the middleware that authenticates a request.
+ * is read, and the step that authenticates a request.
  */
 import type { Context } from "hono";
 import type { ApiKeyMode, CallerRecord } from "../store/store.js";

@@ -179,12 +179,14 @@ function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayB
   return c.req.raw.arrayBuffer().then((bytes) => (bytes.byteLength > maxBytes ? tooLarge() : bytes), unreadable);
 }
 
-/** The middleware that reads a route's JSON body into `c.get("body")` (see {@link readJson}), or answers the refusal. @internal */
+/** Reads a route's JSON body into `c.get("body")` (see {@link readJson}): the refusal, or nothing once read. @internal */
+export async function takeJsonBody(c: Context<Env>, maxBytes: number, emptyIsObject = false): Promise<Response | undefined> {
+  const read = await readJson(c, maxBytes, emptyIsObject);
+  if (!read.ok) return read.answer;
+  c.set("body", read.value);
+}
+
+/** {@link takeJsonBody} as the middleware of a route (the admin API's). @internal */
 export function jsonBody(maxBytes: number, emptyIsObject = false): MiddlewareHandler<Env> {
-  return async (c, next) => {
-    const read = await readJson(c, maxBytes, emptyIsObject);
-    if (!read.ok) return read.answer;
-    c.set("body", read.value);
-    await next();
-  };
+  return async (c, next) => (await takeJsonBody(c, maxBytes, emptyIsObject)) ?? next();
 }
