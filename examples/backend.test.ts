@@ -26,6 +26,14 @@ describe("recipe: a backend endpoint on the core", () => {
     expect(issues.map((issue) => issue.path).sort()).toEqual(["cost", "imageCount", "prompt"]);
   });
 
+  it("N15: a shape problem and two model limits (V1, V5) in one body are all reported", () => {
+    const body = { prompt: " ", modelId: "gamma-image-1.5", aspectRatio: "21:9", imageCount: 12 };
+    const answer = handleGeneration(body, { multiplier: "1", balance: 1000, assets: new Set() });
+    expect(answer.status).toBe(400);
+    const issues = (answer.body as { error: { issues: { path: string }[] } }).error.issues;
+    expect(issues.map((issue) => issue.path)).toEqual(["prompt", "aspectRatio", "imageCount"]);
+  });
+
   it("S4: too few credits is 402 and the balance is unchanged", () => {
     const account = { multiplier: "1", balance: 10, assets: new Set<string>() };
     expect(handleGeneration({ prompt: "x", modelId: "beta" }, account).status).toBe(402);

@@ -1,9 +1,9 @@
 /**
- * Recipe: a backend's generation endpoint with the core alone: normalize and validate the body,
- * count only the references this user may use, compute the exact charge, and debit it.
- * The README's backend snippet, as a complete file (`backend.test.ts` runs it).
+ * Recipe: a backend's generation endpoint with the core alone: check the body (its shape and the
+ * model's limits, every issue at once), count only the references this user may use, compute the
+ * exact charge, and debit it (`backend.test.ts` runs it).
  */
-import { computeCharge, type Issue, normalizeRequest, validateForModel } from "imagegen-pricing";
+import { checkRequest, computeCharge, type Issue } from "imagegen-pricing";
 
 /** What this backend knows of the caller: its multiplier, balance and assets. */
 export type Account = { multiplier: string; balance: number; assets: ReadonlySet<string> };
@@ -19,8 +19,7 @@ export type Answer = { status: number; body: unknown };
  * @returns 202 with the charge, 400 with every issue, or 402 when the balance is too small.
  */
 export function handleGeneration(body: unknown, account: Account): Answer {
-  const normalized = normalizeRequest(body); // trims, applies defaults, de-duplicates (N1-N15)
-  const checked = normalized.success ? validateForModel(normalized.output) : normalized; // model limits (V1-V8)
+  const checked = checkRequest(body); // trims, applies defaults, de-duplicates (N1-N15), model limits (V1-V8)
   if (!checked.success) return invalid(checked.issues);
 
   const request = checked.output;
