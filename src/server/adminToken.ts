@@ -64,9 +64,10 @@ const TOKEN_SHAPE = new RegExp(`^[A-Za-z0-9_-]{${MIN_ADMIN_TOKEN_CHARS},${MAX_TO
 export function checkAdminToken(token: unknown): string {
   const refuse = (message: string) => new AdminTokenError(message, MIN_ADMIN_TOKEN_CHARS, MAX_TOKEN_CHARS);
   if (typeof token !== "string" || !TOKEN_SHAPE.test(token)) {
-    const received = typeof token === "string" ? `${token.length} character${token.length === 1 ? "" : "s"}` : typeof token;
+    const outside = typeof token === "string" ? [...token.replace(/[A-Za-z0-9_-]/g, "")].length : 0; // how many, never which
+    const count = typeof token === "string" ? `${token.length} character${token.length === 1 ? "" : "s"}` : typeof token;
     throw refuse(
-      `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} characters of A-Z, a-z, 0-9, _ and -; received ${received}.`,
+      `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} characters of A-Z, a-z, 0-9, _ and -; received ${count}${outside > 0 ? `, ${outside} of them outside that set` : ""}.`,
     );
   }
   if (/^ck_/i.test(token)) {
