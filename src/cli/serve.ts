@@ -50,7 +50,7 @@ The first lines say which store it uses: in memory, or PostgreSQL with the URL's
 --admin-token and --database-url win over the environment; an --admin-token given while
 IMAGEGEN_ADMIN_TOKEN is set prints a warning on standard error (never either token).
 
-Without --fixtures and an admin token it makes a demo user with a ck_test_ key and three assets.
+With neither --fixtures nor an admin token it makes a demo user with a ck_test_ key and three assets.
 Fixture keys that start with ck_test_ are printed (a test suite hard-codes them anyway); ck_live_
 keys from a file are never printed.
 

@@ -117,6 +117,7 @@ export function startupSummary({ running, options, catalogs, users, counts, demo
     lines.push(
       `Admin API: ${url}/admin/ with Authorization: Bearer <the ${options.adminTokenFrom}>; described at ${url}/admin/openapi.json`,
     );
+    if (options.fixtures === undefined && database === undefined) lines.push("  No users yet: POST /admin/users makes one.");
   }
   const tryUser = users.find((u) => u.apiKeys.some((k) => k.shown));
   const tryKey = tryUser?.apiKeys.find((k) => k.shown)?.key;

@@ -161,6 +161,21 @@ describe("imagegen-pricing serve (built CLI)", () => {
     expect((await child.exited).code).toBe(0);
   });
 
+  it("S1: with an admin token and no fixtures it makes no user, and says how to make one", async () => {
+    const child = serve(["--port", "0", "--admin-token", TOKEN]);
+    const url = await baseUrl(child);
+    expect(child.stdout()).not.toMatch(/ck_test_|Demo user/);
+    expect(child.stdout()).toContain("No users yet: POST /admin/users makes one.");
+    const made = await fetch(`${url}/admin/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ credits: 5 }),
+    });
+    expect(made.status).toBe(201);
+    child.process.kill("SIGTERM");
+    expect((await child.exited).code).toBe(0);
+  });
+
   it("S15: --max-connections-per-address caps one client address's open connections with a JSON 503", async () => {
     const child = serve(["--port", "0", "--fixtures", "examples/fixtures.json", "--max-connections-per-address", "1"]);
     const port = Number(new URL(await baseUrl(child)).port);
