@@ -120,7 +120,7 @@ function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: fal
   if (apiKeyId !== undefined && (typeof apiKeyId !== "string" || !/^apk_[A-Za-z0-9_-]{1,64}$/.test(apiKeyId))) {
     issues.push({
       path: "apiKeyId",
-      code: "invalid_apiKeyId",
+      code: "invalid_api_key_id",
       message: `apiKeyId must be an API key's id (apk_ and its letters and digits), never the key; received ${show(typeof apiKeyId === "string" && /^ck_/i.test(apiKeyId) ? "an API key" : apiKeyId)}.`,
     });
   }
@@ -128,7 +128,7 @@ function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: fal
     if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= min && value <= max)) {
       issues.push({
         path: name,
-        code: `invalid_${name}`,
+        code: `invalid_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, // snake_case, as every code
         message: `${name} must be a whole number from ${min} to ${max}; received ${show(value)}.`,
       });
     }
@@ -144,10 +144,10 @@ function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: fal
     });
   }
   if (delayMs !== undefined && kind !== "delay" && FAULT_KINDS.includes(kind as FaultKind)) {
-    issues.push({ path: "delayMs", code: "invalid_delayMs", message: "delayMs is only for kind delay." });
+    issues.push({ path: "delayMs", code: "invalid_delay_ms", message: "delayMs is only for kind delay." });
   }
   if (retryAfterS !== undefined && kind !== "unavailable" && FAULT_KINDS.includes(kind as FaultKind)) {
-    issues.push({ path: "retryAfterS", code: "invalid_retryAfterS", message: "retryAfterS is only for kind unavailable." });
+    issues.push({ path: "retryAfterS", code: "invalid_retry_after_s", message: "retryAfterS is only for kind unavailable." });
   }
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, fault: body as FaultInput };

@@ -213,36 +213,51 @@ describe("the fault routes (S17)", () => {
     expect((await adminCall(s.server, "PUT", "/admin/faults")).headers.get("allow")).toBe("POST, GET, HEAD, DELETE");
   });
 
-  it("S17: a bad fault is 400 naming the field and the allowed values, and nothing is added", async () => {
+  it("S17: a bad fault is 400 naming the field, its snake_case code and the allowed values, and nothing is added", async () => {
     const s = await setup({ adminToken: TOKEN });
-    const cases: [unknown, string, RegExp][] = [
-      [{ kind: "explode" }, "kind", new RegExp(FAULT_KINDS.join(", "))],
-      [{}, "kind", /kind is required: one of unavailable, internal, delay, lose_answer/],
-      [{ kind: "internal", times: 0 }, "times", /times must be a whole number from 1 to 1000/],
-      [{ kind: "internal", times: 1001 }, "times", /from 1 to 1000/],
-      [{ kind: "internal", times: 1.5 }, "times", /whole number/],
-      [{ kind: "delay", delayMs: 60_001 }, "delayMs", /delayMs must be a whole number from 0 to 60000/],
-      [{ kind: "delay" }, "delayMs", /delayMs is required with kind delay/],
-      [{ kind: "internal", delayMs: 5 }, "delayMs", /only for kind delay/],
-      [{ kind: "unavailable", retryAfterS: 0 }, "retryAfterS", /from 1 to 3600/],
-      [{ kind: "internal", method: "DELETE" }, "method", /one of GET, POST/],
+    const cases: [unknown, string, RegExp, string][] = [
+      [{ kind: "explode" }, "kind", new RegExp(FAULT_KINDS.join(", ")), "invalid_kind"],
+      [{}, "kind", /kind is required: one of unavailable, internal, delay, lose_answer/, "required"],
+      [{ kind: "internal", times: 0 }, "times", /times must be a whole number from 1 to 1000/, "invalid_times"],
+      [{ kind: "internal", times: 1001 }, "times", /from 1 to 1000/, "invalid_times"],
+      [{ kind: "internal", times: 1.5 }, "times", /whole number/, "invalid_times"],
+      [{ kind: "delay", delayMs: 60_001 }, "delayMs", /delayMs must be a whole number from 0 to 60000/, "invalid_delay_ms"],
+      [{ kind: "delay" }, "delayMs", /delayMs is required with kind delay/, "required"],
+      [{ kind: "internal", delayMs: 5 }, "delayMs", /only for kind delay/, "invalid_delay_ms"],
+      [{ kind: "unavailable", retryAfterS: 0 }, "retryAfterS", /from 1 to 3600/, "invalid_retry_after_s"],
+      [{ kind: "internal", method: "DELETE" }, "method", /one of GET, POST/, "invalid_method"],
       [
         { kind: "internal", path: "/admin/users" },
         "path",
         /one of \/api\/generations, \/api\/pricing\/quote, \/api\/ping, \/api\/query\/credits/,
+        "invalid_path",
       ],
-      [{ kind: "internal", apiKeyId: "ck_test_AbCdEfGhIjKlMnOpQrStUvWxYz012345" }, "apiKeyId", /never the key/],
-      [{ kind: "internal", colour: "red" }, "colour", /not a field of a fault; use method, path, apiKeyId, kind/],
+      [
+        { kind: "internal", apiKeyId: "ck_test_AbCdEfGhIjKlMnOpQrStUvWxYz012345" },
+        "apiKeyId",
+        /never the key/,
+        "invalid_api_key_id",
+      ],
+      [
+        { kind: "internal", colour: "red" },
+        "colour",
+        /not a field of a fault; use method, path, apiKeyId, kind/,
+        "unknown_field",
+      ],
     ];
-    for (const [body, param, message] of cases) {
+    for (const [body, param, message, code] of cases) {
       const res = await adminCall(s.server, "POST", "/admin/faults", body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       const text = await res.text();
       expect(text).not.toContain("AbCdEfGhIjKlMnOp");
-      const error = JSON.parse(text).error as { code: string; param: string; issues: { message: string }[] };
+      const error = JSON.parse(text).error as { code: string; param: string; issues: { code: string; message: string }[] };
       expect(error.code).toBe("invalid_request");
       expect(error.param, JSON.stringify(body)).toBe(param);
       expect(error.issues.map((i) => i.message).join(" "), JSON.stringify(body)).toMatch(message);
+      expect(
+        error.issues.map((i) => i.code),
+        JSON.stringify(body),
+      ).toContain(code);
     }
     expect(await adminCodeOf(s.admin.addFault({ kind: "nope" } as never))).toBe("invalid_fault");
     expect(await s.admin.faults()).toEqual([]);
