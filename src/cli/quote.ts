@@ -58,10 +58,10 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     ...(values.quality !== undefined && { quality: values.quality }),
     ...(values.refs !== undefined && { referenceImageCount: wholeNumber("--refs", values.refs, 0) }),
   };
-  const result = quote(spec, {
-    account: values.multiplier === undefined ? undefined : { multiplier: values.multiplier },
-    catalog: catalog,
-  });
+  const account = values.multiplier === undefined ? undefined : { multiplier: values.multiplier };
+  const result = quote(spec, { account, catalog });
+  // A malformed option is a bad command line (exit 2), as in `check`; the spec's own faults exit 1.
+  if (result.credits === null && result.reason === "invalid_multiplier") throw new UsageError(`--multiplier: ${result.message}`);
 
   if (result.credits === null) {
     if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);

@@ -93,9 +93,17 @@ describe("imagegen-pricing quote", () => {
     const j = await cli(["quote", "--model", "gamma-image-1.5", "--refs", "2", "--json"]);
     expect(j.code).toBe(1);
     expect(JSON.parse(j.stdout)).toMatchObject({ credits: null, reason: "too_many_references" });
-    const m = await cli(["quote", "--model", "beta", "--multiplier", "1e3"]);
-    expect(m.code).toBe(1);
-    expect(m.stderr).toContain("[invalid_multiplier]");
+  });
+
+  it("P4: a multiplier that is not one exits 2, as in check, naming the option and the form that passes", async () => {
+    for (const multiplier of ["1e3", "1,5", "1001"]) {
+      const m = await cli(["quote", "--model", "beta", "--multiplier", multiplier]);
+      expect(m.code, multiplier).toBe(2);
+      expect(m.stdout).toBe("");
+      expect(m.stderr).toContain("--multiplier: The price multiplier must be a plain decimal from 0 to 1000");
+      expect(m.stderr).toContain(`received "${multiplier}"`);
+      expect(m.stderr).toContain('Run "imagegen-pricing quote --help" for usage.');
+    }
   });
 
   it("bad arguments exit 2 with a message and a pointer to --help", async () => {
