@@ -11,6 +11,7 @@ export type PriceGrid = { readonly [R in Resolution]?: { readonly [Q in Quality]
  * Validation and pricing read only this, so adding a model is adding an entry (V7).
  */
 export interface ModelSpec {
+  /** The model's id, as requests name it in `modelId` (and its key in the catalog's `models`). */
   readonly id: string;
   /** Accepted aspect ratios (V1). */
   readonly aspectRatios: readonly AspectRatio[];
@@ -42,6 +43,7 @@ export interface Catalog {
   readonly version: string;
   /** Model used when a request names none (N5). */
   readonly defaultModelId: string;
+  /** Every model of the catalog, by its id. */
   readonly models: Readonly<Record<string, ModelSpec>>;
 }
 

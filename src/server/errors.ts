@@ -181,7 +181,7 @@ export type AdminErrorCode =
 /**
  * The rejection of an admin method given a bad argument: credits that are not a non-negative whole
  * number or that would take a balance past 2^53 - 1, an invalid multiplier (P4), an unknown user,
- * key, job or task; a bad fault or journal limit, an unknown fault, or a test-double control
+ * key, job or task; a bad fault or journal limit, an unknown fault, or a fault or journal method
  * called on a server without an admin token (`controls_off`). Nothing has changed then.
  */
 export class AdminError extends Error {
