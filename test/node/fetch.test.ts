@@ -45,7 +45,27 @@ function nodeRequest(url: string, init: { method?: string; headers?: Record<stri
   );
 }
 
+/** The globals as this file found them, before any serve() of its own. */
+const { Request: FoundRequest, Response: FoundResponse } = globalThis;
+
 describe("serve() with any fetch handler (no reference server)", () => {
+  it("S12: the global Request and Response serve() installs are subclasses: instanceof the ones found still holds", async () => {
+    let seen: unknown;
+    const r = await start({
+      server: {
+        fetch: (request: Request) => {
+          seen = request instanceof FoundRequest;
+          return new Response("ok");
+        },
+      },
+    });
+    expect(await (await fetch(`${r.url}/x`)).text()).toBe("ok");
+    expect(seen).toBe(true);
+    expect(new Request("http://127.0.0.1/") instanceof FoundRequest).toBe(true);
+    expect(new Response("x") instanceof FoundResponse).toBe(true);
+    expect(await new Response("body").text()).toBe("body");
+  });
+
   it("S12: method, path, query, Host, headers and a streamed body reach the handler; status, headers and body come back", async () => {
     const r = await start({ server: { fetch: echo } });
     const get = await nodeRequest(`${r.url}/some/path?q=1&r=2`, { headers: { "x-test": "hello" } });

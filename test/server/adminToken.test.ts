@@ -55,6 +55,24 @@ describe("the admin token's length (S1)", () => {
 });
 
 describe("wrong admin tokens are throttled per client address (S1)", () => {
+  it("S1: a path or method the admin API lacks is 404 or 405 whatever the token, and counts toward no lockout", async () => {
+    const server = await makeServer({ adminToken: TOKEN });
+    const attacker = "203.0.113.9";
+    const wrong = { authorization: "Bearer wrong-token-wrong-token" };
+    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures + 2; i++) {
+      const missing = await server.fetch(new Request(`${BASE}/admin/nope-${i}`, { headers: wrong }), { clientAddress: attacker });
+      expect(missing.status).toBe(404);
+      expect((await errorOf(missing)).code).toBe("not_found");
+      const method = await server.fetch(new Request(`${BASE}/admin/clock`, { method: "DELETE", headers: wrong }), {
+        clientAddress: attacker,
+      });
+      expect(method.status).toBe(405);
+    }
+    // A known route checks the token, and the address is not locked out: the right token passes.
+    expect((await tryToken(server, "wrong-token-wrong-token", attacker)).status).toBe(401);
+    expect((await tryToken(server, TOKEN, attacker)).status).toBe(200);
+  });
+
   it("S1: after 10 wrong tokens within 60 s, an address gets 429 with Retry-After until the window ends, the right token too", async () => {
     expect(ADMIN_TOKEN_THROTTLE).toEqual({ failures: 10, windowMs: 60_000 }); // the figures docs/server.md states
     let now = Date.UTC(2026, 0, 1);
