@@ -1,6 +1,12 @@
 /** Command-line values shared by the commands: their common options, whole numbers and the instant to price at. */
-import { type Catalog, catalog, catalogAt, catalogHistory } from "../index.js";
+import { type Catalog, catalog, catalogAt, catalogHistory, parseMultiplier } from "../index.js";
 import { type CliIo, UsageError } from "./io.js";
+
+/** `--multiplier` as the account to price for (none without it): a bad command line unless P4 accepts it. */
+export function accountOption(multiplier: string | undefined): { multiplier: string } | undefined {
+  if (multiplier === undefined || parseMultiplier(multiplier)) return multiplier === undefined ? undefined : { multiplier };
+  throw new UsageError(`--multiplier must be a plain decimal from 0 to 1000, such as 1.15; received "${multiplier}".`);
+}
 
 /** `--json` and `--help`, which every command but `serve` takes. */
 export const JSON_AND_HELP = {

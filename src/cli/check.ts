@@ -2,8 +2,7 @@
 import { parseArgs } from "node:util";
 import { type Charge, capabilities, checkRequest, InvalidRequestError, type Issue } from "../index.js";
 import { priceValidated } from "../pricing/computeCharge.js";
-import { parseMultiplier } from "../pricing/multiplier.js";
-import { CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
+import { accountOption, CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
 import { breakdownLines, credits, issueLines } from "./format.js";
 import { type CliIo, EXIT, readJson, UsageError } from "./io.js";
 
@@ -41,9 +40,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   if (positionals.length !== 1) throw new UsageError("check needs exactly one file name, or - for standard input.");
-  if (values.multiplier !== undefined && !parseMultiplier(values.multiplier)) {
-    throw new UsageError(`--multiplier must be a plain decimal from 0 to 1000, such as 1.15; received "${values.multiplier}".`);
-  }
+  const account = accountOption(values.multiplier);
   const refs = values.refs === undefined ? undefined : wholeNumber("--refs", values.refs, 0);
   const catalog = catalogForAt(values.at, io);
   const source = positionals[0] as string;
@@ -55,7 +52,7 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
   let charge: Charge;
   try {
     charge = priceValidated(checked.output, {
-      ...(values.multiplier !== undefined && { account: { multiplier: values.multiplier } }),
+      ...(account !== undefined && { account }),
       ...(refs !== undefined && { referenceCount: refs }),
       catalog,
     });

@@ -1,7 +1,7 @@
 /** The `quote` command: the price of one output image with its breakdown, or why it has none. */
 import { parseArgs } from "node:util";
 import { capabilities, quote } from "../index.js";
-import { CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
+import { accountOption, CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
 import { breakdownLines, credits } from "./format.js";
 import { type CliIo, EXIT, UsageError } from "./io.js";
 
@@ -58,10 +58,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     ...(values.quality !== undefined && { quality: values.quality }),
     ...(values.refs !== undefined && { referenceImageCount: wholeNumber("--refs", values.refs, 0) }),
   };
-  const account = values.multiplier === undefined ? undefined : { multiplier: values.multiplier };
-  const result = quote(spec, { account, catalog });
-  // A malformed option is a bad command line (exit 2), as in `check`; the spec's own faults exit 1.
-  if (result.credits === null && result.reason === "invalid_multiplier") throw new UsageError(`--multiplier: ${result.message}`);
+  const result = quote(spec, { account: accountOption(values.multiplier), catalog });
 
   if (result.credits === null) {
     if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);

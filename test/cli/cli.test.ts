@@ -100,7 +100,7 @@ describe("imagegen-pricing quote", () => {
       const m = await cli(["quote", "--model", "beta", "--multiplier", multiplier]);
       expect(m.code, multiplier).toBe(2);
       expect(m.stdout).toBe("");
-      expect(m.stderr).toContain("--multiplier: The price multiplier must be a plain decimal from 0 to 1000");
+      expect(m.stderr).toContain("--multiplier must be a plain decimal from 0 to 1000, such as 1.15;");
       expect(m.stderr).toContain(`received "${multiplier}"`);
       expect(m.stderr).toContain('Run "imagegen-pricing quote --help" for usage.');
     }
