@@ -138,7 +138,7 @@ export function json(c: Context<Env>, status: number, text: string, headers?: Re
   // hono answers a HEAD with its GET's headers and no body: the length stays the GET's. (Any
   // other answer's length is left to the runtime, which counts the bytes it sends.)
   const method = c.req.method;
-  if (method === "GET" || method === "HEAD") all["content-length"] = String(encoder.encode(text).byteLength);
+  if (method === "HEAD") all["content-length"] = String(encoder.encode(text).byteLength);
   return new Response(text, { status, headers: all });
 }
 

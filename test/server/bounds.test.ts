@@ -122,16 +122,19 @@ describe("bounded answers (S15)", () => {
 });
 
 describe("HEAD (S12)", () => {
-  it("S12: HEAD /api/ping answers 200 like GET, with the same headers and no body", async () => {
+  it("S12: HEAD /api/ping answers 200 like GET, with the same headers, the GET's length and no body", async () => {
     const s = await setup();
     const get = await s.server.fetch(new Request(`${BASE}/api/ping`, { headers: s.auth }));
     const head = await s.server.fetch(new Request(`${BASE}/api/ping`, { method: "HEAD", headers: s.auth }));
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
-    expect((await get.text()).length).toBeGreaterThan(0);
+    const body = await get.text();
+    expect(body.length).toBeGreaterThan(0);
+    // The GET's length is left to the runtime, which counts what it sends; the HEAD carries it.
+    expect(head.headers.get("content-length")).toBe(String(new TextEncoder().encode(body).byteLength));
     const headersOf = (res: Response) => {
       const all: [string, string][] = [];
-      res.headers.forEach((value, name) => void (name !== "request-id" && all.push([name, value])));
+      res.headers.forEach((value, name) => void (name !== "request-id" && name !== "content-length" && all.push([name, value])));
       return all;
     };
     expect(headersOf(head)).toEqual(headersOf(get));
