@@ -344,12 +344,8 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   const report = (requestId: string, message: string, error: unknown) => {
     try {
       const e = error instanceof Error ? error : new Error(String(error));
-      log({
-        level: "error",
-        message,
-        requestId,
-        error: { name: e.name, message: e.message, ...(e.stack === undefined ? {} : { stack: e.stack }) },
-      });
+      const stack = e.stack === undefined ? {} : { stack: e.stack };
+      log({ level: "error", message, requestId, error: { name: e.name, message: e.message, ...stack } });
     } catch {
       // a failing logger must not turn an answer into a rejected promise
     }
@@ -422,11 +418,15 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
 
   // Every request is counted in flight from its first step, after the fixtures and any reset, but
   // a reset's own (it waits for the others). Synchronous when nothing is to be waited for.
-  const run = async (request: Request, env: ClientInfo): Promise<Response> => {
+  const run = (request: Request, env: ClientInfo): Promise<Response> => {
     try {
-      return await app.fetch(request, env);
-    } finally {
+      const answer = app.fetch(request, env);
+      if (answer instanceof Promise) return answer.finally(leave);
       leave();
+      return Promise.resolve(answer);
+    } catch (error) {
+      leave();
+      return Promise.reject(error);
     }
   };
   const fetch = (request: Request, info?: ClientInfo): Promise<Response> => {
@@ -449,23 +449,24 @@ const noNext = async () => {}; // the `next` an endpoint is given: nothing comes
 /**
  * A service route as one handler: the key (401), the test-double faults when the server has them,
  * the JSON body when the route takes one (415, 413, 400), then the endpoint. One handler per route
- * keeps hono on its fast path, with no chain of middleware to compose for each request.
+ * keeps hono on its fast path, with no chain of middleware to compose for each request; a step that
+ * can answer at once (the key in memory, ping) does.
  */
 function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undefined) {
   return (endpoint: Handler<Env>, takesBody = false): Handler<Env> => {
-    const rest = async (c: Context<Env>): Promise<Response> => {
-      const refused = takesBody ? await takeJsonBody(c, ctx.maxBodyBytes) : undefined;
-      if (refused) return refused;
-      return endpoint(c, noNext) as Response | Promise<Response>;
-    };
-    return async (c) => {
-      const refused = await authenticate(c, ctx);
-      if (refused || !faults) return refused ?? rest(c);
-      let answer: Response | undefined;
-      const fault = await faults(c, async () => {
-        answer = await rest(c);
+    const answer = (c: Context<Env>) => endpoint(c, noNext) as Response | Promise<Response>;
+    const rest = (c: Context<Env>) => (takesBody ? takeJsonBody(c, ctx.maxBodyBytes).then((no) => no ?? answer(c)) : answer(c));
+    const withFaults = async (c: Context<Env>) => {
+      let given: Response | undefined;
+      const fault = await faults?.(c, async () => {
+        given = await rest(c);
       });
-      return fault ?? answer ?? c.res;
+      return fault ?? given ?? c.res;
+    };
+    const afterKey = (c: Context<Env>, refused: Response | undefined) => refused ?? (faults ? withFaults(c) : rest(c));
+    return (c) => {
+      const refused = authenticate(c, ctx);
+      return refused instanceof Promise ? refused.then((r) => afterKey(c, r)) : afterKey(c, refused);
     };
   };
 }
@@ -491,10 +492,7 @@ function notFoundOrNotAllowed(app: Hono<Env>) {
     const path = c.req.path;
     const allowed = router.match(c.req.method, path)[0][0]?.[0];
     if (!allowed) return fail(c, { code: "not_found", message: m.notFound(path) });
-    return fail(c, {
-      code: "method_not_allowed",
-      message: m.methodNotAllowed(c.req.method, allowed),
-      headers: { allow: allowed.join(", ") },
-    });
+    const allow = allowed.join(", ");
+    return fail(c, { code: "method_not_allowed", message: m.methodNotAllowed(c.req.method, allowed), headers: { allow } });
   };
 }

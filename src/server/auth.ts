@@ -81,22 +81,24 @@ export const INVALID_API_KEY: Failure = { code: "invalid_api_key", message: m.in
 
 /**
  * The first step of every endpoint that takes an API key (S1: no other scheme): the key's SHA-256
- * is looked up (never the key compared as text), and the caller kept as `c.get("caller")`. Resolves
- * to nothing then, else to the 401, without a lookup for a key not shaped like one of ours.
+ * is looked up (never the key compared as text), and the caller kept as `c.get("caller")`. Gives
+ * nothing then, else the 401, without a lookup for a key not shaped like one of ours; at once when
+ * the hash and the store answer at once (`node:crypto` and the memory store), else as a promise.
  *
  * @internal
  */
-export async function authenticate(c: Context<Env>, ctx: ServerContext): Promise<Response | undefined> {
+export function authenticate(c: Context<Env>, ctx: ServerContext): Response | undefined | Promise<Response | undefined> {
   const key = bearerToken(c.req.header("authorization"));
-  if (typeof key !== "string") {
-    return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
-  }
-  let found: CallerRecord | undefined;
-  if (KEY_SHAPE.test(key)) {
-    const hash = hashApiKey(key);
-    // The key and its user's multiplier in one lookup: pricing needs no read of its own.
-    found = await ctx.store.findCaller(typeof hash === "string" ? hash : await hash);
-  }
+  if (typeof key !== "string") return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
+  if (!KEY_SHAPE.test(key)) return fail(c, INVALID_API_KEY);
+  const hash = hashApiKey(key);
+  // The key and its user's multiplier in one lookup: pricing needs no read of its own.
+  const found = typeof hash === "string" ? ctx.store.findCaller(hash) : hash.then((h) => ctx.store.findCaller(h));
+  return found instanceof Promise ? found.then((caller) => admit(c, caller)) : admit(c, found);
+}
+
+/** The 401 of a key that is unknown or revoked, or nothing once the caller is kept. */
+function admit(c: Context<Env>, found: CallerRecord | undefined): Response | undefined {
   if (!found || found.key.revoked) return fail(c, INVALID_API_KEY);
   c.set("caller", { userId: found.key.userId, apiKeyId: found.key.id, multiplier: found.multiplier });
   return undefined;

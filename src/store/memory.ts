@@ -211,7 +211,7 @@ export function createMemoryStore(): Store {
       addKey(key);
       return true;
     },
-    async findCaller(hash) {
+    findCaller(hash) {
       const key = keysByHash.get(hash);
       const user = key && users.get(key.userId);
       return user && key && { key, multiplier: user.multiplier };

@@ -356,7 +356,7 @@ describe("the network to the database goes silent, then heals", () => {
         : { ok: false, reason: "idempotency_key_taken", task: { id: draft.id, balanceAfter: 90 } },
     );
     expect(await retrying(() => store.getUser(userId))).toMatchObject({ balance: 90 });
-    expect((await retrying(() => store.findCaller(hash)))?.key).toMatchObject({ id: apiKeyId, revoked: false });
+    expect((await retrying(async () => store.findCaller(hash)))?.key).toMatchObject({ id: apiKeyId, revoked: false });
     // Setting `revoked` again counts the row too: a retry after a lost answer still says true.
     expect(await retrying(() => store.revokeApiKey(apiKeyId))).toBe(true);
     expect((await retrying(() => store.ledger(userId)))?.map((e) => e.kind)).toEqual(["grant", "debit"]);
