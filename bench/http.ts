@@ -7,7 +7,10 @@
  * Each server process also counts its garbage-collection pauses (`perf_hooks`), so that a latency
  * percentile can be told apart from the collector's work.
  *
- * Child mode: `tsx bench/http.ts child <bare|reference>`; it reports its port (and a key) over IPC.
+ * Child mode: `tsx bench/http.ts child <bare|direct|reference>`; it reports its port (and a key) over IPC.
+ * Compare mode (prints only): `node --import ./bench/register.mjs bench/http.ts compare [rounds] [seconds]`
+ * loads accepted generations on bare node:http, the direct hono app of bench/baseline/hono.ts and the
+ * reference server in alternating rounds.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { createServer } from "node:http";
@@ -17,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { median, percentile } from "./stats.js";
 
-type Kind = "bare" | "reference";
+type Kind = "bare" | "direct" | "reference";
 type Ready = { port: number; key: string };
 /**
  * Stop-the-world collections in a server process since it started: total pause and longest pause
@@ -57,6 +60,12 @@ async function child(kind: Kind): Promise<void> {
       });
     });
     server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.address() as AddressInfo).port, key: "" }));
+    return;
+  }
+  if (kind === "direct") {
+    const { serve } = await import("@hono/node-server");
+    const app = (await import("./baseline/hono.js")).createDirectApp();
+    serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => process.send?.({ port: info.port, key: app.key }));
     return;
   }
   const { serve } = await import("../src/node/index.js");
@@ -251,6 +260,47 @@ function stop(proc: ChildProcess): Promise<void> {
     proc.kill("SIGINT");
   });
 }
+
+/**
+ * Accepted generations on bare node:http, the direct hono app and the reference server, `rounds`
+ * times in alternating order (2 s of warm-up, then `seconds` measured, 10 connections); prints each
+ * load and the medians: what the chosen libraries reach for this work, and what the reference
+ * server costs on top.
+ */
+async function compare(rounds: number, seconds: number): Promise<void> {
+  const kinds = ["bare", "direct", "reference"] as const;
+  const servers = [];
+  for (const kind of kinds) servers.push(await start(kind, []));
+  const runs = kinds.map(() => [] as Run[]);
+  const e = ENDPOINTS[1];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const i of round % 2 === 0 ? [0, 1, 2] : [2, 1, 0]) {
+        const { proc, ready } = servers[i] as (typeof servers)[number];
+        await load(ready.port, ready.key, e, 2, 10);
+        const before = await gcOf(proc);
+        const run = await load(ready.port, ready.key, e, seconds, 10);
+        run.cpuUs = ((await gcOf(proc)).cpuUs - before.cpuUs) / Math.max(1, run.requests);
+        runs[i]?.push(run);
+        console.log(
+          `round ${round + 1}, ${kinds[i]}: ${Math.round(run.rps)} req/s, ${run.cpuUs.toFixed(1)} µs of CPU per request`,
+        );
+      }
+    }
+    const bare = runs[0] ?? [];
+    for (const [i, kind] of kinds.entries()) {
+      const own = runs[i] ?? [];
+      const ratio = median(own.map((run, k) => run.rps / (bare[k]?.rps ?? Number.NaN)));
+      console.log(
+        `${kind}: median ${Math.round(median(own.map((run) => run.rps)))} req/s, ${median(own.map((run) => run.cpuUs)).toFixed(1)} µs of CPU per request, ${ratio.toFixed(3)}x of bare`,
+      );
+    }
+  } finally {
+    for (const { proc } of servers) proc.kill();
+  }
+}
+
+if (process.argv[2] === "compare") await compare(Number(process.argv[3] ?? 3), Number(process.argv[4] ?? 10));
 
 if (process.argv[2] === "child") {
   process.on("SIGINT", () => process.exit(0));

@@ -297,6 +297,7 @@ BENCH_QUICK=1 npm run bench        # short runs, writes nothing
 BENCH_ONLY=http npm run bench      # some parts: core, client, http, memory, postgres
 BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server under load
 node --import ./bench/register.mjs bench/plans.ts  # the PostgreSQL accept, statement by statement (prints only)
+node --import ./bench/register.mjs bench/http.ts compare  # generations: bare, a direct hono app, the reference server (prints only)
 \`\`\`
 
 - **Core**: tinybench, ${settings.coreRounds} rounds; in each round the case and its baseline run ${settings.coreMs} ms each
