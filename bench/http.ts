@@ -182,6 +182,26 @@ function gcOf(proc: ChildProcess): Promise<Gc> {
   });
 }
 
+/**
+ * One measured load of a server: `warmup` seconds of the same load, then `seconds` measured, with
+ * the server's CPU per request and its GC pauses over the measured part.
+ */
+async function measured(
+  proc: ChildProcess,
+  ready: Ready,
+  e: (typeof ENDPOINTS)[number],
+  opts: { warmup: number; seconds: number; connections: number },
+): Promise<Run> {
+  await load(ready.port, ready.key, e, opts.warmup, opts.connections);
+  const before = await gcOf(proc);
+  const run = await load(ready.port, ready.key, e, opts.seconds, opts.connections);
+  const after = await gcOf(proc);
+  run.gcMsPerS = (after.totalMs - before.totalMs) / opts.seconds;
+  run.gcMaxMs = after.maxMs;
+  run.cpuUs = (after.cpuUs - before.cpuUs) / Math.max(1, run.requests);
+  return run;
+}
+
 async function start(kind: Kind, execArgv: string[]): Promise<{ proc: ChildProcess; ready: Ready }> {
   const proc = fork(fileURLToPath(import.meta.url), ["child", kind], {
     execArgv: [...execArgv, "--import", fileURLToPath(new URL("./register.mjs", import.meta.url))],
@@ -215,13 +235,7 @@ export async function runHttp(opts: {
         const order = round % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
         for (const kind of order) {
           const { ready, proc } = kind === "bare" ? bare : ref;
-          await load(ready.port, ready.key, e, opts.warmup, opts.connections);
-          const before = await gcOf(proc);
-          const run = await load(ready.port, ready.key, e, opts.seconds, opts.connections);
-          const after = await gcOf(proc);
-          run.gcMsPerS = (after.totalMs - before.totalMs) / opts.seconds;
-          run.gcMaxMs = after.maxMs;
-          run.cpuUs = (after.cpuUs - before.cpuUs) / Math.max(1, run.requests);
+          const run = await measured(proc, ready, e, opts);
           runs[i]?.[kind === "bare" ? "bare" : "ref"].push(run);
         }
       }
@@ -272,15 +286,12 @@ async function compare(rounds: number, seconds: number): Promise<void> {
   const servers = [];
   for (const kind of kinds) servers.push(await start(kind, []));
   const runs = kinds.map(() => [] as Run[]);
-  const e = ENDPOINTS[1];
+  const [, generations] = ENDPOINTS;
   try {
     for (let round = 0; round < rounds; round++) {
       for (const i of round % 2 === 0 ? [0, 1, 2] : [2, 1, 0]) {
         const { proc, ready } = servers[i] as (typeof servers)[number];
-        await load(ready.port, ready.key, e, 2, 10);
-        const before = await gcOf(proc);
-        const run = await load(ready.port, ready.key, e, seconds, 10);
-        run.cpuUs = ((await gcOf(proc)).cpuUs - before.cpuUs) / Math.max(1, run.requests);
+        const run = await measured(proc, ready, generations, { warmup: 2, seconds, connections: 10 });
         runs[i]?.push(run);
         console.log(
           `round ${round + 1}, ${kinds[i]}: ${Math.round(run.rps)} req/s, ${run.cpuUs.toFixed(1)} µs of CPU per request`,
