@@ -332,6 +332,66 @@ describe("what the server's role cannot do", () => {
     );
   });
 
+  it("S13: the server's role cannot run its own code as the owner through accept_generation: the pinned search_path passes over a temporary type named text, which the function's casts take once the pin is reset", {
+    timeout: 120_000,
+  }, async () => {
+    const { db, serverUrl, ownerUrl, owner: ownerRole, server } = await setup();
+    const s = `"${db.schema}"`;
+    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
+    await store.createUser({ id: "usr_shadow", credits: 100, multiplier: "1" }, 1);
+    await store.close();
+    await db.sql(`INSERT INTO ${s}.api_keys (id, user_id, mode, hash) VALUES ('apk_shadow', 'usr_shadow', 'test', $1)`, [
+      randomBytes(32).toString("hex"),
+    ]);
+    // All the attack needs besides EXECUTE: temporary objects, which every role may make by default.
+    const database = (await db.sql<{ name: string }>("SELECT current_database() AS name")).rows[0]?.name;
+    await db.sql(`GRANT TEMPORARY ON DATABASE "${database}" TO "${server}"`);
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    const outcome = (text: string) =>
+      client.query<{ outcome: string }>(text).then(
+        ({ rows }) => rows,
+        (error: Error & { code?: string }) => `${error.code}: ${error.message}`,
+      );
+    const accept = (jobs: string, total: number) =>
+      outcome(
+        `SELECT outcome FROM ${s}.accept_generation('usr_shadow', 'task_shadow', 'apk_shadow', 'key_shadow', NULL, 2, 2,
+          '{}', false, 0, '1', 'v', '${jobs}'::bigint[], ${total}::bigint, '{}'::text[])`,
+      );
+    try {
+      // A domain named text in the session's temporary schema, which is searched first for types: a
+      // cast to text that takes it runs the domain's check, a function of the server's role.
+      await client.query(
+        `CREATE FUNCTION pg_temp.probe(x pg_catalog.text) RETURNS boolean LANGUAGE plpgsql
+         AS $$ BEGIN RAISE EXCEPTION 'ran as %', current_user USING ERRCODE = 'XX001'; END $$`,
+      );
+      await client.query("CREATE DOMAIN pg_temp.text AS pg_catalog.text CHECK (pg_temp.probe(VALUE))");
+      expect(await outcome("SELECT 'x'::text AS outcome")).toBe(`XX001: ran as ${server}`);
+
+      // Pinned: a forged total is refused by the function's own check (its message casts the total to
+      // text), and a claim accepted then replayed (whose answer casts the task's numbers) works.
+      expect(await accept("{10}", 5)).toMatch(/^22023: the total must be the sum of the job credits/);
+      expect(await accept("{10}", 10)).toEqual([{ outcome: "ok" }]);
+      expect(await accept("{10}", 10)).toEqual([{ outcome: "idempotency_key_taken" }]);
+      const { rows } = await db.sql(`SELECT balance FROM ${s}.users WHERE id = 'usr_shadow'`);
+      expect(rows).toEqual([{ balance: "90" }]);
+
+      // The control: without the pin, the same forged total runs the role's function as the owner.
+      await owner.query(`ALTER FUNCTION ${s}.accept_generation RESET search_path`);
+      try {
+        expect(await accept("{10}", 5)).toBe(`XX001: ran as ${ownerRole}`);
+      } finally {
+        await owner.query(`ALTER FUNCTION ${s}.accept_generation SET search_path = pg_catalog, pg_temp`);
+      }
+    } finally {
+      await client.end();
+      await owner.end();
+      await db.sql(`REVOKE TEMPORARY ON DATABASE "${database}" FROM "${server}"`);
+    }
+  });
+
   it("S2: the server's role calls find_caller (the distributed layout's key lookup) and gets the join's answer: the key and its multiplier, revoked or not, nothing for an unknown hash", {
     timeout: 60_000,
   }, async () => {
