@@ -142,7 +142,11 @@ describe("errors and their order", () => {
 
   it("S12: JSON (400 invalid_json) comes before request rules", async () => {
     const s = await setup();
-    for (const body of ["", "   ", "{", "{'a':1}", "[1,]", "nul", new Uint8Array([0x7b, 0xff, 0x7d])]) {
+    const utf8 = (text: string) => [...new TextEncoder().encode(text)];
+    // The last: a valid generation but for one byte of invalid UTF-8 in its prompt, which a lenient
+    // decoder would read as U+FFFD, and JSON.parse would then accept.
+    const invalidInString = new Uint8Array([...utf8('{"prompt":"'), 0xff, ...utf8('","modelId":"beta2"}')]);
+    for (const body of ["", "   ", "{", "{'a':1}", "[1,]", "nul", new Uint8Array([0x7b, 0xff, 0x7d]), invalidInString]) {
       const res = await raw(s, "/api/generations", { headers: { "content-type": "application/json" }, body });
       expect(res.status, String(body)).toBe(400);
       expect((await errorOf(res)).code).toBe("invalid_json");
