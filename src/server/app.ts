@@ -456,14 +456,14 @@ function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undef
   return (endpoint: Handler<Env>, takesBody = false): Handler<Env> => {
     const answer = (c: Context<Env>) => endpoint(c, noNext) as Response | Promise<Response>;
     const rest = (c: Context<Env>) => (takesBody ? takeJsonBody(c, ctx.maxBodyBytes).then((no) => no ?? answer(c)) : answer(c));
-    const withFaults = async (c: Context<Env>) => {
+    const withFaults = async (c: Context<Env>, apply: MiddlewareHandler<Env>) => {
       let given: Response | undefined;
-      const fault = await faults?.(c, async () => {
+      const fault = await apply(c, async () => {
         given = await rest(c);
       });
       return fault ?? given ?? c.res;
     };
-    const afterKey = (c: Context<Env>, refused: Response | undefined) => refused ?? (faults ? withFaults(c) : rest(c));
+    const afterKey = (c: Context<Env>, refused: Response | undefined) => refused ?? (faults ? withFaults(c, faults) : rest(c));
     return (c) => {
       const refused = authenticate(c, ctx);
       return refused instanceof Promise ? refused.then((r) => afterKey(c, r)) : afterKey(c, refused);
