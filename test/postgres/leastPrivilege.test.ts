@@ -64,6 +64,24 @@ afterAll(async () => {
   await db.sql(`DROP ROLE IF EXISTS "${owner}"`);
 }, 60_000);
 
+/**
+ * A user `usr_<name>` of 100 credits at multiplier 1, made through the store as the server's role,
+ * and a live key `apk_<name>` of theirs, so that nothing but the check under test refuses a call.
+ */
+async function userWithKey({ db, serverUrl }: Setup, name: string): Promise<void> {
+  const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
+  try {
+    await store.createUser({ id: `usr_${name}`, credits: 100, multiplier: "1" }, 1);
+  } finally {
+    await store.close();
+  }
+  await db.sql(`INSERT INTO "${db.schema}".api_keys (id, user_id, mode, hash) VALUES ($1, $2, 'test', $3)`, [
+    `apk_${name}`,
+    `usr_${name}`,
+    randomBytes(32).toString("hex"),
+  ]);
+}
+
 // Every operation of the store, run as the server's role: the grants are enough.
 storeContract("PostgreSQL store as a least-privilege role", async () => {
   const { db, serverUrl } = await setup();
@@ -191,15 +209,10 @@ describe("what the server's role cannot do", () => {
   it("S6: commit_task refuses a debit other than the sum of its jobs' credits, or a negative job, and changes nothing", {
     timeout: 120_000,
   }, async () => {
-    const { db, serverUrl } = await setup();
+    const ready = await setup();
+    const { db, serverUrl } = ready;
     const s = `"${db.schema}"`;
-    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
-    await store.createUser({ id: "usr_forged", credits: 100, multiplier: "1" }, 1);
-    await store.close();
-    // A live key, so that nothing but the new check can refuse the calls below.
-    await db.sql(`INSERT INTO ${s}.api_keys (id, user_id, mode, hash) VALUES ('apk_forged', 'usr_forged', 'test', $1)`, [
-      randomBytes(32).toString("hex"),
-    ]);
+    await userWithKey(ready, "forged");
     const state = async () => ({
       user: (await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_forged'`)).rows,
       ledger: (await db.sql(`SELECT seq, kind, credits FROM ${s}.ledger WHERE user_id = 'usr_forged' ORDER BY seq`)).rows,
@@ -253,14 +266,10 @@ describe("what the server's role cannot do", () => {
   it("S6: accept_generation refuses a debit other than the sum of its jobs' credits, or a negative job, and changes nothing", {
     timeout: 120_000,
   }, async () => {
-    const { db, serverUrl } = await setup();
+    const ready = await setup();
+    const { db, serverUrl } = ready;
     const s = `"${db.schema}"`;
-    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
-    await store.createUser({ id: "usr_forged6", credits: 100, multiplier: "1" }, 1);
-    await store.close();
-    await db.sql(`INSERT INTO ${s}.api_keys (id, user_id, mode, hash) VALUES ('apk_forged6', 'usr_forged6', 'test', $1)`, [
-      randomBytes(32).toString("hex"),
-    ]);
+    await userWithKey(ready, "forged6");
     const state = async () => ({
       user: (await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_forged6'`)).rows,
       tasks: (await db.sql(`SELECT task_id FROM ${s}.tasks WHERE user_id = 'usr_forged6'`)).rows,
@@ -335,14 +344,10 @@ describe("what the server's role cannot do", () => {
   it("S13: the server's role cannot run its own code as the owner through accept_generation: the pinned search_path passes over a temporary type named text, which the function's casts take once the pin is reset", {
     timeout: 120_000,
   }, async () => {
-    const { db, serverUrl, ownerUrl, owner: ownerRole, server } = await setup();
+    const ready = await setup();
+    const { db, serverUrl, ownerUrl, owner: ownerRole, server } = ready;
     const s = `"${db.schema}"`;
-    const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
-    await store.createUser({ id: "usr_shadow", credits: 100, multiplier: "1" }, 1);
-    await store.close();
-    await db.sql(`INSERT INTO ${s}.api_keys (id, user_id, mode, hash) VALUES ('apk_shadow', 'usr_shadow', 'test', $1)`, [
-      randomBytes(32).toString("hex"),
-    ]);
+    await userWithKey(ready, "shadow");
     // All the attack needs besides EXECUTE: temporary objects, which every role may make by default.
     const database = (await db.sql<{ name: string }>("SELECT current_database() AS name")).rows[0]?.name;
     await db.sql(`GRANT TEMPORARY ON DATABASE "${database}" TO "${server}"`);
