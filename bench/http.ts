@@ -9,7 +9,7 @@
  *
  * Child mode: `tsx bench/http.ts child <bare|direct|reference>`; it reports its port (and a key) over IPC.
  * Compare mode (prints only): `node --import ./bench/register.mjs bench/http.ts compare [rounds] [seconds]`
- * loads accepted generations on bare node:http, the direct hono app of bench/baseline/hono.ts and the
+ * loads accepted generations on bare node:http, the direct hono app of bench/directHono.ts and the
  * reference server in alternating rounds.
  */
 import { type ChildProcess, fork } from "node:child_process";
@@ -64,7 +64,7 @@ async function child(kind: Kind): Promise<void> {
   }
   if (kind === "direct") {
     const { serve } = await import("@hono/node-server");
-    const app = (await import("./baseline/hono.js")).createDirectApp();
+    const app = (await import("./directHono.js")).createDirectApp();
     serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => process.send?.({ port: info.port, key: app.key }));
     return;
   }
