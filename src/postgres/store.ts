@@ -231,8 +231,6 @@ function statements(schema: string) {
     taskUser: `SELECT user_id FROM ${s}.tasks WHERE task_id = $1`,
     acceptGeneration: `SELECT outcome, balance, holder FROM ${s}.accept_generation($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9,
         $10::integer, $11, $12, $13::bigint[], $14::bigint, $15::text[])`,
-    // Fixtures, in one transaction: users (with their opening grants), key hashes, assets, and then
-    // the conflicts, read after the writes so that a concurrent load of the same fixtures is seen.
     loadUsers: `SELECT ${s}.load_users($1::text[], $2::bigint[], $3::text[], $4::bigint) AS created`,
     // A hash already stored is kept; a new key whose random id is taken fails the load (a retry makes new ids).
     loadKeys: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
@@ -324,11 +322,7 @@ function connect(options: PostgresStoreOptions, caller: string, purpose: "serve"
  *   "Migrations"); Error when the schema is at a version newer than this package.
  */
 export async function migratePostgres(options: PostgresStoreOptions): Promise<{ applied: number[]; version: number }> {
-  return migrate(options, "migratePostgres");
-}
-
-async function migrate(options: PostgresStoreOptions, caller: string): Promise<{ applied: number[]; version: number }> {
-  const { schema, pool, ownPool } = connect(options, caller, "migrate");
+  const { schema, pool, ownPool } = connect(options, "migratePostgres", "migrate");
   const onIdleError = () => {};
   pool.on("error", onIdleError);
   try {
@@ -354,7 +348,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   try {
     // On a connection of its own when the store makes its pool: the serving pool's statement and
     // query timeouts would cut a migration that rightly takes long.
-    await migrate(options, "createPostgresStore");
+    await migratePostgres(options);
     distributed = options.distributed === true || (await withRetries("reading the layout", () => isDistributed(pool, schema)));
   } catch (error) {
     pool.off("error", onIdleError);
@@ -383,12 +377,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * that timed out or broke is destroyed: its socket may be dead, or the server may still be
    * answering a statement this client no longer waits for.
    */
-  const transaction = <T>(
-    what: string,
-    body: (
-      q: <R extends object>(statement: { name?: string; text: string }, values: unknown[]) => Promise<PgResult<R>>,
-    ) => Promise<{ commit: boolean; value: T }>,
-  ): Promise<T> =>
+  const transaction = <T>(what: string, body: (q: Query) => Promise<{ commit: boolean; value: T }>): Promise<T> =>
     withRetries(what, async () => {
       const client = await pool.connect();
       let broken = false;
@@ -498,7 +487,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       if (!nameable(hash)) return undefined;
       const { rows } = await run<ApiKeyRow & { multiplier: string }>("finding an API key", findCaller, [hash]);
       const row = rows[0];
-      return row && { key: keyFromRow(row, hash), multiplier: row.multiplier };
+      if (!row) return undefined;
+      return { key: { id: row.id, userId: row.user_id, mode: row.mode, hash, revoked: row.revoked }, multiplier: row.multiplier };
     },
 
     async revokeApiKey(apiKeyId) {
@@ -619,13 +609,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     async ledger(userId) {
       if (!nameable(userId)) return undefined;
-      const { rows } = await run<{ id: string } & { [K in keyof LedgerRow]: LedgerRow[K] | null }>(
-        "reading a ledger",
-        sql.ledger,
-        [userId],
-      );
+      const { rows } = await run<{ [K in keyof LedgerRow]: LedgerRow[K] | null }>("reading a ledger", sql.ledger, [userId]);
       if (rows.length === 0) return undefined;
-      return rows.filter((row): row is { id: string } & LedgerRow => row.kind !== null).map(ledgerFromRow);
+      return rows.filter((row): row is LedgerRow => row.kind !== null).map(ledgerFromRow);
     },
 
     async close() {
@@ -697,12 +683,3 @@ function fixtureRows(users: readonly FixtureUserLoad[], at: number) {
 
 /** A key's row without its hash (the caller has it). */
 type ApiKeyRow = { id: string; user_id: string; mode: ApiKeyRecord["mode"]; revoked: boolean };
-
-/** A key record from its row and the hash it was found by. */
-const keyFromRow = (row: ApiKeyRow, hash: string): ApiKeyRecord => ({
-  id: row.id,
-  userId: row.user_id,
-  mode: row.mode,
-  hash,
-  revoked: row.revoked,
-});

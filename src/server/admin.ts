@@ -30,13 +30,6 @@ export type LedgerEntry = {
   jobId?: string;
 };
 
-/** Sums a ledger, granted - debits + refunds: what the balance must be (S13). @internal */
-export function ledgerBalance(entries: readonly Pick<LedgerEntry, "kind" | "credits">[]): number {
-  let balance = 0;
-  for (const entry of entries) balance += entry.kind === "debit" ? -entry.credits : entry.credits;
-  return balance;
-}
-
 /** A job as the operator sees it: `failed` once failed (and refunded), else `queued`. */
 export type JobView = { jobId: string; taskId: string; status: "queued" | "failed"; credits: number };
 

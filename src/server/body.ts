@@ -73,11 +73,8 @@ function isJsonMediaType(header: string | undefined): boolean {
   for (const param of params) {
     const eq = param.indexOf("=");
     if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== "charset") continue;
-    const charset = param
-      .slice(eq + 1)
-      .trim()
-      .replace(/^"(.*)"$/, "$1")
-      .toLowerCase();
+    const value = param.slice(eq + 1).trim();
+    const charset = value.replace(/^"(.*)"$/, "$1").toLowerCase();
     if (charset !== "utf-8" && charset !== "utf8") return false;
   }
   return true;

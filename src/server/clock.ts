@@ -109,9 +109,7 @@ export function createServerClock(real: () => number): ServerClock {
             `now must be an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"; received ${show(value)}.`,
           );
         }
-        if (at < current) {
-          return refuse("now", "clock_backward", m.clockBackward(iso(at), iso(current)));
-        }
+        if (at < current) return refuse("now", "clock_backward", m.clockBackward(iso(at), iso(current)));
         if (at > LATEST_MS) {
           return refuse(
             "now",

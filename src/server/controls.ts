@@ -97,58 +97,45 @@ function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: fal
   }
   const body = input as Record<string, unknown>;
   const issues: Issue[] = [];
+  const issue = (path: string, code: string, message: string) => issues.push({ path, code, message });
   for (const name of Object.keys(body)) {
-    if (!FAULT_FIELDS.includes(name)) {
-      issues.push({
-        path: safeEcho(name),
-        code: "unknown_field",
-        message: `${show(name)} is not a field of a fault; use ${FAULT_FIELDS.join(", ")}.`,
-      });
-    }
+    if (!FAULT_FIELDS.includes(name))
+      issue(safeEcho(name), "unknown_field", `${show(name)} is not a field of a fault; use ${FAULT_FIELDS.join(", ")}.`);
   }
   const { method, path, apiKeyId, kind, times, delayMs, retryAfterS } = body;
   const oneOf = (name: string, value: unknown, allowed: readonly string[]) => {
-    if (value !== undefined && !allowed.includes(value as string)) {
-      issues.push({ path: name, code: `invalid_${name}`, message: m.mustBeOneOf(name, allowed, value) });
-    }
+    if (value !== undefined && !allowed.includes(value as string))
+      issue(name, `invalid_${name}`, m.mustBeOneOf(name, allowed, value));
   };
   oneOf("method", method, FAULT_METHODS);
   oneOf("path", path, FAULT_PATHS);
-  if (kind === undefined) {
-    issues.push({ path: "kind", code: "required", message: `kind is required: one of ${FAULT_KINDS.join(", ")}.` });
-  } else oneOf("kind", kind, FAULT_KINDS);
+  if (kind === undefined) issue("kind", "required", `kind is required: one of ${FAULT_KINDS.join(", ")}.`);
+  else oneOf("kind", kind, FAULT_KINDS);
   if (apiKeyId !== undefined && (typeof apiKeyId !== "string" || !/^apk_[A-Za-z0-9_-]{1,64}$/.test(apiKeyId))) {
-    issues.push({
-      path: "apiKeyId",
-      code: "invalid_api_key_id",
-      message: `apiKeyId must be an API key's id (apk_ and its letters and digits), never the key; received ${show(typeof apiKeyId === "string" && /^ck_/i.test(apiKeyId) ? "an API key" : apiKeyId)}.`,
-    });
+    issue(
+      "apiKeyId",
+      "invalid_api_key_id",
+      `apiKeyId must be an API key's id (apk_ and its letters and digits), never the key; received ${show(typeof apiKeyId === "string" && /^ck_/i.test(apiKeyId) ? "an API key" : apiKeyId)}.`,
+    );
   }
   const whole = (name: string, value: unknown, min: number, max: number) => {
     if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= min && value <= max)) {
-      issues.push({
-        path: name,
-        code: `invalid_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, // snake_case, as every code
-        message: `${name} must be a whole number from ${min} to ${max}; received ${show(value)}.`,
-      });
+      issue(
+        name,
+        `invalid_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, // snake_case, as every code
+        `${name} must be a whole number from ${min} to ${max}; received ${show(value)}.`,
+      );
     }
   };
   whole("times", times, 1, FAULT_LIMITS.maxTimes);
   whole("delayMs", delayMs, 0, FAULT_LIMITS.maxDelayMs);
   whole("retryAfterS", retryAfterS, 1, FAULT_LIMITS.maxRetryAfterS);
-  if (kind === "delay" && delayMs === undefined) {
-    issues.push({
-      path: "delayMs",
-      code: "required",
-      message: `delayMs is required with kind delay: 0 to ${FAULT_LIMITS.maxDelayMs}.`,
-    });
-  }
-  if (delayMs !== undefined && kind !== "delay" && FAULT_KINDS.includes(kind as FaultKind)) {
-    issues.push({ path: "delayMs", code: "invalid_delay_ms", message: "delayMs is only for kind delay." });
-  }
-  if (retryAfterS !== undefined && kind !== "unavailable" && FAULT_KINDS.includes(kind as FaultKind)) {
-    issues.push({ path: "retryAfterS", code: "invalid_retry_after_s", message: "retryAfterS is only for kind unavailable." });
-  }
+  if (kind === "delay" && delayMs === undefined)
+    issue("delayMs", "required", `delayMs is required with kind delay: 0 to ${FAULT_LIMITS.maxDelayMs}.`);
+  if (delayMs !== undefined && kind !== "delay" && FAULT_KINDS.includes(kind as FaultKind))
+    issue("delayMs", "invalid_delay_ms", "delayMs is only for kind delay.");
+  if (retryAfterS !== undefined && kind !== "unavailable" && FAULT_KINDS.includes(kind as FaultKind))
+    issue("retryAfterS", "invalid_retry_after_s", "retryAfterS is only for kind unavailable.");
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, fault: body as FaultInput };
 }

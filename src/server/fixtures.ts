@@ -263,12 +263,10 @@ export function duplicateKeyIssues(text: string): Issue[] {
   return issues;
 }
 
-function listOf(
-  value: unknown,
-  path: string,
-  problem: (path: string, code: string, message: string) => void,
-  each: (item: unknown, path: string) => void,
-): void {
+/** Names a problem of a fixtures object at its path. */
+type Problem = (path: string, code: string, message: string) => void;
+
+function listOf(value: unknown, path: string, problem: Problem, each: (item: unknown, path: string) => void): void {
   if (value === undefined) return;
   if (!Array.isArray(value)) {
     problem(path, "invalid_type", `${path.slice(path.lastIndexOf(".") + 1)} must be an array.`);
@@ -318,18 +316,13 @@ export async function loadFixtures(
   users: readonly FixtureUserLoad[],
   now: number,
 ): Promise<string[]> {
-  const taken = (path: string, what: string): Issue => ({
-    path,
-    code: "taken",
-    message: `${what} already belongs to another user in the store.`,
-  });
   const result = await store.loadFixtures(users, now);
   if (result.ok) return [...result.created];
   throw new FixturesError(
     result.conflicts.map(({ user, field, index }) => {
-      const path = `users[${user}].${field}[${index}]`;
-      const asset = fixtures.users[user]?.assets[index];
-      return field === "apiKeys" ? taken(path, "This API key") : taken(path, `Asset id ${shown(asset)}`);
+      const what = field === "apiKeys" ? "This API key" : `Asset id ${shown(fixtures.users[user]?.assets[index])}`;
+      const message = `${what} already belongs to another user in the store.`;
+      return { path: `users[${user}].${field}[${index}]`, code: "taken", message };
     }),
   );
 }

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { type Catalog, catalog, defineCatalog } from "../../src/index.js";
-import { ledgerBalance } from "../../src/server/admin.js";
 import { ADMIN_TOKEN_THROTTLE } from "../../src/server/adminToken.js";
 import { AdminError, createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
+import { ledgerBalance } from "../support/ledger.js";
 import { adminCodeOf, BASE, errorOf, makeStore, setup } from "./helpers.js";
 
 const TOKEN = "clock-admin-token-for-tests";

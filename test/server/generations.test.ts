@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { ledgerBalance } from "../../src/server/admin.js";
 import { GenerationAcceptedSchema } from "../../src/server/openapi/schemas.js";
+import { ledgerBalance } from "../support/ledger.js";
 import { errorOf, setup } from "./helpers.js";
 
 describe("POST /api/generations", () => {

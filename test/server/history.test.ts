@@ -6,10 +6,10 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { type Catalog, CatalogHistoryError, catalog, defineCatalog, quote } from "../../src/index.js";
-import { ledgerBalance } from "../../src/server/admin.js";
 import { createReferenceServer, type LogEntry } from "../../src/server/index.js";
 import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 import { PricedQuoteSchema, UnpricedQuoteSchema } from "../../src/server/openapi/schemas.js";
+import { ledgerBalance } from "../support/ledger.js";
 import { errorOf, setup } from "./helpers.js";
 
 const { beta2, "beta-pro": betaPro, "alpha-img2-official": official } = catalog.models;

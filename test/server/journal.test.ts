@@ -4,9 +4,9 @@
  * same size whatever the traffic.
  */
 import { describe, expect, it } from "vitest";
-import { ledgerBalance } from "../../src/server/admin.js";
 import { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY } from "../../src/server/controls.js";
 import type { JournalEntry, ReferenceServer } from "../../src/server/index.js";
+import { ledgerBalance } from "../support/ledger.js";
 import { adminCodeOf, BASE, errorOf, type Setup, setup } from "./helpers.js";
 
 const TOKEN = "admin-token-for-journal-tests";

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { MAX_MULTIPLIER_CHARS } from "../../src/pricing/multiplier.js";
-import { ledgerBalance } from "../../src/server/admin.js";
 import { checkFixtures } from "../../src/server/fixtures.js";
 import { createReferenceServer, FixturesError } from "../../src/server/index.js";
+import { ledgerBalance } from "../support/ledger.js";
 import { adminCodeOf, BASE, errorOf, makeServer } from "./helpers.js";
 
 const TOKEN = "admin-token-for-multiplier-tests";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ledgerBalance } from "../../src/server/admin.js";
 import { AdminError } from "../../src/server/index.js";
+import { ledgerBalance } from "../support/ledger.js";
 import { setup } from "./helpers.js";
 
 type Accepted = { batch: { taskId: string; results: { job: { id: string } }[] }; billing: { totalCreditCost: number } };

@@ -7,10 +7,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ledgerBalance } from "../../src/server/admin.js";
 import { FAULT_LIMITS } from "../../src/server/controls.js";
 import { createReferenceServer, type Fixtures, type ReferenceServer, StoreUnavailableError } from "../../src/server/index.js";
 import type { Store } from "../../src/store/store.js";
+import { ledgerBalance } from "../support/ledger.js";
 import { adminCodeOf, BASE, errorOf, makeStore, wrapStore } from "./helpers.js";
 
 /** A store whose reset fails as an unreachable store's does while `down()` says so. */
