@@ -19,7 +19,7 @@ import { authenticate, hashApiKey } from "./auth.js";
 import { DEFAULT_MAX_BODY_BYTES, takeJsonBody } from "./body.js";
 import { firstCatalogStart, serverCatalogs } from "./catalogs.js";
 import { createServerClock } from "./clock.js";
-import type { Env, LogEntry, ResponseEvent, ServerContext } from "./context.js";
+import type { Caller, Env, LogEntry, ResponseEvent, ServerContext } from "./context.js";
 import { AnswerLostError, controlsOff, createControls } from "./controls.js";
 import { fail, json, requestIdOf } from "./errors.js";
 import { checkFixtures, type Fixtures, FixturesError, fixtureUsers, loadFixtures } from "./fixtures.js";
@@ -321,6 +321,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       // The opening grants at real time, where the clock stands after the reset.
       await load(clock.realNow(), true);
       clock.reset();
+      known?.clear();
       controls?.clearJournal();
     });
   };
@@ -405,7 +406,9 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   // Each route in the order S12 fixes: its path (404) and method (405), then the key (401), the
   // test-double controls, then the body: media type (415), size (413), JSON (400).
   const route = serviceRoute(ctx, controls?.afterAuth);
-  app.post("/api/generations", route(createGeneration(ctx), true));
+  // On a database, a generation by a caller seen before skips the key's lookup (not with the controls).
+  const known = options.store && !controls ? new Map<string, Caller>() : undefined;
+  app.post("/api/generations", route(createGeneration(ctx), true, known));
   app.post("/api/pricing/quote", route(quotePrice(ctx), true));
   app.get("/api/ping", route(ping(ctx)));
   app.get("/api/query/credits", route(queryCredits(ctx)));
@@ -453,7 +456,7 @@ const noNext = async () => {}; // the `next` an endpoint is given: nothing comes
  * can answer at once (the key in memory, ping) does.
  */
 function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undefined) {
-  return (endpoint: Handler<Env>, takesBody = false): Handler<Env> => {
+  return (endpoint: Handler<Env>, takesBody = false, known?: Map<string, Caller>): Handler<Env> => {
     const answer = (c: Context<Env>) => endpoint(c, noNext) as Response | Promise<Response>;
     const rest = (c: Context<Env>) => (takesBody ? takeJsonBody(c, ctx.maxBodyBytes).then((no) => no ?? answer(c)) : answer(c));
     const withFaults = async (c: Context<Env>, apply: MiddlewareHandler<Env>) => {
@@ -464,8 +467,30 @@ function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undef
       return fault ?? given ?? c.res;
     };
     const afterKey = (c: Context<Env>, refused: Response | undefined) => refused ?? (faults ? withFaults(c, faults) : rest(c));
+    /**
+     * The answer of a caller taken from `known`, or the error it threw: a charge stands, its commit
+     * having checked the key and the multiplier under the user's lock. Anything else waits for the
+     * key read again: a 401 once it is no longer valid, else the same answer or error, or the
+     * endpoint's answer again for a caller that changed.
+     */
+    const confirmed = async (c: Context<Env>, remembered: Map<string, Caller>, given?: Response, error?: unknown) => {
+      const [seen, hash] = [c.get("caller"), c.get("remembered") as string];
+      remembered.delete(hash);
+      if (given?.status === 202 && !given.headers.has("idempotent-replayed")) {
+        remembered.set(hash, c.get("caller")); // with the multiplier it was charged at
+        return given;
+      }
+      const refused = await authenticate(c, ctx, remembered);
+      if (refused) return refused;
+      if (!given) throw error;
+      return JSON.stringify(c.get("caller")) === JSON.stringify(seen) || c.get("body") === undefined ? given : answer(c);
+    };
     return (c) => {
-      const refused = authenticate(c, ctx);
+      const refused = authenticate(c, ctx, known);
+      if (known && c.get("remembered")) {
+        const settle = (given?: Response, error?: unknown) => confirmed(c, known, given, error);
+        return Promise.resolve(afterKey(c, undefined)).then(settle, (error: unknown) => settle(undefined, error));
+      }
       return refused instanceof Promise ? refused.then((r) => afterKey(c, r)) : afterKey(c, refused);
     };
   };

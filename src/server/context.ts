@@ -102,6 +102,8 @@ export type Env = {
     requestId: string | undefined;
     /** Who the key authenticated (the routes that take a key). */
     caller: Caller;
+    /** The hash of a key whose caller was taken from the remembered ones, without a lookup. */
+    remembered: string | undefined;
     /** The parsed JSON body (the routes that take one). */
     body: unknown;
     /** The issues of an error answer, as listed in it: what the request journal records. */

@@ -91,6 +91,7 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
           throw new StoreUnavailableError(`the multiplier of ${caller.userId} changed during ${attempt} commits`);
         }
         multiplier = result.multiplier;
+        c.set("caller", { ...caller, multiplier });
         continue;
       case "insufficient_credits":
         return fail(c, { code: "insufficient_credits", message: m.insufficientCredits(task.totalCredits, result.balance) });
