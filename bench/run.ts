@@ -232,7 +232,7 @@ if (postgres) {
   lines.push("");
   if (postgres.direct.length > 0) {
     lines.push(
-      `In one process, without HTTP (\`fsync\` on): ${PG_CONNECTIONS} callers, each calling the store's \`findCaller\` and \`commitTask\` as the reference server does, against the baseline's key lookup and statement called the same way (\`handWrittenAccept\`). What is left of the gap is the store's own: its function and its JavaScript. CPU per accepted generation; medians over ${rounds(postgres.direct[0]?.rounds ?? 0)}.`,
+      `In one process, without HTTP (\`fsync\` on): ${PG_CONNECTIONS} callers, each calling the store's \`commitTask\` as the reference server does (after \`findCaller\` for a key not seen before), against the baseline's key lookup and statement called the same way (\`handWrittenAccept\`). What is left of the gap is the store's own: its function and its JavaScript. CPU per accepted generation; medians over ${rounds(postgres.direct[0]?.rounds ?? 0)}.`,
       "",
       "| case | store/s | hand-written/s | ratio | store process CPU µs | hand-written process CPU µs | database CPU µs | hand-written database CPU µs |",
       "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -320,8 +320,8 @@ node --import ./bench/register.mjs bench/http.ts compare  # generations: bare, a
   \`[<id>]\`), the bare server gets the same bodies. Latencies are each response's time as autocannon
   measures it, in µs; each server process reports its CPU time and its GC pauses around each measured load.
 - **PostgreSQL**: the reference server on the PostgreSQL store (\`serve()\` of \`imagegen-pricing/node\`,
-  \`createPostgresStore\` with its default pool of 10 connections), one and two instances (child
-  processes) on one schema, beside the hand-written baseline of bench/baseline/postgres.ts: a bare
+  \`createPostgresStore\` with its default pool of 10 connections; it remembers a key's caller after its
+  first request, so that an accept is then one round trip), one and two instances (child processes) on one schema, beside the hand-written baseline of bench/baseline/postgres.ts: a bare
   node:http handler with \`pg\` (a pool of 10 per instance too) that writes its own SQL on the store's
   tables, constraints and indexes, and never calls the store's functions. It looks the key up by its
   SHA-256 with its user's multiplier (round trip 1), prices the body from a fixed table, then runs
@@ -341,7 +341,7 @@ node --import ./bench/register.mjs bench/http.ts compare  # generations: bare, a
   each warm-up (counting them costs the database time); the servers and the database report their CPU
   time. PostgreSQL runs on the same 2 cores as the servers and the load generator. With \`fsync\`
   on, the same accepts also run in the benchmark's own process without HTTP: ${PG_CONNECTIONS} callers of
-  the store's \`findCaller\` and \`commitTask\` (a pool of 10) against ${PG_CONNECTIONS} callers of the
+  the store's \`commitTask\` (after \`findCaller\` for a key not seen before, as the server) against ${PG_CONNECTIONS} callers of the
   baseline's two round trips (\`handWrittenAccept\`, a pool of 10), in the same rounds and order.
 - **Memory**: one process with \`--expose-gc\`: the bytes in use (collected heap and array buffers,
   after full collections) that ${int(settings.tasks)} accepted generations through \`server.fetch\` add to the
