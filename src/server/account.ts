@@ -37,7 +37,7 @@ export function queryCredits(ctx: ServerContext): Handler<Env> {
  * with a reason when it cannot be priced. @internal
  */
 export function quotePrice(ctx: ServerContext): Handler<Env> {
-  return async (c) => {
+  return (c) => {
     // The catalog in force when the request arrives (P8); before a history's first one this throws
     // and the server answers 503.
     const { catalog, next } = ctx.catalogs.at(ctx.clock.now());

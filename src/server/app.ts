@@ -475,15 +475,17 @@ function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undef
      */
     const confirmed = async (c: Context<Env>, remembered: Map<string, Caller>, given?: Response, error?: unknown) => {
       const [seen, hash] = [c.get("caller"), c.get("remembered") as string];
-      remembered.delete(hash);
       if (given?.status === 202 && !given.headers.has("idempotent-replayed")) {
-        remembered.set(hash, c.get("caller")); // with the multiplier it was charged at
+        remembered.set(hash, seen); // with the multiplier it was charged at
         return given;
       }
+      remembered.delete(hash);
       const refused = await authenticate(c, ctx, remembered);
       if (refused) return refused;
       if (!given) throw error;
-      return JSON.stringify(c.get("caller")) === JSON.stringify(seen) || c.get("body") === undefined ? given : answer(c);
+      const now = c.get("caller");
+      const same = now.userId === seen.userId && now.apiKeyId === seen.apiKeyId && now.multiplier === seen.multiplier;
+      return same || c.get("body") === undefined ? given : answer(c);
     };
     return (c) => {
       const refused = authenticate(c, ctx, known);
