@@ -10,10 +10,29 @@ import { catalog } from "../../src/index.js";
 import { createPostgresStore } from "../../src/postgres/store.js";
 import { computeCharge } from "../../src/pricing/computeCharge.js";
 import { normalizeRequest } from "../../src/request/normalizeRequest.js";
-import { createReferenceServer } from "../../src/server/index.js";
+import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
+import { errorOf } from "../server/helpers.js";
 import { type PostgresTestDatabase, recordStatements, withPostgres } from "../support/postgres.js";
 
 const databases: { db: PostgresTestDatabase; pool: pg.Pool }[] = [];
+
+/** A fresh schema and a pool on it, both dropped after the file's tests. */
+async function database() {
+  const db = await withPostgres();
+  const pool = new pg.Pool({ connectionString: db.connectionString, max: 4 });
+  databases.push({ db, pool });
+  return { db, pool, store: () => createPostgresStore({ pool, schema: db.schema }) };
+}
+
+/** `POST /api/generations` of `body` with `key`. */
+const generation = (server: ReferenceServer, key: string, body: unknown) =>
+  server.fetch(
+    new Request("http://localhost/api/generations", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
 
 afterAll(async () => {
   for (const { db, pool } of databases) {
@@ -24,26 +43,17 @@ afterAll(async () => {
 
 /** A server on a store whose pool records the text of every statement it sends. */
 async function countingServer() {
-  const db = await withPostgres();
-  const pool = new pg.Pool({ connectionString: db.connectionString, max: 4 });
+  const { pool, store } = await database();
   const sent = recordStatements(pool);
-  databases.push({ db, pool });
-  const store = await createPostgresStore({ pool, schema: db.schema });
-  const server = createReferenceServer({ store });
+  const server = createReferenceServer({ store: await store() });
   // Another server on the same database, as a second instance would be.
-  const other = createReferenceServer({ store: await createPostgresStore({ pool, schema: db.schema }) });
+  const other = createReferenceServer({ store: await store() });
   const { userId } = await server.admin.createUser({ credits: 1000, multiplier: "1.15" });
   const { key, apiKeyId } = await server.admin.createApiKey(userId);
   const { assetId } = await server.admin.createAsset(userId);
   const generate = async (body: unknown) => {
     sent.length = 0;
-    const res = await server.fetch(
-      new Request("http://localhost/api/generations", {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      }),
-    );
+    const res = await generation(server, key, body);
     const text = await res.text();
     return { status: res.status, text, replayed: res.headers.get("idempotent-replayed"), statements: sent.slice() };
   };
@@ -138,33 +148,18 @@ describe("round trips per generation on PostgreSQL", () => {
   it("S14 S17: a key given to another user by another server's reset is charged to that user, not refused", {
     timeout: 120_000,
   }, async () => {
-    const db = await withPostgres();
-    const pool = new pg.Pool({ connectionString: db.connectionString, max: 4 });
-    databases.push({ db, pool });
+    const { store } = await database();
     const key = "ck_test_rememberedRememberedRemembered";
     const fixtures = (id: string) => ({ users: [{ id, credits: 1000, apiKeys: [key] }] });
-    const server = createReferenceServer({
-      store: await createPostgresStore({ pool, schema: db.schema }),
-      fixtures: fixtures("usr_alice"),
-    });
+    const server = createReferenceServer({ store: await store(), fixtures: fixtures("usr_alice") });
     await server.ready();
-    const generate = () =>
-      server.fetch(
-        new Request("http://localhost/api/generations", {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ prompt: "a fox", modelId: "beta" }),
-        }),
-      );
+    const generate = () => generation(server, key, { prompt: "a fox", modelId: "beta" });
     expect((await generate()).status).toBe(202);
     const alice = await server.admin.balance("usr_alice");
     expect(alice).toBeLessThan(1000);
 
     // Its fixtures give the same key to another user: its first load fails, its reset takes over.
-    const other = createReferenceServer({
-      store: await createPostgresStore({ pool, schema: db.schema }),
-      fixtures: fixtures("usr_bob"),
-    });
+    const other = createReferenceServer({ store: await store(), fixtures: fixtures("usr_bob") });
     await other.admin.reset();
     const answer = await generate();
     expect(answer.status).toBe(202);
@@ -174,10 +169,7 @@ describe("round trips per generation on PostgreSQL", () => {
   it("S12 S14: before any catalog is in force, a generation by a remembered caller whose key was since revoked is 401, not the 503 of the missing prices", {
     timeout: 120_000,
   }, async () => {
-    const db = await withPostgres();
-    const pool = new pg.Pool({ connectionString: db.connectionString, max: 4 });
-    databases.push({ db, pool });
-    const store = () => createPostgresStore({ pool, schema: db.schema });
+    const { store } = await database();
     const logged: string[] = [];
     const server = createReferenceServer({
       store: await store(),
@@ -188,14 +180,8 @@ describe("round trips per generation on PostgreSQL", () => {
     const { userId } = await server.admin.createUser({ credits: 1000 });
     const { key, apiKeyId } = await server.admin.createApiKey(userId);
     const generate = async () => {
-      const res = await server.fetch(
-        new Request("http://localhost/api/generations", {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ prompt: "a fox", modelId: "beta" }),
-        }),
-      );
-      return [res.status, ((await res.json()) as { error: { code: string } }).error.code];
+      const res = await generation(server, key, { prompt: "a fox", modelId: "beta" });
+      return [res.status, (await errorOf(res)).code];
     };
     expect(await generate()).toEqual([503, "service_unavailable"]);
     await other.admin.revokeApiKey(apiKeyId);
