@@ -149,7 +149,22 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
     }
 
     override end(a?: unknown, b?: unknown, c?: unknown): this {
-      return this.#refused ? this : (end.call(this, a, b, c) as this);
+      if (!this.#refused && ending.push([this, a, b, c]) === 1) setImmediate(endAll);
+      return this;
+    }
+  }
+  /**
+   * Answers ended in this turn of the event loop, written at its end: a waiting client is woken once
+   * per turn, not per answer (on a busy server, dearer than the write); before a half-close's end.
+   */
+  const ending: [ServerResponse, unknown, unknown, unknown][] = [];
+  function endAll(): void {
+    for (const [response, a, b, c] of ending.splice(0)) {
+      try {
+        end.call(response, a, b, c);
+      } catch {
+        response.destroy(); // as when a handler fails: the connection closes
+      }
     }
   }
   const { writeHead, write, end } = ServerResponse.prototype as unknown as {
@@ -258,6 +273,7 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
 
   // Runs before node:http's own listener, so a connection past a cap is answered before any parsing.
   server.prependListener("connection", (socket: Socket) => {
+    socket.once("end", endAll); // before node:http ends its side of a half-closed connection
     const address = addressKey(socket.remoteAddress);
     if (stats.openConnections >= bounds.maxConnections) {
       refuse(socket, address, `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`);
