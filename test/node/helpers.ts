@@ -25,6 +25,11 @@ export type RawAnswer = { status: number; headers: Record<string, string>; body:
 
 /** Parses every HTTP answer in the bytes a socket received (bodies by Content-Length). */
 export function parseAnswers(bytes: Buffer): RawAnswer[] {
+  return readAnswers(bytes).answers;
+}
+
+/** The whole answers in the bytes a socket received, and how many bytes follow them. */
+export function readAnswers(bytes: Buffer): { answers: RawAnswer[]; unread: number } {
   const answers: RawAnswer[] = [];
   let at = 0;
   while (at < bytes.length) {
@@ -42,7 +47,7 @@ export function parseAnswers(bytes: Buffer): RawAnswer[] {
     answers.push({ status: Number(statusLine.split(" ")[1]), headers, body });
     at = end + 4 + length;
   }
-  return answers;
+  return { answers, unread: bytes.length - at };
 }
 
 /**
