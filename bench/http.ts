@@ -1,8 +1,10 @@
 /**
  * HTTP on loopback: each endpoint of the reference server (through `<package>/node`'s serve())
  * against a bare node:http server that reads and parses a JSON body and answers a small JSON body.
- * The servers run in child processes; autocannon runs in this one. Endpoints and servers alternate,
- * one load at a time, so the two cores are shared the same way for every measurement.
+ * The servers run in child processes, new ones for each endpoint and round, so that no load is
+ * measured on a heap another load left (the in-memory store keeps every task); autocannon runs in
+ * this one. Endpoints and servers alternate, one load at a time, so the two cores are shared the
+ * same way for every measurement.
  *
  * Each server process also counts its garbage-collection pauses (`perf_hooks`), so that a latency
  * percentile can be told apart from the collector's work.
@@ -214,7 +216,8 @@ async function start(kind: Kind, execArgv: string[]): Promise<{ proc: ChildProce
 }
 
 /**
- * Runs every endpoint against both servers, `rounds` times, alternating which goes first.
+ * Runs every endpoint against both servers, `rounds` times, alternating which goes first, each load
+ * on new server processes.
  *
  * @param opts.seconds - Measured seconds per run (after `warmup` seconds of the same load).
  * @param opts.cpuProf - Directory for `node --cpu-prof` profiles of the reference server, if any.
@@ -226,45 +229,48 @@ export async function runHttp(opts: {
   rounds: number;
   cpuProf?: string;
 }): Promise<HttpResult[]> {
-  const bare = await start("bare", []);
-  const ref = await start("reference", opts.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProf}`] : []);
-  try {
-    const runs = ENDPOINTS.map(() => ({ ref: [] as Run[], bare: [] as Run[] }));
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const [i, e] of ENDPOINTS.entries()) {
-        const order = round % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
-        for (const kind of order) {
-          const { ready, proc } = kind === "bare" ? bare : ref;
-          const run = await measured(proc, ready, e, opts);
-          runs[i]?.[kind === "bare" ? "bare" : "ref"].push(run);
+  const runs = ENDPOINTS.map(() => ({ ref: [] as Run[], bare: [] as Run[] }));
+  for (let round = 0; round < opts.rounds; round++) {
+    for (const [i, e] of ENDPOINTS.entries()) {
+      // New processes for each load: no load is measured on a heap that another one left behind.
+      const bare = await start("bare", []);
+      try {
+        const ref = await start("reference", opts.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProf}`] : []);
+        try {
+          const order = round % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
+          for (const kind of order) {
+            const { ready, proc } = kind === "bare" ? bare : ref;
+            runs[i]?.[kind === "bare" ? "bare" : "ref"].push(await measured(proc, ready, e, opts));
+          }
+        } finally {
+          await stop(ref.proc);
         }
+      } finally {
+        bare.proc.kill();
       }
     }
-    return ENDPOINTS.map((e, i) => {
-      const { ref: r = [], bare: b = [] } = runs[i] ?? {};
-      return {
-        name: e.name,
-        rps: median(r.map((x) => x.rps)),
-        p50: median(r.map((x) => x.p50)),
-        p99: median(r.map((x) => x.p99)),
-        bareRps: median(b.map((x) => x.rps)),
-        bareP50: median(b.map((x) => x.p50)),
-        bareP99: median(b.map((x) => x.p99)),
-        ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
-        cpuUs: median(r.map((x) => x.cpuUs)),
-        bareCpuUs: median(b.map((x) => x.cpuUs)),
-        cpuRatio: median(r.map((x, k) => (b[k]?.cpuUs ?? Number.NaN) / x.cpuUs)),
-        gcMsPerS: median(r.map((x) => x.gcMsPerS)),
-        gcMaxMs: median(r.map((x) => x.gcMaxMs)),
-        bareGcMsPerS: median(b.map((x) => x.gcMsPerS)),
-        bareGcMaxMs: median(b.map((x) => x.gcMaxMs)),
-        rounds: opts.rounds,
-      };
-    });
-  } finally {
-    await stop(ref.proc);
-    bare.proc.kill();
   }
+  return ENDPOINTS.map((e, i) => {
+    const { ref: r = [], bare: b = [] } = runs[i] ?? {};
+    return {
+      name: e.name,
+      rps: median(r.map((x) => x.rps)),
+      p50: median(r.map((x) => x.p50)),
+      p99: median(r.map((x) => x.p99)),
+      bareRps: median(b.map((x) => x.rps)),
+      bareP50: median(b.map((x) => x.p50)),
+      bareP99: median(b.map((x) => x.p99)),
+      ratio: median(r.map((x, k) => x.rps / (b[k]?.rps ?? Number.NaN))),
+      cpuUs: median(r.map((x) => x.cpuUs)),
+      bareCpuUs: median(b.map((x) => x.cpuUs)),
+      cpuRatio: median(r.map((x, k) => (b[k]?.cpuUs ?? Number.NaN) / x.cpuUs)),
+      gcMsPerS: median(r.map((x) => x.gcMsPerS)),
+      gcMaxMs: median(r.map((x) => x.gcMaxMs)),
+      bareGcMsPerS: median(b.map((x) => x.gcMsPerS)),
+      bareGcMaxMs: median(b.map((x) => x.gcMaxMs)),
+      rounds: opts.rounds,
+    };
+  });
 }
 
 /** Ends a child with SIGINT so that `--cpu-prof` writes its profile. */

@@ -315,8 +315,9 @@ node --import ./bench/register.mjs bench/http.ts compare  # generations: bare, a
   a bare node:http server that reads and parses the JSON body and answers a small JSON body each run
   in a child process; autocannon runs in the parent with ${CONNECTIONS} connections. The machine has ${cpus.length} cores:
   one for the load generator, one for the server under load (the other server idles). Per round, for
-  each endpoint, each server gets ${settings.warmup} s of warm-up then ${settings.seconds} s measured, alternating which goes first;
-  ${settings.httpRounds} rounds, medians. Generations carry a fresh idempotency key each (autocannon's
+  each endpoint, both servers start in new processes (no load runs on a heap another load left: the
+  in-memory store keeps every task), and each gets ${settings.warmup} s of warm-up then ${settings.seconds} s measured, alternating
+  which goes first; ${settings.httpRounds} rounds, medians. Generations carry a fresh idempotency key each (autocannon's
   \`[<id>]\`), the bare server gets the same bodies. Latencies are each response's time as autocannon
   measures it, in µs; each server process reports its CPU time and its GC pauses around each measured load.
 - **PostgreSQL**: the reference server on the PostgreSQL store (\`serve()\` of \`imagegen-pricing/node\`,
