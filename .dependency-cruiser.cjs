@@ -8,7 +8,8 @@
  * on the core alone. A module imports its own layer and the ones below, never one above.
  */
 /** The core entry and what it imports: bundled for a browser, so valibot and nothing else. */
-const CORE = "^src/(index[.]ts|types[.]ts|messages[.]ts|echo[.]ts|models/|request/|pricing/|generated/)";
+const CORE =
+  "^src/(index[.]ts|types[.]ts|messages[.]ts|echo[.]ts|models/|request/|pricing/|generated/)";
 /** The modules that may import a Node built-in: only the Node binding, the CLI, the PostgreSQL store and the testing entry. */
 const NODE_SIDE = "^src/(node|cli|postgres|testing)/";
 
@@ -42,7 +43,8 @@ module.exports = {
     },
     {
       name: "core-imports-core",
-      comment: "The core (src/index.ts and what it imports) imports nothing of the server, stores, Node, CLI, client or testing.",
+      comment:
+        "The core (src/index.ts and what it imports) imports nothing of the server, stores, Node, CLI, client or testing.",
       severity: "error",
       from: { path: CORE },
       to: { path: "^src/", pathNot: CORE },
@@ -106,7 +108,8 @@ module.exports = {
     },
     {
       name: "node-builtins-on-the-node-side",
-      comment: "Only the Node binding, the CLI, the PostgreSQL store and the testing entry import a Node built-in.",
+      comment:
+        "Only the Node binding, the CLI, the PostgreSQL store and the testing entry import a Node built-in.",
       severity: "error",
       from: { path: "^src/", pathNot: NODE_SIDE },
       to: { dependencyTypes: ["core"] },
@@ -134,7 +137,8 @@ module.exports = {
     },
     {
       name: "no-unresolvable",
-      comment: "An import that resolves to no file: a typo, or a package missing from package.json.",
+      comment:
+        "An import that resolves to no file: a typo, or a package missing from package.json.",
       severity: "error",
       from: {},
       to: { couldNotResolve: true },

@@ -10,6 +10,12 @@ module.exports = [
     limit: "18 KiB",
     gzip: true,
     // platform "browser" cannot resolve a Node built-in, so a core that imported one fails here too.
-    modifyEsbuildConfig: (config) => ({ ...config, platform: "browser", format: "esm", target: "es2022", legalComments: "none" }),
+    modifyEsbuildConfig: (config) => ({
+      ...config,
+      platform: "browser",
+      format: "esm",
+      target: "es2022",
+      legalComments: "none",
+    }),
   },
 ];

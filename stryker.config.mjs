@@ -8,7 +8,13 @@
 export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.stryker.config.ts" },
-  mutate: ["src/models/**/*.ts", "src/request/**/*.ts", "src/pricing/**/*.ts", "src/messages.ts", "src/echo.ts"],
+  mutate: [
+    "src/models/**/*.ts",
+    "src/request/**/*.ts",
+    "src/pricing/**/*.ts",
+    "src/messages.ts",
+    "src/echo.ts",
+  ],
   coverageAnalysis: "perTest",
   concurrency: 2,
   timeoutMS: 30000,

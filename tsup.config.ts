@@ -28,7 +28,9 @@ export default defineConfig([
     // top-level await in the ES build and `require` in the CommonJS one, which has no top-level await;
     // esbuild drops the dead ES branch only when it simplifies syntax.
     esbuildOptions(options, { format }) {
-      if (format === "cjs") options.minifySyntax = true;
+      if (format === "cjs") {
+        options.minifySyntax = true;
+      }
     },
   },
   {

@@ -4,7 +4,11 @@ import { configDefaults, defineConfig } from "vitest/config";
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
 /** What the PostgreSQL project runs: the store's own tests, and the server suites on that store. */
-const postgresSuites = ["test/postgres/**/*.test.ts", "test/server/**/*.test.ts", "test/reliability/**/*.test.ts"];
+const postgresSuites = [
+  "test/postgres/**/*.test.ts",
+  "test/server/**/*.test.ts",
+  "test/reliability/**/*.test.ts",
+];
 
 /**
  * What the fast loop leaves to `npm test`: a browser, a database, Python, dist/ or a child process
@@ -47,7 +51,13 @@ export default defineConfig({
     // the whole run, a fresh schema per test file; see test/server/helpers.ts).
     projects: [
       // The Citus tests run on their own cluster: npm run test:citus (vitest.citus.config.ts).
-      { extends: true, test: { name: "memory", exclude: [...configDefaults.exclude, "test/postgres/**", "test/citus/**"] } },
+      {
+        extends: true,
+        test: {
+          name: "memory",
+          exclude: [...configDefaults.exclude, "test/postgres/**", "test/citus/**"],
+        },
+      },
       {
         // The fast loop (npm run test:unit): the memory project without what needs a browser, a
         // database, Python, the built package or a spawned process. npm test runs the memory and

@@ -48,17 +48,29 @@ export async function runClient(rounds: number): Promise<ClientResult> {
     const response = await server.fetch(
       new Request(`${BASE_URL}/api/generations`, {
         method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": idempotencyKey },
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": "application/json",
+          "idempotency-key": idempotencyKey,
+        },
         body: JSON.stringify({ ...BODY, idempotencyKey }),
       }),
     );
-    if (response.status !== 202) throw new Error(`bare fetch: ${response.status}`);
+    if (response.status !== 202) {
+      throw new Error(`bare fetch: ${response.status}`);
+    }
     return response.json();
   };
   const viaClient = () => client.generations.create(BODY);
   // Both do the same work: an accepted generation each.
-  const [a, b] = [(await viaClient()) as { billing: unknown }, (await bare()) as { billing: { totalCreditCost: number } }];
-  if (JSON.stringify(Object.keys(a)) !== JSON.stringify(Object.keys(b)) || b.billing.totalCreditCost !== 80) {
+  const [a, b] = [
+    (await viaClient()) as { billing: unknown },
+    (await bare()) as { billing: { totalCreditCost: number } },
+  ];
+  if (
+    JSON.stringify(Object.keys(a)) !== JSON.stringify(Object.keys(b)) ||
+    b.billing.totalCreditCost !== 80
+  ) {
     throw new Error("the client and the bare fetch do not do the same work");
   }
 
@@ -66,7 +78,9 @@ export async function runClient(rounds: number): Promise<ClientResult> {
   const batch = async (f: () => Promise<unknown>) => {
     const cpu = process.cpuUsage();
     const start = performance.now();
-    for (let i = 0; i < BATCH; i++) await f();
+    for (let i = 0; i < BATCH; i++) {
+      await f();
+    }
     const seconds = (performance.now() - start) / 1000;
     const used = process.cpuUsage(cpu);
     return { ops: BATCH / seconds, cpuOps: BATCH / ((used.user + used.system) / 1e6) };
@@ -80,7 +94,9 @@ export async function runClient(rounds: number): Promise<ClientResult> {
     const x = first ? await batch(viaClient) : undefined;
     const y = await batch(bare);
     const c = x ?? (await batch(viaClient));
-    if (round < rounds) continue; // warm-up
+    if (round < rounds) {
+      continue; // warm-up
+    }
     ops.push(c.ops);
     baseOps.push(y.ops);
     ratios.push(c.ops / y.ops);

@@ -5,7 +5,12 @@
 import { isDeepStrictEqual } from "node:util";
 import { Bench } from "tinybench";
 import { computeCharge } from "../src/pricing/computeCharge.js";
-import { multiplyAndRound, multiplyAndRoundExact, parseMultiplier, readMultiplier } from "../src/pricing/multiplier.js";
+import {
+  multiplyAndRound,
+  multiplyAndRoundExact,
+  parseMultiplier,
+  readMultiplier,
+} from "../src/pricing/multiplier.js";
 import { quote } from "../src/pricing/quote.js";
 import { BOUNDS } from "../src/request/bounds.js";
 import { checkRequest } from "../src/request/checkRequest.js";
@@ -64,13 +69,18 @@ function checkBaselines(): void {
     ["1.15", M115],
   ] as const) {
     const q = quote(SPEC, m === undefined ? undefined : { account: { multiplier: m } });
-    if (q.credits !== integerQuote(SPEC.modelId, SPEC.resolution, SPEC.quality, SPEC.referenceImageCount, f)) {
+    if (
+      q.credits !==
+      integerQuote(SPEC.modelId, SPEC.resolution, SPEC.quality, SPEC.referenceImageCount, f)
+    ) {
       throw new Error("integer baseline disagrees with quote");
     }
   }
   const charge = computeCharge(CHARGE_REQUEST, { account: { multiplier: "1.15" } });
   const base = integerCharge("alpha-img2-official", "2K", "medium", 1, 3, M115);
-  if (charge.totalCreditCost !== base?.totalCreditCost) throw new Error("integer baseline disagrees with computeCharge");
+  if (charge.totalCreditCost !== base?.totalCreditCost) {
+    throw new Error("integer baseline disagrees with computeCharge");
+  }
 }
 
 const SPEC = {
@@ -120,7 +130,9 @@ function fill(head: string, item: (i: number) => string, tail: string): string {
   let size = head.length + tail.length;
   for (let i = 0; ; i++) {
     const next = item(i);
-    if (size + next.length + 1 > MiB) break;
+    if (size + next.length + 1 > MiB) {
+      break;
+    }
     parts.push(next);
     size += next.length + 1;
   }
@@ -135,12 +147,19 @@ export const VALID_MIB = JSON.stringify({
   prompt: "a".repeat(12_000),
   modelId: "alpha-img2-official",
   generationType: "image-to-image",
-  inputAssetIds: Array.from({ length: 14 }, (_, i) => `ast_${i}_${"x".repeat(Math.floor((MiB - 13_000) / 14) - 20)}`),
+  inputAssetIds: Array.from(
+    { length: 14 },
+    (_, i) => `ast_${i}_${"x".repeat(Math.floor((MiB - 13_000) / 14) - 20)}`,
+  ),
 });
 
 /** Bodies of 1 MiB made to cost as much as possible (S15), as JSON text. */
 export const HOSTILE_MIB: Record<string, string> = {
-  "500k bad references": fill('{"prompt":"x","generationType":"image-to-image","inputAssetIds":[', () => "0", "]}"),
+  "500k bad references": fill(
+    '{"prompt":"x","generationType":"image-to-image","inputAssetIds":[',
+    () => "0",
+    "]}",
+  ),
   [`${BOUNDS.maxReferenceEntries} bad references (all read)`]: JSON.stringify({
     prompt: "x",
     generationType: "image-to-image",
@@ -167,22 +186,34 @@ async function pair(
   calls = BATCH,
 ): Promise<PairResult> {
   const batch = (f: () => unknown) => () => {
-    for (let i = 0; i < calls; i++) sink = f();
+    for (let i = 0; i < calls; i++) {
+      sink = f();
+    }
   };
   const a: number[] = [];
   const b: number[] = [];
   const ratios: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const bench = new Bench({ time, warmupTime: Math.min(200, time), throws: true, iterations: 3, warmupIterations: 2 });
+    const bench = new Bench({
+      time,
+      warmupTime: Math.min(200, time),
+      throws: true,
+      iterations: 3,
+      warmupIterations: 2,
+    });
     const tasks = [
       ["case", batch(fn)],
       ["baseline", batch(base)],
     ] as const;
-    for (const [label, f] of round % 2 === 0 ? tasks : [...tasks].reverse()) bench.add(label, f);
+    for (const [label, f] of round % 2 === 0 ? tasks : [...tasks].reverse()) {
+      bench.add(label, f);
+    }
     await bench.run();
     const ops = (label: string) => {
       const result = bench.getTask(label)?.result;
-      if (result?.state !== "completed") throw new Error(`${name}: ${label} did not complete`);
+      if (result?.state !== "completed") {
+        throw new Error(`${name}: ${label} did not complete`);
+      }
       return result.throughput.p50 * calls;
     };
     a.push(ops("case"));
@@ -242,7 +273,9 @@ export async function runCore(rounds: number, time: number): Promise<PairResult[
   );
   // The account's multiplier read once (as a backend keeps it per account), then reused.
   const m115 = parseMultiplier("1.15");
-  if (!m115) throw new Error("1.15 is a valid multiplier");
+  if (!m115) {
+    throw new Error("1.15 is a valid multiplier");
+  }
   const parsedAccount = { multiplier: m115 };
   out.push(
     await pair(
@@ -302,9 +335,13 @@ export async function runCore(rounds: number, time: number): Promise<PairResult[
 
   // Hostile bodies of 1 MiB against a valid one of 1 MiB, parsed and checked as a server would (S15).
   const valid = "parse + checkRequest, valid 1 MiB body";
-  if (!checkRequest(JSON.parse(VALID_MIB)).success) throw new Error("the valid 1 MiB body must be valid");
+  if (!checkRequest(JSON.parse(VALID_MIB)).success) {
+    throw new Error("the valid 1 MiB body must be valid");
+  }
   for (const [label, text] of Object.entries(HOSTILE_MIB)) {
-    if (text.length > MiB) throw new Error(`${label} is over 1 MiB`);
+    if (text.length > MiB) {
+      throw new Error(`${label} is over 1 MiB`);
+    }
     out.push(
       await pair(
         `parse + checkRequest, ${label}`,

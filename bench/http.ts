@@ -38,13 +38,20 @@ async function child(kind: Kind): Promise<void> {
     for (const entry of list.getEntries()) {
       // Scavenges and full collections stop the program; incremental marking runs beside it.
       const kind = (entry.detail as { kind?: number } | null)?.kind ?? 0;
-      if (kind !== constants.NODE_PERFORMANCE_GC_MINOR && kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      if (
+        kind !== constants.NODE_PERFORMANCE_GC_MINOR &&
+        kind !== constants.NODE_PERFORMANCE_GC_MAJOR
+      ) {
+        continue;
+      }
       gc.totalMs += entry.duration;
       gc.maxMs = Math.max(gc.maxMs, entry.duration);
     }
   }).observe({ entryTypes: ["gc"] });
   process.on("message", (message: { gc?: boolean }) => {
-    if (!message.gc) return;
+    if (!message.gc) {
+      return;
+    }
     const cpu = process.cpuUsage();
     process.send?.({ gc: { ...gc, cpuUs: cpu.user + cpu.system } });
     gc.maxMs = 0;
@@ -55,19 +62,31 @@ async function child(kind: Kind): Promise<void> {
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
         let parsed: unknown = null;
-        if (chunks.length > 0) parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        const body = JSON.stringify({ ok: true, fields: parsed === null ? 0 : Object.keys(parsed as object).length });
-        res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
+        if (chunks.length > 0) {
+          parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        }
+        const body = JSON.stringify({
+          ok: true,
+          fields: parsed === null ? 0 : Object.keys(parsed as object).length,
+        });
+        res.writeHead(200, {
+          "content-type": "application/json; charset=utf-8",
+          "content-length": Buffer.byteLength(body),
+        });
         res.end(body);
       });
     });
-    server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.address() as AddressInfo).port, key: "" }));
+    server.listen(0, "127.0.0.1", () =>
+      process.send?.({ port: (server.address() as AddressInfo).port, key: "" }),
+    );
     return;
   }
   if (kind === "direct") {
     const { serve } = await import("@hono/node-server");
     const app = (await import("./directHono.js")).createDirectApp();
-    serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => process.send?.({ port: info.port, key: app.key }));
+    serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) =>
+      process.send?.({ port: info.port, key: app.key }),
+    );
     return;
   }
   const { serve } = await import("../src/node/index.js");
@@ -133,7 +152,15 @@ export type HttpResult = {
   rounds: number;
 };
 
-type Run = { rps: number; requests: number; p50: number; p99: number; gcMsPerS: number; gcMaxMs: number; cpuUs: number };
+type Run = {
+  rps: number;
+  requests: number;
+  p50: number;
+  p99: number;
+  gcMsPerS: number;
+  gcMaxMs: number;
+  cpuUs: number;
+};
 
 async function load(
   port: number,
@@ -143,7 +170,9 @@ async function load(
   connections: number,
 ): Promise<Run> {
   const headers: Record<string, string> = { authorization: `Bearer ${key || "ck_test_bare"}` };
-  if (e.body !== undefined) headers["content-type"] = "application/json";
+  if (e.body !== undefined) {
+    headers["content-type"] = "application/json";
+  }
   // autocannon's own percentiles are whole milliseconds; each response's time is kept here in µs.
   const latencies: number[] = [];
   const instance = autocannon({
@@ -154,10 +183,14 @@ async function load(
     connections,
     duration: seconds,
   });
-  instance.on("response", (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms * 1000));
+  instance.on("response", (_client: unknown, _status: number, _bytes: number, ms: number) =>
+    latencies.push(ms * 1000),
+  );
   const result = await instance;
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`${e.name} on port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+    throw new Error(
+      `${e.name} on port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
   }
   return {
     rps: result.requests.average,
@@ -175,7 +208,9 @@ function gcOf(proc: ChildProcess): Promise<Gc> {
   return new Promise((resolve) => {
     const onMessage = (m: unknown) => {
       const gc = (m as { gc?: Gc }).gc;
-      if (!gc) return;
+      if (!gc) {
+        return;
+      }
       proc.off("message", onMessage);
       resolve(gc);
     };
@@ -204,7 +239,10 @@ async function measured(
   return run;
 }
 
-async function start(kind: Kind, execArgv: string[]): Promise<{ proc: ChildProcess; ready: Ready }> {
+async function start(
+  kind: Kind,
+  execArgv: string[],
+): Promise<{ proc: ChildProcess; ready: Ready }> {
   const proc = fork(fileURLToPath(import.meta.url), ["child", kind], {
     execArgv: [...execArgv, "--import", fileURLToPath(new URL("./register.mjs", import.meta.url))],
   });
@@ -235,9 +273,13 @@ export async function runHttp(opts: {
       // New processes for each load: no load is measured on a heap that another one left behind.
       const bare = await start("bare", []);
       try {
-        const ref = await start("reference", opts.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProf}`] : []);
+        const ref = await start(
+          "reference",
+          opts.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProf}`] : [],
+        );
         try {
-          const order = round % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
+          const order =
+            round % 2 === 0 ? (["reference", "bare"] as const) : (["bare", "reference"] as const);
           for (const kind of order) {
             const { ready, proc } = kind === "bare" ? bare : ref;
             runs[i]?.[kind === "bare" ? "bare" : "ref"].push(await measured(proc, ready, e, opts));
@@ -290,14 +332,20 @@ function stop(proc: ChildProcess): Promise<void> {
 async function compare(rounds: number, seconds: number): Promise<void> {
   const kinds = ["bare", "direct", "reference"] as const;
   const servers = [];
-  for (const kind of kinds) servers.push(await start(kind, []));
+  for (const kind of kinds) {
+    servers.push(await start(kind, []));
+  }
   const runs = kinds.map(() => [] as Run[]);
   const [, generations] = ENDPOINTS;
   try {
     for (let round = 0; round < rounds; round++) {
       for (const i of round % 2 === 0 ? [0, 1, 2] : [2, 1, 0]) {
         const { proc, ready } = servers[i] as (typeof servers)[number];
-        const run = await measured(proc, ready, generations, { warmup: 2, seconds, connections: 10 });
+        const run = await measured(proc, ready, generations, {
+          warmup: 2,
+          seconds,
+          connections: 10,
+        });
         runs[i]?.push(run);
         console.log(
           `round ${round + 1}, ${kinds[i]}: ${Math.round(run.rps)} req/s, ${run.cpuUs.toFixed(1)} µs of CPU per request`,
@@ -313,11 +361,15 @@ async function compare(rounds: number, seconds: number): Promise<void> {
       );
     }
   } finally {
-    for (const { proc } of servers) proc.kill();
+    for (const { proc } of servers) {
+      proc.kill();
+    }
   }
 }
 
-if (process.argv[2] === "compare") await compare(Number(process.argv[3] ?? 3), Number(process.argv[4] ?? 10));
+if (process.argv[2] === "compare") {
+  await compare(Number(process.argv[3] ?? 3), Number(process.argv[4] ?? 10));
+}
 
 if (process.argv[2] === "child") {
   process.on("SIGINT", () => process.exit(0));

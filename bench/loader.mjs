@@ -7,14 +7,19 @@ export async function resolve(specifier, context, nextResolve) {
   try {
     return await nextResolve(specifier, context);
   } catch (error) {
-    const relative = specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("file:");
-    if (!relative || !specifier.endsWith(".js")) throw error;
+    const relative =
+      specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("file:");
+    if (!relative || !specifier.endsWith(".js")) {
+      throw error;
+    }
     return nextResolve(`${specifier.slice(0, -3)}.ts`, context);
   }
 }
 
 export async function load(url, context, nextLoad) {
-  if (!url.endsWith(".ts")) return nextLoad(url, context);
+  if (!url.endsWith(".ts")) {
+    return nextLoad(url, context);
+  }
   const source = await readFile(new URL(url), "utf8");
   const { code } = await transform(source, {
     loader: "ts",

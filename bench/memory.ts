@@ -53,18 +53,28 @@ async function bytesPerTask(tasks: number, withKey: boolean, collect: () => void
       modelId: "beta2",
       ...(withKey ? { idempotencyKey: `order-${i}` } : {}),
     });
-    const res = await server.fetch(new Request("http://local/api/generations", { method: "POST", headers, body }));
-    if (res.status !== 202) throw new Error(`status ${res.status}`);
+    const res = await server.fetch(
+      new Request("http://local/api/generations", { method: "POST", headers, body }),
+    );
+    if (res.status !== 202) {
+      throw new Error(`status ${res.status}`);
+    }
     await res.text();
   };
-  for (let i = 0; i < WARM; i++) await send(i);
+  for (let i = 0; i < WARM; i++) {
+    await send(i);
+  }
   const before = await used(collect);
-  for (let i = WARM; i < WARM + tasks; i++) await send(i);
+  for (let i = WARM; i < WARM + tasks; i++) {
+    await send(i);
+  }
   return ((await used(collect)) - before) / tasks;
 }
 
 async function child(tasks: number): Promise<MemoryResult> {
-  if (!gc) throw new Error("run with --expose-gc");
+  if (!gc) {
+    throw new Error("run with --expose-gc");
+  }
   const withKey = await bytesPerTask(tasks, true, gc);
   const withoutKey = await bytesPerTask(tasks, false, gc);
   return { tasks, withKey, withoutKey };
@@ -78,7 +88,11 @@ async function child(tasks: number): Promise<MemoryResult> {
  */
 export async function runMemory(tasks: number): Promise<MemoryResult> {
   const proc = fork(fileURLToPath(import.meta.url), ["child", String(tasks)], {
-    execArgv: ["--expose-gc", "--import", fileURLToPath(new URL("./register.mjs", import.meta.url))],
+    execArgv: [
+      "--expose-gc",
+      "--import",
+      fileURLToPath(new URL("./register.mjs", import.meta.url)),
+    ],
   });
   return new Promise((resolve, reject) => {
     proc.once("message", (m) => resolve(m as MemoryResult));

@@ -33,7 +33,9 @@ const ROUNDS = 4;
 // Stopped by a signal, it still removes its cluster: exiting runs the cluster's exit hook.
 process.once("SIGINT", () => process.exit(130));
 process.once("SIGTERM", () => process.exit(143));
-const cluster = await startPostgres({ settings: ["shared_preload_libraries=pg_stat_statements,auto_explain"] });
+const cluster = await startPostgres({
+  settings: ["shared_preload_libraries=pg_stat_statements,auto_explain"],
+});
 const schema = "plans";
 const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
 admin.on("error", () => {}); // an idle session ended by the cluster's stop: the next query opens another
@@ -42,7 +44,9 @@ try {
   await admin.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
   /** A setting of the whole cluster, taken by each session at its next statement. */
   const configure = async (settings: Record<string, string>) => {
-    for (const [name, value] of Object.entries(settings)) await admin.query(`ALTER SYSTEM SET ${name} = '${value}'`);
+    for (const [name, value] of Object.entries(settings)) {
+      await admin.query(`ALTER SYSTEM SET ${name} = '${value}'`);
+    }
     await admin.query("SELECT pg_reload_conf()");
   };
   const { many, credits } = await accounts(cluster.url, schema, USERS);
@@ -60,7 +64,9 @@ try {
     await Promise.all(
       Array.from({ length: CALLERS }, async () => {
         while (started++ < count) {
-          if (performance.now() > deadline) throw new Error(`${count} accepts took more than a minute`);
+          if (performance.now() > deadline) {
+            throw new Error(`${count} accepts took more than a minute`);
+          }
           await accept(many[next++ % many.length] as string);
         }
       }),
@@ -69,37 +75,57 @@ try {
     return (used.user + used.system) / count;
   };
   const short = (query: string) =>
-    query.replaceAll(`"${schema}".`, "").replaceAll(`${schema}.`, "").replace(/\s+/g, " ").trim().slice(0, 90);
+    query
+      .replaceAll(`"${schema}".`, "")
+      .replaceAll(`${schema}.`, "")
+      .replace(/\s+/g, " ")
+      .trim()
+      .slice(0, 90);
   const us = (x: number) => (x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString("en-US"));
 
-  console.log(`# One accepted generation, statement by statement (${CALLERS} callers, ${USERS} users, fsync off)\n`);
+  console.log(
+    `# One accepted generation, statement by statement (${CALLERS} callers, ${USERS} users, fsync off)\n`,
+  );
   console.log("## Statements (pg_stat_statements, track = all)\n");
   await configure({ "pg_stat_statements.track": "all" });
   for (const [name, accept] of sides) {
     await run(accept, 1000); // every pooled session takes the setting, and the plans are cached
     await admin.query("SELECT pg_stat_statements_reset()");
     await run(accept, COUNTED);
-    const { rows } = await admin.query<{ query: string; toplevel: boolean; calls: string; total: number }>(
+    const { rows } = await admin.query<{
+      query: string;
+      toplevel: boolean;
+      calls: string;
+      total: number;
+    }>(
       `SELECT query, toplevel, calls, total_exec_time * 1000 AS total FROM pg_stat_statements
         WHERE calls >= $1 ORDER BY toplevel DESC, total_exec_time DESC`,
       [COUNTED / 2],
     );
     console.log(`### ${name}\n`);
-    console.log("| statement | where | calls per accept | µs per call | µs per accept |\n|---|---|---:|---:|---:|");
+    console.log(
+      "| statement | where | calls per accept | µs per call | µs per accept |\n|---|---|---:|---:|---:|",
+    );
     let top = 0;
     for (const r of rows) {
       const calls = Number(r.calls);
-      if (r.toplevel) top += r.total / COUNTED;
+      if (r.toplevel) {
+        top += r.total / COUNTED;
+      }
       console.log(
         `| \`${short(r.query)}\` | ${r.toplevel ? "top-level" : "inside"} | ${(calls / COUNTED).toFixed(2)} | ${us(r.total / calls)} | ${us(r.total / COUNTED)} |`,
       );
     }
-    console.log(`\nTop-level statements together: ${us(top)} µs of execution per accepted generation.\n`);
+    console.log(
+      `\nTop-level statements together: ${us(top)} µs of execution per accepted generation.\n`,
+    );
   }
   // Counting every nested statement costs the database time: the top-level statements alone, uncounted inside.
   await configure({ "pg_stat_statements.track": "top" });
   console.log("### Top-level only (track = top: nothing inside a statement is counted)\n");
-  console.log("| statement | µs per call, the store | µs per call, hand-written |\n|---|---:|---:|");
+  console.log(
+    "| statement | µs per call, the store | µs per call, hand-written |\n|---|---:|---:|",
+  );
   const tops: Map<string, number>[] = [];
   for (const [, accept] of sides) {
     await run(accept, 1000);
@@ -113,7 +139,9 @@ try {
   }
   const [store, hand] = tops as [Map<string, number>, Map<string, number>];
   const label = (q: string) =>
-    q.startsWith("SELECT 1 FROM ONLY") ? "the deferred foreign key of the claim, at commit" : `\`${q.slice(0, 60)}\``;
+    q.startsWith("SELECT 1 FROM ONLY")
+      ? "the deferred foreign key of the claim, at commit"
+      : `\`${q.slice(0, 60)}\``;
   const pairs: [string, number | undefined, number | undefined][] = [
     [
       "the call or the statement that accepts",
@@ -131,8 +159,11 @@ try {
       [...hand].find(([q]) => q.startsWith("SELECT 1"))?.[1],
     ],
   ];
-  for (const [what, a, b] of pairs)
-    console.log(`| ${what} | ${a === undefined ? "-" : us(a)} | ${b === undefined ? "-" : us(b)} |`);
+  for (const [what, a, b] of pairs) {
+    console.log(
+      `| ${what} | ${a === undefined ? "-" : us(a)} | ${b === undefined ? "-" : us(b)} |`,
+    );
+  }
   console.log("");
 
   console.log("## Plans (auto_explain, ANALYZE, medians)\n");
@@ -150,11 +181,16 @@ try {
     await configure({ "auto_explain.log_min_duration": "-1" });
     await run(accept, 200);
     const text = readFileSync(log, "utf8").slice(from);
-    const byQuery = new Map<string, { ms: number[]; shape: string; triggers: Map<string, number[]> }>();
+    const byQuery = new Map<
+      string,
+      { ms: number[]; shape: string; triggers: Map<string, number[]> }
+    >();
     // Each entry: "duration: X ms  plan:" then the JSON plan on lines that start with a tab.
     for (const entry of text.split(/\n(?=\S)/)) {
       const head = /duration: ([\d.]+) ms\s+plan:\n([\s\S]*)$/.exec(entry);
-      if (!head) continue;
+      if (!head) {
+        continue;
+      }
       const plan = JSON.parse(head[2] as string) as ExplainedPlan;
       const query = short(plan["Query Text"]);
       const seen = byQuery.get(query) ?? { ms: [], shape: shape(plan.Plan), triggers: new Map() };
@@ -166,11 +202,19 @@ try {
       byQuery.set(query, seen);
     }
     console.log(`### ${name}\n`);
-    console.log("| statement | per accept | median µs | plan | triggers (median µs) |\n|---|---:|---:|---|---|");
-    for (const [query, { ms, shape, triggers }] of [...byQuery].sort((a, b) => b[1].ms.length - a[1].ms.length)) {
-      if (ms.length < EXPLAINED / 2) continue;
+    console.log(
+      "| statement | per accept | median µs | plan | triggers (median µs) |\n|---|---:|---:|---|---|",
+    );
+    for (const [query, { ms, shape, triggers }] of [...byQuery].sort(
+      (a, b) => b[1].ms.length - a[1].ms.length,
+    )) {
+      if (ms.length < EXPLAINED / 2) {
+        continue;
+      }
       const trig = [...triggers].map(([k, t]) => `${k} ${us(median(t) * 1000)}`).join("; ");
-      console.log(`| \`${query}\` | ${(ms.length / EXPLAINED).toFixed(2)} | ${us(median(ms) * 1000)} | ${shape} | ${trig} |`);
+      console.log(
+        `| \`${query}\` | ${(ms.length / EXPLAINED).toFixed(2)} | ${us(median(ms) * 1000)} | ${shape} | ${trig} |`,
+      );
     }
     console.log("");
   }
@@ -189,7 +233,10 @@ try {
       const cpu = await run(accept, COUNTED);
       const { profile } = await session.post("Profiler.stop");
       const mine = parts.get(name) ?? new Map<string, number[]>();
-      for (const [part, value] of [...byPart(profile, COUNTED), ["process CPU (user and system)", cpu] as const]) {
+      for (const [part, value] of [
+        ...byPart(profile, COUNTED),
+        ["process CPU (user and system)", cpu] as const,
+      ]) {
         mine.set(part, [...(mine.get(part) ?? []), value]);
       }
       parts.set(name, mine);
@@ -201,8 +248,12 @@ try {
   const rows = [...new Set(names.flatMap((name) => [...(parts.get(name)?.keys() ?? [])]))].sort(
     (a, b) => figure(names[0] as string, b) - figure(names[0] as string, a),
   );
-  console.log(`| part | ${names.map((n) => `${n}, µs per accept`).join(" | ")} |\n|---|${names.map(() => "---:").join("|")}|`);
-  for (const row of rows) console.log(`| ${row} | ${names.map((n) => us(figure(n, row))).join(" | ")} |`);
+  console.log(
+    `| part | ${names.map((n) => `${n}, µs per accept`).join(" | ")} |\n|---|${names.map(() => "---:").join("|")}|`,
+  );
+  for (const row of rows) {
+    console.log(`| ${row} | ${names.map((n) => us(figure(n, row))).join(" | ")} |`);
+  }
   await close();
 } finally {
   await admin.end();
@@ -246,7 +297,9 @@ function byPart(
   const samples = profile.samples ?? [];
   for (let i = 0; i < samples.length; i++) {
     const frame = frames.get(samples[i] as number);
-    if (!frame || frame.functionName === "(idle)") continue;
+    if (!frame || frame.functionName === "(idle)") {
+      continue;
+    }
     const part = partOf(frame.url, frame.functionName);
     out.set(part, (out.get(part) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / count);
   }
@@ -254,15 +307,35 @@ function byPart(
 }
 
 function partOf(url: string, fn: string): string {
-  if (url.includes("/pg-protocol/")) return "pg-protocol: writing and reading messages";
-  if (url.includes("/pg/lib/utils")) return "pg: parameters (`prepareValue`)";
-  if (url.includes("/pg/lib/result") || url.includes("/pg-types/")) return "pg: rows and their types";
-  if (url.includes("/pg/") || url.includes("/pg-pool/")) return "pg: client, pool and queries";
-  if (url.includes("/src/postgres/")) return "the store (src/postgres)";
-  if (url.includes("/bench/baseline/")) return "the baseline's handler";
-  if (url.includes("/bench/") || url.includes("/src/")) return "the load and the request";
-  if (url.startsWith("node:")) return "node (streams, sockets, timers)";
-  if (fn === "(garbage collector)") return "garbage collector";
-  if (fn === "writev" || fn === "writeUtf8String" || fn === "writeBuffer") return "sending to the socket (the system call)";
+  if (url.includes("/pg-protocol/")) {
+    return "pg-protocol: writing and reading messages";
+  }
+  if (url.includes("/pg/lib/utils")) {
+    return "pg: parameters (`prepareValue`)";
+  }
+  if (url.includes("/pg/lib/result") || url.includes("/pg-types/")) {
+    return "pg: rows and their types";
+  }
+  if (url.includes("/pg/") || url.includes("/pg-pool/")) {
+    return "pg: client, pool and queries";
+  }
+  if (url.includes("/src/postgres/")) {
+    return "the store (src/postgres)";
+  }
+  if (url.includes("/bench/baseline/")) {
+    return "the baseline's handler";
+  }
+  if (url.includes("/bench/") || url.includes("/src/")) {
+    return "the load and the request";
+  }
+  if (url.startsWith("node:")) {
+    return "node (streams, sockets, timers)";
+  }
+  if (fn === "(garbage collector)") {
+    return "garbage collector";
+  }
+  if (fn === "writev" || fn === "writeUtf8String" || fn === "writeBuffer") {
+    return "sending to the socket (the system call)";
+  }
   return url ? "other JavaScript" : "other native code (crypto, buffers, the engine)";
 }

@@ -50,7 +50,9 @@ async function child(kind: Kind, credits: number): Promise<void> {
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
   process.on("message", (message: { stats?: boolean }) => {
-    if (!message.stats) return;
+    if (!message.stats) {
+      return;
+    }
     const cpu = process.cpuUsage();
     process.send?.({ stats: { cpuUs: cpu.user + cpu.system, queries } satisfies Stats });
   });
@@ -74,7 +76,9 @@ async function child(kind: Kind, credits: number): Promise<void> {
  * reaped (Linux's /proc; NaN elsewhere or for a database of `BENCH_DATABASE_URL`).
  */
 function clusterCpuUs(postmasterPid: number | undefined): number {
-  if (postmasterPid === undefined) return Number.NaN;
+  if (postmasterPid === undefined) {
+    return Number.NaN;
+  }
   const fields = (pid: string) => {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat
@@ -87,10 +91,14 @@ function clusterCpuUs(postmasterPid: number | undefined): number {
     const own = fields(String(postmasterPid));
     let ticks = (own[11] ?? 0) + (own[12] ?? 0) + (own[13] ?? 0) + (own[14] ?? 0);
     for (const pid of readdirSync("/proc")) {
-      if (!/^\d+$/.test(pid)) continue;
+      if (!/^\d+$/.test(pid)) {
+        continue;
+      }
       try {
         const f = fields(pid);
-        if (f[1] === postmasterPid) ticks += (f[11] ?? 0) + (f[12] ?? 0);
+        if (f[1] === postmasterPid) {
+          ticks += (f[11] ?? 0) + (f[12] ?? 0);
+        }
       } catch {
         // the process ended meanwhile: the postmaster's reaped time has it
       }
@@ -177,7 +185,9 @@ type Run = {
 
 /** Stops a child and waits for it. */
 function stop(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  if (proc.exitCode !== null || proc.signalCode !== null) {
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
     proc.once("exit", () => resolve());
     proc.kill("SIGINT");
@@ -190,7 +200,9 @@ async function start(kind: Kind, credits: number, connectionString: string, sche
       "--import",
       fileURLToPath(new URL("./register.mjs", import.meta.url)),
       // BENCH_CPU_PROF=<dir>: a CPU profile of each server process, written when it stops.
-      ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${kind}`] : []),
+      ...(process.env.BENCH_CPU_PROF
+        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/${kind}`]
+        : []),
     ],
     env: { ...process.env, DATABASE_URL: connectionString, BENCH_SCHEMA: schema },
   });
@@ -202,7 +214,9 @@ async function start(kind: Kind, credits: number, connectionString: string, sche
     new Promise<Stats>((resolve) => {
       const onMessage = (m: unknown) => {
         const reported = (m as { stats?: Stats }).stats;
-        if (!reported) return;
+        if (!reported) {
+          return;
+        }
         proc.off("message", onMessage);
         resolve(reported);
       };
@@ -244,8 +258,13 @@ export async function runPostgres(opts: {
   if (!connectionString) {
     const { startPostgres } = await import("../test/support/postgresCluster.js");
     // Durable: every commit is flushed to this machine's disk, as in production.
-    const cluster = await startPostgres({ durable: true, settings: ["shared_preload_libraries=pg_stat_statements"] });
-    postmasterPid = Number(readFileSync(`${cluster.dataDir}/postmaster.pid`, "utf8").split("\n")[0]);
+    const cluster = await startPostgres({
+      durable: true,
+      settings: ["shared_preload_libraries=pg_stat_statements"],
+    });
+    postmasterPid = Number(
+      readFileSync(`${cluster.dataDir}/postmaster.pid`, "utf8").split("\n")[0],
+    );
     connectionString = cluster.url;
     source = "a throwaway cluster on this machine (initdb, 127.0.0.1, otherwise default settings)";
     destroy = () => cluster.destroy();
@@ -254,14 +273,19 @@ export async function runPostgres(opts: {
   const sql = new pg.Pool({ connectionString, max: 2 });
   const children: ChildProcess[] = [];
   try {
-    const show = async (name: string) => (await sql.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name] ?? "?";
-    const statementStats = await sql.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").then(
-      () => sql.query("SELECT pg_stat_statements_reset()").then(() => true),
-      () => false,
-    );
+    const show = async (name: string) =>
+      (await sql.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name] ?? "?";
+    const statementStats = await sql
+      .query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+      .then(
+        () => sql.query("SELECT pg_stat_statements_reset()").then(() => true),
+        () => false,
+      );
     /** A setting of the whole throwaway cluster, taken by each session after its next statement. */
     const configure = async (name: string, value: string) => {
-      if (postmasterPid === undefined) return;
+      if (postmasterPid === undefined) {
+        return;
+      }
       await sql.query(`ALTER SYSTEM SET ${name} = '${value}'`);
       await sql.query("SELECT pg_reload_conf()");
     };
@@ -275,7 +299,10 @@ export async function runPostgres(opts: {
 
     const { hot, many, credits } = await accounts(connectionString, schema, opts.users);
 
-    const servers: Record<Kind, { port: number; stats: () => Promise<Stats> }[]> = { reference: [], baseline: [] };
+    const servers: Record<Kind, { port: number; stats: () => Promise<Stats> }[]> = {
+      reference: [],
+      baseline: [],
+    };
     for (const kind of ["reference", "baseline"] as const) {
       for (let i = 0; i < 2; i++) {
         const { proc, port, stats } = await start(kind, credits, connectionString, schema);
@@ -285,18 +312,26 @@ export async function runPostgres(opts: {
     }
     const statsOf = async (targets: { stats: () => Promise<Stats> }[]) => {
       const all = await Promise.all(targets.map((t) => t.stats()));
-      return { cpuUs: all.reduce((sum, x) => sum + x.cpuUs, 0), queries: all.reduce((sum, x) => sum + x.queries, 0) };
+      return {
+        cpuUs: all.reduce((sum, x) => sum + x.cpuUs, 0),
+        queries: all.reduce((sum, x) => sum + x.queries, 0),
+      };
     };
 
     const taskCount = async () =>
-      Number((await sql.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".tasks`)).rows[0]?.n ?? 0);
+      Number(
+        (await sql.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".tasks`)).rows[0]
+          ?.n ?? 0,
+      );
     /** The task count once the requests still in flight at the end of a load have committed. */
     const settledCount = async () => {
       let last = await taskCount();
       for (let tries = 0; tries < 50; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         const now = await taskCount();
-        if (now === last) return now;
+        if (now === last) {
+          return now;
+        }
         last = now;
       }
       return last;
@@ -308,7 +343,9 @@ export async function runPostgres(opts: {
      */
     let checkpoints = true;
     const checkpoint = async () => {
-      if (!checkpoints) return;
+      if (!checkpoints) {
+        return;
+      }
       try {
         await sql.query("CHECKPOINT");
       } catch (error) {
@@ -325,7 +362,9 @@ export async function runPostgres(opts: {
       const run = `${++tag}-${randomBytes(4).toString("hex")}`;
       let n = 0;
       const before = await settledCount();
-      if (statementStats) await sql.query("SELECT pg_stat_statements_reset()");
+      if (statementStats) {
+        await sql.query("SELECT pg_stat_statements_reset()");
+      }
       const statsBefore = await statsOf(targets);
       const dbBefore = clusterCpuUs(postmasterPid);
       const results = await Promise.all(
@@ -342,7 +381,10 @@ export async function runPostgres(opts: {
                   const i = n++;
                   return {
                     ...request,
-                    headers: { authorization: `Bearer ${keys[i % keys.length]}`, "content-type": "application/json" },
+                    headers: {
+                      authorization: `Bearer ${keys[i % keys.length]}`,
+                      "content-type": "application/json",
+                    },
                     body: JSON.stringify({ ...BODY, idempotencyKey: `bench-${run}-${i}` }),
                   };
                 },
@@ -365,11 +407,15 @@ export async function runPostgres(opts: {
           ).rows
         : [];
       const callsOf = (toplevel: boolean) =>
-        statementStats ? Number(counted.find((row) => row.toplevel === toplevel)?.calls ?? 0) / accepted : Number.NaN;
+        statementStats
+          ? Number(counted.find((row) => row.toplevel === toplevel)?.calls ?? 0) / accepted
+          : Number.NaN;
       const answered = results.reduce((sum, r) => sum + r["2xx"], 0);
       for (const r of results) {
         if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
-          throw new Error(`PostgreSQL load: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+          throw new Error(
+            `PostgreSQL load: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`,
+          );
         }
       }
       if (accepted < answered || accepted > answered + opts.connections) {
@@ -409,7 +455,10 @@ export async function runPostgres(opts: {
       const runs = cases.map(() => ({ reference: [] as Run[], baseline: [] as Run[] }));
       for (let round = 0; round < rounds; round++) {
         for (const [c, { instances, keys }] of cases.entries()) {
-          const order = round % 2 === 0 ? (["reference", "baseline"] as const) : (["baseline", "reference"] as const);
+          const order =
+            round % 2 === 0
+              ? (["reference", "baseline"] as const)
+              : (["baseline", "reference"] as const);
           for (const kind of order) {
             const targets = servers[kind].slice(0, instances);
             await checkpoint();
@@ -453,7 +502,15 @@ export async function runPostgres(opts: {
       }
       if (fsync === "on") {
         direct.push(
-          ...(await runDirect({ ...opts, rounds }, connectionString, schema, credits, { hot, many }, postmasterPid, checkpoint)),
+          ...(await runDirect(
+            { ...opts, rounds },
+            connectionString,
+            schema,
+            credits,
+            { hot, many },
+            postmasterPid,
+            checkpoint,
+          )),
         );
       }
     }
@@ -476,7 +533,13 @@ export async function runPostgres(opts: {
  * its JavaScript. Every call must accept its task, else the load fails.
  */
 async function runDirect(
-  opts: { seconds: number; warmup: number; rounds: number; connections: number; maxRequests: number },
+  opts: {
+    seconds: number;
+    warmup: number;
+    rounds: number;
+    connections: number;
+    maxRequests: number;
+  },
   connectionString: string,
   schema: string,
   credits: number,
@@ -485,7 +548,11 @@ async function runDirect(
   checkpoint: () => Promise<void>,
 ): Promise<DirectResult[]> {
   const { viaStore, viaHand, close } = await directAccepts(connectionString, schema, credits);
-  const load = async (accept: (token: string) => Promise<void>, tokens: string[], seconds: number) => {
+  const load = async (
+    accept: (token: string) => Promise<void>,
+    tokens: string[],
+    seconds: number,
+  ) => {
     const end = performance.now() + seconds * 1000;
     const cpu = process.cpuUsage();
     const db = clusterCpuUs(postmasterPid);
@@ -512,7 +579,10 @@ async function runDirect(
       ["one hot user", keys.hot],
       ["1,000 users", keys.many],
     ] as const) {
-      const runs = { store: [] as Awaited<ReturnType<typeof load>>[], hand: [] as Awaited<ReturnType<typeof load>>[] };
+      const runs = {
+        store: [] as Awaited<ReturnType<typeof load>>[],
+        hand: [] as Awaited<ReturnType<typeof load>>[],
+      };
       for (let round = 0; round < opts.rounds; round++) {
         const order = round % 2 === 0 ? (["store", "hand"] as const) : (["hand", "store"] as const);
         for (const kind of order) {
@@ -522,7 +592,8 @@ async function runDirect(
           runs[kind].push(await load(accept, tokens, opts.seconds));
         }
       }
-      const med = (list: typeof runs.store, field: "rps" | "cpuUs" | "dbCpuUs") => median(list.map((x) => x[field]));
+      const med = (list: typeof runs.store, field: "rps" | "cpuUs" | "dbCpuUs") =>
+        median(list.map((x) => x[field]));
       out.push({
         scenario,
         rps: med(runs.store, "rps"),
@@ -559,7 +630,11 @@ export async function accounts(connectionString: string, schema: string, users: 
     const hot = [await account(1e15)];
     const many: string[] = [];
     while (many.length < users) {
-      many.push(...(await Promise.all(Array.from({ length: Math.min(50, users - many.length) }, () => account(1e12)))));
+      many.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(50, users - many.length) }, () => account(1e12)),
+        )),
+      );
     }
     const probe = await server.fetch(
       new Request("http://bench/api/generations", {
@@ -568,7 +643,8 @@ export async function accounts(connectionString: string, schema: string, users: 
         body: JSON.stringify(BODY),
       }),
     );
-    const credits = ((await probe.json()) as { batch: { totalCreditCost: number } }).batch.totalCreditCost;
+    const credits = ((await probe.json()) as { batch: { totalCreditCost: number } }).batch
+      .totalCreditCost;
     return { hot, many, credits };
   } finally {
     await store.close();
@@ -592,13 +668,17 @@ export async function directAccepts(connectionString: string, schema: string, cr
   pool.on("error", () => {});
   const byHand = handWrittenAccept(pool, schema, credits);
   const checked = checkRequest(BODY);
-  if (!checked.success) throw new Error("the benchmark's body does not pass the request rules");
+  if (!checked.success) {
+    throw new Error("the benchmark's body does not pass the request rules");
+  }
   let n = 0;
   const callers = new Map<string, Awaited<ReturnType<typeof store.findCaller>>>();
   const viaStore = async (token: string) => {
     const hash = createHash("sha256").update(token, "utf8").digest("hex");
     const found = callers.get(hash) ?? (await store.findCaller(hash));
-    if (!found || found.key.revoked) throw new Error("PostgreSQL direct load: a key was not found");
+    if (!found || found.key.revoked) {
+      throw new Error("PostgreSQL direct load: a key was not found");
+    }
     callers.set(hash, found);
     const userId = found.key.userId;
     const key = `direct-${++n}`;
@@ -615,12 +695,19 @@ export async function directAccepts(connectionString: string, schema: string, cr
       jobCredits: [credits],
       totalCredits: credits,
     };
-    const result = await store.commitTask({ task, apiKeyId: found.key.id, claim: { key }, assetIds: [] }, now);
-    if (!result.ok) throw new Error(`PostgreSQL direct load: the store refused a task (${result.reason})`);
+    const result = await store.commitTask(
+      { task, apiKeyId: found.key.id, claim: { key }, assetIds: [] },
+      now,
+    );
+    if (!result.ok) {
+      throw new Error(`PostgreSQL direct load: the store refused a task (${result.reason})`);
+    }
   };
   const viaHand = async (token: string) => {
     const answer = await byHand(token, { ...BODY, idempotencyKey: `direct-${++n}` });
-    if (answer.status !== 202) throw new Error(`PostgreSQL direct load: the hand-written accept answered ${answer.status}`);
+    if (answer.status !== 202) {
+      throw new Error(`PostgreSQL direct load: the hand-written accept answered ${answer.status}`);
+    }
   };
   const close = async () => {
     await store.close();

@@ -21,8 +21,24 @@ const quick = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick"
 const PARTS = ["core", "client", "http", "memory", "postgres"];
 const only = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((s) => s.trim()));
 const settings = quick
-  ? { coreRounds: 2, coreMs: 150, clientRounds: 10, seconds: 2, warmup: 1, httpRounds: 1, tasks: 10_000 }
-  : { coreRounds: 5, coreMs: 500, clientRounds: 60, seconds: 10, warmup: 2, httpRounds: 3, tasks: 100_000 };
+  ? {
+      coreRounds: 2,
+      coreMs: 150,
+      clientRounds: 10,
+      seconds: 2,
+      warmup: 1,
+      httpRounds: 1,
+      tasks: 10_000,
+    }
+  : {
+      coreRounds: 5,
+      coreMs: 500,
+      clientRounds: 60,
+      seconds: 10,
+      warmup: 2,
+      httpRounds: 3,
+      tasks: 100_000,
+    };
 const pgSettings = quick
   ? { seconds: 2, warmup: 1, rounds: 1, roundsFsyncOff: 1, maxRequests: 20_000 }
   : { seconds: 5, warmup: 2, rounds: 8, roundsFsyncOff: 4, maxRequests: 200_000 };
@@ -42,24 +58,41 @@ let core: PairResult[] = [];
 let client: ClientResult | undefined;
 let http: HttpResult[] = [];
 let memory: MemoryResult | undefined;
-let postgres: { results: PostgresResult[]; direct: DirectResult[]; setup: PostgresSetup } | undefined;
+let postgres:
+  | { results: PostgresResult[]; direct: DirectResult[]; setup: PostgresSetup }
+  | undefined;
 
 if (only.has("core")) {
-  console.log(`core: ${settings.coreRounds} rounds of ${settings.coreMs} ms per case and per baseline ...`);
+  console.log(
+    `core: ${settings.coreRounds} rounds of ${settings.coreMs} ms per case and per baseline ...`,
+  );
   // Each part is loaded only when it runs, so that one part's imports never stop another part.
   const { runCore } = await import("./core.js");
   core = await runCore(settings.coreRounds, settings.coreMs);
   const at = (name: string) => core.find((r) => r.name.startsWith(name));
   const check = (name: string, label: string, min: number) => {
     const r = at(name);
-    if (r) budgets.push({ name: label, value: ratio(r.ratio), limit: `>= ${min}x`, met: r.ratio >= min });
+    if (r) {
+      budgets.push({
+        name: label,
+        value: ratio(r.ratio),
+        limit: `>= ${min}x`,
+        met: r.ratio >= min,
+      });
+    }
   };
   check("normalize + validate, valid", "validation, valid body vs hand-written", 0.12);
   check("normalize + validate, invalid", "validation, invalid body vs hand-written", 0.06);
-  check('quote, multiplier "1.15" read once', "quote, non-unit multiplier (read once) vs integer formula", 0.25);
+  check(
+    'quote, multiplier "1.15" read once',
+    "quote, non-unit multiplier (read once) vs integer formula",
+    0.25,
+  );
 }
 if (only.has("client")) {
-  console.log(`client: ${settings.clientRounds} rounds of 200 creates through the client and by a bare fetch ...`);
+  console.log(
+    `client: ${settings.clientRounds} rounds of 200 creates through the client and by a bare fetch ...`,
+  );
   const { runClient } = await import("./client.js");
   client = await runClient(settings.clientRounds);
   budgets.push({
@@ -85,10 +118,29 @@ if (only.has("http")) {
   const q = at("POST /api/pricing/quote");
   const g = at("POST /api/generations");
   const p = at("GET /api/ping");
-  if (q) budgets.push({ name: "HTTP quote vs bare node:http", value: ratio(q.ratio), limit: ">= 0.6x", met: q.ratio >= 0.6 });
-  if (p) budgets.push({ name: "HTTP ping vs bare node:http", value: ratio(p.ratio), limit: ">= 0.6x", met: p.ratio >= 0.6 });
+  if (q) {
+    budgets.push({
+      name: "HTTP quote vs bare node:http",
+      value: ratio(q.ratio),
+      limit: ">= 0.6x",
+      met: q.ratio >= 0.6,
+    });
+  }
+  if (p) {
+    budgets.push({
+      name: "HTTP ping vs bare node:http",
+      value: ratio(p.ratio),
+      limit: ">= 0.6x",
+      met: p.ratio >= 0.6,
+    });
+  }
   if (g) {
-    budgets.push({ name: "HTTP generations vs bare node:http", value: ratio(g.ratio), limit: ">= 0.5x", met: g.ratio >= 0.5 });
+    budgets.push({
+      name: "HTTP generations vs bare node:http",
+      value: ratio(g.ratio),
+      limit: ">= 0.5x",
+      met: g.ratio >= 0.5,
+    });
     budgets.push({
       name: "HTTP generations p99 vs bare node:http p99",
       value: `${int(g.p99)} µs / ${int(g.bareP99)} µs = ${ratio(g.p99 / g.bareP99)}`,
@@ -138,7 +190,9 @@ function keptHttpNotes(): string {
     const text = readFileSync(new URL("../docs/benchmarks.md", import.meta.url), "utf8");
     const start = text.indexOf(NOTES_START);
     const end = text.indexOf(NOTES_END);
-    if (start >= 0 && end > start) return text.slice(start, end + NOTES_END.length);
+    if (start >= 0 && end > start) {
+      return text.slice(start, end + NOTES_END.length);
+    }
   } catch {}
   return `${NOTES_START}\n${NOTES_END}`;
 }
@@ -148,12 +202,19 @@ const lines: string[] = [];
 if (core.length > 0) {
   lines.push("### Core (in process, tinybench)", "");
   lines.push("| case | ops/s | baseline | baseline ops/s | ratio |", "|---|---:|---|---:|---:|");
-  for (const r of core) lines.push(`| ${r.name} | ${int(r.ops)} | ${r.baseline} | ${int(r.baselineOps)} | ${ratio(r.ratio)} |`);
+  for (const r of core) {
+    lines.push(
+      `| ${r.name} | ${int(r.ops)} | ${r.baseline} | ${int(r.baselineOps)} | ${ratio(r.ratio)} |`,
+    );
+  }
   lines.push("");
 }
 if (client) {
   lines.push("### Client (in process)", "");
-  lines.push("| case | ops/s | baseline | baseline ops/s | ratio | CPU-time ratio |", "|---|---:|---|---:|---:|---:|");
+  lines.push(
+    "| case | ops/s | baseline | baseline ops/s | ratio | CPU-time ratio |",
+    "|---|---:|---|---:|---:|---:|",
+  );
   lines.push(
     `| ${client.name} | ${int(client.ops)} | ${client.baseline} | ${int(client.baselineOps)} | ${ratio(client.ratio)} | ${ratio(client.cpuRatio)} |`,
     "",
@@ -177,13 +238,17 @@ if (http.length > 0) {
     "| endpoint | CPU µs per request | bare CPU µs per request | bare / reference |",
     "|---|---:|---:|---:|",
   );
-  for (const r of http) lines.push(`| ${r.name} | ${int(r.cpuUs)} | ${int(r.bareCpuUs)} | ${ratio(r.cpuRatio)} |`);
+  for (const r of http) {
+    lines.push(`| ${r.name} | ${int(r.cpuUs)} | ${int(r.bareCpuUs)} | ${ratio(r.cpuRatio)} |`);
+  }
   lines.push(
     "",
     "Stop-the-world garbage collections (scavenges and full collections) in the server process during the measured load (medians over rounds):",
     "",
   );
-  lines.push("| endpoint | GC pause ms/s | longest GC pause ms | bare GC pause ms/s | bare longest GC pause ms |");
+  lines.push(
+    "| endpoint | GC pause ms/s | longest GC pause ms | bare GC pause ms/s | bare longest GC pause ms |",
+  );
   lines.push("|---|---:|---:|---:|---:|");
   for (const r of http) {
     lines.push(
@@ -201,8 +266,13 @@ if (postgres) {
   );
   for (const fsync of ["on", "off"]) {
     const rows = postgres.results.filter((r) => r.fsync === fsync);
-    if (rows.length === 0) continue;
-    lines.push(`With \`fsync\` ${fsync}${fsync === "on" ? " (the budget)" : " (what is left is CPU)"}:`, "");
+    if (rows.length === 0) {
+      continue;
+    }
+    lines.push(
+      `With \`fsync\` ${fsync}${fsync === "on" ? " (the budget)" : " (what is left is CPU)"}:`,
+      "",
+    );
     lines.push(
       "| case | instances | accepted/s | p50 ms | p99 ms | baseline/s | baseline p50 ms | baseline p99 ms | ratio |",
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -249,16 +319,24 @@ if (postgres) {
 if (memory) {
   lines.push("### Memory per stored task (in process, one reference server)", "");
   lines.push("| measure | bytes |", "|---|---:|");
-  lines.push(`| per task, client idempotency key (claim kept), ${int(memory.tasks)} tasks | ${int(memory.withKey)} B |`);
-  lines.push(`| per task, no client key, ${int(memory.tasks)} tasks | ${int(memory.withoutKey)} B |`);
+  lines.push(
+    `| per task, client idempotency key (claim kept), ${int(memory.tasks)} tasks | ${int(memory.withKey)} B |`,
+  );
+  lines.push(
+    `| per task, no client key, ${int(memory.tasks)} tasks | ${int(memory.withoutKey)} B |`,
+  );
   lines.push("");
 }
 const budgetLines = ["| budget | measured | limit | |", "|---|---:|---|---|"];
-for (const b of budgets) budgetLines.push(`| ${b.name} | ${b.value} | ${b.limit} | ${b.met ? "met" : "**missed**"} |`);
+for (const b of budgets) {
+  budgetLines.push(`| ${b.name} | ${b.value} | ${b.limit} | ${b.met ? "met" : "**missed**"} |`);
+}
 
 console.log(`\n${lines.join("\n")}`);
 console.log("Budgets:");
-for (const b of budgets) console.log(`  ${b.met ? "met   " : "MISSED"}  ${b.name}: ${b.value} (limit ${b.limit})`);
+for (const b of budgets) {
+  console.log(`  ${b.met ? "met   " : "MISSED"}  ${b.name}: ${b.value} (limit ${b.limit})`);
+}
 
 if (!quick && PARTS.every((part) => only.has(part))) {
   const pkg = (name: string) => {
@@ -269,7 +347,9 @@ if (!quick && PARTS.every((part) => only.has(part))) {
       return "?";
     }
   };
-  const self = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  const self = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
   let commit = "?";
   try {
     commit = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();

@@ -5,13 +5,20 @@ describe("recipe: a backend endpoint on the core", () => {
   it("P4: charges 25 x 2.3 per image as 58, never the 57 a float gives, and P5: sums the lines", () => {
     const account = { multiplier: "2.3", balance: 1000, assets: new Set<string>() };
     const answer = handleGeneration({ prompt: "a cat", modelId: "beta", imageCount: 3 }, account);
-    expect(answer).toEqual({ status: 202, body: { totalCreditCost: 174, balanceAfterCredits: 826 } });
+    expect(answer).toEqual({
+      status: 202,
+      body: { totalCreditCost: 174, balanceAfterCredits: 826 },
+    });
     expect(account.balance).toBe(826);
   });
 
   it("P6: a reference the user does not own is refused and nothing is debited", () => {
     const account = { multiplier: "1", balance: 1000, assets: new Set(["ast_mine"]) };
-    const body = { prompt: "edit", generationType: "image-to-image", inputAssetIds: ["ast_mine", "ast_other"] };
+    const body = {
+      prompt: "edit",
+      generationType: "image-to-image",
+      inputAssetIds: ["ast_mine", "ast_other"],
+    };
     expect(handleGeneration(body, account)).toEqual({
       status: 400,
       body: { error: { code: "asset_not_found", param: "inputAssetIds[1]" } },
@@ -20,7 +27,10 @@ describe("recipe: a backend endpoint on the core", () => {
   });
 
   it("N15: every issue of a bad body comes back at once", () => {
-    const answer = handleGeneration({ prompt: "", imageCount: 0, cost: 1 }, { multiplier: "1", balance: 0, assets: new Set() });
+    const answer = handleGeneration(
+      { prompt: "", imageCount: 0, cost: 1 },
+      { multiplier: "1", balance: 0, assets: new Set() },
+    );
     expect(answer.status).toBe(400);
     const issues = (answer.body as { error: { issues: { path: string }[] } }).error.issues;
     expect(issues.map((issue) => issue.path).sort()).toEqual(["cost", "imageCount", "prompt"]);

@@ -20,12 +20,17 @@ export type Answer = { status: number; body: unknown };
  */
 export function handleGeneration(body: unknown, account: Account): Answer {
   const checked = checkRequest(body); // trims, applies defaults, de-duplicates (N1-N15), model limits (V1-V8)
-  if (!checked.success) return invalid(checked.issues);
+  if (!checked.success) {
+    return invalid(checked.issues);
+  }
 
   const request = checked.output;
   const unknown = request.inputAssetIds.findIndex((id) => !account.assets.has(id));
   if (unknown >= 0) {
-    return { status: 400, body: { error: { code: "asset_not_found", param: `inputAssetIds[${unknown}]` } } };
+    return {
+      status: 400,
+      body: { error: { code: "asset_not_found", param: `inputAssetIds[${unknown}]` } },
+    };
   }
 
   const charge = computeCharge(request, {
@@ -36,7 +41,10 @@ export function handleGeneration(body: unknown, account: Account): Answer {
     return { status: 402, body: { error: { code: "insufficient_credits" } } };
   }
   account.balance -= charge.totalCreditCost; // = the sum of charge.lines, each rounded on its own (P5)
-  return { status: 202, body: { totalCreditCost: charge.totalCreditCost, balanceAfterCredits: account.balance } };
+  return {
+    status: 202,
+    body: { totalCreditCost: charge.totalCreditCost, balanceAfterCredits: account.balance },
+  };
 }
 
 function invalid(issues: Issue[]): Answer {

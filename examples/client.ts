@@ -4,7 +4,12 @@
  * key (so that placing it again can never charge twice), and sort every failure into "fix the
  * order" or "place it again later". `client.test.ts` runs it against the reference server.
  */
-import { type Client, createClient, type GenerationInput, ImagegenError } from "imagegen-pricing/client";
+import {
+  type Client,
+  createClient,
+  type GenerationInput,
+  ImagegenError,
+} from "imagegen-pricing/client";
 
 /** An order of the backend's own: its id, what to generate, and the most it may cost. */
 export type Order = { orderId: string; request: GenerationInput; maxCredits: number };
@@ -37,7 +42,9 @@ export function clientFromEnv(env: Record<string, string | undefined> = process.
 export async function placeOrder(client: Client, order: Order): Promise<Placed> {
   const estimate = await client.generations.estimate(order.request);
   // Never submit on a guess: no price, no order.
-  if (estimate.credits === null) return { status: "refused", reason: estimate.reason, message: estimate.message };
+  if (estimate.credits === null) {
+    return { status: "refused", reason: estimate.reason, message: estimate.message };
+  }
   if (estimate.credits > order.maxCredits) {
     return {
       status: "refused",
@@ -46,12 +53,24 @@ export async function placeOrder(client: Client, order: Order): Promise<Placed> 
     };
   }
   try {
-    const accepted = await client.generations.create(order.request, { idempotencyKey: order.orderId });
-    return { status: "accepted", taskId: accepted.batch.taskId, charged: accepted.billing.totalCreditCost };
+    const accepted = await client.generations.create(order.request, {
+      idempotencyKey: order.orderId,
+    });
+    return {
+      status: "accepted",
+      taskId: accepted.batch.taskId,
+      charged: accepted.billing.totalCreditCost,
+    };
   } catch (error) {
-    if (!(error instanceof ImagegenError)) throw error;
+    if (!(error instanceof ImagegenError)) {
+      throw error;
+    }
     // No answer, or an answer that says "later": the order may even have been accepted already.
-    const later = error.status === undefined || error.status === 408 || error.status === 429 || error.status >= 500;
+    const later =
+      error.status === undefined ||
+      error.status === 408 ||
+      error.status === 429 ||
+      error.status >= 500;
     return { status: later ? "try_again" : "refused", reason: error.code, message: error.message };
   }
 }

@@ -30,14 +30,21 @@ async function pricePreview(modelId: string, resolution: string): Promise<string
     body: JSON.stringify({ kind: "image", modelId, resolution }),
   });
   const body = await res.json();
-  if (!res.ok) return `error: ${body.error.code}`;
+  if (!res.ok) {
+    return `error: ${body.error.code}`;
+  }
   return body.credits === null ? "not available" : `${body.credits} credits`;
 }
 
 describe("recipe: MSW handlers that call server.fetch", () => {
   it("S11: the preview shows the caller's price, equal to the core's quote", async () => {
     expect(await pricePreview("beta2", "4K")).toBe("138 credits");
-    expect(quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { account: { multiplier: "1.15" } }).credits).toBe(138);
+    expect(
+      quote(
+        { kind: "image", modelId: "beta2", resolution: "4K" },
+        { account: { multiplier: "1.15" } },
+      ).credits,
+    ).toBe(138);
   });
 
   it("S11: an option the model does not offer is previewed as not available", async () => {

@@ -18,7 +18,10 @@ const from2100 = defineCatalog({
   version: "2100-01-01",
   models: {
     ...catalog.models,
-    beta2: { ...catalog.models.beta2, prices: { ...catalog.models.beta2.prices, "4K": { low: 130 } } },
+    beta2: {
+      ...catalog.models.beta2,
+      prices: { ...catalog.models.beta2.prices, "4K": { low: 130 } },
+    },
   },
 });
 
@@ -67,16 +70,32 @@ describe("recipe: Vitest with the server as a test double, in process", () => {
     await server.admin.setClock({ advanceMs: 1000 });
     expect(await quote()).toMatchObject({ credits: 130, catalogVersion: "2100-01-01" });
     const accepted = await server.fetch(
-      request("http://test.local", "/api/generations", { prompt: "a lighthouse", modelId: "beta2", resolution: "4K" }),
+      request("http://test.local", "/api/generations", {
+        prompt: "a lighthouse",
+        modelId: "beta2",
+        resolution: "4K",
+      }),
     );
-    expect((await accepted.json()).billing).toEqual({ totalCreditCost: 130, balanceAfterCredits: 870 });
+    expect((await accepted.json()).billing).toEqual({
+      totalCreditCost: 130,
+      balanceAfterCredits: 870,
+    });
   });
 
   it("S17, S5: a lose_answer fault rejects server.fetch with AnswerLostError after the charge; the keyed retry replays it, charged once; the journal shows both", async () => {
-    const { apiKeyId } = await (await server.fetch(request("http://test.local", "/api/ping"))).json();
+    const { apiKeyId } = await (
+      await server.fetch(request("http://test.local", "/api/ping"))
+    ).json();
     await server.admin.addFault({ kind: "lose_answer", path: "/api/generations", apiKeyId });
     const generate = () =>
-      server.fetch(request("http://test.local", "/api/generations", { prompt: "a red fox", modelId: "beta2" }, "order-1042"));
+      server.fetch(
+        request(
+          "http://test.local",
+          "/api/generations",
+          { prompt: "a red fox", modelId: "beta2" },
+          "order-1042",
+        ),
+      );
 
     await expect(generate()).rejects.toBeInstanceOf(AnswerLostError);
     expect(await server.admin.balance(USER)).toBe(1000 - 80); // carried out in full: beta2 at 2K is 80
@@ -103,7 +122,9 @@ describe("recipe: Vitest with the server as a test double, in process", () => {
   it("S17: a reset brings the fixtures back, the clock on real time, and clears the faults and the journal", async () => {
     await server.admin.setClock({ now: "2100-06-01T00:00:00Z" });
     await server.admin.addFault({ kind: "unavailable", path: "/api/ping" });
-    await server.fetch(request("http://test.local", "/api/generations", { prompt: "a boat", modelId: "beta2" }));
+    await server.fetch(
+      request("http://test.local", "/api/generations", { prompt: "a boat", modelId: "beta2" }),
+    );
     expect(await server.admin.balance(USER)).toBe(1000 - 80);
 
     await server.admin.reset();
@@ -112,7 +133,9 @@ describe("recipe: Vitest with the server as a test double, in process", () => {
     expect(Date.parse(clock.now)).toBeLessThan(Date.parse("2100-06-01T00:00:00Z")); // real time again
     expect(await server.admin.faults()).toEqual([]);
     expect(await server.admin.requests()).toEqual([]);
-    expect(await server.admin.ledger(USER)).toEqual([expect.objectContaining({ kind: "grant", credits: 1000 })]);
+    expect(await server.admin.ledger(USER)).toEqual([
+      expect.objectContaining({ kind: "grant", credits: 1000 }),
+    ]);
   });
 });
 
@@ -127,7 +150,10 @@ describe("recipe: the same double over HTTP with serve()", () => {
     const { url } = running;
     const { apiKeyId } = await (await fetch(request(url, "/api/ping"))).json();
     await server.admin.addFault({ kind: "lose_answer", path: "/api/generations", apiKeyId });
-    const generate = () => fetch(request(url, "/api/generations", { prompt: "a red fox", modelId: "beta2" }, "order-1043"));
+    const generate = () =>
+      fetch(
+        request(url, "/api/generations", { prompt: "a red fox", modelId: "beta2" }, "order-1043"),
+      );
 
     await expect(generate()).rejects.toBeInstanceOf(TypeError);
     const retry = await generate();

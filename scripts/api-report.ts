@@ -25,7 +25,8 @@ const base = ExtractorConfig.loadFile(`${ROOT}api-extractor.json`);
 
 /** A TSDoc node as its source text, on one line. */
 type DocNode = { getChildNodes(): readonly DocNode[]; content?: { toString(): string } };
-const source = (node: DocNode): string => node.content?.toString() ?? node.getChildNodes().map(source).join("");
+const source = (node: DocNode): string =>
+  node.content?.toString() ?? node.getChildNodes().map(source).join("");
 /** A paragraph as the API reference shows it: `{@link name}` and `{@link name | text}` read `name` and `text`. */
 const text = (node: DocNode) =>
   source(node)
@@ -41,7 +42,9 @@ let failed = false;
 const files: [string, string][] = [];
 for (const [subpath, target] of Object.entries(pkg.exports)) {
   const declarations = typeof target === "object" ? target.types?.import : undefined;
-  if (declarations === undefined) continue; // a JSON data file, not a module
+  if (declarations === undefined) {
+    continue; // a JSON data file, not a module
+  }
   const name = subpath === "." ? pkg.name : subpath.slice(2);
   const docModel = `${ROOT}reports/api-report/${name}.api.json`;
   const configObject: IConfigFile = {
@@ -59,11 +62,15 @@ for (const [subpath, target] of Object.entries(pkg.exports)) {
     localBuild: true,
     // Which TypeScript API Extractor bundles is no news on every run.
     messageCallback: (message) => {
-      if (message.messageId === "console-preamble") message.handled = true;
+      if (message.messageId === "console-preamble") {
+        message.handled = true;
+      }
     },
   });
   if (result.errorCount + result.warningCount > 0) {
-    console.error(`${subpath}: API Extractor found ${result.errorCount} errors and ${result.warningCount} warnings`);
+    console.error(
+      `${subpath}: API Extractor found ${result.errorCount} errors and ${result.warningCount} warnings`,
+    );
     failed = true;
   }
   const report = readFileSync(`${ROOT}reports/api-report/${name}.api.md`, "utf8");
@@ -79,11 +86,15 @@ for (const [subpath, target] of Object.entries(pkg.exports)) {
     const paragraph = item.tsdocComment?.summarySection.nodes[0];
     const summary = (paragraph ? text(paragraph) : "").replace(/\|/g, "\\|");
     const row = summary && `| \`${item.displayName}\` | ${item.kind} | ${summary} |`;
-    if (!rows.get(item.displayName)) rows.set(item.displayName, row);
+    if (!rows.get(item.displayName)) {
+      rows.set(item.displayName, row);
+    }
   }
   const missing = [...rows].filter(([, row]) => row === "").map(([n]) => n);
   if (missing.length > 0) {
-    console.error(`${subpath}: no summary for ${missing.join(", ")} (a TSDoc comment whose first paragraph says what it is)`);
+    console.error(
+      `${subpath}: no summary for ${missing.join(", ")} (a TSDoc comment whose first paragraph says what it is)`,
+    );
     failed = true;
   }
   files.push([

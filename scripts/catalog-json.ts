@@ -17,7 +17,9 @@ import { CatalogSchema, ModelSpecSchema } from "../src/models/modelSpec.js";
 import { writeOrCheck } from "./generated.js";
 
 export const CATALOG_JSON_PATH = fileURLToPath(new URL("../data/catalog.json", import.meta.url));
-export const CATALOG_SCHEMA_PATH = fileURLToPath(new URL("../data/catalog.schema.json", import.meta.url));
+export const CATALOG_SCHEMA_PATH = fileURLToPath(
+  new URL("../data/catalog.schema.json", import.meta.url),
+);
 
 /** What a catalog history file holds: a pointer to its schema and the catalogs, oldest first. */
 export type CatalogHistoryFile = { $schema: string; catalogs: readonly Catalog[] };
@@ -42,15 +44,21 @@ function canonicalModel(model: ModelSpec): ModelSpec {
   const prices: Record<string, Record<string, number>> = {};
   for (const resolution of RESOLUTIONS) {
     const row = model.prices[resolution];
-    if (!row) continue;
+    if (!row) {
+      continue;
+    }
     prices[resolution] = {};
     for (const quality of QUALITIES) {
       const cell = row[quality];
-      if (cell !== undefined) prices[resolution][quality] = cell;
+      if (cell !== undefined) {
+        prices[resolution][quality] = cell;
+      }
     }
   }
   const out: Record<string, unknown> = {};
-  for (const key of MODEL_KEYS) out[key] = key === "prices" ? prices : model[key];
+  for (const key of MODEL_KEYS) {
+    out[key] = key === "prices" ? prices : model[key];
+  }
   return out as unknown as ModelSpec;
 }
 
@@ -59,13 +67,15 @@ export function buildCatalogJson(history: readonly Catalog[] = catalogHistory): 
   const catalogs = history.map((c) => ({
     version: c.version,
     defaultModelId: c.defaultModelId,
-    models: Object.fromEntries(Object.entries(c.models).map(([id, model]) => [id, canonicalModel(model)])),
+    models: Object.fromEntries(
+      Object.entries(c.models).map(([id, model]) => [id, canonicalModel(model)]),
+    ),
   }));
   return { $schema: "./catalog.schema.json", catalogs };
 }
 
 /** The widest line of the formatter (biome.json), so a generated file is already formatted. */
-const LINE_WIDTH = 130;
+const LINE_WIDTH = 100;
 
 /**
  * JSON text, two-space indented, with each list of plain values on one line when it fits (as the
@@ -97,7 +107,8 @@ const MODEL_FIELDS: Record<string, string> = {
   aspectRatios: "Accepted aspect ratios (V1).",
   defaultAspectRatio: "Ratio used when a request names none (N7); one of aspectRatios.",
   resolutions: "Accepted resolutions (V2).",
-  defaultResolution: "Resolution used when a request names none; null means the request must name it (V2).",
+  defaultResolution:
+    "Resolution used when a request names none; null means the request must name it (V2).",
   qualities: "Accepted qualities (V3).",
   backgrounds: "Accepted backgrounds (V4).",
   maxImageCount: "Largest imageCount (V5).",
@@ -119,12 +130,19 @@ const LISTS = ["aspectRatios", "resolutions", "qualities", "backgrounds"];
 
 /** Renames the converter's `$defs` to draft-07's `definitions`, with the references that point there. */
 function draft07(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(draft07);
-  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    return value.map(draft07);
+  }
+  if (typeof value !== "object" || value === null) {
+    return value;
+  }
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    if (key === "$ref" && typeof inner === "string") out.$ref = inner.replace("#/$defs/", "#/definitions/");
-    else out[key === "$defs" ? "definitions" : key] = draft07(inner);
+    if (key === "$ref" && typeof inner === "string") {
+      out.$ref = inner.replace("#/$defs/", "#/definitions/");
+    } else {
+      out[key === "$defs" ? "definitions" : key] = draft07(inner);
+    }
   }
   return out;
 }
@@ -141,19 +159,40 @@ export function buildCatalogSchema(): JSONSchema7 {
     catalogs: v.pipe(v.array(CatalogSchema), v.minLength(1)),
   });
   const converted = draft07(
-    toJsonSchema(HistoryFile, { errorMode: "ignore", definitions: { catalog: CatalogSchema, model: ModelSpecSchema } }),
+    toJsonSchema(HistoryFile, {
+      errorMode: "ignore",
+      definitions: { catalog: CatalogSchema, model: ModelSpecSchema },
+    }),
   ) as JSONSchema7 & { definitions: { catalog: JSONSchema7; model: JSONSchema7 } };
   const { $schema: draft, definitions, ...root } = converted;
   const catalogProps = definitions.catalog.properties as Record<string, JSONSchema7>;
   const modelProps = definitions.model.properties as Record<string, JSONSchema7>;
-  for (const [key, text] of Object.entries(CATALOG_FIELDS)) if (catalogProps[key]) catalogProps[key].description = text;
+  for (const [key, text] of Object.entries(CATALOG_FIELDS)) {
+    if (catalogProps[key]) {
+      catalogProps[key].description = text;
+    }
+  }
   // A calendar date, as the package checks it (the converter's "format" is only advisory in draft-07).
-  if (catalogProps.version) catalogProps.version.pattern = "^\\d{4}-\\d{2}-\\d{2}$";
-  for (const [key, text] of Object.entries(MODEL_FIELDS)) if (modelProps[key]) modelProps[key].description = text;
-  for (const key of LISTS) if (modelProps[key]) modelProps[key].uniqueItems = true;
+  if (catalogProps.version) {
+    catalogProps.version.pattern = "^\\d{4}-\\d{2}-\\d{2}$";
+  }
+  for (const [key, text] of Object.entries(MODEL_FIELDS)) {
+    if (modelProps[key]) {
+      modelProps[key].description = text;
+    }
+  }
+  for (const key of LISTS) {
+    if (modelProps[key]) {
+      modelProps[key].uniqueItems = true;
+    }
+  }
   const props = root.properties as Record<string, JSONSchema7>;
-  if (props.$schema) props.$schema.description = "Where this file's JSON Schema is.";
-  if (props.catalogs) props.catalogs.description = "Every catalog, oldest first; versions strictly increasing.";
+  if (props.$schema) {
+    props.$schema.description = "Where this file's JSON Schema is.";
+  }
+  if (props.catalogs) {
+    props.catalogs.description = "Every catalog, oldest first; versions strictly increasing.";
+  }
   return {
     $schema: draft,
     title: "imagegen-pricing catalog history",

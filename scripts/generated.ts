@@ -12,7 +12,11 @@ import { readFileSync, writeFileSync } from "node:fs";
  * @param command - What regenerates the files, for the message of a stale one.
  * @returns The exit code: 0, or 1 when `--check` finds a stale file.
  */
-export function writeOrCheck(files: readonly (readonly [string, string])[], argv: readonly string[], command: string): number {
+export function writeOrCheck(
+  files: readonly (readonly [string, string])[],
+  argv: readonly string[],
+  command: string,
+): number {
   const stale = files.filter(([path, text]) => {
     try {
       return readFileSync(path, "utf8") !== text;
@@ -21,13 +25,17 @@ export function writeOrCheck(files: readonly (readonly [string, string])[], argv
     }
   });
   if (argv.includes("--check")) {
-    for (const [path] of stale) console.error(`out of date: ${path} (run ${command})`);
+    for (const [path] of stale) {
+      console.error(`out of date: ${path} (run ${command})`);
+    }
     return stale.length > 0 ? 1 : 0;
   }
   for (const [path, text] of stale) {
     writeFileSync(path, text);
     console.log(`wrote ${path}`);
   }
-  if (stale.length === 0) console.log("Up to date.");
+  if (stale.length === 0) {
+    console.log("Up to date.");
+  }
   return 0;
 }

@@ -38,7 +38,10 @@ export function buildGolden(source: Catalog = catalog): Golden {
         const row = Array.from(
           { length: LIMITS.maxReferences + 1 },
           (_, refs) =>
-            quote({ kind: "image", modelId, resolution, quality, referenceImageCount: refs }, { catalog: source }).credits,
+            quote(
+              { kind: "image", modelId, resolution, quality, referenceImageCount: refs },
+              { catalog: source },
+            ).credits,
         );
         byQuality[quality] = row.every((c) => c === null) ? null : row;
       }
@@ -46,7 +49,12 @@ export function buildGolden(source: Catalog = catalog): Golden {
     }
     prices[modelId] = byResolution;
   }
-  return { catalogVersion: source.version, multiplier: "1", referenceCounts: `0..${LIMITS.maxReferences}`, prices };
+  return {
+    catalogVersion: source.version,
+    multiplier: "1",
+    referenceCounts: `0..${LIMITS.maxReferences}`,
+    prices,
+  };
 }
 
 /** JSON with each row of prices on one line, so a changed price is a one-line diff. */
@@ -63,7 +71,9 @@ function renderVersion(source: Catalog, golden: Golden): string[] {
   const out: string[] = [];
   for (const [modelId, byResolution] of Object.entries(golden.prices)) {
     const spec = source.models[modelId];
-    if (!spec) continue;
+    if (!spec) {
+      continue;
+    }
     const maxRefs = spec.maxReferenceImages;
     const refs = Array.from({ length: maxRefs + 1 }, (_, i) => i);
     out.push("", `### ${modelId}`, "");
@@ -77,11 +87,18 @@ function renderVersion(source: Catalog, golden: Golden): string[] {
     const unpriced: string[] = [];
     for (const [resolution, byQuality] of Object.entries(byResolution)) {
       for (const [quality, row] of Object.entries(byQuality)) {
-        if (row === null) unpriced.push(`${resolution} ${quality}`);
-        else out.push(`| ${resolution} | ${quality} | ${refs.map((r) => String(row[r] ?? "-")).join(" | ")} |`);
+        if (row === null) {
+          unpriced.push(`${resolution} ${quality}`);
+        } else {
+          out.push(
+            `| ${resolution} | ${quality} | ${refs.map((r) => String(row[r] ?? "-")).join(" | ")} |`,
+          );
+        }
       }
     }
-    if (unpriced.length > 0) out.push("", `Not priceable: ${unpriced.join(", ")}.`);
+    if (unpriced.length > 0) {
+      out.push("", `Not priceable: ${unpriced.join(", ")}.`);
+    }
   }
   return out;
 }
@@ -114,7 +131,9 @@ export function renderMarkdown(history: readonly Catalog[] = catalogHistory): st
     if (previous) {
       const changes = diffCatalogs(previous, source);
       out.push("", `Changes from ${previous.version}:`, "");
-      out.push(...(changes.length > 0 ? changes.map((c) => `- ${describeCatalogChange(c)}`) : ["- none"]));
+      out.push(
+        ...(changes.length > 0 ? changes.map((c) => `- ${describeCatalogChange(c)}`) : ["- none"]),
+      );
     }
     out.push(...renderVersion(source, buildGolden(source)));
   }

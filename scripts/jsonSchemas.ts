@@ -17,7 +17,9 @@ import { requestSchema } from "../src/request/schema.js";
 import { ADMIN_SCHEMAS, SERVICE_SCHEMAS } from "../src/server/openapi/schemas.js";
 import { writeOrCheck } from "./generated.js";
 
-export const GENERATED_PATH = fileURLToPath(new URL("../src/generated/jsonSchemas.ts", import.meta.url));
+export const GENERATED_PATH = fileURLToPath(
+  new URL("../src/generated/jsonSchemas.ts", import.meta.url),
+);
 
 /** Plain JSON: nothing but what JSON.stringify keeps. */
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;

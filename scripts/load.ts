@@ -30,10 +30,21 @@ type LoadRequest = {
   headers?: Record<string, string>;
   body?: string;
   setupRequest?: (req: LoadRequest) => LoadRequest;
-  onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string>) => void;
+  onResponse?: (
+    status: number,
+    body: string,
+    context: unknown,
+    headers: Record<string, string>,
+  ) => void;
 };
 type Stat = { average: number; min: number; max: number; total: number; p50: number; p99: number };
-type LoadResult = { requests: Stat; latency: Stat; errors: number; timeouts: number; non2xx: number };
+type LoadResult = {
+  requests: Stat;
+  latency: Stat;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+};
 const autocannon = autocannonUntyped as unknown as (options: {
   url: string;
   connections: number;
@@ -56,12 +67,18 @@ async function runServer() {
     ...base,
     async commitTask(input, now) {
       const result = await base.commitTask(input, now);
-      if (result.ok) tasks.push(result.task.id);
+      if (result.ok) {
+        tasks.push(result.task.id);
+      }
       return result;
     },
   };
   const logs: unknown[] = [];
-  const server = createReferenceServer({ store, idempotencyTtlMs: TTL_MS, log: (e) => logs.push(e) });
+  const server = createReferenceServer({
+    store,
+    idempotencyTtlMs: TTL_MS,
+    log: (e) => logs.push(e),
+  });
   const { userId } = await server.admin.createUser({ credits: GRANT });
   const { key } = await server.admin.createApiKey(userId);
   const running = await serve({ port: 0, server, handleSignals: false });
@@ -70,10 +87,13 @@ async function runServer() {
   let multiplier = "1";
   const failer = setInterval(async () => {
     const taskId = tasks[Math.floor(Math.random() * tasks.length)];
-    if (taskId === undefined) return;
+    if (taskId === undefined) {
+      return;
+    }
     const jobId = `job_${taskId.slice(5)}_0`;
-    for (let i = 0; i < (Math.random() < 0.3 ? 2 : 1); i++)
+    for (let i = 0; i < (Math.random() < 0.3 ? 2 : 1); i++) {
       failures.push({ jobId, refunded: (await server.admin.failJob(jobId)).refundedCredits });
+    }
   }, 5);
   const repricer = setInterval(() => {
     multiplier = multiplier === "1" ? "1.15" : "1";
@@ -94,7 +114,9 @@ async function runServer() {
   const sampler = setInterval(sample, 1000);
 
   process.on("message", async (message: { type: string; accepted?: Accepted[] }) => {
-    if (message.type !== "check") return;
+    if (message.type !== "check") {
+      return;
+    }
     clearInterval(failer);
     clearInterval(repricer);
     clearInterval(sampler);
@@ -110,14 +132,18 @@ async function runServer() {
         body: JSON.stringify({ prompt: "evict", modelId: "beta", idempotencyKey: "evict" }),
       }),
     );
-    const evictBody = (await after.json()) as { batch: { taskId: string; totalCreditCost: number; balanceAfterCredits: number } };
+    const evictBody = (await after.json()) as {
+      batch: { taskId: string; totalCreditCost: number; balanceAfterCredits: number };
+    };
     sample();
     const afterExpiry = samples[samples.length - 1] as Sample;
 
     // The ledger, entry by entry, against what the client saw.
     const problems: string[] = [];
     const seen = new Map<string, Accepted>();
-    for (const a of message.accepted ?? []) seen.set(a.taskId, a);
+    for (const a of message.accepted ?? []) {
+      seen.set(a.taskId, a);
+    }
     seen.set(evictBody.batch.taskId, {
       taskId: evictBody.batch.taskId,
       cost: evictBody.batch.totalCreditCost,
@@ -126,7 +152,9 @@ async function runServer() {
     const expectedRefunds = new Map<string, number>();
     for (const f of failures) {
       if (f.refunded > 0) {
-        if (expectedRefunds.has(f.jobId)) problems.push(`job ${f.jobId} refunded twice`);
+        if (expectedRefunds.has(f.jobId)) {
+          problems.push(`job ${f.jobId} refunded twice`);
+        }
         expectedRefunds.set(f.jobId, f.refunded);
       }
     }
@@ -137,8 +165,9 @@ async function runServer() {
     let inFlight = 0;
     const debited = new Set<string>();
     for (const entry of ledger) {
-      if (entry.kind === "grant") running_ += entry.credits;
-      else if (entry.kind === "debit") {
+      if (entry.kind === "grant") {
+        running_ += entry.credits;
+      } else if (entry.kind === "debit") {
         running_ -= entry.credits;
         debits++;
         const a = seen.get(entry.taskId ?? "");
@@ -147,34 +176,58 @@ async function runServer() {
           // server accepted it, the client never read the answer. It must still match its stored task.
           inFlight++;
           const task = await server.admin.task(entry.taskId ?? "");
-          if (task.totalCreditCost !== entry.credits)
+          if (task.totalCreditCost !== entry.credits) {
             problems.push(`unseen task ${entry.taskId}: debit differs from its stored charge`);
+          }
         } else {
-          if (a.cost !== entry.credits) problems.push(`task ${a.taskId}: debited ${entry.credits}, client was told ${a.cost}`);
-          if (a.balanceAfter !== running_)
-            problems.push(`task ${a.taskId}: balance after ${running_}, client was told ${a.balanceAfter}`);
+          if (a.cost !== entry.credits) {
+            problems.push(`task ${a.taskId}: debited ${entry.credits}, client was told ${a.cost}`);
+          }
+          if (a.balanceAfter !== running_) {
+            problems.push(
+              `task ${a.taskId}: balance after ${running_}, client was told ${a.balanceAfter}`,
+            );
+          }
         }
-        if (debited.has(entry.taskId ?? "")) problems.push(`task ${entry.taskId} debited twice`);
+        if (debited.has(entry.taskId ?? "")) {
+          problems.push(`task ${entry.taskId} debited twice`);
+        }
         debited.add(entry.taskId ?? "");
       } else {
         running_ += entry.credits;
         refunds++;
         const jobId = entry.jobId ?? "";
         const expected = expectedRefunds.get(jobId);
-        if (expected !== entry.credits) problems.push(`refund of ${entry.credits} for ${jobId}, failJob said ${expected}`);
-        if ((await server.admin.job(jobId)).credits !== entry.credits)
+        if (expected !== entry.credits) {
+          problems.push(`refund of ${entry.credits} for ${jobId}, failJob said ${expected}`);
+        }
+        if ((await server.admin.job(jobId)).credits !== entry.credits) {
           problems.push(`refund for ${jobId} differs from its stored charge`);
+        }
         expectedRefunds.delete(jobId);
       }
-      if (running_ < 0) problems.push(`balance below zero after an entry: ${running_}`);
+      if (running_ < 0) {
+        problems.push(`balance below zero after an entry: ${running_}`);
+      }
     }
-    for (const taskId of seen.keys()) if (!debited.has(taskId)) problems.push(`accepted task ${taskId} has no debit`);
-    for (const jobId of expectedRefunds.keys()) problems.push(`refund for ${jobId} missing from the ledger`);
+    for (const taskId of seen.keys()) {
+      if (!debited.has(taskId)) {
+        problems.push(`accepted task ${taskId} has no debit`);
+      }
+    }
+    for (const jobId of expectedRefunds.keys()) {
+      problems.push(`refund for ${jobId} missing from the ledger`);
+    }
     const balance = await server.admin.balance(userId);
-    if (running_ !== balance) problems.push(`ledger sums to ${running_}, balance is ${balance}`);
-    if (inFlight > Number(process.env.LOAD_CONNECTIONS ?? 50))
+    if (running_ !== balance) {
+      problems.push(`ledger sums to ${running_}, balance is ${balance}`);
+    }
+    if (inFlight > Number(process.env.LOAD_CONNECTIONS ?? 50)) {
       problems.push(`${inFlight} debits no client saw, more than one per connection`);
-    if (logs.length > 0) problems.push(`${logs.length} unexpected errors logged`);
+    }
+    if (logs.length > 0) {
+      problems.push(`${logs.length} unexpected errors logged`);
+    }
 
     const peak = Math.max(...samples.map((s) => s.heapUsedMB));
     const send = process.send?.bind(process);
@@ -198,7 +251,9 @@ async function runServer() {
           afterExpiry: afterExpiry.heapUsedMB,
           freedByExpiry: atEnd.heapUsedMB - afterExpiry.heapUsedMB,
         },
-        bytesPerTaskAfterExpiry: ((afterExpiry.heapUsedMB - (samples[0]?.heapUsedMB ?? 0)) * 2 ** 20) / Math.max(1, tasks.length),
+        bytesPerTaskAfterExpiry:
+          ((afterExpiry.heapUsedMB - (samples[0]?.heapUsedMB ?? 0)) * 2 ** 20) /
+          Math.max(1, tasks.length),
         samples: samples.map((s) => `${s.t}s ${s.heapUsedMB.toFixed(1)}MB ${s.tasks} tasks`),
       },
     });
@@ -230,21 +285,31 @@ async function runClient() {
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
   };
-  const onGeneration = (kind: string) => (status: number, body: string, _context: unknown, headers: Record<string, string>) => {
-    tally(kind)(status);
-    if (status !== 202) return;
-    const b = JSON.parse(body) as {
-      batch: { taskId: string };
-      billing: { totalCreditCost: number; balanceAfterCredits: number };
+  const onGeneration =
+    (kind: string) =>
+    (status: number, body: string, _context: unknown, headers: Record<string, string>) => {
+      tally(kind)(status);
+      if (status !== 202) {
+        return;
+      }
+      const b = JSON.parse(body) as {
+        batch: { taskId: string };
+        billing: { totalCreditCost: number; balanceAfterCredits: number };
+      };
+      if (headers["idempotent-replayed"] === "true") {
+        replays++;
+        replayed.push(body);
+        return;
+      }
+      if (kind === "replay") {
+        replayOriginals.add(body); // a new record each time the previous one expired
+      }
+      accepted.push({
+        taskId: b.batch.taskId,
+        cost: b.billing.totalCreditCost,
+        balanceAfter: b.billing.balanceAfterCredits,
+      });
     };
-    if (headers["idempotent-replayed"] === "true") {
-      replays++;
-      replayed.push(body);
-      return;
-    }
-    if (kind === "replay") replayOriginals.add(body); // a new record each time the previous one expired
-    accepted.push({ taskId: b.batch.taskId, cost: b.billing.totalCreditCost, balanceAfter: b.billing.balanceAfterCredits });
-  };
 
   const result = await autocannon({
     url: ready.url,
@@ -270,14 +335,23 @@ async function runClient() {
         method: "POST",
         path: "/api/generations",
         headers: jsonHeaders,
-        body: JSON.stringify({ prompt: "the same order", modelId: "beta", idempotencyKey: "load-replay" }),
+        body: JSON.stringify({
+          prompt: "the same order",
+          modelId: "beta",
+          idempotencyKey: "load-replay",
+        }),
         onResponse: onGeneration("replay"),
       },
       {
         method: "POST",
         path: "/api/pricing/quote",
         headers: jsonHeaders,
-        body: JSON.stringify({ kind: "image", modelId: "alpha-img2-official", quality: "high", resolution: "4K" }),
+        body: JSON.stringify({
+          kind: "image",
+          modelId: "alpha-img2-official",
+          quality: "high",
+          resolution: "4K",
+        }),
         onResponse: tally("quote"),
       },
       { method: "GET", path: "/api/ping", headers: auth, onResponse: tally("ping") },
@@ -305,16 +379,26 @@ async function runClient() {
   );
   const fiveXX = [...statuses.entries()].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
   const problems = [...report.problems];
-  if (fiveXX > 0) problems.push(`${fiveXX} answers were 5xx`);
-  if (result.errors > 0 || result.timeouts > 0) problems.push(`${result.errors} connection errors, ${result.timeouts} timeouts`);
+  if (fiveXX > 0) {
+    problems.push(`${fiveXX} answers were 5xx`);
+  }
+  if (result.errors > 0 || result.timeouts > 0) {
+    problems.push(`${result.errors} connection errors, ${result.timeouts} timeouts`);
+  }
   const replayMismatch = replayed.filter((b) => !replayOriginals.has(b)).length;
-  if (replayMismatch > 0) problems.push(`${replayMismatch} replays differed from the original body`);
+  if (replayMismatch > 0) {
+    problems.push(`${replayMismatch} replays differed from the original body`);
+  }
   const summary = {
     seconds: SECONDS,
     connections: CONNECTIONS,
     idempotencyTtlMs: TTL_MS,
     requests: result.requests.total,
-    requestsPerSecond: { average: result.requests.average, min: result.requests.min, max: result.requests.max },
+    requestsPerSecond: {
+      average: result.requests.average,
+      min: result.requests.min,
+      max: result.requests.max,
+    },
     latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
     statuses: Object.fromEntries(statuses),
     byKind: Object.fromEntries(byKind),
@@ -328,5 +412,8 @@ async function runClient() {
   process.exitCode = problems.length === 0 ? 0 : 1;
 }
 
-if (process.argv.includes("--server")) await runServer();
-else await runClient();
+if (process.argv.includes("--server")) {
+  await runServer();
+} else {
+  await runClient();
+}

@@ -15,7 +15,9 @@ import { createOpenApiDocument } from "../src/server/openapi/document.js";
 import { writeOrCheck } from "./generated.js";
 
 export const OPENAPI_JSON_PATH = fileURLToPath(new URL("../data/openapi.json", import.meta.url));
-export const ADMIN_OPENAPI_JSON_PATH = fileURLToPath(new URL("../data/admin-openapi.json", import.meta.url));
+export const ADMIN_OPENAPI_JSON_PATH = fileURLToPath(
+  new URL("../data/admin-openapi.json", import.meta.url),
+);
 
 /**
  * A document as the file holds it: JSON laid out as the formatter lays it out, so that `biome check`
@@ -44,7 +46,10 @@ export function renderDocument(document: unknown, path: string): string {
 export function openApiFiles(): [string, string][] {
   return [
     [OPENAPI_JSON_PATH, renderDocument(createOpenApiDocument(), OPENAPI_JSON_PATH)],
-    [ADMIN_OPENAPI_JSON_PATH, renderDocument(createAdminOpenApiDocument(), ADMIN_OPENAPI_JSON_PATH)],
+    [
+      ADMIN_OPENAPI_JSON_PATH,
+      renderDocument(createAdminOpenApiDocument(), ADMIN_OPENAPI_JSON_PATH),
+    ],
   ];
 }
 

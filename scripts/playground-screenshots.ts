@@ -76,7 +76,9 @@ export async function openPlayground(
     const pageErrors: string[] = [];
     page.on("pageerror", (error) => pageErrors.push(error.message));
     page.on("console", (message) => {
-      if (message.type() === "error") pageErrors.push(message.text());
+      if (message.type() === "error") {
+        pageErrors.push(message.text());
+      }
     });
     await page.goto(playground.url);
     await page.waitForSelector("body[data-ready='true']");
@@ -96,7 +98,9 @@ const OUT = new URL("../docs/playground/", import.meta.url);
  * @returns The files written.
  */
 export async function takeScreenshots(): Promise<string[]> {
-  const { page, pageErrors, close } = await openPlayground({ viewport: { width: 1000, height: 640 } });
+  const { page, pageErrors, close } = await openPlayground({
+    viewport: { width: 1000, height: 640 },
+  });
   const written: string[] = [];
   const shot = async (name: string) => {
     const path = new URL(name, OUT).pathname;
@@ -129,7 +133,9 @@ export async function takeScreenshots(): Promise<string[]> {
     await page.keyboard.press("Tab");
     await page.keyboard.press("ArrowDown");
     await shot("keyboard.png");
-    if (pageErrors.length > 0) throw new Error(`The page raised: ${pageErrors.join("; ")}`);
+    if (pageErrors.length > 0) {
+      throw new Error(`The page raised: ${pageErrors.join("; ")}`);
+    }
   } finally {
     await close();
   }
@@ -137,5 +143,7 @@ export async function takeScreenshots(): Promise<string[]> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  for (const file of await takeScreenshots()) console.log(`wrote ${file}`);
+  for (const file of await takeScreenshots()) {
+    console.log(`wrote ${file}`);
+  }
 }

@@ -30,7 +30,9 @@ export type Playground = { url: string; close: () => Promise<void> };
  * @param options - `port` (0 picks a free one) and `host`.
  * @returns Its address and a way to stop it.
  */
-export async function startPlayground(options: { port?: number; host?: string } = {}): Promise<Playground> {
+export async function startPlayground(
+  options: { port?: number; host?: string } = {},
+): Promise<Playground> {
   const bundle = await build({
     entryPoints: [new URL("../src/index.ts", import.meta.url).pathname],
     bundle: true,
@@ -43,7 +45,9 @@ export async function startPlayground(options: { port?: number; host?: string } 
     logLevel: "silent",
   });
   const core = bundle.outputFiles[0]?.text;
-  if (core === undefined) throw new Error("esbuild wrote no bundle of src/index.ts");
+  if (core === undefined) {
+    throw new Error("esbuild wrote no bundle of src/index.ts");
+  }
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const headers = { "cache-control": "no-store", "x-content-type-options": "nosniff" };
@@ -52,12 +56,16 @@ export async function startPlayground(options: { port?: number; host?: string } 
       return;
     }
     if (path === "/core.js") {
-      res.writeHead(200, { ...headers, "content-type": "text/javascript; charset=utf-8" }).end(core);
+      res
+        .writeHead(200, { ...headers, "content-type": "text/javascript; charset=utf-8" })
+        .end(core);
       return;
     }
     const entry = FILES[path];
     if (!entry) {
-      res.writeHead(404, { ...headers, "content-type": "text/plain; charset=utf-8" }).end("Not found\n");
+      res
+        .writeHead(404, { ...headers, "content-type": "text/plain; charset=utf-8" })
+        .end("Not found\n");
       return;
     }
     const body = await readFile(new URL(entry.file, PAGE_DIR));
@@ -71,7 +79,10 @@ export async function startPlayground(options: { port?: number; host?: string } 
   const host = address.includes(":") ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}/`,
-    close: () => new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+    close: () =>
+      new Promise((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      ),
   };
 }
 

@@ -15,9 +15,22 @@ if (!/^\d+$/.test(port) || Number(port) > 65535) {
   console.error(`PORT must be a whole number from 0 to 65535; got ${JSON.stringify(port)}.`);
   process.exit(2);
 }
-const fixtures = relative(process.cwd(), fileURLToPath(new URL("../examples/demo-fixtures.json", import.meta.url)));
-const args = ["serve", "--port", port, "--host", process.env.HOST || "127.0.0.1", "--fixtures", fixtures];
-if (process.env.DATABASE_URL) args.push("--database-url", process.env.DATABASE_URL);
+const fixtures = relative(
+  process.cwd(),
+  fileURLToPath(new URL("../examples/demo-fixtures.json", import.meta.url)),
+);
+const args = [
+  "serve",
+  "--port",
+  port,
+  "--host",
+  process.env.HOST || "127.0.0.1",
+  "--fixtures",
+  fixtures,
+];
+if (process.env.DATABASE_URL) {
+  args.push("--database-url", process.env.DATABASE_URL);
+}
 
 process.exitCode = await run(args, {
   out: (s) => process.stdout.write(s),

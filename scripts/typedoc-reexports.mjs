@@ -16,9 +16,13 @@ import { Converter, ReferenceReflection, ReflectionKind } from "typedoc";
 export function load(app) {
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
     for (const reflection of context.project.getReflectionsByKind(ReflectionKind.Reference)) {
-      if (!(reflection instanceof ReferenceReflection) || reflection.comment) continue;
+      if (!(reflection instanceof ReferenceReflection) || reflection.comment) {
+        continue;
+      }
       const target = reflection.tryGetTargetReflectionDeep();
-      if (target?.comment) reflection.comment = target.comment.clone();
+      if (target?.comment) {
+        reflection.comment = target.comment.clone();
+      }
     }
   });
 }

@@ -33,9 +33,13 @@ const UNSHOWN = /[^\x20\x21\x23-\x5b\x5d-\x7e]/gu;
 
 /** Whether a run holds at least {@link HIDDEN_RUN_CHARS} code points. */
 function long(run: string): boolean {
-  if (run.length >= 2 * HIDDEN_RUN_CHARS) return true;
+  if (run.length >= 2 * HIDDEN_RUN_CHARS) {
+    return true;
+  }
   let points = 0;
-  for (const _ of run) points++;
+  for (const _ of run) {
+    points++;
+  }
   return points >= HIDDEN_RUN_CHARS;
 }
 
@@ -58,7 +62,9 @@ const CUT_MARK = "...";
  * ```
  */
 export function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
+  if (text.length <= max) {
+    return text;
+  }
   const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
   return `${text.slice(0, end)}${CUT_MARK}`;
 }
@@ -95,9 +101,13 @@ export function safeEcho(value: string, max: number = MAX_ECHO_CHARS): string {
       continue;
     }
     i += run.length;
-    if (!long(run)) out += run.replace(UNSHOWN, "?");
-    else if (out.length + HIDDEN.length <= max) out += HIDDEN;
-    else return `${out}${CUT_MARK}`; // never half a mask
+    if (!long(run)) {
+      out += run.replace(UNSHOWN, "?");
+    } else if (out.length + HIDDEN.length <= max) {
+      out += HIDDEN;
+    } else {
+      return `${out}${CUT_MARK}`; // never half a mask
+    }
   }
   return cut(out, max);
 }

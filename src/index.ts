@@ -36,7 +36,13 @@ export { computeCharge } from "./pricing/computeCharge.js";
 export { InvalidRequestError } from "./pricing/errors.js";
 export { Multiplier, parseMultiplier } from "./pricing/multiplier.js";
 export type { PriceBreakdown } from "./pricing/priceOutput.js";
-export type { AccountPricing, PricedQuote, Quote, QuoteOptions, UnpricedQuote } from "./pricing/quote.js";
+export type {
+  AccountPricing,
+  PricedQuote,
+  Quote,
+  QuoteOptions,
+  UnpricedQuote,
+} from "./pricing/quote.js";
 export { quote } from "./pricing/quote.js";
 export type { QuoteSpec } from "./pricing/quoteSpec.js";
 export { checkRequest } from "./request/checkRequest.js";

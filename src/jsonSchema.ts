@@ -17,10 +17,23 @@ import { GENERATION_TYPES, LIMITS } from "./models/lists.js";
 import { type Catalog, findModel, type ModelSpec } from "./models/modelSpec.js";
 
 /** The name of a JSON type. */
-export type JSONSchema7TypeName = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
+export type JSONSchema7TypeName =
+  | "string"
+  | "number"
+  | "integer"
+  | "boolean"
+  | "object"
+  | "array"
+  | "null";
 
 /** A JSON value, as a schema's `enum`, `const` or `default` holds it. */
-export type JSONSchema7Type = string | number | boolean | null | JSONSchema7Type[] | { [key: string]: JSONSchema7Type };
+export type JSONSchema7Type =
+  | string
+  | number
+  | boolean
+  | null
+  | JSONSchema7Type[]
+  | { [key: string]: JSONSchema7Type };
 
 /** A JSON Schema, or `true` / `false` (any value, no value). */
 export type JSONSchema7Definition = JSONSchema7 | boolean;
@@ -89,7 +102,10 @@ const DRAFT = "http://json-schema.org/draft-07/schema#";
  */
 const REFERENCE_RULES: JSONSchema7["allOf"] = [
   {
-    if: { properties: { generationType: { const: "image-to-image" } }, required: ["generationType"] },
+    if: {
+      properties: { generationType: { const: "image-to-image" } },
+      required: ["generationType"],
+    },
     // biome-ignore lint/suspicious/noThenProperty: "then" is a JSON Schema keyword.
     then: { required: ["inputAssetIds"], properties: { inputAssetIds: { minItems: 1 } } },
     else: { properties: { inputAssetIds: { maxItems: 0 } } },
@@ -99,10 +115,21 @@ const REFERENCE_RULES: JSONSchema7["allOf"] = [
 /** Adds what the conversion cannot see: no unknown fields (N2), lengths in code points (N4, N13). */
 function finish(schema: JSONSchema7, title: string, description: string): JSONSchema7 {
   const properties = schema.properties as Record<string, JSONSchema7>;
-  if (properties.prompt) properties.prompt.maxLength = LIMITS.promptMaxChars;
-  if (properties.idempotencyKey) properties.idempotencyKey.maxLength = LIMITS.idempotencyKeyMaxChars;
+  if (properties.prompt) {
+    properties.prompt.maxLength = LIMITS.promptMaxChars;
+  }
+  if (properties.idempotencyKey) {
+    properties.idempotencyKey.maxLength = LIMITS.idempotencyKeyMaxChars;
+  }
   const { $schema: _draft, ...rest } = schema;
-  return { $schema: DRAFT, title, description, ...rest, additionalProperties: false, allOf: structuredClone(REFERENCE_RULES) };
+  return {
+    $schema: DRAFT,
+    title,
+    description,
+    ...rest,
+    additionalProperties: false,
+    allOf: structuredClone(REFERENCE_RULES),
+  };
 }
 
 /**
@@ -126,7 +153,11 @@ export function requestJsonSchema(catalog: Catalog = builtIn): JSONSchema7 {
   // only the model ids and the default model depend on the catalog.
   const converted = structuredClone(JSON_SCHEMAS.request) as JSONSchema7;
   const properties = converted.properties as Record<string, JSONSchema7>;
-  properties.modelId = { ...properties.modelId, enum: Object.keys(catalog.models), default: catalog.defaultModelId };
+  properties.modelId = {
+    ...properties.modelId,
+    enum: Object.keys(catalog.models),
+    default: catalog.defaultModelId,
+  };
   const schema = finish(
     converted,
     "Generation request",
@@ -137,7 +168,8 @@ export function requestJsonSchema(catalog: Catalog = builtIn): JSONSchema7 {
     if (model.defaultResolution === null) {
       const named = { properties: { modelId: { const: model.id } }, required: ["modelId"] };
       // An absent modelId means the default model, so then the rule applies too.
-      const when: JSONSchema7 = model.id === catalog.defaultModelId ? { properties: named.properties } : named;
+      const when: JSONSchema7 =
+        model.id === catalog.defaultModelId ? { properties: named.properties } : named;
       // biome-ignore lint/suspicious/noThenProperty: "then" is a JSON Schema keyword.
       schema.allOf?.push({ if: when, then: { required: ["resolution"] } });
     }
@@ -153,10 +185,14 @@ export function requestJsonSchema(catalog: Catalog = builtIn): JSONSchema7 {
 function modelForm(model: ModelSpec): JSONSchema7 {
   const text = (max: number): JSONSchema7 => ({ type: "string", minLength: 1, maxLength: max });
   const pick = (values: readonly string[], fallback?: string): JSONSchema7 =>
-    fallback === undefined ? { enum: [...values], type: "string" } : { enum: [...values], type: "string", default: fallback };
+    fallback === undefined
+      ? { enum: [...values], type: "string" }
+      : { enum: [...values], type: "string", default: fallback };
   const required = ["prompt", "modelId"];
   // No default resolution: the request must name it (V2).
-  if (model.defaultResolution === null) required.push("resolution");
+  if (model.defaultResolution === null) {
+    required.push("resolution");
+  }
   return {
     type: "object",
     properties: {
@@ -168,7 +204,12 @@ function modelForm(model: ModelSpec): JSONSchema7 {
       quality: pick(model.qualities, "low"),
       background: pick(model.backgrounds, "auto"),
       imageCount: { type: "integer", minimum: 1, maximum: model.maxImageCount, default: 1 },
-      inputAssetIds: { type: "array", items: { type: "string", minLength: 1 }, maxItems: model.maxReferenceImages, default: [] },
+      inputAssetIds: {
+        type: "array",
+        items: { type: "string", minLength: 1 },
+        maxItems: model.maxReferenceImages,
+        default: [],
+      },
       idempotencyKey: text(LIMITS.idempotencyKeyMaxChars),
     },
     required,
@@ -191,10 +232,19 @@ function modelForm(model: ModelSpec): JSONSchema7 {
  * // { type: "string", enum: ["1:1", "16:9", "9:16", "3:2", "2:3"], default: "9:16" }
  * ```
  */
-export function modelRequestJsonSchema(modelId: string, catalog: Catalog = builtIn): JSONSchema7 | undefined {
+export function modelRequestJsonSchema(
+  modelId: string,
+  catalog: Catalog = builtIn,
+): JSONSchema7 | undefined {
   const model = findModel(catalog, modelId);
-  if (!model) return undefined;
-  return finish(modelForm(model), `Generation request for ${model.id}`, `What ${model.id} accepts (catalog ${catalog.version}).`);
+  if (!model) {
+    return undefined;
+  }
+  return finish(
+    modelForm(model),
+    `Generation request for ${model.id}`,
+    `What ${model.id} accepts (catalog ${catalog.version}).`,
+  );
 }
 
 /**
@@ -207,7 +257,9 @@ export function modelRequestJsonSchemas(catalog: Catalog = builtIn): Record<stri
   const out: Record<string, JSONSchema7> = {};
   for (const id of Object.keys(catalog.models)) {
     const schema = modelRequestJsonSchema(id, catalog);
-    if (schema) out[id] = schema;
+    if (schema) {
+      out[id] = schema;
+    }
   }
   return out;
 }

@@ -50,10 +50,18 @@ export type QuoteReason =
 
 /** Shows a received value briefly: strings quoted and made safe (see {@link safeEcho}), other values by type. */
 export function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(safeEcho(value));
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "number") return String(value);
+  if (typeof value === "string") {
+    return JSON.stringify(safeEcho(value));
+  }
+  if (value === null) {
+    return "null";
+  }
+  if (Array.isArray(value)) {
+    return "an array";
+  }
+  if (typeof value === "number") {
+    return String(value);
+  }
   return typeof value === "object" ? "an object" : typeof value;
 }
 
@@ -64,17 +72,22 @@ export const messages = {
   notAnObject: (got: unknown) => `The request body must be a JSON object; received ${show(got)}.`,
   unknownField: (field: string, known: readonly string[]) =>
     `Field ${show(field)} is not part of a generation request; its fields are ${list(known)}.`,
-  wrongType: (field: string, expected: string, got: unknown) => `${field} must be ${expected}; received ${show(got)}.`,
+  wrongType: (field: string, expected: string, got: unknown) =>
+    `${field} must be ${expected}; received ${show(got)}.`,
   required: (field: string) => `${field} is required.`,
   blank: (field: string) => `${field} must not be empty or only whitespace.`,
   tooLong: (field: string, max: number, length: number) =>
     `${field} must be at most ${max} characters after trimming; it has ${length}.`,
-  unknownModel: (got: unknown, ids: readonly string[]) => `modelId ${show(got)} is not a known model; use one of ${list(ids)}.`,
+  unknownModel: (got: unknown, ids: readonly string[]) =>
+    `modelId ${show(got)} is not a known model; use one of ${list(ids)}.`,
   invalidOption: (field: string, got: unknown, allowed: readonly string[], hint = "") =>
     `${field} ${show(got)} is not accepted${hint}; use one of ${list(allowed)}.`,
-  notInteger: (field: string, got: unknown) => `${field} must be a whole number; received ${show(got)}.`,
-  tooSmall: (field: string, min: number, got: unknown) => `${field} must be at least ${min}; received ${show(got)}.`,
-  referencesRequired: () => "inputAssetIds must list at least one reference asset when generationType is image-to-image.",
+  notInteger: (field: string, got: unknown) =>
+    `${field} must be a whole number; received ${show(got)}.`,
+  tooSmall: (field: string, min: number, got: unknown) =>
+    `${field} must be at least ${min}; received ${show(got)}.`,
+  referencesRequired: () =>
+    "inputAssetIds must list at least one reference asset when generationType is image-to-image.",
   referencesNotAllowed: () =>
     "inputAssetIds must be empty when generationType is text-to-image; set generationType to image-to-image to use reference images.",
   tooManyReferences: (max: number, got: number, modelId?: string) =>

@@ -13,10 +13,21 @@ const secretArb = fc
   .filter((s) => /[A-Za-z0-9]/.test(s[0] ?? ""));
 
 /** Every 6-character piece of a secret: none may come back. */
-const pieces = (secret: string) => Array.from({ length: secret.length - 5 }, (_, i) => secret.slice(i, i + 6));
+const pieces = (secret: string) =>
+  Array.from({ length: secret.length - 5 }, (_, i) => secret.slice(i, i + 6));
 
 const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(2, "0");
-const DASHES = ["\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2015", "\u2212", "\ufe63", "\uff0d"];
+const DASHES = [
+  "\u2010",
+  "\u2011",
+  "\u2012",
+  "\u2013",
+  "\u2014",
+  "\u2015",
+  "\u2212",
+  "\ufe63",
+  "\uff0d",
+];
 
 /** Ways one separator of the prefix reaches the server. */
 const separatorArb = fc.constantFrom(
@@ -57,11 +68,27 @@ const letterArb = (letter: string) =>
     `&#${letter.charCodeAt(0)};`,
     String.fromCharCode(letter.charCodeAt(0) + 0xfee0), // fullwidth
     `${letter}\u0301`, // a combining mark
-    ({ c: "с", k: "κ", t: "т", e: "е", s: "ѕ", l: "ӏ", i: "і", v: "ν" } as Record<string, string>)[letter] ?? letter,
+    ({ c: "с", k: "κ", t: "т", e: "е", s: "ѕ", l: "ӏ", i: "і", v: "ν" } as Record<string, string>)[
+      letter
+    ] ?? letter,
   );
 
 /** Something slipped between two letters of a word of the prefix. */
-const insideArb = fc.constantFrom("", "", "", "\u0000", "\u200b", "-", "%00", "\u2011", "_", " ", "\t", "\u2800", ".");
+const insideArb = fc.constantFrom(
+  "",
+  "",
+  "",
+  "\u0000",
+  "\u200b",
+  "-",
+  "%00",
+  "\u2011",
+  "_",
+  " ",
+  "\t",
+  "\u2800",
+  ".",
+);
 
 /** A prefix `ck_test_` / `ck_live_` in a random mix of cases, scripts, encodings and separators. */
 const prefixArb = fc
@@ -74,11 +101,16 @@ const prefixArb = fc
         fc.tuple(...[...mode].map((l) => fc.tuple(letterArb(l), insideArb))),
         separatorArb,
       )
-      .map(([[c, i, k], s1, word, s2]) => c + i + k + s1 + word.map(([l, x]) => l + x).join("") + s2),
+      .map(
+        ([[c, i, k], s1, word, s2]) => c + i + k + s1 + word.map(([l, x]) => l + x).join("") + s2,
+      ),
   );
 
 /** Text around a key: printable, with the characters the encodings use, never a piece of the secret by chance. */
-const aroundArb = fc.string({ unit: fc.constantFrom(...'ab xyz%\\&#;_-.:/?="{}[],0123c\u00e9\u4e2d\u{1f600}k'), maxLength: 30 });
+const aroundArb = fc.string({
+  unit: fc.constantFrom(...'ab xyz%\\&#;_-.:/?="{}[],0123c\u00e9\u4e2d\u{1f600}k'),
+  maxLength: 30,
+});
 
 /** Any UTF-16 unit (lone surrogates too), or one of the characters that runs and escapes are made of. */
 const anyUnit = fc.oneof(
@@ -102,11 +134,17 @@ describe("safeEcho (S1, S15)", () => {
         (before, prefix, secret, after, form, max) => {
           const plain = `${before}${prefix}${secret}${after}`;
           const text =
-            form === "json" ? JSON.stringify({ field: plain }) : form === "uri" ? `/api/${encodeURIComponent(plain)}` : plain;
+            form === "json"
+              ? JSON.stringify({ field: plain })
+              : form === "uri"
+                ? `/api/${encodeURIComponent(plain)}`
+                : plain;
           const out = safeEcho(text, max);
           const outside = `${before}\u0001${after}`;
           for (const piece of pieces(secret)) {
-            if (!outside.includes(piece)) expect(out).not.toContain(piece);
+            if (!outside.includes(piece)) {
+              expect(out).not.toContain(piece);
+            }
           }
           expect(out).toMatch(PLAIN);
           expect(out.length).toBeLessThanOrEqual(max + 3);
@@ -134,7 +172,10 @@ describe("safeEcho (S1, S15)", () => {
       "ck%5Ftest%5F",
       "ck\\u005ftest\\u005f",
     ];
-    const encodedSecrets = [[...secret].map((c) => `%${hex(c)}`).join(""), [...secret].map((c) => `\\u00${hex(c)}`).join("")];
+    const encodedSecrets = [
+      [...secret].map((c) => `%${hex(c)}`).join(""),
+      [...secret].map((c) => `\\u00${hex(c)}`).join(""),
+    ];
     for (const prefix of prefixes) {
       for (const body of [secret, ...encodedSecrets]) {
         for (const text of [
@@ -145,7 +186,9 @@ describe("safeEcho (S1, S15)", () => {
         ]) {
           for (const max of [40, 10_000]) {
             const out = safeEcho(text, max);
-            for (const piece of [...pieces(secret), ...pieces(body)]) expect(out, text).not.toContain(piece);
+            for (const piece of [...pieces(secret), ...pieces(body)]) {
+              expect(out, text).not.toContain(piece);
+            }
             expect(out).toContain(HIDDEN);
           }
         }
@@ -155,11 +198,22 @@ describe("safeEcho (S1, S15)", () => {
     // The shortest secret a key may have is hidden on its own, the prefix apart.
     expect(safeEcho(`ck.test.${secret.slice(0, 16)}`)).toBe(`ck.test.${HIDDEN}`);
     expect(safeEcho(`ck.test.${secret}`)).toBe(`ck.test.${HIDDEN}`);
-    expect(serverMessages.notFound(`/api/ск_test_${secret}`)).toBe(`There is no endpoint at "/api/${HIDDEN}".`);
+    expect(serverMessages.notFound(`/api/ск_test_${secret}`)).toBe(
+      `There is no endpoint at "/api/${HIDDEN}".`,
+    );
   });
 
   it("S15: short values come back readable: field names, words, paths of short segments", () => {
-    for (const text of ["foo", "imageCount", "referenceImages", "negative_prompt", "1024x1024", "/api/generations", "a b", ""]) {
+    for (const text of [
+      "foo",
+      "imageCount",
+      "referenceImages",
+      "negative_prompt",
+      "1024x1024",
+      "/api/generations",
+      "a b",
+      "",
+    ]) {
       expect(safeEcho(text)).toBe(text);
     }
     expect(safeEcho("k".repeat(HIDDEN_RUN_CHARS - 1))).toBe("k".repeat(HIDDEN_RUN_CHARS - 1));
@@ -167,7 +221,10 @@ describe("safeEcho (S1, S15)", () => {
     // Words of up to 15 characters, separated by shown punctuation, are never hidden.
     fc.assert(
       fc.property(
-        fc.array(fc.string({ unit: fc.constantFrom(..."abcXYZ019_-"), maxLength: HIDDEN_RUN_CHARS - 1 }), { maxLength: 8 }),
+        fc.array(
+          fc.string({ unit: fc.constantFrom(..."abcXYZ019_-"), maxLength: HIDDEN_RUN_CHARS - 1 }),
+          { maxLength: 8 },
+        ),
         fc.constantFrom(" ", ".", "/", ":", ", "),
         (words, separator) => {
           const text = words.join(separator);
@@ -179,12 +236,18 @@ describe("safeEcho (S1, S15)", () => {
 
   it("S15: property: any text comes back as at most max printable ASCII characters and ...", () => {
     fc.assert(
-      fc.property(fc.string({ unit: anyUnit, maxLength: 80 }), fc.integer({ min: 1, max: 60 }), (s, max) => {
-        const out = safeEcho(s, max);
-        expect(out).toMatch(PLAIN);
-        expect(out.length).toBeLessThanOrEqual(max + 3);
-        if (out.length > max) expect(out.endsWith("...")).toBe(true);
-      }),
+      fc.property(
+        fc.string({ unit: anyUnit, maxLength: 80 }),
+        fc.integer({ min: 1, max: 60 }),
+        (s, max) => {
+          const out = safeEcho(s, max);
+          expect(out).toMatch(PLAIN);
+          expect(out.length).toBeLessThanOrEqual(max + 3);
+          if (out.length > max) {
+            expect(out.endsWith("...")).toBe(true);
+          }
+        },
+      ),
     );
   });
 });

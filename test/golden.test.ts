@@ -1,7 +1,19 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { buildGolden, type Golden, JSON_PATH, MD_PATH, renderJson, renderMarkdown } from "../scripts/golden.js";
-import { ORACLE_MODEL_IDS, ORACLE_QUALITIES, ORACLE_RESOLUTIONS, oraclePrice } from "./oracle/seed.js";
+import {
+  buildGolden,
+  type Golden,
+  JSON_PATH,
+  MD_PATH,
+  renderJson,
+  renderMarkdown,
+} from "../scripts/golden.js";
+import {
+  ORACLE_MODEL_IDS,
+  ORACLE_QUALITIES,
+  ORACLE_RESOLUTIONS,
+  oraclePrice,
+} from "./oracle/seed.js";
 
 const committedJson = readFileSync(JSON_PATH, "utf8");
 const committed = JSON.parse(committedJson) as Golden;
@@ -25,8 +37,12 @@ describe("the golden price table (npm run golden regenerates it)", () => {
       for (const resolution of ORACLE_RESOLUTIONS) {
         for (const quality of ORACLE_QUALITIES) {
           const row = committed.prices[modelId]?.[resolution]?.[quality];
-          const expected = Array.from({ length: 15 }, (_, refs) => oraclePrice(modelId, resolution, quality, refs));
-          expect(row, `${modelId} ${resolution} ${quality}`).toEqual(expected.every((c) => c === null) ? null : expected);
+          const expected = Array.from({ length: 15 }, (_, refs) =>
+            oraclePrice(modelId, resolution, quality, refs),
+          );
+          expect(row, `${modelId} ${resolution} ${quality}`).toEqual(
+            expected.every((c) => c === null) ? null : expected,
+          );
           priced += expected.filter((c) => c !== null).length;
         }
       }

@@ -32,7 +32,9 @@ describe("show and safeEcho", () => {
     expect(safeEcho("abc", 3)).toBe("abc");
     // a run of 16 or more is hidden whole, never cut into the mask
     expect(safeEcho(`ab ${"k".repeat(HIDDEN_RUN_CHARS)} cd`)).toBe(`ab ${HIDDEN} cd`);
-    expect(safeEcho(`ab ${"k".repeat(HIDDEN_RUN_CHARS - 1)} cd`)).toBe(`ab ${"k".repeat(HIDDEN_RUN_CHARS - 1)} cd`);
+    expect(safeEcho(`ab ${"k".repeat(HIDDEN_RUN_CHARS - 1)} cd`)).toBe(
+      `ab ${"k".repeat(HIDDEN_RUN_CHARS - 1)} cd`,
+    );
     expect(safeEcho(`a b c ${"k".repeat(20)}`, 10)).toBe("a b c ...");
     const huge = "x".repeat(5_000_000);
     expect(show(huge)).toBe(JSON.stringify(HIDDEN));
@@ -41,7 +43,9 @@ describe("show and safeEcho", () => {
   });
 
   it("S15: the issue-count sentence says how many were left out, in the singular or the plural", () => {
-    expect(messages.tooManyIssues(1)).toBe("1 more issue was left out to keep the answer short; fix the ones listed first.");
+    expect(messages.tooManyIssues(1)).toBe(
+      "1 more issue was left out to keep the answer short; fix the ones listed first.",
+    );
     expect(messages.tooManyIssues(950)).toBe(
       "950 more issues were left out to keep the answer short; fix the ones listed first.",
     );
@@ -55,7 +59,9 @@ describe("every sentence is said somewhere", () => {
   const src = new URL("../src/", import.meta.url);
   /** The source of every module but the two sentence files, where a sentence is used as `.name(` or `.name,`. */
   const code = readdirSync(src, { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".ts") && file !== "messages.ts" && file !== "server/messages.ts")
+    .filter(
+      (file) => file.endsWith(".ts") && file !== "messages.ts" && file !== "server/messages.ts",
+    )
     .map((file) => readFileSync(new URL(file, src), "utf8"))
     .join("\n");
 
@@ -87,7 +93,10 @@ describe("cut, the one cut of a client's text (S15)", () => {
   it("S15: property: a cut is a prefix of the text, at most max units, with no split pair, and ... exactly when it is shorter", () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)), maxLength: 40 }),
+        fc.string({
+          unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)),
+          maxLength: 40,
+        }),
         fc.integer({ min: 0, max: 45 }),
         (text, max) => {
           const out = cut(text, max);
@@ -98,7 +107,10 @@ describe("cut, the one cut of a client's text (S15)", () => {
           expect(out.endsWith("...")).toBe(true);
           const kept = out.slice(0, -3);
           expect(text.startsWith(kept)).toBe(true);
-          expect(kept.length === max || (kept.length === max - 1 && /[\uD800-\uDBFF]/.test(text.charAt(max - 1)))).toBe(true);
+          expect(
+            kept.length === max ||
+              (kept.length === max - 1 && /[\uD800-\uDBFF]/.test(text.charAt(max - 1))),
+          ).toBe(true);
         },
       ),
     );

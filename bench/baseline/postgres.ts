@@ -71,19 +71,38 @@ export function handWrittenAccept(
     }
     const hash = createHash("sha256").update(token, "utf8").digest("hex");
     const key = (
-      await pool.query<{ id: string; user_id: string; revoked: boolean; multiplier: string }>({ ...findKey, values: [hash] })
+      await pool.query<{ id: string; user_id: string; revoked: boolean; multiplier: string }>({
+        ...findKey,
+        values: [hash],
+      })
     ).rows[0];
-    if (!key || key.revoked) return { status: 401, body: { error: { code: "unauthorized" } } };
+    if (!key || key.revoked) {
+      return { status: 401, body: { error: { code: "unauthorized" } } };
+    }
     const taskId = `task_${randomBytes(8).toString("hex")}`;
     const { rows } = await pool.query<{ balance: string }>({
       ...accept,
-      values: [key.user_id, taskId, key.id, body.idempotencyKey, Date.now(), JSON.stringify(body), key.multiplier, charge],
+      values: [
+        key.user_id,
+        taskId,
+        key.id,
+        body.idempotencyKey,
+        Date.now(),
+        JSON.stringify(body),
+        key.multiplier,
+        charge,
+      ],
     });
     // Every request of the benchmark has a fresh key and credits to spare: anything else is a
     // failure the load reports (a taken key answers no row; a refusal fails the claim's foreign key).
     const row = rows[0];
-    if (!row) return { status: 409, body: { error: { code: "idempotency_key_taken" } } };
-    return { status: 202, body: { taskId, totalCreditCost: charge, balanceAfterCredits: Number(row.balance) } };
+    if (!row) {
+      return { status: 409, body: { error: { code: "idempotency_key_taken" } } };
+    }
+    return {
+      status: 202,
+      body: { taskId, totalCreditCost: charge, balanceAfterCredits: Number(row.balance) },
+    };
   };
 }
 
@@ -102,12 +121,18 @@ export async function startBaseline(options: {
   credits: number;
   poolMax?: number;
 }): Promise<{ server: Server; pool: pg.Pool; port: number }> {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolMax ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolMax ?? 10,
+  });
   pool.on("error", () => {});
   const accept = handWrittenAccept(pool, options.schema, options.credits);
   const answer = (res: ServerResponse, { status, body }: Answer) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+    res.writeHead(status, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(text),
+    });
     res.end(text);
   };
 
@@ -117,14 +142,21 @@ export async function startBaseline(options: {
     req.on("end", () => {
       (async () => {
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-        if (!token) return answer(res, { status: 401, body: { error: { code: "unauthorized" } } });
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { idempotencyKey?: string; modelId?: string };
+        if (!token) {
+          return answer(res, { status: 401, body: { error: { code: "unauthorized" } } });
+        }
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+          idempotencyKey?: string;
+          modelId?: string;
+        };
         return answer(res, await accept(token, body));
       })().catch(() => answer(res, { status: 500, body: { error: { code: "internal_error" } } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
-  if (typeof address !== "object" || address === null) throw new Error("the baseline has no port");
+  if (typeof address !== "object" || address === null) {
+    throw new Error("the baseline has no port");
+  }
   return { server, pool, port: address.port };
 }

@@ -19,7 +19,9 @@ export function integerQuote(
 ): number | null {
   const model = builtIn.models[modelId];
   const base = model?.prices[resolution]?.[quality];
-  if (model === undefined || base === undefined) return null;
+  if (model === undefined || base === undefined) {
+    return null;
+  }
   const subtotal = base + references * model.referenceSurchargeCredits;
   return Math.floor((2 * subtotal * m.num + m.den) / (2 * m.den));
 }
@@ -34,7 +36,9 @@ export function integerCharge(
   m: Fraction,
 ): { perOutputCredits: number; totalCreditCost: number; lines: number[] } | null {
   const per = integerQuote(modelId, resolution, quality, references, m);
-  if (per === null) return null;
+  if (per === null) {
+    return null;
+  }
   const lines: number[] = [];
   let total = 0;
   for (let i = 0; i < imageCount; i++) {

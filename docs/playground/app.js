@@ -2,7 +2,14 @@
 // (src/index.ts bundled by esbuild), served by scripts/playground.ts; it is not committed.
 // docs/playground.md explains the pattern: issue path -> control -> its <label>, aria-invalid,
 // aria-describedby, one polite live region.
-import { capabilities, catalog, checkRequest, computeCharge, InvalidRequestError, parseMultiplier } from "./core.js";
+import {
+  capabilities,
+  catalog,
+  checkRequest,
+  computeCharge,
+  InvalidRequestError,
+  parseMultiplier,
+} from "./core.js";
 import { controlFor, FIELDS, sentence } from "./fields.js";
 
 const $ = (id) => /** @type {HTMLInputElement & HTMLSelectElement} */ (document.getElementById(id));
@@ -27,7 +34,9 @@ function offer(select, values, fallback) {
 /** Sets every control to what the chosen model accepts (from `capabilities`). */
 function applyModel() {
   const caps = capabilities($("model").value);
-  if (!caps) return;
+  if (!caps) {
+    return;
+  }
   offer($("generationType"), caps.generationTypes, "text-to-image");
   offer($("aspectRatio"), caps.aspectRatios, caps.defaultAspectRatio);
   // A model with no default resolution needs one named; the page always names it.
@@ -43,14 +52,19 @@ function applyModel() {
 /** References exist only when editing: 1 to the model's limit for image-to-image, none otherwise. */
 function applyGenerationType() {
   const caps = capabilities($("model").value);
-  if (!caps) return;
+  if (!caps) {
+    return;
+  }
   const refs = $("referenceCount");
   const editing = $("generationType").value === "image-to-image";
   refs.disabled = !editing;
   refs.min = editing ? "1" : "0";
   refs.max = String(editing ? caps.maxReferenceImages : 0);
-  if (!editing) refs.value = "0";
-  else if (refs.value === "0") refs.value = "1";
+  if (!editing) {
+    refs.value = "0";
+  } else if (refs.value === "0") {
+    refs.value = "1";
+  }
   const surcharge = caps.referenceSurchargeCredits;
   $("referenceCount-hint").textContent = editing
     ? `1 to ${caps.maxReferenceImages} for this model; ${surcharge ? `+${surcharge} credits each, per image.` : "no surcharge."}`
@@ -66,7 +80,8 @@ const numberField = (id) => {
 /** Prices the form exactly as a backend would charge the same request, or lists what stops it. */
 function render() {
   const references = numberField("referenceCount");
-  const wholeReferences = typeof references === "number" && Number.isInteger(references) && references >= 0;
+  const wholeReferences =
+    typeof references === "number" && Number.isInteger(references) && references >= 0;
   const body = {
     prompt: "price preview",
     modelId: $("model").value,
@@ -77,16 +92,25 @@ function render() {
     background: $("background").value,
     imageCount: numberField("imageCount"),
     // One more than any model allows is enough to be refused; a huge count builds no huge list.
-    inputAssetIds: Array.from({ length: wholeReferences ? Math.min(references, 100) : 0 }, (_, i) => `reference-${i + 1}`),
+    inputAssetIds: Array.from(
+      { length: wholeReferences ? Math.min(references, 100) : 0 },
+      (_, i) => `reference-${i + 1}`,
+    ),
   };
   let issues = [];
   let charge;
   const checked = checkRequest(body); // shape and model limits together: every issue at once (N15)
-  if (!checked.success) issues = checked.issues;
+  if (!checked.success) {
+    issues = checked.issues;
+  }
   if (!wholeReferences) {
     // The request listed no references because the field is not a count; say that, not "at least 1".
     issues = issues.filter((issue) => controlFor(issue.path) !== "referenceCount");
-    issues.push({ path: "referenceCount", code: "invalid_reference_count", message: "Reference images must be a whole number." });
+    issues.push({
+      path: "referenceCount",
+      code: "invalid_reference_count",
+      message: "Reference images must be a whole number.",
+    });
   }
   // The multiplier is the account's, not the request's: checked here too, so that every problem shows at once.
   const multiplier = parseMultiplier($("multiplier").value);
@@ -101,7 +125,9 @@ function render() {
     try {
       charge = computeCharge(checked.output, { account: { multiplier } });
     } catch (error) {
-      if (!(error instanceof InvalidRequestError)) throw error;
+      if (!(error instanceof InvalidRequestError)) {
+        throw error;
+      }
       issues = error.issues;
     }
   }
@@ -123,8 +149,11 @@ function markControls(issues) {
   const general = [];
   for (const issue of issues) {
     const id = controlFor(issue.path);
-    if (id === undefined) general.push(issue.message.replace(/\.$/, ""));
-    else byControl.set(id, [...(byControl.get(id) ?? []), sentence(issue, labelOf(id), caps)]);
+    if (id === undefined) {
+      general.push(issue.message.replace(/\.$/, ""));
+    } else {
+      byControl.set(id, [...(byControl.get(id) ?? []), sentence(issue, labelOf(id), caps)]);
+    }
   }
   for (const id of CONTROLS) {
     const control = $(id);
@@ -134,13 +163,22 @@ function markControls(issues) {
     // Two issues on one control are one description: "Images: ...; Images: ..." is rare, and clear.
     error.textContent = said ? [...new Set(said)].join("; ") : "";
     error.hidden = !said;
-    if (said) control.setAttribute("aria-invalid", "true");
-    else control.removeAttribute("aria-invalid");
+    if (said) {
+      control.setAttribute("aria-invalid", "true");
+    } else {
+      control.removeAttribute("aria-invalid");
+    }
     const describedBy = [said ? error.id : "", hint ? hint.id : ""].filter(Boolean).join(" ");
-    if (describedBy) control.setAttribute("aria-describedby", describedBy);
-    else control.removeAttribute("aria-describedby");
+    if (describedBy) {
+      control.setAttribute("aria-describedby", describedBy);
+    } else {
+      control.removeAttribute("aria-describedby");
+    }
   }
-  return [...CONTROLS.flatMap((id) => (byControl.has(id) ? [$(`${id}-error`).textContent] : [])), ...general];
+  return [
+    ...CONTROLS.flatMap((id) => (byControl.has(id) ? [$(`${id}-error`).textContent] : [])),
+    ...general,
+  ];
 }
 
 /** Shows a charge (every amount in credits) or, when there is none, what to fix; says either once in #status. */
@@ -155,7 +193,9 @@ function show(charge, issues) {
       : `Total ${credits(charge.totalCreditCost)}: ${charge.imageCount} images at ${credits(charge.perOutputCredits)} each.`
     : `No price: ${problems.join("; ")}.`;
   // The same text again is not a change, so a screen reader is not told it twice.
-  if ($("status").textContent !== status) $("status").textContent = status;
+  if ($("status").textContent !== status) {
+    $("status").textContent = status;
+  }
   const rows = charge
     ? [
         ["Base price", charge.breakdown.baseCredits],
@@ -164,8 +204,14 @@ function show(charge, issues) {
           charge.breakdown.referenceSurchargeCredits,
         ],
         ["Subtotal", charge.breakdown.subtotalCredits],
-        [`x ${charge.breakdown.multiplier}, rounded ${charge.breakdown.rounding}`, charge.breakdown.credits],
-        [`x ${charge.imageCount} image${charge.imageCount === 1 ? "" : "s"}`, charge.totalCreditCost],
+        [
+          `x ${charge.breakdown.multiplier}, rounded ${charge.breakdown.rounding}`,
+          charge.breakdown.credits,
+        ],
+        [
+          `x ${charge.imageCount} image${charge.imageCount === 1 ? "" : "s"}`,
+          charge.totalCreditCost,
+        ],
       ]
     : [];
   $("breakdown").hidden = rows.length === 0;
@@ -187,8 +233,12 @@ $("catalog").textContent = `Prices of ${catalog.version}.`;
 applyModel();
 // `input` fires for typing, pasting, arrow keys on a select and mouse alike: no click-only path.
 form.addEventListener("input", (event) => {
-  if (event.target === $("model")) applyModel();
-  if (event.target === $("generationType")) applyGenerationType();
+  if (event.target === $("model")) {
+    applyModel();
+  }
+  if (event.target === $("generationType")) {
+    applyGenerationType();
+  }
   render();
 });
 form.addEventListener("submit", (event) => event.preventDefault());

@@ -27,7 +27,9 @@ export const FIELDS = {
  * @returns {string | undefined} The control's id.
  */
 export function controlFor(path) {
-  if (Object.hasOwn(FIELDS, path)) return FIELDS[path];
+  if (Object.hasOwn(FIELDS, path)) {
+    return FIELDS[path];
+  }
   const field = path.split(/[.[]/)[0] ?? "";
   return Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
 }

@@ -4,8 +4,12 @@ import { type CliIo, UsageError } from "./io.js";
 
 /** `--multiplier` as the account to price for (none without it): a bad command line unless P4 accepts it. */
 export function accountOption(multiplier: string | undefined): { multiplier: string } | undefined {
-  if (multiplier === undefined || parseMultiplier(multiplier)) return multiplier === undefined ? undefined : { multiplier };
-  throw new UsageError(`--multiplier must be a plain decimal from 0 to 1000, such as 1.15; received "${multiplier}".`);
+  if (multiplier === undefined || parseMultiplier(multiplier)) {
+    return multiplier === undefined ? undefined : { multiplier };
+  }
+  throw new UsageError(
+    `--multiplier must be a plain decimal from 0 to 1000, such as 1.15; received "${multiplier}".`,
+  );
 }
 
 /** `--json` and `--help`, which every command but `serve` takes. */
@@ -24,7 +28,9 @@ export const CATALOG_OPTIONS = { at: { type: "string" }, ...JSON_AND_HELP } as c
 export function wholeNumber(name: string, text: string, min: number): number {
   const trimmed = text.trim();
   if (!/^\d+$/.test(trimmed) || Number(trimmed) < min || !Number.isSafeInteger(Number(trimmed))) {
-    throw new UsageError(`${name} must be a whole number${min > 0 ? ` of at least ${min}` : ""}; received "${text}".`);
+    throw new UsageError(
+      `${name} must be a whole number${min > 0 ? ` of at least ${min}` : ""}; received "${text}".`,
+    );
   }
   return Number(trimmed);
 }
@@ -35,11 +41,15 @@ export function wholeNumber(name: string, text: string, min: number): number {
  */
 export function catalogForAt(at: string | undefined, io: Pick<CliIo, "history" | "now">): Catalog {
   const history = io.history ?? catalogHistory;
-  if (at === undefined) return io.history ? (history.at(-1) as Catalog) : catalog;
+  if (at === undefined) {
+    return io.history ? (history.at(-1) as Catalog) : catalog;
+  }
   try {
     return catalogAt(history, at.trim() === "now" ? (io.now ?? Date.now)() : at);
   } catch (error) {
-    if (error instanceof RangeError) throw new UsageError(`--at "${at}": ${error.message}`);
+    if (error instanceof RangeError) {
+      throw new UsageError(`--at "${at}": ${error.message}`);
+    }
     throw error;
   }
 }

@@ -1,6 +1,12 @@
 /** The `check` command: a request body normalized, validated and priced, or every issue it has. */
 import { parseArgs } from "node:util";
-import { type Charge, capabilities, checkRequest, InvalidRequestError, type Issue } from "../index.js";
+import {
+  type Charge,
+  capabilities,
+  checkRequest,
+  InvalidRequestError,
+  type Issue,
+} from "../index.js";
 import { priceValidated } from "../pricing/computeCharge.js";
 import { accountOption, CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
 import { breakdownLines, credits, issueLines } from "./format.js";
@@ -39,7 +45,9 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     io.out(CHECK_HELP);
     return EXIT.ok;
   }
-  if (positionals.length !== 1) throw new UsageError("check needs exactly one file name, or - for standard input.");
+  if (positionals.length !== 1) {
+    throw new UsageError("check needs exactly one file name, or - for standard input.");
+  }
   const account = accountOption(values.multiplier);
   const refs = values.refs === undefined ? undefined : wholeNumber("--refs", values.refs, 0);
   const catalog = catalogForAt(values.at, io);
@@ -48,7 +56,9 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
   const body = await readJson(source, io, UsageError);
 
   const checked = checkRequest(body, { catalog });
-  if (!checked.success) return report(io, values.json, checked.issues);
+  if (!checked.success) {
+    return report(io, values.json, checked.issues);
+  }
   let charge: Charge;
   try {
     charge = priceValidated(checked.output, {
@@ -58,7 +68,9 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
     });
   } catch (error) {
     // Only a --refs above the listed references gets here: the request itself passed.
-    if (error instanceof InvalidRequestError) return report(io, values.json, error.issues);
+    if (error instanceof InvalidRequestError) {
+      return report(io, values.json, error.issues);
+    }
     throw error;
   }
 
@@ -80,7 +92,12 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
 }
 
 function report(io: CliIo, json: boolean | undefined, issues: Issue[]): number {
-  if (json) io.out(`${JSON.stringify({ valid: false, issues }, null, 2)}\n`);
-  else io.out(`Invalid: ${issues.length} issue${issues.length === 1 ? "" : "s"}\n${issueLines(issues)}\n`);
+  if (json) {
+    io.out(`${JSON.stringify({ valid: false, issues }, null, 2)}\n`);
+  } else {
+    io.out(
+      `Invalid: ${issues.length} issue${issues.length === 1 ? "" : "s"}\n${issueLines(issues)}\n`,
+    );
+  }
   return EXIT.invalid;
 }

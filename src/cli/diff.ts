@@ -55,7 +55,9 @@ const MAX_PROBLEMS = 5;
 /** A schema without its pipe and its optional or nullable wrapper: the shape underneath. */
 function unwrap(schema: SchemaPart | undefined): SchemaPart | undefined {
   let inner = schema;
-  while (inner?.pipe || inner?.wrapped) inner = inner.pipe ? inner.pipe[0] : inner.wrapped;
+  while (inner?.pipe || inner?.wrapped) {
+    inner = inner.pipe ? inner.pipe[0] : inner.wrapped;
+  }
   return inner;
 }
 
@@ -64,15 +66,20 @@ function schemaAt(path: readonly unknown[]): SchemaPart | undefined {
   let schema: SchemaPart | undefined = CatalogSchema as unknown as SchemaPart;
   for (const key of path) {
     schema = unwrap(schema);
-    if (schema?.entries) schema = Object.hasOwn(schema.entries, String(key)) ? schema.entries[String(key)] : undefined;
-    else schema = schema?.value ?? schema?.item;
+    if (schema?.entries) {
+      schema = Object.hasOwn(schema.entries, String(key)) ? schema.entries[String(key)] : undefined;
+    } else {
+      schema = schema?.value ?? schema?.item;
+    }
   }
   return schema;
 }
 
 /** What a field must hold, in words, from its schema: "a whole number of at least 1", "one of png, jpeg, webp". */
 function expected(schema: SchemaPart | undefined): string {
-  if (!schema) return "no such field";
+  if (!schema) {
+    return "no such field";
+  }
   const base = schema.pipe?.[0] ?? schema;
   const actions = schema.pipe?.slice(1) ?? [];
   const has = (type: string) => actions.find((a) => a.type === type);
@@ -86,7 +93,9 @@ function expected(schema: SchemaPart | undefined): string {
     case "optional":
       return expected(base.wrapped);
     case "string": {
-      if (has("iso_date")) return "a date, YYYY-MM-DD";
+      if (has("iso_date")) {
+        return "a date, YYYY-MM-DD";
+      }
       const regex = has("regex")?.message;
       return typeof regex === "string" ? `a string: ${regex.replace(/\.$/, "")}` : "a string";
     }
@@ -95,7 +104,10 @@ function expected(schema: SchemaPart | undefined): string {
     case "picklist":
       return `one of ${(base.options ?? []).join(", ")}`;
     case "array": {
-      const item = base.item?.type === "picklist" ? `values from ${(base.item.options ?? []).join(", ")}` : expected(base.item);
+      const item =
+        base.item?.type === "picklist"
+          ? `values from ${(base.item.options ?? []).join(", ")}`
+          : expected(base.item);
       return `a list of ${item}${has("min_length") ? ", at least one" : ""}${has("check") ? ", each once" : ""}`;
     }
     case "object":
@@ -132,7 +144,8 @@ function problem(issue: v.BaseIssue<unknown>): string {
     }
     return `${path || "the catalog"}: ${rule}`;
   }
-  const what = issue.input === undefined ? `${path} is missing` : `${path} is ${shown(issue.input)}`;
+  const what =
+    issue.input === undefined ? `${path} is missing` : `${path} is ${shown(issue.input)}`;
   const hint = path === "defaultModelId" ? ", the id of one of its models" : "";
   return `${what}; expected ${expected(schemaAt(keys))}${hint}`;
 }
@@ -150,35 +163,51 @@ function listed(problems: readonly string[]): string {
 }
 
 /** A file's catalogs, oldest first: one for a catalog file, every entry of a history file. */
-async function load(source: string, io: CliIo): Promise<{ catalogs: readonly Catalog[]; history: boolean }> {
+async function load(
+  source: string,
+  io: CliIo,
+): Promise<{ catalogs: readonly Catalog[]; history: boolean }> {
   const data = await readJson(source, io);
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    throw new InputError(`${source} must hold a catalog object or a catalog history ({ "catalogs": [...] }).`);
+    throw new InputError(
+      `${source} must hold a catalog object or a catalog history ({ "catalogs": [...] }).`,
+    );
   }
   // "$schema" only points an editor at the JSON Schema; it is not part of a catalog.
   const { $schema: _schema, ...rest } = data as Record<string, unknown>;
   if (!Object.hasOwn(rest, "catalogs")) {
     const problems = catalogProblems(rest);
-    if (problems.length > 0) throw new InputError(`${source} is not a valid catalog: ${listed(problems)}`);
+    if (problems.length > 0) {
+      throw new InputError(`${source} is not a valid catalog: ${listed(problems)}`);
+    }
     return { catalogs: [rest as unknown as Catalog], history: false };
   }
   const extra = Object.keys(rest).filter((k) => k !== "catalogs");
   if (extra.length > 0) {
-    throw new InputError(`${source}: a catalog history has only "catalogs" (and "$schema"); found ${extra.join(", ")}.`);
+    throw new InputError(
+      `${source}: a catalog history has only "catalogs" (and "$schema"); found ${extra.join(", ")}.`,
+    );
   }
   if (Array.isArray(rest.catalogs)) {
     const problems = rest.catalogs.flatMap((entry: unknown, i) => {
-      const version = typeof entry === "object" && entry !== null ? (entry as { version?: unknown }).version : undefined;
+      const version =
+        typeof entry === "object" && entry !== null
+          ? (entry as { version?: unknown }).version
+          : undefined;
       const name = `catalogs[${i}]${typeof version === "string" ? ` (version ${shown(version)})` : ""}`;
       return catalogProblems(entry).map((p) => `${name}: ${p}`);
     });
-    if (problems.length > 0) throw new InputError(`${source} is not a valid catalog history: ${listed(problems)}`);
+    if (problems.length > 0) {
+      throw new InputError(`${source} is not a valid catalog history: ${listed(problems)}`);
+    }
   }
   try {
     // Every entry is a valid catalog by now: what is left is the list itself and the order of its versions.
     return { catalogs: defineCatalogHistory(rest.catalogs as readonly Catalog[]), history: true };
   } catch (error) {
-    if (error instanceof TypeError) throw new InputError(`${source}: ${oneLine(error.message)}`);
+    if (error instanceof TypeError) {
+      throw new InputError(`${source}: ${oneLine(error.message)}`);
+    }
     throw error;
   }
 }
@@ -189,13 +218,23 @@ function compare(before: Catalog, after: Catalog): Comparison {
 }
 
 function render(c: Comparison, names?: readonly [string, string]): string {
-  const head = names ? `Catalog ${c.before} (${names[0]}) -> ${c.after} (${names[1]})` : `Catalog ${c.before} -> ${c.after}`;
-  if (c.equal) return `${head}: no changes.`;
+  const head = names
+    ? `Catalog ${c.before} (${names[0]}) -> ${c.after} (${names[1]})`
+    : `Catalog ${c.before} -> ${c.after}`;
+  if (c.equal) {
+    return `${head}: no changes.`;
+  }
   const rows = c.changes.map((change) => {
     let difference = "";
-    if ((change.kind === "price" || change.kind === "surcharge") && change.percent !== null) difference = change.percent;
-    if (change.kind === "price" && change.before === null) difference = "newly priced";
-    if (change.kind === "price" && change.after === null) difference = "no longer priced";
+    if ((change.kind === "price" || change.kind === "surcharge") && change.percent !== null) {
+      difference = change.percent;
+    }
+    if (change.kind === "price" && change.before === null) {
+      difference = "newly priced";
+    }
+    if (change.kind === "price" && change.after === null) {
+      difference = "no longer priced";
+    }
     if (change.kind === "accepted_values") {
       const parts = [...change.added.map((x) => `+${x}`), ...change.removed.map((x) => `-${x}`)];
       difference = parts.length > 0 ? parts.join(" ") : "reordered";
@@ -214,32 +253,49 @@ function render(c: Comparison, names?: readonly [string, string]): string {
 
 /** Runs `diff`: compares two catalog files, or each entry of one history file with the one before. */
 export async function runDiff(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: JSON_AND_HELP });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: JSON_AND_HELP,
+  });
   if (values.help) {
     io.out(DIFF_HELP);
     return EXIT.ok;
   }
   if (positionals.length < 1 || positionals.length > 2) {
-    throw new UsageError("diff needs two catalog files (before and after), or one catalog history file.");
+    throw new UsageError(
+      "diff needs two catalog files (before and after), or one catalog history file.",
+    );
   }
-  if (positionals.filter((p) => p === "-").length > 1) throw new UsageError("Only one file may be - (standard input).");
+  if (positionals.filter((p) => p === "-").length > 1) {
+    throw new UsageError("Only one file may be - (standard input).");
+  }
 
   if (positionals.length === 2) {
     const [beforeName, afterName] = positionals as [string, string];
     const before = (await load(beforeName, io)).catalogs.at(-1) as Catalog;
     const after = (await load(afterName, io)).catalogs.at(-1) as Catalog;
     const c = compare(before, after);
-    io.out(values.json ? `${JSON.stringify(c, null, 2)}\n` : `${render(c, [beforeName, afterName])}\n`);
+    io.out(
+      values.json ? `${JSON.stringify(c, null, 2)}\n` : `${render(c, [beforeName, afterName])}\n`,
+    );
     return c.equal ? EXIT.ok : EXIT.invalid;
   }
 
   const name = positionals[0] as string;
   const { catalogs: history, history: isHistory } = await load(name, io);
-  if (!isHistory)
-    throw new UsageError(`With one file, diff compares the entries of a catalog history; ${name} holds one catalog.`);
+  if (!isHistory) {
+    throw new UsageError(
+      `With one file, diff compares the entries of a catalog history; ${name} holds one catalog.`,
+    );
+  }
   const comparisons = history.slice(1).map((after, i) => compare(history[i] as Catalog, after));
-  if (values.json) io.out(`${JSON.stringify(comparisons, null, 2)}\n`);
-  else if (comparisons.length === 0) io.out(`${name} holds one catalog (${history[0]?.version}): nothing to compare.\n`);
-  else io.out(`${comparisons.map((c) => render(c)).join("\n\n")}\n`);
+  if (values.json) {
+    io.out(`${JSON.stringify(comparisons, null, 2)}\n`);
+  } else if (comparisons.length === 0) {
+    io.out(`${name} holds one catalog (${history[0]?.version}): nothing to compare.\n`);
+  } else {
+    io.out(`${comparisons.map((c) => render(c)).join("\n\n")}\n`);
+  }
   return comparisons.every((c) => c.equal) ? EXIT.ok : EXIT.invalid;
 }

@@ -20,7 +20,11 @@ function wrapList(text: string, width: number): string[] {
  * `maxWidth`, the last column is wrapped (after commas) onto continuation lines so that no line is
  * wider, as long as the other columns leave it room.
  */
-export function table(header: readonly string[], rows: readonly (readonly string[])[], maxWidth?: number): string {
+export function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  maxWidth?: number,
+): string {
   const last = header.length - 1;
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   if (maxWidth !== undefined) {
@@ -34,8 +38,12 @@ export function table(header: readonly string[], rows: readonly (readonly string
       .join("  ")
       .trimEnd();
   const body = rows.flatMap((r) => {
-    const [first = "", ...more] = maxWidth === undefined ? [r[last] ?? ""] : wrapList(r[last] ?? "", widths[last] ?? 0);
-    return [line([...r.slice(0, last), first]), ...more.map((m) => line([...r.slice(0, last).map(() => ""), m]))];
+    const [first = "", ...more] =
+      maxWidth === undefined ? [r[last] ?? ""] : wrapList(r[last] ?? "", widths[last] ?? 0);
+    return [
+      line([...r.slice(0, last), first]),
+      ...more.map((m) => line([...r.slice(0, last).map(() => ""), m])),
+    ];
   });
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...body].join("\n");
 }
@@ -57,7 +65,12 @@ export function breakdownLines(b: PriceBreakdown, surchargePerReference: number)
   ];
   const w0 = Math.max(...rows.map((r) => (r[0] ?? "").length));
   const w1 = Math.max(...rows.map((r) => (r[1] ?? "").length));
-  return rows.map(([a = "", n = "", note = ""]) => `  ${a.padEnd(w0)}  ${n.padStart(w1)}${note ? `  (${note})` : ""}`).join("\n");
+  return rows
+    .map(
+      ([a = "", n = "", note = ""]) =>
+        `  ${a.padEnd(w0)}  ${n.padStart(w1)}${note ? `  (${note})` : ""}`,
+    )
+    .join("\n");
 }
 
 /** One issue per line: `path: message [code]`. */

@@ -63,6 +63,8 @@ export async function readJson(
     return JSON.parse(text);
   } catch (error) {
     // Not JSON is a bad file (exit 2), like one that cannot be read: there is nothing in it to judge.
-    throw new InputError(`${source === "-" ? "Standard input" : source} is not valid JSON: ${(error as Error).message}`);
+    throw new InputError(
+      `${source === "-" ? "Standard input" : source} is not valid JSON: ${(error as Error).message}`,
+    );
   }
 }

@@ -48,7 +48,9 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     io.out(QUOTE_HELP);
     return EXIT.ok;
   }
-  if (values.model === undefined) throw new UsageError("quote needs --model <id>.");
+  if (values.model === undefined) {
+    throw new UsageError("quote needs --model <id>.");
+  }
   const catalog = catalogForAt(values.at, io);
   const images = values.images === undefined ? 1 : wholeNumber("--images", values.images, 1);
   const spec = {
@@ -56,13 +58,18 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     modelId: values.model,
     ...(values.resolution !== undefined && { resolution: values.resolution }),
     ...(values.quality !== undefined && { quality: values.quality }),
-    ...(values.refs !== undefined && { referenceImageCount: wholeNumber("--refs", values.refs, 0) }),
+    ...(values.refs !== undefined && {
+      referenceImageCount: wholeNumber("--refs", values.refs, 0),
+    }),
   };
   const result = quote(spec, { account: accountOption(values.multiplier), catalog });
 
   if (result.credits === null) {
-    if (values.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
-    else io.err(`Not priceable: ${result.message} [${result.reason}]\n`);
+    if (values.json) {
+      io.out(`${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      io.err(`Not priceable: ${result.message} [${result.reason}]\n`);
+    }
     return EXIT.invalid;
   }
   const total = result.credits * images; // the sum of `images` equal rounded lines (P5)
@@ -76,7 +83,9 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     `${b.modelId}, ${b.resolution}, quality ${b.quality}: ${credits(result.credits)} per image`,
     breakdownLines(b, surcharge),
   ];
-  if (images !== 1) lines.push(`total for ${images} images: ${credits(total)} (${images} x ${result.credits})`);
+  if (images !== 1) {
+    lines.push(`total for ${images} images: ${credits(total)} (${images} x ${result.credits})`);
+  }
   lines.push(`prices of ${result.catalogVersion}`);
   io.out(`${lines.join("\n")}\n`);
   return EXIT.ok;

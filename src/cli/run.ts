@@ -43,7 +43,8 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
 
 /** parseArgs' own errors are about the command line, so they are usage errors too. */
 function isParseArgsError(error: unknown): error is Error {
-  const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  const code: unknown =
+    error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
   return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
 }
 
@@ -52,7 +53,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     const topic = command === "help" ? rest[0] : undefined;
-    if (topic !== undefined && Object.hasOwn(COMMANDS, topic)) return run([topic, "--help"], io);
+    if (topic !== undefined && Object.hasOwn(COMMANDS, topic)) {
+      return run([topic, "--help"], io);
+    }
     (command === undefined ? io.err : io.out)(HELP);
     return command === undefined ? EXIT.usage : EXIT.ok;
   }

@@ -21,15 +21,24 @@ Options:
 
 /** Runs `schema`: prints a JSON Schema of a generation request. */
 export async function runSchema(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args, options: { model: { type: "string", short: "m" }, ...CATALOG_OPTIONS } });
+  const { values } = parseArgs({
+    args,
+    options: { model: { type: "string", short: "m" }, ...CATALOG_OPTIONS },
+  });
   if (values.help) {
     io.out(SCHEMA_HELP);
     return EXIT.ok;
   }
   const catalog = catalogForAt(values.at, io);
-  const schema = values.model === undefined ? requestJsonSchema(catalog) : modelRequestJsonSchema(values.model.trim(), catalog);
-  if (!schema)
-    throw new UsageError(`--model "${values.model}" is not a known model; run "imagegen-pricing models" to list them.`);
+  const schema =
+    values.model === undefined
+      ? requestJsonSchema(catalog)
+      : modelRequestJsonSchema(values.model.trim(), catalog);
+  if (!schema) {
+    throw new UsageError(
+      `--model "${values.model}" is not a known model; run "imagegen-pricing models" to list them.`,
+    );
+  }
   io.out(`${JSON.stringify(schema, null, 2)}\n`);
   return EXIT.ok;
 }

@@ -8,7 +8,12 @@
 import { readFileSync } from "node:fs";
 import { safeEcho } from "../echo.js";
 import { type RunningServer, serve } from "../node/index.js";
-import { createReferenceServer, FixturesError, type ReferenceServer, type ResponseEvent } from "../server/index.js";
+import {
+  createReferenceServer,
+  FixturesError,
+  type ReferenceServer,
+  type ResponseEvent,
+} from "../server/index.js";
 import type { Store } from "../store/store.js";
 import { type CliIo, EXIT, oneLine, StartError, UsageError } from "./io.js";
 import { fixturesRefused, readStartFiles } from "./serveFiles.js";
@@ -79,25 +84,41 @@ export type ServeControl = {
  *
  * @returns The exit code: 0 after a clean stop, 1 when it could not start, 2 for bad options or files.
  */
-export async function runServe(args: string[], io: CliIo, control: ServeControl = {}): Promise<number> {
+export async function runServe(
+  args: string[],
+  io: CliIo,
+  control: ServeControl = {},
+): Promise<number> {
   // Held out here so that a start that fails half-way still closes what it opened.
   let store: Store | undefined;
   let running: RunningServer | undefined;
   try {
     // Nothing is opened before the options are right, nor before the files are: a bad file is refused whole.
-    const options = readServeOptions(args, control.env ?? process.env, (line) => io.err(`${line}\n`));
+    const options = readServeOptions(args, control.env ?? process.env, (line) =>
+      io.err(`${line}\n`),
+    );
     if (options === "help") {
       io.out(SERVE_HELP);
       return EXIT.ok;
     }
     const files = await readStartFiles(options);
-    if (options.databaseUrl !== undefined) store = await openPostgresStore(options.databaseUrl, options.schema);
+    if (options.databaseUrl !== undefined) {
+      store = await openPostgresStore(options.databaseUrl, options.schema);
+    }
     // The fixture users an earlier start loaded into PostgreSQL are kept as the store has them.
     const found = new Set<string>();
-    if (store) for (const { id } of files.users) if (await store.getUser(id)) found.add(id);
+    if (store) {
+      for (const { id } of files.users) {
+        if (await store.getUser(id)) {
+          found.add(id);
+        }
+      }
+    }
 
     const write = (line: string) => io.out(`${line}\n`);
-    const log = options.log ? { onResponse: (event: ResponseEvent) => write(requestLine(event, options.json)) } : {};
+    const log = options.log
+      ? { onResponse: (event: ResponseEvent) => write(requestLine(event, options.json)) }
+      : {};
     const server = createReferenceServer({
       ...log,
       ...(store ? { store } : {}),
@@ -109,7 +130,9 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
     try {
       await server.ready();
     } catch (error) {
-      if (error instanceof FixturesError) throw fixturesRefused(options.fixtures, error);
+      if (error instanceof FixturesError) {
+        throw fixturesRefused(options.fixtures, error);
+      }
       if ((error as Error | undefined)?.name === "StoreUnavailableError") {
         throw new StartError(`Cannot use the database: ${oneLine((error as Error).message)}`, 1);
       }
@@ -146,17 +169,30 @@ export async function runServe(args: string[], io: CliIo, control: ServeControl 
 /** Opens the PostgreSQL store, loaded only when asked for, so that `pg` stays optional. */
 async function openPostgresStore(url: string, schema: string | undefined): Promise<Store> {
   const module = await import("../postgres/store.js").catch((error: { code?: unknown }) => {
-    if (error.code !== "ERR_MODULE_NOT_FOUND" && error.code !== "MODULE_NOT_FOUND") throw error;
-    throw new StartError("--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).", 1);
+    if (error.code !== "ERR_MODULE_NOT_FOUND" && error.code !== "MODULE_NOT_FOUND") {
+      throw error;
+    }
+    throw new StartError(
+      "--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).",
+      1,
+    );
   });
   try {
-    return await module.createPostgresStore({ connectionString: url, ...(schema === undefined ? {} : { schema }) });
+    return await module.createPostgresStore({
+      connectionString: url,
+      ...(schema === undefined ? {} : { schema }),
+    });
   } catch (error) {
-    if (error instanceof TypeError) throw new StartError(`--schema: ${oneLine(error.message)}`);
+    if (error instanceof TypeError) {
+      throw new StartError(`--schema: ${oneLine(error.message)}`);
+    }
     // Never the URL itself: it may hold a password.
     const cause = (error as { cause?: unknown }).cause;
     const detail = cause instanceof Error && cause.message ? `: ${oneLine(cause.message)}` : "";
-    throw new StartError(`Cannot use the database: ${oneLine((error as Error).message)}${detail}`, 1);
+    throw new StartError(
+      `Cannot use the database: ${oneLine((error as Error).message)}${detail}`,
+      1,
+    );
   }
 }
 
@@ -172,19 +208,32 @@ async function listen(
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "EADDRINUSE") {
-      throw new StartError(`Port ${port} on ${host} is in use; choose another with --port (0 picks a free one).`, 1);
+      throw new StartError(
+        `Port ${port} on ${host} is in use; choose another with --port (0 picks a free one).`,
+        1,
+      );
     }
-    if (code === "EACCES") throw new StartError(`Not allowed to listen on port ${port} of ${host}; choose a port above 1023.`, 1);
+    if (code === "EACCES") {
+      throw new StartError(
+        `Not allowed to listen on port ${port} of ${host}; choose a port above 1023.`,
+        1,
+      );
+    }
     if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
       throw new StartError(`Cannot listen on ${host}: no such address on this machine (--host).`);
     }
-    throw new StartError(`Cannot listen on ${host}:${port}: ${oneLine((error as Error).message)}`, 1);
+    throw new StartError(
+      `Cannot listen on ${host}:${port}: ${oneLine((error as Error).message)}`,
+      1,
+    );
   }
 }
 
 /** Waits until the server should stop (`stop`, a test's, or SIGINT, SIGTERM or an orphaning), and tells what stopped it. */
 async function stopRequested(stop: Promise<string> | undefined): Promise<string> {
-  if (stop) return await stop;
+  if (stop) {
+    return await stop;
+  }
   const watch = whenOrphaned();
   const stoppedBy = await Promise.race([signals(), watch.orphaned]);
   watch.stop();
@@ -242,12 +291,16 @@ function procParent(pid: number): number | undefined {
  */
 function whenOrphaned(): { orphaned: Promise<string>; stop: () => void } {
   const parent = process.ppid;
-  const wrapperParent = SHELLS.has(proc(parent, "comm")?.trim() ?? "") ? procParent(parent) : undefined;
+  const wrapperParent = SHELLS.has(proc(parent, "comm")?.trim() ?? "")
+    ? procParent(parent)
+    : undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   const orphaned = new Promise<string>((resolve) => {
     timer = setInterval(() => {
       const above = wrapperParent === undefined ? undefined : procParent(parent);
-      if (process.ppid === parent && (above === undefined || above === wrapperParent)) return;
+      if (process.ppid === parent && (above === undefined || above === wrapperParent)) {
+        return;
+      }
       clearInterval(timer);
       // Whoever read its output may be gone with it: a write to a closed pipe must not crash the stop.
       process.stdout.on("error", () => {});

@@ -9,7 +9,12 @@ import { buffer } from "node:stream/consumers";
 import { show } from "../messages.js";
 import { CatalogHistoryError, defineCatalogHistory } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
-import { type CheckedFixtures, checkFixtures, duplicateKeyIssues, FixturesError } from "../server/fixtures.js";
+import {
+  type CheckedFixtures,
+  checkFixtures,
+  duplicateKeyIssues,
+  FixturesError,
+} from "../server/fixtures.js";
 import type { Fixtures } from "../server/index.js";
 import { oneLine, StartError } from "./io.js";
 
@@ -26,7 +31,9 @@ export const MAX_FIXTURES_FILE_BYTES = 16 * 1024 * 1024;
 async function readJsonFile(path: string, what: "fixtures" | "catalogs"): Promise<unknown> {
   const cannot = (why: string) => new StartError(`Cannot read the ${what} file ${path}: ${why}`);
   const tooLarge = (size: string) =>
-    cannot(`it is ${size} bytes; a ${what} file is at most ${MAX_FIXTURES_FILE_BYTES} bytes (16 MiB).`);
+    cannot(
+      `it is ${size} bytes; a ${what} file is at most ${MAX_FIXTURES_FILE_BYTES} bytes (16 MiB).`,
+    );
   let handle: FileHandle;
   try {
     // Non-blocking: opening a FIFO that has no writer returns at once (then refused below).
@@ -37,11 +44,21 @@ async function readJsonFile(path: string, what: "fixtures" | "catalogs"): Promis
   let bytes: Uint8Array;
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw cannot("it is not a regular file (a directory, FIFO, socket or device); give a JSON file.");
-    if (info.size > MAX_FIXTURES_FILE_BYTES) throw tooLarge(String(info.size));
+    if (!info.isFile()) {
+      throw cannot(
+        "it is not a regular file (a directory, FIFO, socket or device); give a JSON file.",
+      );
+    }
+    if (info.size > MAX_FIXTURES_FILE_BYTES) {
+      throw tooLarge(String(info.size));
+    }
     // One byte more than the bound (`end` is inclusive): a file that grew since the stat is caught too.
-    bytes = await buffer(handle.createReadStream({ start: 0, end: MAX_FIXTURES_FILE_BYTES, autoClose: false }));
-    if (bytes.byteLength > MAX_FIXTURES_FILE_BYTES) throw tooLarge(`more than ${MAX_FIXTURES_FILE_BYTES}`);
+    bytes = await buffer(
+      handle.createReadStream({ start: 0, end: MAX_FIXTURES_FILE_BYTES, autoClose: false }),
+    );
+    if (bytes.byteLength > MAX_FIXTURES_FILE_BYTES) {
+      throw tooLarge(`more than ${MAX_FIXTURES_FILE_BYTES}`);
+    }
   } catch (error) {
     throw error instanceof StartError ? error : cannot(oneLine((error as Error).message));
   } finally {
@@ -57,11 +74,16 @@ async function readJsonFile(path: string, what: "fixtures" | "catalogs"): Promis
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new StartError(`The ${what} file ${path} is not valid JSON: ${oneLine((error as Error).message)}`);
+    throw new StartError(
+      `The ${what} file ${path} is not valid JSON: ${oneLine((error as Error).message)}`,
+    );
   }
   const duplicates = duplicateKeyIssues(text);
   if (duplicates.length > 0) {
-    const problems = new FixturesError(duplicates, `${what === "fixtures" ? "Fixtures" : "Catalogs"} refused, nothing loaded`);
+    const problems = new FixturesError(
+      duplicates,
+      `${what === "fixtures" ? "Fixtures" : "Catalogs"} refused, nothing loaded`,
+    );
     throw new StartError(`The ${what} file ${path}: ${oneLine(problems.message)}`);
   }
   return value;
@@ -86,12 +108,16 @@ async function readCatalogs(path: string): Promise<readonly Catalog[]> {
     list = (value as { catalogs: unknown }).catalogs;
   }
   if (!Array.isArray(list)) {
-    throw new StartError(`The catalogs file ${path} must hold a JSON array of catalogs, oldest first; it holds ${show(list)}.`);
+    throw new StartError(
+      `The catalogs file ${path} must hold a JSON array of catalogs, oldest first; it holds ${show(list)}.`,
+    );
   }
   try {
     return defineCatalogHistory(list as readonly Catalog[]);
   } catch (error) {
-    if (!(error instanceof CatalogHistoryError)) throw error;
+    if (!(error instanceof CatalogHistoryError)) {
+      throw error;
+    }
     throw new StartError(`The catalogs file ${path}: ${oneLine(error.message)}`);
   }
 }
@@ -110,15 +136,26 @@ type StartFiles = {
  * Reads the fixtures and catalogs files `serve` was given, and checks the fixtures as the server
  * will: a bad file is refused whole with a StartError (exit code 2), its first problems named.
  */
-export async function readStartFiles(paths: { fixtures: string | undefined; catalogs: string | undefined }): Promise<StartFiles> {
-  const fixtures = paths.fixtures === undefined ? undefined : await readJsonFile(paths.fixtures, "fixtures");
+export async function readStartFiles(paths: {
+  fixtures: string | undefined;
+  catalogs: string | undefined;
+}): Promise<StartFiles> {
+  const fixtures =
+    paths.fixtures === undefined ? undefined : await readJsonFile(paths.fixtures, "fixtures");
   const catalogs = paths.catalogs === undefined ? undefined : await readCatalogs(paths.catalogs);
-  if (fixtures === undefined) return { fixtures: undefined, users: [], catalogs };
+  if (fixtures === undefined) {
+    return { fixtures: undefined, users: [], catalogs };
+  }
   const checked = checkFixtures(fixtures);
-  if (!checked.success) throw fixturesRefused(paths.fixtures, new FixturesError(checked.issues));
+  if (!checked.success) {
+    throw fixturesRefused(paths.fixtures, new FixturesError(checked.issues));
+  }
   const { users } = checked.output;
   // Each user with the id the check made for one given without, so that what is printed is what is served.
-  const served = (fixtures as Fixtures).users.map((user, i) => ({ ...user, id: users[i]?.id as string }));
+  const served = (fixtures as Fixtures).users.map((user, i) => ({
+    ...user,
+    id: users[i]?.id as string,
+  }));
   return { fixtures: { ...(fixtures as Fixtures), users: served }, users, catalogs };
 }
 

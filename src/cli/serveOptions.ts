@@ -48,7 +48,9 @@ function parseServeArguments(args: string[]) {
   } catch (error) {
     // parseArgs explains at length how to pass a value starting with "-": the first sentence is the point.
     const message = (error as Error).message.split(". To specify")[0] ?? "";
-    throw new StartError(`${oneLine(message)}. Run "imagegen-pricing serve --help" for the options.`);
+    throw new StartError(
+      `${oneLine(message)}. Run "imagegen-pricing serve --help" for the options.`,
+    );
   }
 }
 
@@ -63,24 +65,39 @@ export function readServeOptions(
   warn: (line: string) => void,
 ): ServeOptions | "help" {
   const values = parseServeArguments(args);
-  if (values.help) return "help";
+  if (values.help) {
+    return "help";
+  }
   const port = values.port === undefined ? 8787 : wholeNumber("--port", values.port, 0);
-  if (port > 65535) throw new StartError(`--port must be from 0 to 65535; received "${values.port}".`);
+  if (port > 65535) {
+    throw new StartError(`--port must be from 0 to 65535; received "${values.port}".`);
+  }
   const host = values.host.trim();
-  if (host === "") throw new StartError("--host must name an address, such as 127.0.0.1 or 0.0.0.0.");
+  if (host === "") {
+    throw new StartError("--host must name an address, such as 127.0.0.1 or 0.0.0.0.");
+  }
 
   const flagToken = values["admin-token"];
   const envToken = env.IMAGEGEN_ADMIN_TOKEN || undefined;
   if (flagToken !== undefined && envToken !== undefined) {
-    warn("Warning: --admin-token is used; the IMAGEGEN_ADMIN_TOKEN environment variable is set too and is ignored.");
+    warn(
+      "Warning: --admin-token is used; the IMAGEGEN_ADMIN_TOKEN environment variable is set too and is ignored.",
+    );
   }
   const adminToken = flagToken ?? envToken;
-  const adminTokenFrom = flagToken !== undefined ? "--admin-token" : envToken !== undefined ? "IMAGEGEN_ADMIN_TOKEN" : undefined;
+  const adminTokenFrom =
+    flagToken !== undefined
+      ? "--admin-token"
+      : envToken !== undefined
+        ? "IMAGEGEN_ADMIN_TOKEN"
+        : undefined;
   if (adminToken !== undefined) {
     try {
       checkAdminToken(adminToken);
     } catch (error) {
-      throw new StartError(`${adminTokenFrom}: ${(error as Error).message.replace(/^adminToken /, "the token ")}`);
+      throw new StartError(
+        `${adminTokenFrom}: ${(error as Error).message.replace(/^adminToken /, "the token ")}`,
+      );
     }
   }
 
@@ -88,7 +105,9 @@ export function readServeOptions(
   let cors: ServeOptions["cors"];
   if (origins.length > 0) {
     if (origins.includes("*") && origins.length > 1) {
-      throw new StartError("--cors * allows every origin: give it alone, or list origins without it.");
+      throw new StartError(
+        "--cors * allows every origin: give it alone, or list origins without it.",
+      );
     }
     cors = origins.includes("*") ? "*" : origins;
     try {
@@ -99,13 +118,19 @@ export function readServeOptions(
   }
   const perAddress = values["max-connections-per-address"];
   const maxConnectionsPerAddress =
-    perAddress === undefined ? undefined : wholeNumber("--max-connections-per-address", perAddress, 1);
+    perAddress === undefined
+      ? undefined
+      : wholeNumber("--max-connections-per-address", perAddress, 1);
 
   const databaseFlag = values["database-url"];
-  if (databaseFlag?.trim() === "") throw new StartError("--database-url must be a postgres:// URL.");
+  if (databaseFlag?.trim() === "") {
+    throw new StartError("--database-url must be a postgres:// URL.");
+  }
   const databaseUrl = databaseFlag ?? (env.DATABASE_URL || undefined);
   if (values.schema !== undefined && databaseUrl === undefined) {
-    throw new StartError("--schema needs --database-url (or DATABASE_URL): the in-memory store has no schema.");
+    throw new StartError(
+      "--schema needs --database-url (or DATABASE_URL): the in-memory store has no schema.",
+    );
   }
   return {
     port,
@@ -114,7 +139,12 @@ export function readServeOptions(
     catalogs: values.catalogs,
     adminToken,
     adminTokenFrom,
-    databaseUrlFrom: databaseFlag !== undefined ? "--database-url" : databaseUrl === undefined ? undefined : "DATABASE_URL",
+    databaseUrlFrom:
+      databaseFlag !== undefined
+        ? "--database-url"
+        : databaseUrl === undefined
+          ? undefined
+          : "DATABASE_URL",
     cors,
     maxConnectionsPerAddress,
     databaseUrl,

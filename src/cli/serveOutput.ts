@@ -35,18 +35,35 @@ export async function usersToShow(
   if (demo) {
     const { userId } = await server.admin.createUser({ credits: 10_000 });
     const assets: string[] = [];
-    for (let i = 0; i < 3; i++) assets.push((await server.admin.createAsset(userId)).assetId);
+    for (let i = 0; i < 3; i++) {
+      assets.push((await server.admin.createAsset(userId)).assetId);
+    }
     const { key } = await server.admin.createApiKey(userId);
-    const user = { userId, balance: 10_000, multiplier: "1", apiKeys: [{ key, shown: true }], assets };
+    const user = {
+      userId,
+      balance: 10_000,
+      multiplier: "1",
+      apiKeys: [{ key, shown: true }],
+      assets,
+    };
     return { users: [user], counts: { total: 1, loadedNow: 1 } };
   }
   const users: ShownUser[] = [];
   for (const user of fixtureUsers.slice(0, MAX_LISTED_USERS)) {
     const view = await server.admin.user(user.id);
     const apiKeys = user.apiKeys.map(({ key, mode }) => ({ key, shown: mode === "test" }));
-    users.push({ userId: user.id, balance: view.balance, multiplier: view.multiplier, apiKeys, assets: [...user.assets] });
+    users.push({
+      userId: user.id,
+      balance: view.balance,
+      multiplier: view.multiplier,
+      apiKeys,
+      assets: [...user.assets],
+    });
   }
-  return { users, counts: { total: fixtureUsers.length, loadedNow: fixtureUsers.length - found.size } };
+  return {
+    users,
+    counts: { total: fixtureUsers.length, loadedNow: fixtureUsers.length - found.size },
+  };
 }
 
 /** What the start-up summary tells of one start; `demo` when the one user is the demo user made now. */
@@ -63,20 +80,33 @@ type Startup = {
  * The start-up summary, ending with a newline: its first line is the base URL (`Listening on
  * http://...`); with `--json`, one `listening` object instead.
  */
-export function startupSummary({ running, options, catalogs, users, counts, demo }: Startup): string {
+export function startupSummary({
+  running,
+  options,
+  catalogs,
+  users,
+  counts,
+  demo,
+}: Startup): string {
   // The address a client connects to: a wildcard address is reached on the loopback.
   const url = running.url.replace("//0.0.0.0:", "//127.0.0.1:").replace("//[::]:", "//[::1]:");
   const versions = catalogs?.map((c) => c.version) ?? [];
-  const database = options.databaseUrl === undefined ? undefined : maskDatabaseUrl(options.databaseUrl);
+  const database =
+    options.databaseUrl === undefined ? undefined : maskDatabaseUrl(options.databaseUrl);
   if (options.json) {
     const listening = {
       event: "listening",
       url,
-      ...(database === undefined ? { store: "memory" } : { store: "postgres", databaseUrl: database }),
+      ...(database === undefined
+        ? { store: "memory" }
+        : { store: "postgres", databaseUrl: database }),
       admin: options.adminToken !== undefined,
       ...(catalogs === undefined ? {} : { catalogs: versions }),
       userCount: counts.total,
-      users: users.map((u) => ({ ...u, apiKeys: u.apiKeys.map((k) => (k.shown ? k.key : `${k.key.slice(0, 8)}...`)) })),
+      users: users.map((u) => ({
+        ...u,
+        apiKeys: u.apiKeys.map((k) => (k.shown ? k.key : `${k.key.slice(0, 8)}...`)),
+      })),
     };
     return `${JSON.stringify(listening)}\n`;
   }
@@ -84,46 +114,72 @@ export function startupSummary({ running, options, catalogs, users, counts, demo
     database === undefined
       ? "in memory (gone when the process ends)"
       : `PostgreSQL, schema ${options.schema ?? "imagegen"}, at ${database} (from ${options.databaseUrlFrom})`;
-  const lines = [`Listening on ${url}${url === running.url ? "" : ` (bound to ${running.host})`}`, "", `Store: ${store}`];
+  const lines = [
+    `Listening on ${url}${url === running.url ? "" : ` (bound to ${running.host})`}`,
+    "",
+    `Store: ${store}`,
+  ];
   if (options.catalogs !== undefined) {
     const inForce = versions.filter((version) => Date.parse(version) <= Date.now()).at(-1);
     lines.push(
       `Prices: ${options.catalogs}, ${versions.length} catalog${versions.length === 1 ? "" : "s"} (${versions.join(", ")}); ` +
-        (inForce === undefined ? `none in force before ${versions[0]} 00:00 UTC` : `in force now: ${inForce}`),
+        (inForce === undefined
+          ? `none in force before ${versions[0]} 00:00 UTC`
+          : `in force now: ${inForce}`),
     );
   }
   if (options.cors !== undefined) {
-    lines.push(`CORS: pages on ${options.cors === "*" ? "any origin" : options.cors.join(", ")} may call this server`);
+    lines.push(
+      `CORS: pages on ${options.cors === "*" ? "any origin" : options.cors.join(", ")} may call this server`,
+    );
   }
   if (options.fixtures !== undefined) {
     const { total, loadedNow } = counts;
     lines.push(
       `Fixtures ${options.fixtures}: ${total} user${total === 1 ? "" : "s"}` +
-        (loadedNow === total ? "" : ` (${loadedNow} loaded now, ${total - loadedNow} kept as the store had them)`),
+        (loadedNow === total
+          ? ""
+          : ` (${loadedNow} loaded now, ${total - loadedNow} kept as the store had them)`),
     );
   }
   for (const user of users) {
     lines.push(
       `${demo ? "Demo user " : "  "}${user.userId}: ${user.balance} credits, multiplier ${user.multiplier}` +
-        (user.assets.length > 0 ? `, assets ${user.assets.slice(0, 5).join(", ")}${user.assets.length > 5 ? ", ..." : ""}` : ""),
+        (user.assets.length > 0
+          ? `, assets ${user.assets.slice(0, 5).join(", ")}${user.assets.length > 5 ? ", ..." : ""}`
+          : ""),
     );
     for (const key of user.apiKeys) {
-      lines.push(`    ${key.shown ? key.key : `${key.key.slice(0, 8)}... (a live key from the file, not shown)`}`);
+      lines.push(
+        `    ${key.shown ? key.key : `${key.key.slice(0, 8)}... (a live key from the file, not shown)`}`,
+      );
     }
   }
-  if (counts.total > users.length) lines.push(`  ... and ${counts.total - users.length} more users`);
-  if (demo) lines.push("  (the key is shown once: the server keeps only its SHA-256)");
+  if (counts.total > users.length) {
+    lines.push(`  ... and ${counts.total - users.length} more users`);
+  }
+  if (demo) {
+    lines.push("  (the key is shown once: the server keeps only its SHA-256)");
+  }
   if (options.adminToken !== undefined) {
     lines.push(
       `Admin API: ${url}/admin/ with Authorization: Bearer <the ${options.adminTokenFrom}>; described at ${url}/admin/openapi.json`,
     );
-    if (options.fixtures === undefined && database === undefined) lines.push("  No users yet: POST /admin/users makes one.");
+    if (options.fixtures === undefined && database === undefined) {
+      lines.push("  No users yet: POST /admin/users makes one.");
+    }
   }
   const tryUser = users.find((u) => u.apiKeys.some((k) => k.shown));
   const tryKey = tryUser?.apiKeys.find((k) => k.shown)?.key;
   if (tryUser && tryKey) {
-    lines.push("", `Try (as ${tryUser.userId}; the quote and the generation price the same spec):`, "");
-    for (const line of curlLines(url, tryKey, tryUser.assets[0])) lines.push(`  ${line}`, "");
+    lines.push(
+      "",
+      `Try (as ${tryUser.userId}; the quote and the generation price the same spec):`,
+      "",
+    );
+    for (const line of curlLines(url, tryKey, tryUser.assets[0])) {
+      lines.push(`  ${line}`, "");
+    }
   } else {
     lines.push("");
   }
@@ -142,9 +198,13 @@ function maskDatabaseUrl(url: string): string {
   } catch {
     return "(a connection string that is not a URL, not shown)";
   }
-  if (parsed.password !== "") parsed.password = "***";
+  if (parsed.password !== "") {
+    parsed.password = "***";
+  }
   for (const name of [...parsed.searchParams.keys()]) {
-    if (/^(password|sslpassword|passfile|sslkey)$/i.test(name)) parsed.searchParams.set(name, "***");
+    if (/^(password|sslpassword|passfile|sslkey)$/i.test(name)) {
+      parsed.searchParams.set(name, "***");
+    }
   }
   return parsed.href;
 }
@@ -184,12 +244,21 @@ export function requestLine(event: ResponseEvent, json: boolean): string {
   const requestId = event.requestId || "-";
   const time = Math.round(event.durationMs * 10) / 10;
   if (json) {
-    return JSON.stringify({ event: "request", method: event.method, path, status: event.status, ms: time, requestId });
+    return JSON.stringify({
+      event: "request",
+      method: event.method,
+      path,
+      status: event.status,
+      ms: time,
+      requestId,
+    });
   }
   return `${event.method} ${path} ${event.status} ${time.toFixed(1)}ms ${requestId}`;
 }
 
 /** The last line, once the server is closed: what stopped it (a signal's name, or why). */
 export function stoppedLine(stoppedBy: string, json: boolean): string {
-  return json ? JSON.stringify({ event: "closed", by: stoppedBy }) : `Stopped (${stoppedBy}); the server is closed.`;
+  return json
+    ? JSON.stringify({ event: "closed", by: stoppedBy })
+    : `Stopped (${stoppedBy}); the server is closed.`;
 }

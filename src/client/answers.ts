@@ -15,7 +15,13 @@ export type GenerationAccepted = {
     /** The task made. */
     taskId: string;
     /** The accepted request, as the service normalized it. */
-    request: { imageCount: number; modelId: string; aspectRatio: AspectRatio; resolution: Resolution; prompt: string };
+    request: {
+      imageCount: number;
+      modelId: string;
+      aspectRatio: AspectRatio;
+      resolution: Resolution;
+      prompt: string;
+    };
     /** One per output image, each `queued` on acceptance. */
     results: { job: { id: string; status: "queued" }; assets: unknown[] }[];
     /** The same as `billing.totalCreditCost`, kept for older callers. */
@@ -27,10 +33,21 @@ export type GenerationAccepted = {
 };
 
 /** The 200 body of `GET /api/ping`: who the key belongs to (S9). */
-export type PingAnswer = { ok: true; service: string; authProvider: "api_key"; userId: string; apiKeyId: string };
+export type PingAnswer = {
+  ok: true;
+  service: string;
+  authProvider: "api_key";
+  userId: string;
+  apiKeyId: string;
+};
 
 /** The 200 body of `GET /api/query/credits`: the balance (S10). */
-export type CreditsAnswer = { creditBalance: number; currency: "credits"; userId: string; apiKeyId: string };
+export type CreditsAnswer = {
+  creditBalance: number;
+  currency: "credits";
+  userId: string;
+  apiKeyId: string;
+};
 
 /** A later catalog the service already knows of, and what the quoted spec costs under it (P8). */
 export type NextChange = { version: string; effectiveAt: string; credits: number | null };

@@ -5,7 +5,13 @@
 import type { QuoteSpec } from "../pricing/quoteSpec.js";
 import { checkRequest } from "../request/checkRequest.js";
 import type { GenerationRequest, Issue } from "../types.js";
-import type { CreditsAnswer, Estimate, GenerationAccepted, PingAnswer, QuoteAnswer } from "./answers.js";
+import type {
+  CreditsAnswer,
+  Estimate,
+  GenerationAccepted,
+  PingAnswer,
+  QuoteAnswer,
+} from "./answers.js";
 import { ImagegenError } from "./errors.js";
 import { type Fetch, type RetryEvent, type Settings, send } from "./send.js";
 
@@ -60,7 +66,9 @@ export type CreateOptions = RequestOptions & {
 };
 
 /** A generation request as a caller writes it: `prompt` required, every other field optional (the service's defaults). */
-export type GenerationInput = Readonly<Partial<Omit<GenerationRequest, "prompt" | "inputAssetIds">>> & {
+export type GenerationInput = Readonly<
+  Partial<Omit<GenerationRequest, "prompt" | "inputAssetIds">>
+> & {
   readonly prompt: string;
   readonly inputAssetIds?: readonly string[];
 };
@@ -89,7 +97,9 @@ const invalid = (message: string) => new ImagegenError({ code: "invalid_options"
 
 /** A whole number within bounds, or the default when absent; anything else names the option and its range. */
 function whole(name: string, value: unknown, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
+  if (value === undefined) {
+    return fallback;
+  }
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw invalid(
       `${name} must be a whole number from ${min} to ${max}; received ${typeof value === "number" ? value : typeof value}.`,
@@ -106,8 +116,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * values that would pass, the key never shown.
  */
 function settingsOf(options: ClientOptions): Settings {
-  if (typeof options !== "object" || options === null)
+  if (typeof options !== "object" || options === null) {
     throw invalid("createClient takes an options object: { apiKey, baseUrl }.");
+  }
   const { apiKey, baseUrl } = options;
   if (typeof apiKey !== "string" || !/^ck_(live|test)_[A-Za-z0-9_-]+$/.test(apiKey)) {
     throw invalid(
@@ -118,13 +129,22 @@ function settingsOf(options: ClientOptions): Settings {
   try {
     url = typeof baseUrl === "string" ? new URL(baseUrl) : undefined;
   } catch {}
-  if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:") || url.search !== "" || url.hash !== "") {
+  if (
+    url === undefined ||
+    (url.protocol !== "https:" && url.protocol !== "http:") ||
+    url.search !== "" ||
+    url.hash !== ""
+  ) {
     throw invalid(
       `baseUrl must be an absolute http or https URL without query or fragment, such as "https://api.example.com"; received ${typeof baseUrl === "string" ? JSON.stringify(baseUrl.slice(0, 100)) : typeof baseUrl}.`,
     );
   }
-  if (options.fetch !== undefined && typeof options.fetch !== "function") throw invalid("fetch must be a function.");
-  if (options.onRetry !== undefined && typeof options.onRetry !== "function") throw invalid("onRetry must be a function.");
+  if (options.fetch !== undefined && typeof options.fetch !== "function") {
+    throw invalid("fetch must be a function.");
+  }
+  if (options.onRetry !== undefined && typeof options.onRetry !== "function") {
+    throw invalid("onRetry must be a function.");
+  }
   const fetch = options.fetch;
   if (fetch === undefined && typeof globalThis.fetch !== "function") {
     throw invalid("This runtime has no global fetch: pass one as the fetch option.");
@@ -144,8 +164,14 @@ function settingsOf(options: ClientOptions): Settings {
 function callOptions(options: RequestOptions | undefined) {
   return {
     signal: options?.signal,
-    timeoutMs: options?.timeoutMs === undefined ? undefined : whole("timeoutMs", options.timeoutMs, 1, MAX_TIMER_MS, 0),
-    maxRetries: options?.maxRetries === undefined ? undefined : whole("maxRetries", options.maxRetries, 0, 10, 0),
+    timeoutMs:
+      options?.timeoutMs === undefined
+        ? undefined
+        : whole("timeoutMs", options.timeoutMs, 1, MAX_TIMER_MS, 0),
+    maxRetries:
+      options?.maxRetries === undefined
+        ? undefined
+        : whole("maxRetries", options.maxRetries, 0, 10, 0),
   };
 }
 
@@ -181,7 +207,8 @@ function refused(issues: Issue[], idempotencyKey?: string): ImagegenError {
  * ```
  */
 export function createClient(options: ClientOptions): Client {
-  const inPage = typeof globalThis.window !== "undefined" && typeof globalThis.document !== "undefined";
+  const inPage =
+    typeof globalThis.window !== "undefined" && typeof globalThis.document !== "undefined";
   if (inPage && options?.dangerouslyAllowBrowser !== true) {
     throw new ImagegenError({
       code: "browser_not_allowed",
@@ -192,7 +219,12 @@ export function createClient(options: ClientOptions): Client {
   const settings = settingsOf(options);
   // Async, so that a bad per-call option rejects like every other failure of a call.
   const quote = async (spec: QuoteSpec, opts?: RequestOptions) =>
-    send<QuoteAnswer>(settings, { method: "POST", path: "/api/pricing/quote", body: JSON.stringify(spec), ...callOptions(opts) });
+    send<QuoteAnswer>(settings, {
+      method: "POST",
+      path: "/api/pricing/quote",
+      body: JSON.stringify(spec),
+      ...callOptions(opts),
+    });
 
   return {
     generations: {
@@ -200,14 +232,19 @@ export function createClient(options: ClientOptions): Client {
         const given = opts?.idempotencyKey;
         const bodyKey = (body as { idempotencyKey?: unknown } | null)?.idempotencyKey;
         const differs =
-          typeof given === "string" && typeof bodyKey === "string" ? given.trim() !== bodyKey.trim() : given !== bodyKey;
+          typeof given === "string" && typeof bodyKey === "string"
+            ? given.trim() !== bodyKey.trim()
+            : given !== bodyKey;
         if (given !== undefined && bodyKey !== undefined && differs) {
-          const message = "The idempotencyKey option and the body's idempotencyKey differ; give one key, or the same in both.";
+          const message =
+            "The idempotencyKey option and the body's idempotencyKey differ; give one key, or the same in both.";
           throw refused([{ path: "idempotencyKey", code: "idempotency_key_mismatch", message }]);
         }
         const withKey = given === undefined ? body : { ...body, idempotencyKey: given };
         const checked = checkRequest(withKey);
-        if (!checked.success) throw refused(checked.issues, typeof given === "string" ? given : undefined);
+        if (!checked.success) {
+          throw refused(checked.issues, typeof given === "string" ? given : undefined);
+        }
         const idempotencyKey = checked.output.idempotencyKey ?? globalThis.crypto.randomUUID();
         return send<GenerationAccepted>(settings, {
           method: "POST",
@@ -234,7 +271,9 @@ export function createClient(options: ClientOptions): Client {
           },
           opts,
         );
-        if (answer.credits === null) return { credits: null, reason: answer.reason, message: answer.message };
+        if (answer.credits === null) {
+          return { credits: null, reason: answer.reason, message: answer.message };
+        }
         // P5: every output image costs the same rounded amount, so the sum is a product of whole numbers.
         return {
           credits: request.imageCount * answer.credits,
@@ -246,7 +285,13 @@ export function createClient(options: ClientOptions): Client {
       },
     },
     quote,
-    ping: async (opts) => send<PingAnswer>(settings, { method: "GET", path: "/api/ping", ...callOptions(opts) }),
-    credits: async (opts) => send<CreditsAnswer>(settings, { method: "GET", path: "/api/query/credits", ...callOptions(opts) }),
+    ping: async (opts) =>
+      send<PingAnswer>(settings, { method: "GET", path: "/api/ping", ...callOptions(opts) }),
+    credits: async (opts) =>
+      send<CreditsAnswer>(settings, {
+        method: "GET",
+        path: "/api/query/credits",
+        ...callOptions(opts),
+      }),
   };
 }

@@ -17,8 +17,19 @@ export type {
   PingAnswer,
   QuoteAnswer,
 } from "./answers.js";
-export type { Client, ClientOptions, CreateOptions, GenerationInput, RequestOptions } from "./createClient.js";
+export type {
+  Client,
+  ClientOptions,
+  CreateOptions,
+  GenerationInput,
+  RequestOptions,
+} from "./createClient.js";
 export { createClient } from "./createClient.js";
-export type { ClientErrorCode, ImagegenErrorCode, ImagegenErrorInit, ServiceErrorCode } from "./errors.js";
+export type {
+  ClientErrorCode,
+  ImagegenErrorCode,
+  ImagegenErrorInit,
+  ServiceErrorCode,
+} from "./errors.js";
 export { ImagegenError } from "./errors.js";
 export type { Fetch, RetryEvent } from "./send.js";

@@ -59,7 +59,13 @@ type Call = {
 type Ended = "answered" | "failed" | "timed_out" | "aborted";
 
 /** An attempt as it ended: how, and the answer read whole or the failure's cause. */
-type Attempt = { ended: Ended; status: number; headers: Headers | undefined; text: string; cause: unknown };
+type Attempt = {
+  ended: Ended;
+  status: number;
+  headers: Headers | undefined;
+  text: string;
+  cause: unknown;
+};
 
 /** An attempt that failed: its error, whether a retry can fix it, and the wait the answer asked for. */
 class Failed {
@@ -91,16 +97,24 @@ export async function send<T>(settings: Settings, call: Call): Promise<T> {
   const maxRetries = call.maxRetries ?? settings.maxRetries;
   const timeoutMs = call.timeoutMs ?? settings.timeoutMs;
   const headers: Record<string, string> = { authorization: `Bearer ${settings.apiKey}` };
-  if (call.body !== undefined) headers["content-type"] = "application/json";
-  if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
+  if (call.body !== undefined) {
+    headers["content-type"] = "application/json";
+  }
+  if (call.idempotencyKey !== undefined) {
+    headers["idempotency-key"] = call.idempotencyKey;
+  }
   const url = settings.baseUrl + call.path;
   for (let attempt = 1; ; attempt++) {
-    if (call.signal?.aborted) throw aborted(call, attempt - 1);
+    if (call.signal?.aborted) {
+      throw aborted(call, attempt - 1);
+    }
     const done = await attemptOnce(settings, call, url, headers, timeoutMs);
     let failed: Failed;
     if (done.ended === "answered") {
       const judged = judge<T>(call, attempt, done);
-      if (!(judged instanceof Failed)) return judged;
+      if (!(judged instanceof Failed)) {
+        return judged;
+      }
       failed = judged;
     } else if (done.ended === "aborted" || call.signal?.aborted) {
       throw aborted(call, attempt);
@@ -109,14 +123,28 @@ export async function send<T>(settings: Settings, call: Call): Promise<T> {
       failed = new Failed(failure(call, attempt, { code: "timeout", message }), true);
     } else {
       const message = `The connection for ${call.method} ${call.path} failed or closed without an answer.`;
-      failed = new Failed(failure(call, attempt, { code: "connection_error", message, cause: done.cause }), true);
+      failed = new Failed(
+        failure(call, attempt, { code: "connection_error", message, cause: done.cause }),
+        true,
+      );
     }
     const { error, retryable, retryAfterMs } = failed;
-    if (!retryable) throw error;
-    if (attempt > maxRetries) throw maxRetries === 0 ? error : exhausted(error, attempt);
+    if (!retryable) {
+      throw error;
+    }
+    if (attempt > maxRetries) {
+      throw maxRetries === 0 ? error : exhausted(error, attempt);
+    }
     const delayMs = Math.min(retryAfterMs ?? backoff(attempt), settings.maxRetryDelayMs);
     try {
-      settings.onRetry?.({ attempt, delayMs, error, method: call.method, path: call.path, idempotencyKey: call.idempotencyKey });
+      settings.onRetry?.({
+        attempt,
+        delayMs,
+        error,
+        method: call.method,
+        path: call.path,
+        idempotencyKey: call.idempotencyKey,
+      });
     } catch {
       // A hook's own failure must not turn a retry into a lost call.
     }
@@ -136,34 +164,57 @@ function attemptOnce(
   timeoutMs: number,
 ): Promise<Attempt> {
   const init: RequestInit = { method: call.method, headers };
-  if (call.body !== undefined) init.body = call.body;
+  if (call.body !== undefined) {
+    init.body = call.body;
+  }
   // The global fetch gets a signal, so that an attempt given up on closes its connection. A fetch of
   // the caller's gets a plain Request (a reference server's fetch cannot be stopped anyway): the
   // attempt ends for the client all the same.
   const controller = settings.fetch === undefined ? new AbortController() : undefined;
-  if (controller) init.signal = controller.signal;
-  const done: Attempt = { ended: "failed", status: 0, headers: undefined, text: "", cause: undefined };
+  if (controller) {
+    init.signal = controller.signal;
+  }
+  const done: Attempt = {
+    ended: "failed",
+    status: 0,
+    headers: undefined,
+    text: "",
+    cause: undefined,
+  };
   return new Promise((resolve) => {
     let over = false;
     const end = (ended: Ended) => {
-      if (over) return;
+      if (over) {
+        return;
+      }
       over = true;
       clearTimeout(timer);
-      if (onAbort) call.signal?.removeEventListener("abort", onAbort);
-      if (ended === "timed_out" || ended === "aborted") controller?.abort();
+      if (onAbort) {
+        call.signal?.removeEventListener("abort", onAbort);
+      }
+      if (ended === "timed_out" || ended === "aborted") {
+        controller?.abort();
+      }
       done.ended = ended;
       resolve(done);
     };
     const fail = (error: unknown) => {
-      if (!over) done.cause = error;
+      if (!over) {
+        done.cause = error;
+      }
       end("failed");
     };
     const timer = setTimeout(end, timeoutMs, "timed_out");
     const onAbort = call.signal ? () => end("aborted") : undefined;
-    if (onAbort) call.signal?.addEventListener("abort", onAbort, { once: true });
+    if (onAbort) {
+      call.signal?.addEventListener("abort", onAbort, { once: true });
+    }
     let answer: Promise<Response>;
     try {
-      answer = settings.fetch === undefined ? globalThis.fetch(url, init) : settings.fetch(new Request(url, init));
+      answer =
+        settings.fetch === undefined
+          ? globalThis.fetch(url, init)
+          : settings.fetch(new Request(url, init));
     } catch (error) {
       // A fetch that throws rather than rejects fails the attempt all the same.
       fail(error);
@@ -179,7 +230,9 @@ function attemptOnce(
         return response.text();
       })
       .then((text) => {
-        if (!over) done.text = text;
+        if (!over) {
+          done.text = text;
+        }
         end("answered");
       }, fail);
   });
@@ -194,11 +247,21 @@ function judge<T>(call: Call, attempt: number, answer: Attempt): T | Failed {
     body = undefined;
   }
   if (answer.status >= 200 && answer.status < 300) {
-    if (typeof body === "object" && body !== null) return body as T;
+    if (typeof body === "object" && body !== null) {
+      return body as T;
+    }
     const message = `The answer to ${call.method} ${call.path} (status ${answer.status}) is not a JSON object.`;
     const requestId = answer.headers?.get("request-id") ?? undefined;
     // A success that cannot be read is retried: a create's key makes the retry a replay of the same task.
-    return new Failed(failure(call, attempt, { code: "invalid_response", message, status: answer.status, requestId }), true);
+    return new Failed(
+      failure(call, attempt, {
+        code: "invalid_response",
+        message,
+        status: answer.status,
+        requestId,
+      }),
+      true,
+    );
   }
   const requestId = answer.headers?.get("request-id") ?? undefined;
   const fields = (body as { error?: Record<string, unknown> } | undefined)?.error;
@@ -222,8 +285,13 @@ function judge<T>(call: Call, attempt: number, answer: Attempt): T | Failed {
 }
 
 /** The balance an `insufficient_credits` answer gives: a field of its own, else the one its sentence names. */
-function balanceOf(error: Record<string, unknown> | undefined, message: string): number | undefined {
-  if (typeof error?.creditBalance === "number") return error.creditBalance;
+function balanceOf(
+  error: Record<string, unknown> | undefined,
+  message: string,
+): number | undefined {
+  if (typeof error?.creditBalance === "number") {
+    return error.creditBalance;
+  }
   const named = /balance is (\d+)/.exec(message)?.[1];
   return named === undefined ? undefined : Number(named);
 }
@@ -234,10 +302,16 @@ function balanceOf(error: Record<string, unknown> | undefined, message: string):
  */
 function retryAfterOf(headers: Headers): number | undefined {
   const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (Number.isFinite(ms) && ms >= 0) return ms;
+  if (Number.isFinite(ms) && ms >= 0) {
+    return ms;
+  }
   const value = headers.get("retry-after");
-  if (value === null) return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Number(value) * 1000;
+  if (value === null) {
+    return undefined;
+  }
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) {
+    return Number(value) * 1000;
+  }
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
@@ -248,9 +322,17 @@ function backoff(attempt: number): number {
 }
 
 /** Waits `ms`, or rejects at once with `onAbort()` when the caller's signal aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined, onAbort: () => ImagegenError): Promise<void> {
-  if (signal?.aborted) return Promise.reject(onAbort());
-  if (ms <= 0) return Promise.resolve();
+function sleep(
+  ms: number,
+  signal: AbortSignal | undefined,
+  onAbort: () => ImagegenError,
+): Promise<void> {
+  if (signal?.aborted) {
+    return Promise.reject(onAbort());
+  }
+  if (ms <= 0) {
+    return Promise.resolve();
+  }
   return new Promise((resolve, reject) => {
     const stop = () => {
       clearTimeout(timer);

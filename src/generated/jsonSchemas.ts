@@ -487,7 +487,8 @@ export const JSON_SCHEMAS: {
         },
       },
       required: ["version", "effectiveAt", "credits"],
-      description: "Present only when the server already knows a later catalog than the one in force (P8).",
+      description:
+        "Present only when the server already knows a later catalog than the one in force (P8).",
     },
     Ping: {
       type: "object",
@@ -610,7 +611,8 @@ export const JSON_SCHEMAS: {
               type: "number",
             },
           ],
-          description: 'A plain decimal from 0 to 1000, such as "1.15" (or a number in that range); default 1 (P4).',
+          description:
+            'A plain decimal from 0 to 1000, such as "1.15" (or a number in that range); default 1 (P4).',
         },
       },
       required: ["credits"],
@@ -692,7 +694,8 @@ export const JSON_SCHEMAS: {
               type: "number",
             },
           ],
-          description: 'A plain decimal from 0 to 1000, such as "1.15" (or a number in that range); default 1 (P4).',
+          description:
+            'A plain decimal from 0 to 1000, such as "1.15" (or a number in that range); default 1 (P4).',
         },
       },
       required: ["multiplier"],

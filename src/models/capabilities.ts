@@ -1,4 +1,11 @@
-import type { AspectRatio, Background, GenerationType, OutputFormat, Quality, Resolution } from "../types.js";
+import type {
+  AspectRatio,
+  Background,
+  GenerationType,
+  OutputFormat,
+  Quality,
+  Resolution,
+} from "../types.js";
 import { type CatalogOptions, resolveCatalog } from "./catalogOptions.js";
 import { GENERATION_TYPES } from "./lists.js";
 import { findModel } from "./modelSpec.js";
@@ -36,7 +43,9 @@ export type Capabilities = {
  */
 export function capabilities(modelId: string, options?: CatalogOptions): Capabilities | undefined {
   const model = findModel(resolveCatalog(options, "capabilities"), modelId);
-  if (!model) return undefined;
+  if (!model) {
+    return undefined;
+  }
   return {
     modelId: model.id,
     generationTypes: GENERATION_TYPES,

@@ -40,7 +40,9 @@ type Last<T extends readonly unknown[]> = T extends readonly [...unknown[], infe
  * `catalogAt(catalogHistory, when)`.
  */
 // The tuple is never empty, so its last element is defined; the cast keeps its literal type.
-export const catalog = SHIPPED_CATALOGS[SHIPPED_CATALOGS.length - 1] as Last<typeof SHIPPED_CATALOGS>;
+export const catalog = SHIPPED_CATALOGS[SHIPPED_CATALOGS.length - 1] as Last<
+  typeof SHIPPED_CATALOGS
+>;
 
 /** The ids of the built-in models, in catalog order. */
 export const MODEL_IDS = Object.keys(catalog.models) as ModelId[];

@@ -34,11 +34,17 @@ export type CatalogOptions = {
  *   not increasing dates.
  */
 export function resolveCatalog(options: CatalogOptions | undefined, fn: string): Catalog {
-  if (options !== undefined && "models" in options) throw new TypeError(messages.oldCatalogArgument(fn));
+  if (options !== undefined && "models" in options) {
+    throw new TypeError(messages.oldCatalogArgument(fn));
+  }
   const given = options?.catalog;
   const at = options?.at;
-  if (given === undefined) return at === undefined ? builtIn : catalogAt(catalogHistory, at);
-  if (isHistory(given)) return catalogAt(given, at ?? Date.now());
+  if (given === undefined) {
+    return at === undefined ? builtIn : catalogAt(catalogHistory, at);
+  }
+  if (isHistory(given)) {
+    return catalogAt(given, at ?? Date.now());
+  }
   return at === undefined ? given : catalogAt([given], at);
 }
 

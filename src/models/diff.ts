@@ -43,7 +43,13 @@ export type CatalogChange =
       after: number;
       percent: string | null;
     }
-  | { kind: "limit"; modelId: string; field: "maxImageCount" | "maxReferenceImages"; before: number; after: number }
+  | {
+      kind: "limit";
+      modelId: string;
+      field: "maxImageCount" | "maxReferenceImages";
+      before: number;
+      after: number;
+    }
   | {
       kind: "accepted_values";
       modelId: string;
@@ -60,15 +66,32 @@ export type CatalogChange =
       before: AspectRatio | Resolution | null;
       after: AspectRatio | Resolution | null;
     }
-  | { kind: "output_format"; modelId: string; field: "outputFormat"; before: OutputFormat | null; after: OutputFormat | null }
+  | {
+      kind: "output_format";
+      modelId: string;
+      field: "outputFormat";
+      before: OutputFormat | null;
+      after: OutputFormat | null;
+    }
   | { kind: "model_added"; modelId: string; field: null; before: null; after: ModelSpec }
   | { kind: "model_removed"; modelId: string; field: null; before: ModelSpec; after: null }
-  | { kind: "default_model"; modelId: null; field: "defaultModelId"; before: string; after: string };
+  | {
+      kind: "default_model";
+      modelId: null;
+      field: "defaultModelId";
+      before: string;
+      after: string;
+    };
 
 /** The kinds of {@link CatalogChange}. */
 export type CatalogChangeKind = CatalogChange["kind"];
 
-const ACCEPTED: readonly AcceptedValuesField[] = ["aspectRatios", "resolutions", "qualities", "backgrounds"];
+const ACCEPTED: readonly AcceptedValuesField[] = [
+  "aspectRatios",
+  "resolutions",
+  "qualities",
+  "backgrounds",
+];
 
 /**
  * The change from `before` to `after` in percent, exact: `10000 x (after - before) / before`
@@ -80,8 +103,12 @@ const ACCEPTED: readonly AcceptedValuesField[] = ["aspectRatios", "resolutions",
  * @internal
  */
 export function percentChange(before: number, after: number): string | null {
-  if (before === after) return "0%";
-  if (before === 0) return null;
+  if (before === after) {
+    return "0%";
+  }
+  if (before === 0) {
+    return null;
+  }
   const numerator = BigInt(after - before) * 10_000n;
   const denominator = BigInt(before);
   // Stryker disable next-line EqualityOperator: neither is 0 here (both cases returned above)
@@ -97,7 +124,8 @@ export function percentChange(before: number, after: number): string | null {
 // Stryker disable next-line EqualityOperator: -0n is 0n
 const abs = (x: bigint) => (x < 0n ? -x : x);
 
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 function modelChanges(modelId: string, a: ModelSpec, b: ModelSpec): CatalogChange[] {
   const out: CatalogChange[] = [];
@@ -105,9 +133,20 @@ function modelChanges(modelId: string, a: ModelSpec, b: ModelSpec): CatalogChang
     for (const quality of QUALITIES) {
       const before = a.prices[resolution]?.[quality] ?? null;
       const after = b.prices[resolution]?.[quality] ?? null;
-      if (before === after) continue;
+      if (before === after) {
+        continue;
+      }
       const percent = before === null || after === null ? null : percentChange(before, after);
-      out.push({ kind: "price", modelId, field: "prices", resolution, quality, before, after, percent });
+      out.push({
+        kind: "price",
+        modelId,
+        field: "prices",
+        resolution,
+        quality,
+        before,
+        after,
+        percent,
+      });
     }
   }
   if (a.referenceSurchargeCredits !== b.referenceSurchargeCredits) {
@@ -122,26 +161,47 @@ function modelChanges(modelId: string, a: ModelSpec, b: ModelSpec): CatalogChang
     });
   }
   for (const field of ["maxImageCount", "maxReferenceImages"] as const) {
-    if (a[field] !== b[field]) out.push({ kind: "limit", modelId, field, before: a[field], after: b[field] });
+    if (a[field] !== b[field]) {
+      out.push({ kind: "limit", modelId, field, before: a[field], after: b[field] });
+    }
   }
   for (const field of ACCEPTED) {
     const before: readonly string[] = a[field];
     const after: readonly string[] = b[field];
-    if (sameList(before, after)) continue;
+    if (sameList(before, after)) {
+      continue;
+    }
     const added = after.filter((x) => !before.includes(x));
     const removed = before.filter((x) => !after.includes(x));
-    out.push({ kind: "accepted_values", modelId, field, before: [...before], after: [...after], added, removed });
+    out.push({
+      kind: "accepted_values",
+      modelId,
+      field,
+      before: [...before],
+      after: [...after],
+      added,
+      removed,
+    });
   }
   for (const field of ["defaultAspectRatio", "defaultResolution"] as const) {
-    if (a[field] !== b[field]) out.push({ kind: "default", modelId, field, before: a[field], after: b[field] });
+    if (a[field] !== b[field]) {
+      out.push({ kind: "default", modelId, field, before: a[field], after: b[field] });
+    }
   }
   if (a.outputFormat !== b.outputFormat) {
-    out.push({ kind: "output_format", modelId, field: "outputFormat", before: a.outputFormat, after: b.outputFormat });
+    out.push({
+      kind: "output_format",
+      modelId,
+      field: "outputFormat",
+      before: a.outputFormat,
+      after: b.outputFormat,
+    });
   }
   return out;
 }
 
-const own = (c: Catalog, id: string): ModelSpec | undefined => (Object.hasOwn(c.models, id) ? c.models[id] : undefined);
+const own = (c: Catalog, id: string): ModelSpec | undefined =>
+  Object.hasOwn(c.models, id) ? c.models[id] : undefined;
 
 /**
  * Lists every difference between two catalogs: each price cell, surcharge, limit, list of accepted
@@ -176,13 +236,20 @@ export function diffCatalogs(before: Catalog, after: Catalog): CatalogChange[] {
       after: after.defaultModelId,
     });
   }
-  const ids = [...Object.keys(before.models), ...Object.keys(after.models).filter((id) => !Object.hasOwn(before.models, id))];
+  const ids = [
+    ...Object.keys(before.models),
+    ...Object.keys(after.models).filter((id) => !Object.hasOwn(before.models, id)),
+  ];
   for (const modelId of ids) {
     const [a, b] = [own(before, modelId), own(after, modelId)];
     // Every id is a model of one catalog or both.
-    if (a === undefined) out.push({ kind: "model_added", modelId, field: null, before: null, after: b as ModelSpec });
-    else if (b === undefined) out.push({ kind: "model_removed", modelId, field: null, before: a, after: null });
-    else out.push(...modelChanges(modelId, a, b));
+    if (a === undefined) {
+      out.push({ kind: "model_added", modelId, field: null, before: null, after: b as ModelSpec });
+    } else if (b === undefined) {
+      out.push({ kind: "model_removed", modelId, field: null, before: a, after: null });
+    } else {
+      out.push(...modelChanges(modelId, a, b));
+    }
   }
   return out;
 }
@@ -210,9 +277,15 @@ const FIELD_NAMES: Record<string, string> = {
  * @internal
  */
 export function changeLabel(change: CatalogChange): string {
-  if (change.kind === "price") return `price ${change.resolution} ${change.quality}`;
-  if (change.kind === "model_added") return "model added";
-  if (change.kind === "model_removed") return "model removed";
+  if (change.kind === "price") {
+    return `price ${change.resolution} ${change.quality}`;
+  }
+  if (change.kind === "model_added") {
+    return "model added";
+  }
+  if (change.kind === "model_removed") {
+    return "model removed";
+  }
   return FIELD_NAMES[change.field] ?? change.field;
 }
 
@@ -227,14 +300,26 @@ export function changeLabel(change: CatalogChange): string {
 export function changeValue(change: CatalogChange, side: "before" | "after"): string {
   const value = change[side];
   if (value === null) {
-    if (change.kind === "price") return "no price";
-    if (change.kind === "default") return "none (must be named)";
-    if (change.kind === "output_format") return "not fixed";
+    if (change.kind === "price") {
+      return "no price";
+    }
+    if (change.kind === "default") {
+      return "none (must be named)";
+    }
+    if (change.kind === "output_format") {
+      return "not fixed";
+    }
     return "-";
   }
-  if (typeof value === "number") return change.kind === "limit" ? String(value) : `${value} credit${value === 1 ? "" : "s"}`;
-  if (typeof value === "string") return value;
-  if (Array.isArray(value)) return value.join(",");
+  if (typeof value === "number") {
+    return change.kind === "limit" ? String(value) : `${value} credit${value === 1 ? "" : "s"}`;
+  }
+  if (typeof value === "string") {
+    return value;
+  }
+  if (Array.isArray(value)) {
+    return value.join(",");
+  }
   const spec = value as ModelSpec;
   return `${spec.resolutions.join(",")} x ${spec.qualities.join(",")}`;
 }
@@ -251,10 +336,16 @@ export function changeValue(change: CatalogChange, side: "before" | "after"): st
  */
 export function describeCatalogChange(change: CatalogChange): string {
   const subject = `${change.modelId ?? "catalog"} ${changeLabel(change)}`;
-  if (change.kind === "model_added") return `${subject} (${changeValue(change, "after")})`;
-  if (change.kind === "model_removed") return subject;
+  if (change.kind === "model_added") {
+    return `${subject} (${changeValue(change, "after")})`;
+  }
+  if (change.kind === "model_removed") {
+    return subject;
+  }
   let detail = "";
-  if ((change.kind === "price" || change.kind === "surcharge") && change.percent !== null) detail = ` (${change.percent})`;
+  if ((change.kind === "price" || change.kind === "surcharge") && change.percent !== null) {
+    detail = ` (${change.percent})`;
+  }
   if (change.kind === "accepted_values") {
     const parts = [...change.added.map((x) => `+${x}`), ...change.removed.map((x) => `-${x}`)];
     detail = ` (${parts.length > 0 ? parts.join(" ") : "reordered"})`;

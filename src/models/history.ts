@@ -78,7 +78,9 @@ export type Instant = Date | number | string;
 
 function describeProblem(p: CatalogHistoryProblem): string {
   const message = p.message.replace(/\.$/, "");
-  if (p.index === null) return message;
+  if (p.index === null) {
+    return message;
+  }
   const version = typeof p.version === "string" ? p.version : show(p.version);
   return `entry ${p.index} (version ${version}): ${message}`;
 }
@@ -86,16 +88,21 @@ function describeProblem(p: CatalogHistoryProblem): string {
 const MAX_DATE_MS = 8.64e15;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 // A date, or a date and time with a UTC offset: local times without one would depend on the machine.
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  if (month === 2) {
+    return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  }
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
 /** Epoch milliseconds of a calendar date at 00:00 UTC, or `undefined` when it is not one. */
 function dateStart(year: number, month: number, day: number): number | undefined {
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
+    return undefined;
+  }
   const d = new Date(0);
   d.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0-99 as 1900-1999
   return d.getTime();
@@ -117,22 +124,32 @@ export function versionStart(version: unknown): number | undefined {
 function parseIsoInstant(text: string): number | undefined {
   const trimmed = text.trim();
   const date = versionStart(trimmed);
-  if (date !== undefined) return date;
+  if (date !== undefined) {
+    return date;
+  }
   const m = DATE_TIME.exec(trimmed);
-  if (!m) return undefined;
+  if (!m) {
+    return undefined;
+  }
   const start = dateStart(Number(m[1]), Number(m[2]), Number(m[3]));
   // Stryker disable next-line StringLiteral: Number("") is 0 as well
   const [hours, minutes, seconds] = [Number(m[4]), Number(m[5]), Number(m[6] ?? "0")];
   // Stryker disable next-line ConditionalExpression: without it the sum below is NaN, which toEpochMs refuses too
-  if (start === undefined) return undefined;
-  if (hours > 23 || minutes > 59 || seconds > 59) return undefined;
+  if (start === undefined) {
+    return undefined;
+  }
+  if (hours > 23 || minutes > 59 || seconds > 59) {
+    return undefined;
+  }
   // Digits past the millisecond are dropped: version boundaries are whole milliseconds, so
   // flooring never moves an instant across one.
   const millis = Number((m[7] ?? "").padEnd(3, "0").slice(0, 3));
   let offset = 0;
   if (m[9] !== undefined) {
     const [oh, om] = [Number(m[10]), Number(m[11])];
-    if (oh > 23 || om > 59) return undefined;
+    if (oh > 23 || om > 59) {
+      return undefined;
+    }
     offset = (m[9] === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
   }
   // A four-digit year is well inside the Date range, so the sum needs no bound here.
@@ -150,11 +167,16 @@ function parseIsoInstant(text: string): number | undefined {
  */
 export function toEpochMs(when: Instant): number {
   let ms = Number.NaN; // any other value is not an instant
-  if (Object.prototype.toString.call(when) === "[object Date]") ms = (when as Date).getTime();
-  else if (typeof when === "number") ms = when;
-  else if (typeof when === "string") ms = parseIsoInstant(when) ?? Number.NaN;
+  if (Object.prototype.toString.call(when) === "[object Date]") {
+    ms = (when as Date).getTime();
+  } else if (typeof when === "number") {
+    ms = when;
+  } else if (typeof when === "string") {
+    ms = parseIsoInstant(when) ?? Number.NaN;
+  }
   if (!Number.isFinite(ms) || Math.abs(ms) > MAX_DATE_MS) {
-    const got = Object.prototype.toString.call(when) === "[object Date]" ? "an invalid Date" : show(when);
+    const got =
+      Object.prototype.toString.call(when) === "[object Date]" ? "an invalid Date" : show(when);
     throw new RangeError(
       `An instant must be a valid Date, epoch milliseconds or an ISO 8601 date or date-time with a UTC offset (such as "2027-01-15" or "2027-01-15T09:30:00Z"); received ${got}.`,
     );
@@ -167,7 +189,10 @@ export function toEpochMs(when: Instant): number {
  * non-empty list (one problem, `index: null`), a version that is not a calendar date, or versions
  * not strictly increasing (at most one problem per entry).
  */
-function readStarts(history: readonly Catalog[]): { starts: number[]; problems: CatalogHistoryProblem[] } {
+function readStarts(history: readonly Catalog[]): {
+  starts: number[];
+  problems: CatalogHistoryProblem[];
+} {
   if (!Array.isArray(history) || history.length === 0) {
     const message = "a catalog history must be a non-empty array of catalogs, oldest first";
     // Stryker disable next-line ArrayDeclaration: the starts of a history with a problem are never read
@@ -177,13 +202,15 @@ function readStarts(history: readonly Catalog[]): { starts: number[]; problems: 
   const problems: CatalogHistoryProblem[] = [];
   let last: { index: number; start: number; version: unknown } | undefined; // the latest entry with a valid version
   history.forEach((entry, index) => {
-    const version: unknown = typeof entry === "object" && entry !== null ? entry.version : undefined;
+    const version: unknown =
+      typeof entry === "object" && entry !== null ? entry.version : undefined;
     const start = versionStart(version);
     if (start === undefined) {
       problems.push({
         index,
         version,
-        message: "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect).",
+        message:
+          "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect).",
       });
     } else {
       if (last !== undefined && start <= last.start) {
@@ -203,7 +230,9 @@ function readStarts(history: readonly Catalog[]): { starts: number[]; problems: 
 /** The start of each entry (epoch ms), for choosing one; throws when the history cannot choose. */
 function starts(history: readonly Catalog[]): number[] {
   const { starts: out, problems } = readStarts(history);
-  if (problems.length > 0) throw new CatalogHistoryError(problems);
+  if (problems.length > 0) {
+    throw new CatalogHistoryError(problems);
+  }
   return out;
 }
 
@@ -226,9 +255,14 @@ export function defineCatalogHistory<const H extends readonly Catalog[]>(history
     history.forEach((entry, index) => {
       const result = v.safeParse(CatalogSchema, entry);
       if (!result.success) {
-        const version: unknown = typeof entry === "object" && entry !== null ? entry.version : undefined;
+        const version: unknown =
+          typeof entry === "object" && entry !== null ? entry.version : undefined;
         for (const issue of result.issues) {
-          problems.push({ index, version, message: `${v.getDotPath(issue) ?? "(catalog)"}: ${issue.message}` });
+          problems.push({
+            index,
+            version,
+            message: `${v.getDotPath(issue) ?? "(catalog)"}: ${issue.message}`,
+          });
         }
       }
     });
@@ -236,7 +270,9 @@ export function defineCatalogHistory<const H extends readonly Catalog[]>(history
   // A version the schema already refused is named once: a version the schema accepts as a date but
   // that is no calendar date is named here, and an entry has an ordering problem only when its
   // version is a calendar date, which the schema accepts.
-  const refused = new Set(problems.filter((p) => p.message.startsWith("version:")).map((p) => p.index));
+  const refused = new Set(
+    problems.filter((p) => p.message.startsWith("version:")).map((p) => p.index),
+  );
   problems.push(...readStarts(history).problems.filter((p) => !refused.has(p.index)));
   if (problems.length > 0) {
     // Entry order; a stable sort keeps each entry's problems in order. The list's own problem
@@ -256,7 +292,9 @@ export function defineCatalogHistory<const H extends readonly Catalog[]>(history
  * catalogHistory.map((c) => c.version); // ["2026-11-20"]
  * ```
  */
-export const catalogHistory: readonly Catalog[] = /* @__PURE__ */ Object.freeze([...SHIPPED_CATALOGS]);
+export const catalogHistory: readonly Catalog[] = /* @__PURE__ */ Object.freeze([
+  ...SHIPPED_CATALOGS,
+]);
 
 /** The index of the entry in force at `ms`, or -1 before the first (binary search over the starts). */
 function indexAt(startsMs: readonly number[], ms: number): number {
@@ -264,8 +302,11 @@ function indexAt(startsMs: readonly number[], ms: number): number {
   let hi = startsMs.length; // invariant: entries before lo start at or before ms, entries from hi after it
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((startsMs[mid] as number) <= ms) lo = mid + 1;
-    else hi = mid;
+    if ((startsMs[mid] as number) <= ms) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
   }
   return lo - 1;
 }
@@ -300,7 +341,9 @@ export function catalogAt(history: readonly Catalog[], when: Instant): Catalog {
   const startsMs = starts(history);
   const index = indexAt(startsMs, ms);
   // starts() refuses an empty history, so the first entry exists, and indexAt returns an entry's index or -1.
-  if (index < 0) throw new NoCatalogInForceError(ms, (history[0] as Catalog).version);
+  if (index < 0) {
+    throw new NoCatalogInForceError(ms, (history[0] as Catalog).version);
+  }
   return history[index] as Catalog;
 }
 
@@ -318,12 +361,22 @@ export function catalogAt(history: readonly Catalog[], when: Instant): Catalog {
  * @throws RangeError naming `when` when it is not an instant; {@link CatalogHistoryError} as for
  *   {@link catalogAt}.
  */
-export function nextCatalogChange(history: readonly Catalog[], when: Instant): CatalogChangeTime | undefined {
+export function nextCatalogChange(
+  history: readonly Catalog[],
+  when: Instant,
+): CatalogChangeTime | undefined {
   const ms = toEpochMs(when);
   const startsMs = starts(history);
   const index = indexAt(startsMs, ms) + 1;
-  if (index >= history.length) return undefined;
+  if (index >= history.length) {
+    return undefined;
+  }
   const next = history[index] as Catalog;
   const at = startsMs[index] as number;
-  return { version: next.version, effectiveAt: new Date(at).toISOString(), effectiveAtMs: at, catalog: next };
+  return {
+    version: next.version,
+    effectiveAt: new Date(at).toISOString(),
+    effectiveAtMs: at,
+    catalog: next,
+  };
 }

@@ -55,21 +55,30 @@ const nonEmptyUnique = <T extends string>(options: readonly T[]) =>
     v.minLength(1),
     v.check((list) => new Set(list).size === list.length, "Each value may be listed once."),
   );
-const gridRow = v.strictObject({ low: v.optional(credits), medium: v.optional(credits), high: v.optional(credits) });
+const gridRow = v.strictObject({
+  low: v.optional(credits),
+  medium: v.optional(credits),
+  high: v.optional(credits),
+});
 
 function pricedExactlyWhereAccepted(spec: v.InferOutput<typeof modelShape>): boolean {
   for (const resolution of RESOLUTIONS) {
     for (const quality of QUALITIES) {
       const accepted = spec.resolutions.includes(resolution) && spec.qualities.includes(quality);
       const priced = spec.prices[resolution]?.[quality] !== undefined;
-      if (accepted !== priced) return false;
+      if (accepted !== priced) {
+        return false;
+      }
     }
   }
   return true;
 }
 
 const modelShape = v.strictObject({
-  id: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]*$/, "A model id is lower-case letters, digits, dots and dashes.")),
+  id: v.pipe(
+    v.string(),
+    v.regex(/^[a-z0-9][a-z0-9.-]*$/, "A model id is lower-case letters, digits, dots and dashes."),
+  ),
   aspectRatios: nonEmptyUnique(ASPECT_RATIOS),
   defaultAspectRatio: v.picklist(ASPECT_RATIOS),
   resolutions: nonEmptyUnique(RESOLUTIONS),
@@ -80,7 +89,11 @@ const modelShape = v.strictObject({
   maxReferenceImages: count(LIMITS.maxReferences),
   referenceSurchargeCredits: credits,
   outputFormat: v.nullable(v.picklist(["png", "jpeg", "webp"])),
-  prices: v.strictObject({ "1K": v.optional(gridRow), "2K": v.optional(gridRow), "4K": v.optional(gridRow) }),
+  prices: v.strictObject({
+    "1K": v.optional(gridRow),
+    "2K": v.optional(gridRow),
+    "4K": v.optional(gridRow),
+  }),
 });
 
 /**
@@ -89,12 +102,18 @@ const modelShape = v.strictObject({
  */
 export const ModelSpecSchema = v.pipe(
   modelShape,
-  v.check((s) => s.aspectRatios.includes(s.defaultAspectRatio), "The default aspect ratio must be an accepted one."),
+  v.check(
+    (s) => s.aspectRatios.includes(s.defaultAspectRatio),
+    "The default aspect ratio must be an accepted one.",
+  ),
   v.check(
     (s) => s.defaultResolution === null || s.resolutions.includes(s.defaultResolution),
     "The default resolution must be an accepted one.",
   ),
-  v.check(pricedExactlyWhereAccepted, "Every accepted resolution x quality cell, and no other, must have a price."),
+  v.check(
+    pricedExactlyWhereAccepted,
+    "Every accepted resolution x quality cell, and no other, must have a price.",
+  ),
 );
 
 /** The valibot schema of a whole catalog: valid entries, keyed by their own id, and a known default. */
@@ -104,8 +123,14 @@ export const CatalogSchema = v.pipe(
     defaultModelId: v.string(),
     models: v.record(v.string(), ModelSpecSchema),
   }),
-  v.check((c) => Object.entries(c.models).every(([key, spec]) => key === spec.id), "Each model is keyed by its own id."),
-  v.check((c) => Object.hasOwn(c.models, c.defaultModelId), "The default model must be in the catalog."),
+  v.check(
+    (c) => Object.entries(c.models).every(([key, spec]) => key === spec.id),
+    "Each model is keyed by its own id.",
+  ),
+  v.check(
+    (c) => Object.hasOwn(c.models, c.defaultModelId),
+    "The default model must be in the catalog.",
+  ),
 );
 
 /**
@@ -130,5 +155,7 @@ export function defineCatalog<C extends Catalog>(catalog: C): C {
  * @internal
  */
 export function findModel(catalog: Catalog, modelId: unknown): ModelSpec | undefined {
-  return typeof modelId === "string" && Object.hasOwn(catalog.models, modelId) ? catalog.models[modelId] : undefined;
+  return typeof modelId === "string" && Object.hasOwn(catalog.models, modelId)
+    ? catalog.models[modelId]
+    : undefined;
 }

@@ -4,7 +4,13 @@
  * the JSON answers to what Node's HTTP parser would otherwise answer itself in plain text (a
  * timeout, headers too large, no `Host`, an unknown `Expect`, `CONNECT`).
  */
-import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  ServerResponse,
+  STATUS_CODES,
+} from "node:http";
 import type { Socket } from "node:net";
 import { addressKey } from "../server/address.js";
 import type { ResponseEvent } from "../server/context.js";
@@ -62,14 +68,28 @@ const CONNECTION_ERRORS = {
 type ConnectionErrorCode = keyof typeof CONNECTION_ERRORS;
 
 /** An answer as the bytes of a whole HTTP/1.1 answer, for writing straight to a socket. */
-function rawAnswer({ status, headers, body }: { status: number; headers: Record<string, string>; body: string }): string {
+function rawAnswer({
+  status,
+  headers,
+  body,
+}: {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}): string {
   let head = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n`;
-  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+  for (const [name, value] of Object.entries(headers)) {
+    head += `${name}: ${value}\r\n`;
+  }
   return `${head}\r\n${body}`;
 }
 
 /** The service's JSON error `{ error: { message, code, requestId } }`, sent with `Connection: close`. */
-function errorAnswer(code: ConnectionErrorCode, message: string, extra: Record<string, string> = {}) {
+function errorAnswer(
+  code: ConnectionErrorCode,
+  message: string,
+  extra: Record<string, string> = {},
+) {
   const requestId = newId.request();
   const status = CONNECTION_ERRORS[code];
   const body = JSON.stringify({ error: { message, code, requestId } });
@@ -132,13 +152,19 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
     #refused = false;
 
     override writeHead(statusCode: number, a?: unknown, b?: unknown): this {
-      if (this.#refused) return this;
+      if (this.#refused) {
+        return this;
+      }
       try {
         return writeHead.call(this, statusCode, a, b) as this;
       } catch (error) {
-        if (this.headersSent) throw error;
+        if (this.headersSent) {
+          throw error;
+        }
         this.#refused = true;
-        for (const name of this.getHeaderNames()) this.removeHeader(name);
+        for (const name of this.getHeaderNames()) {
+          this.removeHeader(name);
+        }
         answerError(this.req, this, "internal_error", "Something went wrong on our side.");
         return this;
       }
@@ -149,7 +175,9 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
     }
 
     override end(a?: unknown, b?: unknown, c?: unknown): this {
-      if (!this.#refused && ending.push([this, a, b, c]) === 1) setImmediate(endAll);
+      if (!this.#refused && ending.push([this, a, b, c]) === 1) {
+        setImmediate(endAll);
+      }
       return this;
     }
   }
@@ -179,11 +207,19 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
     requireHostHeader: false,
     headersTimeout: bounds.headersTimeoutMs,
     requestTimeout: bounds.requestTimeoutMs,
-    connectionsCheckingInterval: Math.min(1000, Math.max(5, Math.floor(bounds.headersTimeoutMs / 10))),
+    connectionsCheckingInterval: Math.min(
+      1000,
+      Math.max(5, Math.floor(bounds.headersTimeoutMs / 10)),
+    ),
   }) as unknown as Server;
   server.maxConnections = bounds.maxConnections + CAP_OVERFLOW;
 
-  const stats: ServerStats = { openConnections: 0, activeRequests: 0, requests: 0, refusedConnections: 0 };
+  const stats: ServerStats = {
+    openConnections: 0,
+    activeRequests: 0,
+    requests: 0,
+    refusedConnections: 0,
+  };
   /** Sockets answered here: nothing more may be written to them. */
   const answeredSockets = new WeakSet<Socket>();
   /** Sockets whose request was answered early and whose body is being read to the end. */
@@ -198,16 +234,22 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
   const refusedByAddress = new Map<string, number>();
   const adjust = (counts: Map<string, number>, key: string, by: number) => {
     const next = (counts.get(key) ?? 0) + by;
-    if (next <= 0) counts.delete(key);
-    else counts.set(key, next);
+    if (next <= 0) {
+      counts.delete(key);
+    } else {
+      counts.set(key, next);
+    }
   };
 
   function tell(req: IncomingMessage, status: number, requestId: string, start: number): void {
-    if (report === undefined) return;
+    if (report === undefined) {
+      return;
+    }
     const method = req.method ?? "GET";
     const target = req.url ?? "/";
     // A CONNECT names an authority, not a path: it is told as sent.
-    const path = method === "CONNECT" || !target.startsWith("/") ? target : target.replace(/[?#].*$/s, "");
+    const path =
+      method === "CONNECT" || !target.startsWith("/") ? target : target.replace(/[?#].*$/s, "");
     try {
       report({ method, path, status, requestId, durationMs: performance.now() - start });
     } catch {
@@ -216,8 +258,15 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
   }
 
   /** Writes the service's JSON error to a request node:http parsed, and reports it. */
-  function answerError(req: IncomingMessage, res: ServerResponse, code: ConnectionErrorCode, message: string): void {
-    if (res.headersSent || res.destroyed) return;
+  function answerError(
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: ConnectionErrorCode,
+    message: string,
+  ): void {
+    if (res.headersSent || res.destroyed) {
+      return;
+    }
     const start = performance.now();
     const { status, headers, body, requestId } = errorAnswer(code, message);
     writeHead.call(res, status, headers);
@@ -228,7 +277,9 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
   /** Writes an answer, stops writing, and keeps reading for a while so the client can read it. */
   function answerAndLinger(socket: Socket, answer: string): void {
     answeredSockets.add(socket);
-    if (socket.destroyed) return;
+    if (socket.destroyed) {
+      return;
+    }
     socket.end(answer);
     lingering.add(socket);
     const timer = setTimeout(() => socket.destroy(), LINGER_MS);
@@ -249,7 +300,10 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
     }
     adjust(refusedByAddress, address, 1);
     socket.once("close", () => adjust(refusedByAddress, address, -1));
-    answerAndLinger(socket, rawAnswer(errorAnswer("service_unavailable", message, { "retry-after": "1" })));
+    answerAndLinger(
+      socket,
+      rawAnswer(errorAnswer("service_unavailable", message, { "retry-after": "1" })),
+    );
   }
 
   /**
@@ -258,14 +312,18 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
    */
   function drain(req: IncomingMessage): void {
     const socket = req.socket;
-    if (req.complete || socket.destroyed) return;
+    if (req.complete || socket.destroyed) {
+      return;
+    }
     draining.add(socket);
     // A reader that stopped at the body limit (a web stream over the request) would pause it again.
     req.removeAllListeners("data");
     let read = 0;
     req.on("data", (chunk: Buffer) => {
       read += chunk.byteLength;
-      if (read > bounds.maxDrainBytes) socket.destroy();
+      if (read > bounds.maxDrainBytes) {
+        socket.destroy();
+      }
     });
     req.once("end", () => draining.delete(socket));
     req.resume();
@@ -276,7 +334,11 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
     socket.once("end", endAll); // before node:http ends its side of a half-closed connection
     const address = addressKey(socket.remoteAddress);
     if (stats.openConnections >= bounds.maxConnections) {
-      refuse(socket, address, `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`);
+      refuse(
+        socket,
+        address,
+        `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`,
+      );
       return;
     }
     if ((openByAddress.get(address) ?? 0) >= bounds.maxConnectionsPerAddress) {
@@ -296,9 +358,14 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
   });
 
   server.on("clientError", (error: Error & { code?: string }, socket: Socket) => {
-    if (answeredSockets.has(socket)) return; // the parser keeps reporting on a socket already answered
+    if (answeredSockets.has(socket)) {
+      return; // the parser keeps reporting on a socket already answered
+    }
     const inFlight = current.get(socket);
-    const gone = error.code === "ECONNRESET" || error.code === "EPIPE" || error.code === "HPE_INVALID_EOF_STATE";
+    const gone =
+      error.code === "ECONNRESET" ||
+      error.code === "EPIPE" ||
+      error.code === "HPE_INVALID_EOF_STATE";
     // An answer written whole is no longer in flight: the socket waits for the next request.
     const writing = inFlight?.headersSent === true && !inFlight.writableFinished;
     if (gone || !socket.writable || draining.has(socket) || writing) {
@@ -324,9 +391,13 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
     // read it, so that an answer given before (a 401, a 413 by Content-Length) comes without it.
     awaitingContinue.add(req);
     const onListener = (event: string | symbol) => {
-      if (event !== "data" && event !== "readable") return;
+      if (event !== "data" && event !== "readable") {
+        return;
+      }
       req.off("newListener", onListener);
-      if (awaitingContinue.delete(req) && !res.headersSent && !res.destroyed) res.writeContinue();
+      if (awaitingContinue.delete(req) && !res.headersSent && !res.destroyed) {
+        res.writeContinue();
+      }
     };
     req.on("newListener", onListener);
     server.emit("request", req, res);
@@ -348,14 +419,24 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
      * HTTP/1.1 request without exactly one `Host`, which is answered 400 here.
      */
     admit(req: IncomingMessage, res: ServerResponse): boolean {
-      if (answeredSockets.has(req.socket)) return false;
+      if (answeredSockets.has(req.socket)) {
+        return false;
+      }
       // Counted in the raw headers: `headersDistinct` would build an object of every header.
       let hosts = 0;
       const raw = req.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).length === 4 && raw[i]?.toLowerCase() === "host") hosts++;
-      if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) return true;
+      for (let i = 0; i < raw.length; i += 2) {
+        if ((raw[i] as string).length === 4 && raw[i]?.toLowerCase() === "host") {
+          hosts++;
+        }
+      }
+      if (hosts === 1 || (hosts === 0 && req.httpVersion === "1.0")) {
+        return true;
+      }
       const message =
-        hosts === 0 ? "An HTTP/1.1 request must carry a Host header." : "A request must carry one Host header, not several.";
+        hosts === 0
+          ? "An HTTP/1.1 request must carry a Host header."
+          : "A request must carry one Host header, not several.";
       answerError(req, res, "bad_request", message);
       return false;
     },
@@ -367,21 +448,33 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
      * `maxDrainBytes`, or awaited with `Expect: 100-continue`). Rejects when the socket was already
      * answered here (a timeout): nothing more is written to it.
      */
-    async handle(server: FetchServer, request: Request, req: IncomingMessage, res: ServerResponse): Promise<Response> {
+    async handle(
+      server: FetchServer,
+      request: Request,
+      req: IncomingMessage,
+      res: ServerResponse,
+    ): Promise<Response> {
       stats.requests++;
       stats.activeRequests++;
       let response: unknown;
       try {
         const address = req.socket.remoteAddress;
-        response = await server.fetch(request, address === undefined ? {} : { clientAddress: address });
+        response = await server.fetch(
+          request,
+          address === undefined ? {} : { clientAddress: address },
+        );
       } catch (error) {
-        if (!answeredSockets.has(req.socket)) res.destroy();
+        if (!answeredSockets.has(req.socket)) {
+          res.destroy();
+        }
         throw error;
       } finally {
         stats.activeRequests--;
       }
       if (answeredSockets.has(req.socket)) {
-        if (response instanceof Response) response.body?.cancel().catch(() => {});
+        if (response instanceof Response) {
+          response.body?.cancel().catch(() => {});
+        }
         throw new Error("The request was answered already (a timeout).");
       }
       if (!(response instanceof Response)) {
@@ -393,9 +486,15 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
       current.set(req.socket, res);
       if (!req.complete) {
         const declared = req.headers["content-length"];
-        const tooLarge = declared !== undefined && /^\d+$/.test(declared) && Number(declared) > bounds.maxDrainBytes;
-        if (awaitingContinue.has(req) || tooLarge) res.setHeader("connection", "close");
-        else res.once("finish", () => drain(req));
+        const tooLarge =
+          declared !== undefined &&
+          /^\d+$/.test(declared) &&
+          Number(declared) > bounds.maxDrainBytes;
+        if (awaitingContinue.has(req) || tooLarge) {
+          res.setHeader("connection", "close");
+        } else {
+          res.once("finish", () => drain(req));
+        }
       }
       return response;
     },
@@ -404,7 +503,9 @@ export function guardConnections(bounds: Bounds, report?: (event: ResponseEvent)
     stats: (): ServerStats => ({ ...stats }),
     /** Destroys every socket still lingering after an early answer. */
     closeLingering(): void {
-      for (const socket of lingering) socket.destroy();
+      for (const socket of lingering) {
+        socket.destroy();
+      }
     },
   };
 }
@@ -423,7 +524,10 @@ function parserError(code: string | undefined, bounds: Bounds): [ConnectionError
         `The request line and headers are larger than the limit of ${bounds.maxHeaderBytes} bytes.`,
       ];
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return ["payload_too_large", "The chunk extensions of the request body are larger than the server accepts."];
+      return [
+        "payload_too_large",
+        "The chunk extensions of the request body are larger than the server accepts.",
+      ];
     default:
       return ["bad_request", "The request is not valid HTTP/1.1."];
   }

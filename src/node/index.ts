@@ -13,7 +13,14 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener, type HttpBindings, RequestError } from "@hono/node-server";
 import { createReferenceServer } from "../server/app.js";
 import type { ResponseEvent } from "../server/context.js";
-import { type Bounds, DEFAULT_BOUNDS, errorResponse, type FetchServer, guardConnections, type ServerStats } from "./bounds.js";
+import {
+  type Bounds,
+  DEFAULT_BOUNDS,
+  errorResponse,
+  type FetchServer,
+  guardConnections,
+  type ServerStats,
+} from "./bounds.js";
 
 export type { ResponseEvent } from "../server/context.js";
 export type { FetchServer, ServerStats } from "./bounds.js";
@@ -118,14 +125,18 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     // A rejected fetch is answered with nothing (the guard closed the connection); a request
     // target or Host that makes no URL is the service's 400.
     errorHandler: (error: unknown) =>
-      error instanceof RequestError ? errorResponse("bad_request", "The request target or a header is not valid.") : undefined,
+      error instanceof RequestError
+        ? errorResponse("bad_request", "The request target or a header is not valid.")
+        : undefined,
   };
   const listener = getRequestListener((request, env) => {
     const { incoming, outgoing } = env as HttpBindings;
     return guard.handle(server, request, incoming, outgoing);
   }, adapter);
   httpServer.on("request", (req, res) => {
-    if (guard.admit(req, res)) void listener(req, res);
+    if (guard.admit(req, res)) {
+      void listener(req, res);
+    }
   });
   httpServer.listen(options.port ?? 8787, host);
   await once(httpServer, "listening"); // rejects on the server's "error" (a port in use)
@@ -153,7 +164,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     process.once("SIGTERM", onSignal);
   }
 
-  return { url: `http://${shownHost}:${port}`, port, host, server, httpServer, stats: guard.stats, close };
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    host,
+    server,
+    httpServer,
+    stats: guard.stats,
+    close,
+  };
 }
 
 /** The bounds of a serve() call: each option a positive whole number, the request timeout no shorter than the headers'. */
@@ -162,15 +181,19 @@ function readBounds(options: ServeOptions): Bounds {
   for (const name of Object.keys(DEFAULT_BOUNDS) as (keyof Bounds)[]) {
     const value = options[name];
     if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) {
-      throw new RangeError(`serve(): ${name} must be a positive whole number; received ${String(value)}.`);
+      throw new RangeError(
+        `serve(): ${name} must be a positive whole number; received ${String(value)}.`,
+      );
     }
     bounds[name] = value ?? bounds[name];
   }
   // When only one timeout is given, the other default gives way rather than fail.
-  if (options.requestTimeoutMs === undefined)
+  if (options.requestTimeoutMs === undefined) {
     bounds.requestTimeoutMs = Math.max(bounds.requestTimeoutMs, bounds.headersTimeoutMs);
-  if (options.headersTimeoutMs === undefined)
+  }
+  if (options.headersTimeoutMs === undefined) {
     bounds.headersTimeoutMs = Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs);
+  }
   if (bounds.headersTimeoutMs > bounds.requestTimeoutMs) {
     throw new RangeError(
       `serve(): headersTimeoutMs (${bounds.headersTimeoutMs}) must not be longer than requestTimeoutMs (${bounds.requestTimeoutMs}).`,

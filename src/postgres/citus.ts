@@ -27,7 +27,10 @@ const REFERENCE_TABLES: readonly string[] = ["api_keys"];
  * that holds the user's rows, and runs there in one round trip.
  */
 const DISTRIBUTED_FUNCTIONS: readonly (readonly [signature: string, argument: string])[] = [
-  ["commit_task(text, text, text, text, bigint, bigint, bigint, json, boolean, integer, text, text, bigint[], bigint)", "p_user"],
+  [
+    "commit_task(text, text, text, text, bigint, bigint, bigint, json, boolean, integer, text, text, bigint[], bigint)",
+    "p_user",
+  ],
   [
     "accept_generation(text, text, text, text, bigint, bigint, bigint, json, boolean, integer, text, text, bigint[], bigint, text[])",
     "p_user",
@@ -50,12 +53,18 @@ const NO_CITUS =
  * @throws Error naming what to install and where to connect, when Citus is required and missing.
  * @internal
  */
-export async function isDistributed(pool: PgPool, schema: string, requireCitus = false): Promise<boolean> {
+export async function isDistributed(
+  pool: PgPool,
+  schema: string,
+  requireCitus = false,
+): Promise<boolean> {
   const { rows } = await pool.query<{ citus: boolean }>(
     "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus",
   );
   if (!rows[0]?.citus) {
-    if (requireCitus) throw new Error(NO_CITUS);
+    if (requireCitus) {
+      throw new Error(NO_CITUS);
+    }
     return false;
   }
   return isDistributedTable(pool, `${quoteSchema(schema)}.users`);
@@ -63,7 +72,10 @@ export async function isDistributed(pool: PgPool, schema: string, requireCitus =
 
 /** Whether a table (schema-qualified) is distributed or a reference table. */
 async function isDistributedTable(db: PgQueryable, table: string): Promise<boolean> {
-  const { rows } = await db.query("SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [table]);
+  const { rows } = await db.query(
+    "SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)",
+    [table],
+  );
   return rows.length > 0;
 }
 
@@ -88,7 +100,8 @@ export async function distributeSchema(pool: PgPool, schema: string): Promise<st
           done.push(what);
         }
       });
-    const undistributed = async (table: string) => !(await isDistributedTable(client, `${s}.${table}`));
+    const undistributed = async (table: string) =>
+      !(await isDistributedTable(client, `${s}.${table}`));
     for (const table of REFERENCE_TABLES) {
       await step(
         table,
@@ -122,11 +135,10 @@ export async function distributeSchema(pool: PgPool, schema: string): Promise<st
           return found.length === 0;
         },
         () =>
-          client.query("SELECT create_distributed_function($1::regprocedure, $2, colocate_with => $3)", [
-            name,
-            argument,
-            `${s}.${anchor}`,
-          ]),
+          client.query(
+            "SELECT create_distributed_function($1::regprocedure, $2, colocate_with => $3)",
+            [name, argument, `${s}.${anchor}`],
+          ),
       );
     }
     return done;

@@ -55,11 +55,20 @@ const codeOf = (error: unknown): string | undefined => {
  * shutdowns and SQLSTATE class 08. @internal
  */
 export function isUnavailable(error: unknown): boolean {
-  if (error instanceof StoreUnavailableError) return true;
+  if (error instanceof StoreUnavailableError) {
+    return true;
+  }
   const code = codeOf(error);
-  if (code !== undefined && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith("08"))) return true;
+  if (
+    code !== undefined &&
+    (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith("08"))
+  ) {
+    return true;
+  }
   // Node reports a failed connection to every address of a name as one AggregateError.
-  if (error instanceof AggregateError && error.errors.some(isUnavailable)) return true;
+  if (error instanceof AggregateError && error.errors.some(isUnavailable)) {
+    return true;
+  }
   return error instanceof Error && UNAVAILABLE_MESSAGES.test(error.message);
 }
 
@@ -69,8 +78,12 @@ export function isUnavailable(error: unknown): boolean {
  */
 export function isTransient(error: unknown): boolean {
   const code = codeOf(error);
-  if (code === undefined) return false;
-  if (TRANSIENT_STATES.has(code)) return true;
+  if (code === undefined) {
+    return false;
+  }
+  if (TRANSIENT_STATES.has(code)) {
+    return true;
+  }
   // ON CONFLICT settles claims; a unique violation on one is a race it did not see, worth a rerun.
   return code === "23505" && (error as { constraint?: unknown }).constraint === "idempotency_pkey";
 }
@@ -100,10 +113,14 @@ export function withRetries<T>(what: string, work: () => Promise<T>): Promise<T>
 async function retried<T>(what: string, work: () => Promise<T>, error: unknown): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     if (isUnavailable(error)) {
-      if (error instanceof StoreUnavailableError) throw error;
+      if (error instanceof StoreUnavailableError) {
+        throw error;
+      }
       throw new StoreUnavailableError(`the database cannot be reached (${what})`, { cause: error });
     }
-    if (attempt >= MAX_ATTEMPTS || !isTransient(error)) throw error;
+    if (attempt >= MAX_ATTEMPTS || !isTransient(error)) {
+      throw error;
+    }
     // 2, 4, 8, 16 ms plus up to as much again at random, so racing instances spread out.
     const base = 2 ** attempt;
     await new Promise((resolve) => setTimeout(resolve, base + Math.random() * base));

@@ -26,7 +26,10 @@ export type PgResult<R> = { readonly rows: R[]; readonly rowCount: number | null
 /** What the store asks of a connection: to run a statement (a `pg` `Pool` or `PoolClient` has it). */
 export interface PgQueryable {
   /** Runs one statement (SQL text with `values` for `$1`, `$2`..., or a {@link PgQuery}): its rows, and how many it touched. */
-  query<R extends object = Record<string, unknown>>(query: string | PgQuery, values?: unknown[]): Promise<PgResult<R>>;
+  query<R extends object = Record<string, unknown>>(
+    query: string | PgQuery,
+    values?: unknown[],
+  ): Promise<PgResult<R>>;
 }
 
 /** A connection checked out of a pool, for a transaction (a `pg` `PoolClient`). */
@@ -60,11 +63,16 @@ const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
 function missing(error: unknown): never {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const notFound = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
-  if (!notFound || typeof message !== "string" || !/['"]pg['"]/.test(message)) throw error;
+  if (!notFound || typeof message !== "string" || !/['"]pg['"]/.test(message)) {
+    throw error;
+  }
   const short = new Error(PG_MISSING);
   // Code that loads this entry on demand (the CLI's `serve --database-url`) tells a missing module by
   // its code; not enumerable, so that Node's report of the error stays the one line.
-  Object.defineProperty(short, "code", { value: (error as { code: string }).code, enumerable: false });
+  Object.defineProperty(short, "code", {
+    value: (error as { code: string }).code,
+    enumerable: false,
+  });
   throw short;
 }
 

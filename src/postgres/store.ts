@@ -62,7 +62,11 @@ export type PostgresStoreOptions = {
 };
 
 /** The bounds on waiting for the database that the options do not set. */
-const DEFAULTS = { connectionTimeoutMillis: 5000, statementTimeoutMillis: 5000, queryTimeoutMillis: 10_000 } as const;
+const DEFAULTS = {
+  connectionTimeoutMillis: 5000,
+  statementTimeoutMillis: 5000,
+  queryTimeoutMillis: 10_000,
+} as const;
 
 /** How long a connection of the store's own pool stays idle before the pool closes it. */
 const IDLE_TIMEOUT_MS = 10_000;
@@ -94,7 +98,9 @@ const assertCredits = (credits: number, what: string) => {
 const nameable = (id: string): boolean => !id.includes("\u0000");
 
 const assertNameable = (id: string, what: string) => {
-  if (!nameable(id)) throw new RangeError(`${what} cannot contain U+0000 (PostgreSQL text cannot hold it)`);
+  if (!nameable(id)) {
+    throw new RangeError(`${what} cannot contain U+0000 (PostgreSQL text cannot hold it)`);
+  }
 };
 
 /**
@@ -106,7 +112,9 @@ const assertNameable = (id: string, what: string) => {
 const storedKey = (key: string): string => JSON.stringify(key).slice(1, -1);
 
 const assertTime = (at: number, what: string) => {
-  if (!Number.isSafeInteger(at)) throw new RangeError(`${what} must be epoch milliseconds (an integer); got ${at}`);
+  if (!Number.isSafeInteger(at)) {
+    throw new RangeError(`${what} must be epoch milliseconds (an integer); got ${at}`);
+  }
 };
 
 type TaskRow = {
@@ -129,7 +137,9 @@ const taskFromRow = (row: TaskRow): TaskRecord => ({
   userId: row.user_id,
   createdAt: toNumber(row.created_at_ms),
   // `json` is parsed by pg's default type parser; a pool configured to keep it as text still works.
-  request: (typeof row.request === "string" ? JSON.parse(row.request) : row.request) as GenerationRequest,
+  request: (typeof row.request === "string"
+    ? JSON.parse(row.request)
+    : row.request) as GenerationRequest,
   clientKey: row.client_key,
   referenceCount: row.reference_count,
   multiplier: row.multiplier,
@@ -140,12 +150,22 @@ const taskFromRow = (row: TaskRow): TaskRecord => ({
   jobStatus: row.job_status,
 });
 
-type LedgerRow = { kind: LedgerRecord["kind"]; credits: string; at_ms: string; task_id: string | null; job_index: number | null };
+type LedgerRow = {
+  kind: LedgerRecord["kind"];
+  credits: string;
+  at_ms: string;
+  task_id: string | null;
+  job_index: number | null;
+};
 
 const ledgerFromRow = (row: LedgerRow): LedgerRecord => {
   const base = { kind: row.kind, credits: toNumber(row.credits), at: toNumber(row.at_ms) };
-  if (row.task_id === null) return base;
-  if (row.job_index === null) return { ...base, taskId: row.task_id };
+  if (row.task_id === null) {
+    return base;
+  }
+  if (row.job_index === null) {
+    return { ...base, taskId: row.task_id };
+  }
   return { ...base, taskId: row.task_id, jobIndex: row.job_index };
 };
 
@@ -155,7 +175,11 @@ const ledgerFromRow = (row: LedgerRow): LedgerRecord => {
  */
 const REJECTIONS: Record<
   string,
-  "insufficient_credits" | "api_key_revoked" | "unknown_user" | "asset_not_found" | "multiplier_changed"
+  | "insufficient_credits"
+  | "api_key_revoked"
+  | "unknown_user"
+  | "asset_not_found"
+  | "multiplier_changed"
 > = {
   IG001: "insufficient_credits",
   IG002: "api_key_revoked",
@@ -181,10 +205,9 @@ function statements(schema: string) {
       FROM ${s}.jobs jj WHERE jj.user_id = t.user_id AND jj.task_id = t.task_id
     ) j`;
   const named = <K extends string>(entries: Record<K, string>) =>
-    Object.fromEntries(Object.entries(entries).map(([key, text]) => [key, { name: prefix + key, text }])) as Record<
-      K,
-      { name: string; text: string }
-    >;
+    Object.fromEntries(
+      Object.entries(entries).map(([key, text]) => [key, { name: prefix + key, text }]),
+    ) as Record<K, { name: string; text: string }>;
   return named({
     // The writes of the ledger and of balances are functions that run with the owner's rights, so
     // the servers' role needs no right to write either (docs/postgres.md, "Least privilege").
@@ -252,9 +275,13 @@ function statements(schema: string) {
 /** A bound on waiting, as given: a whole number of milliseconds from 1 to 2^31 - 1 (a timer's range). */
 function bound(options: PostgresStoreOptions, name: keyof typeof DEFAULTS): number {
   const value = options[name];
-  if (value === undefined) return DEFAULTS[name];
+  if (value === undefined) {
+    return DEFAULTS[name];
+  }
   if (!Number.isSafeInteger(value) || value < 1 || value > 2 ** 31 - 1) {
-    throw new RangeError(`${name} must be whole milliseconds from 1 to ${2 ** 31 - 1}; got ${String(value)}`);
+    throw new RangeError(
+      `${name} must be whole milliseconds from 1 to ${2 ** 31 - 1}; got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -265,7 +292,11 @@ type Connection = { schema: string; pool: PgPool; ownPool: boolean; queryTimeout
  * Checks the options and makes the pool when given a connection string: for serving (every bound
  * set) or for migrating (no statement or query timeout: a migration may rightly take long).
  */
-function connect(options: PostgresStoreOptions, caller: string, purpose: "serve" | "migrate"): Connection {
+function connect(
+  options: PostgresStoreOptions,
+  caller: string,
+  purpose: "serve" | "migrate",
+): Connection {
   const schema = options?.schema ?? "imagegen";
   quoteSchema(schema);
   if ((options?.connectionString === undefined) === (options?.pool === undefined)) {
@@ -277,7 +308,9 @@ function connect(options: PostgresStoreOptions, caller: string, purpose: "serve"
   if (options.pool) {
     for (const name of ["connectionTimeoutMillis", "statementTimeoutMillis"] as const) {
       if (options[name] !== undefined) {
-        throw new TypeError(`${caller}: ${name} applies to the store's own pool; with \`pool\`, set it on your pool`);
+        throw new TypeError(
+          `${caller}: ${name} applies to the store's own pool; with \`pool\`, set it on your pool`,
+        );
       }
     }
     return { schema, pool: options.pool, ownPool: false, queryTimeoutMillis };
@@ -321,24 +354,36 @@ function connect(options: PostgresStoreOptions, caller: string, purpose: "serve"
  *   MigrationChecksumError when a migration the schema applied is not this package's (docs/postgres.md,
  *   "Migrations"); Error when the schema is at a version newer than this package.
  */
-export async function migratePostgres(options: PostgresStoreOptions): Promise<{ applied: number[]; version: number }> {
+export async function migratePostgres(
+  options: PostgresStoreOptions,
+): Promise<{ applied: number[]; version: number }> {
   const { schema, pool, ownPool } = connect(options, "migratePostgres", "migrate");
   const onIdleError = () => {};
   pool.on("error", onIdleError);
   try {
-    if (options.distributed === true) await withRetries("looking for Citus", () => isDistributed(pool, schema, true));
+    if (options.distributed === true) {
+      await withRetries("looking for Citus", () => isDistributed(pool, schema, true));
+    }
     const applied = await withRetries("migrating the schema", () => runMigrations(pool, schema));
-    if (options.distributed === true) await withRetries("distributing the schema", () => distributeSchema(pool, schema));
+    if (options.distributed === true) {
+      await withRetries("distributing the schema", () => distributeSchema(pool, schema));
+    }
     return { applied, version: LATEST_VERSION };
   } finally {
     pool.off("error", onIdleError);
-    if (ownPool) await pool.end().catch(() => {});
+    if (ownPool) {
+      await pool.end().catch(() => {});
+    }
   }
 }
 
 /** Opens the store; `createPostgresStore` of the entry, typed with every method of {@link Store}. */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const { schema, pool, ownPool, queryTimeoutMillis } = connect(options, "createPostgresStore", "serve");
+  const { schema, pool, ownPool, queryTimeoutMillis } = connect(
+    options,
+    "createPostgresStore",
+    "serve",
+  );
   // An idle connection the server drops (a restart, an outage) emits `error` on the pool; without a
   // listener Node would end the process. The pool discards that connection and makes new ones.
   const onIdleError = () => {};
@@ -349,10 +394,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     // On a connection of its own when the store makes its pool: the serving pool's statement and
     // query timeouts would cut a migration that rightly takes long.
     await migratePostgres(options);
-    distributed = options.distributed === true || (await withRetries("reading the layout", () => isDistributed(pool, schema)));
+    distributed =
+      options.distributed === true ||
+      (await withRetries("reading the layout", () => isDistributed(pool, schema)));
   } catch (error) {
     pool.off("error", onIdleError);
-    if (ownPool) await pool.end().catch(() => {});
+    if (ownPool) {
+      await pool.end().catch(() => {});
+    }
     throw error;
   }
 
@@ -368,8 +417,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     // store sends (pg reads an absent name or values as undefined, as it reads these).
     ({ name, text, values, query_timeout: queryTimeoutMillis }) as PgQuery;
   /** One statement is one transaction: retried whole when it loses a race. */
-  const run = <R extends object>(what: string, statement: { name: string; text: string }, values: Values) =>
-    withRetries(what, () => pool.query<R>(timed(statement.name, statement.text, values)));
+  const run = <R extends object>(
+    what: string,
+    statement: { name: string; text: string },
+    values: Values,
+  ) => withRetries(what, () => pool.query<R>(timed(statement.name, statement.text, values)));
 
   /**
    * One transaction on a connection of its own, retried whole when it loses a race. `body` runs its
@@ -377,18 +429,25 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * that timed out or broke is destroyed: its socket may be dead, or the server may still be
    * answering a statement this client no longer waits for.
    */
-  const transaction = <T>(what: string, body: (q: Query) => Promise<{ commit: boolean; value: T }>): Promise<T> =>
+  const transaction = <T>(
+    what: string,
+    body: (q: Query) => Promise<{ commit: boolean; value: T }>,
+  ): Promise<T> =>
     withRetries(what, async () => {
       const client = await pool.connect();
       let broken = false;
       try {
         await client.query(timed(undefined, "BEGIN"));
-        const { commit, value } = await body((statement, values) => client.query(timed(statement.name, statement.text, values)));
+        const { commit, value } = await body((statement, values) =>
+          client.query(timed(statement.name, statement.text, values)),
+        );
         await client.query(timed(undefined, commit ? "COMMIT" : "ROLLBACK"));
         return value;
       } catch (error) {
         broken = isUnavailable(error);
-        if (!broken) await client.query(timed(undefined, "ROLLBACK")).catch(() => (broken = true));
+        if (!broken) {
+          await client.query(timed(undefined, "ROLLBACK")).catch(() => (broken = true));
+        }
         throw error;
       } finally {
         client.release(broken);
@@ -400,26 +459,50 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * then the conflicts, read after the writes so that a concurrent load of the same fixtures is
    * seen. The caller commits only an `ok` result.
    */
-  const loadIn = async (q: Query, { users, keys, assets, at }: ReturnType<typeof fixtureRows>): Promise<FixtureLoadResult> => {
+  const loadIn = async (
+    q: Query,
+    { users, keys, assets, at }: ReturnType<typeof fixtureRows>,
+  ): Promise<FixtureLoadResult> => {
     const { rows: created } = await q<{ created: string[] }>(sql.loadUsers, [
       users.map((user) => user.id),
       users.map((user) => user.credits),
       users.map((user) => user.multiplier),
       at,
     ]);
-    await q(sql.loadKeys, [keys.map((k) => k.id), keys.map((k) => k.userId), keys.map((k) => k.mode), keys.map((k) => k.hash)]);
+    await q(sql.loadKeys, [
+      keys.map((k) => k.id),
+      keys.map((k) => k.userId),
+      keys.map((k) => k.mode),
+      keys.map((k) => k.hash),
+    ]);
     await q(sql.loadAssets, [assets.map((a) => a.userId), assets.map((a) => a.assetId)]);
-    const keyHits = await q<{ i: number }>(sql.keyConflicts, [keys.map((k) => k.hash), keys.map((k) => k.userId)]);
-    const assetHits = await q<{ i: number }>(sql.assetConflicts, [assets.map((a) => a.assetId), assets.map((a) => a.userId)]);
+    const keyHits = await q<{ i: number }>(sql.keyConflicts, [
+      keys.map((k) => k.hash),
+      keys.map((k) => k.userId),
+    ]);
+    const assetHits = await q<{ i: number }>(sql.assetConflicts, [
+      assets.map((a) => a.assetId),
+      assets.map((a) => a.userId),
+    ]);
     const conflicts = [
-      ...keyHits.rows.map(({ i }) => ({ user: keys[i]?.user ?? -1, field: "apiKeys" as const, index: keys[i]?.index ?? -1 })),
+      ...keyHits.rows.map(({ i }) => ({
+        user: keys[i]?.user ?? -1,
+        field: "apiKeys" as const,
+        index: keys[i]?.index ?? -1,
+      })),
       ...assetHits.rows.map(({ i }) => ({
         user: assets[i]?.user ?? -1,
         field: "assets" as const,
         index: assets[i]?.index ?? -1,
       })),
-    ].sort((a, b) => a.user - b.user || (a.field === b.field ? a.index - b.index : a.field === "apiKeys" ? -1 : 1));
-    if (conflicts.length > 0) return { ok: false, conflicts };
+    ].sort(
+      (a, b) =>
+        a.user - b.user ||
+        (a.field === b.field ? a.index - b.index : a.field === "apiKeys" ? -1 : 1),
+    );
+    if (conflicts.length > 0) {
+      return { ok: false, conflicts };
+    }
     // In the order of the load, as the in-memory store gives them.
     const made = new Set(created[0]?.created ?? []);
     return { ok: true, created: users.map((user) => user.id).filter((id) => made.has(id)) };
@@ -449,54 +532,111 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async getUser(userId) {
-      if (!nameable(userId)) return undefined;
-      const { rows } = await run<{ id: string; balance: string; multiplier: string }>("reading a user", sql.getUser, [userId]);
+      if (!nameable(userId)) {
+        return undefined;
+      }
+      const { rows } = await run<{ id: string; balance: string; multiplier: string }>(
+        "reading a user",
+        sql.getUser,
+        [userId],
+      );
       const row = rows[0];
-      return row && ({ id: row.id, balance: toNumber(row.balance), multiplier: row.multiplier } satisfies UserRecord);
+      return (
+        row &&
+        ({
+          id: row.id,
+          balance: toNumber(row.balance),
+          multiplier: row.multiplier,
+        } satisfies UserRecord)
+      );
     },
 
     async grant(userId, credits, at): Promise<GrantResult> {
       assertCredits(credits, "credits");
       assertTime(at, "at");
-      if (!nameable(userId)) return { ok: false, reason: "unknown_user" };
-      const { rows } = await run<{ balance: string | null }>("granting credits", sql.grant, [userId, credits, at]);
+      if (!nameable(userId)) {
+        return { ok: false, reason: "unknown_user" };
+      }
+      const { rows } = await run<{ balance: string | null }>("granting credits", sql.grant, [
+        userId,
+        credits,
+        at,
+      ]);
       const balance = rows[0]?.balance;
-      if (balance !== null && balance !== undefined) return { ok: true, balance: toNumber(balance) };
-      const { rows: users } = await run<{ balance: string; held: string }>("reading a user", sql.userHeld, [userId]);
+      if (balance !== null && balance !== undefined) {
+        return { ok: true, balance: toNumber(balance) };
+      }
+      const { rows: users } = await run<{ balance: string; held: string }>(
+        "reading a user",
+        sql.userHeld,
+        [userId],
+      );
       const user = users[0];
-      if (!user) return { ok: false, reason: "unknown_user" };
-      return { ok: false, reason: "balance_too_large", balance: toNumber(user.balance), held: toNumber(user.held) };
+      if (!user) {
+        return { ok: false, reason: "unknown_user" };
+      }
+      return {
+        ok: false,
+        reason: "balance_too_large",
+        balance: toNumber(user.balance),
+        held: toNumber(user.held),
+      };
     },
 
     async setMultiplier(userId, multiplier) {
-      if (!nameable(userId)) return false;
+      if (!nameable(userId)) {
+        return false;
+      }
       const result = await run("setting a multiplier", sql.setMultiplier, [userId, multiplier]);
       return result.rowCount === 1;
     },
 
     async putApiKey(key) {
       assertNameable(key.id, "key.id");
-      if (!nameable(key.userId)) return false;
+      if (!nameable(key.userId)) {
+        return false;
+      }
       // The rows returned, not rowCount: Citus runs this insert into a reference table from a
       // distributed one through the coordinator and counts the rows selected, conflicts included.
-      const { rows } = await run("storing an API key", sql.putApiKey, [key.id, key.userId, key.mode, key.hash, key.revoked]);
+      const { rows } = await run("storing an API key", sql.putApiKey, [
+        key.id,
+        key.userId,
+        key.mode,
+        key.hash,
+        key.revoked,
+      ]);
       return rows.length === 1;
     },
 
     async findCaller(hash) {
-      if (!nameable(hash)) return undefined;
-      const { rows } = await run<ApiKeyRow & { multiplier: string }>("finding an API key", findCaller, [hash]);
+      if (!nameable(hash)) {
+        return undefined;
+      }
+      const { rows } = await run<ApiKeyRow & { multiplier: string }>(
+        "finding an API key",
+        findCaller,
+        [hash],
+      );
       const row = rows[0];
-      if (!row) return undefined;
-      return { key: { id: row.id, userId: row.user_id, mode: row.mode, hash, revoked: row.revoked }, multiplier: row.multiplier };
+      if (!row) {
+        return undefined;
+      }
+      return {
+        key: { id: row.id, userId: row.user_id, mode: row.mode, hash, revoked: row.revoked },
+        multiplier: row.multiplier,
+      };
     },
 
     async revokeApiKey(apiKeyId) {
-      if (!nameable(apiKeyId)) return false;
+      if (!nameable(apiKeyId)) {
+        return false;
+      }
       return transaction("revoking an API key", async (q) => {
         const { rows: owners } = await q<{ user_id: string }>(sql.keyOwner, [apiKeyId]);
         const owner = owners[0]?.user_id;
-        if (owner === undefined) return { commit: false, value: false };
+        if (owner === undefined) {
+          return { commit: false, value: false };
+        }
         await q(sql.lockUser, [owner]);
         const result = await q(sql.revokeApiKey, [apiKeyId]);
         return { commit: true, value: result.rowCount === 1 };
@@ -505,34 +645,58 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     async putAsset(assetId, userId) {
       assertNameable(assetId, "assetId");
-      if (!nameable(userId)) return false;
+      if (!nameable(userId)) {
+        return false;
+      }
       const result = await run("storing an asset", sql.putAsset, [assetId, userId]);
       return result.rowCount === 1;
     },
 
     async ownedAssets(userId, assetIds) {
       const named = assetIds.filter(nameable);
-      if (named.length === 0 || !nameable(userId)) return new Set<string>();
-      const { rows } = await run<{ asset_id: string }>("reading assets", sql.ownedAssets, [userId, named]);
+      if (named.length === 0 || !nameable(userId)) {
+        return new Set<string>();
+      }
+      const { rows } = await run<{ asset_id: string }>("reading assets", sql.ownedAssets, [
+        userId,
+        named,
+      ]);
       return new Set(rows.map((row) => row.asset_id));
     },
 
     async findClaimedTask(userId, key, now) {
       assertTime(now, "now");
-      if (!nameable(userId)) return undefined;
-      const { rows } = await run<TaskRow>("reading an idempotency claim", sql.findClaimedTask, [userId, storedKey(key), now]);
+      if (!nameable(userId)) {
+        return undefined;
+      }
+      const { rows } = await run<TaskRow>("reading an idempotency claim", sql.findClaimedTask, [
+        userId,
+        storedKey(key),
+        now,
+      ]);
       return rows[0] && taskFromRow(rows[0]);
     },
 
-    async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
+    async commitTask(
+      { task, apiKeyId, claim, assetIds = [] }: CommitInput,
+      now: number,
+    ): Promise<CommitResult> {
       assertTime(now, "now");
       assertTime(task.createdAt, "task.createdAt");
       assertCredits(task.totalCredits, "task.totalCredits");
-      for (const credits of task.jobCredits) assertCredits(credits, "task.jobCredits[]");
-      if (claim?.expiresAt !== undefined) assertTime(claim.expiresAt, "claim.expiresAt");
+      for (const credits of task.jobCredits) {
+        assertCredits(credits, "task.jobCredits[]");
+      }
+      if (claim?.expiresAt !== undefined) {
+        assertTime(claim.expiresAt, "claim.expiresAt");
+      }
       assertNameable(task.id, "task.id");
-      if (!nameable(task.userId)) return { ok: false, reason: "unknown_user" };
-      if (!nameable(apiKeyId)) return { ok: false, reason: "api_key_revoked" };
+      if (!nameable(task.userId)) {
+        return { ok: false, reason: "unknown_user" };
+      }
+      if (!nameable(apiKeyId)) {
+        return { ok: false, reason: "api_key_revoked" };
+      }
       const values = [
         task.userId,
         task.id,
@@ -554,47 +718,80 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       let row: AcceptRow;
       try {
         const { rows } = await run<AcceptRow>("accepting a task", sql.acceptGeneration, values);
-        if (!rows[0]) throw new Error("accept_generation returned no row");
+        if (!rows[0]) {
+          throw new Error("accept_generation returned no row");
+        }
         row = rows[0];
       } catch (error) {
         const reason = REJECTIONS[(error as { code?: string }).code ?? ""];
         const detail = (error as { detail?: string }).detail ?? "";
-        if (reason === "insufficient_credits") return { ok: false, reason, balance: toNumber(detail) };
-        if (reason === "asset_not_found") return { ok: false, reason, index: toNumber(detail) };
-        if (reason === "multiplier_changed") return { ok: false, reason, multiplier: detail };
-        if (reason !== undefined) return { ok: false, reason };
+        if (reason === "insufficient_credits") {
+          return { ok: false, reason, balance: toNumber(detail) };
+        }
+        if (reason === "asset_not_found") {
+          return { ok: false, reason, index: toNumber(detail) };
+        }
+        if (reason === "multiplier_changed") {
+          return { ok: false, reason, multiplier: detail };
+        }
+        if (reason !== undefined) {
+          return { ok: false, reason };
+        }
         throw error;
       }
       if (row.outcome === "idempotency_key_taken" && row.holder !== null) {
         // The holder came back in the same answer: a replay costs this one round trip. As JSON, so
         // that the usual answer has three columns to decode; a pool that keeps json as text works too.
-        const holder = (typeof row.holder === "string" ? JSON.parse(row.holder) : row.holder) as TaskRow;
-        return { ok: false, reason: "idempotency_key_taken", task: taskFromRow({ ...holder, user_id: task.userId }) };
+        const holder = (
+          typeof row.holder === "string" ? JSON.parse(row.holder) : row.holder
+        ) as TaskRow;
+        return {
+          ok: false,
+          reason: "idempotency_key_taken",
+          task: taskFromRow({ ...holder, user_id: task.userId }),
+        };
       }
-      if (row.outcome !== "ok") throw new Error(`accept_generation answered ${row.outcome}`);
+      if (row.outcome !== "ok") {
+        throw new Error(`accept_generation answered ${row.outcome}`);
+      }
       return { ok: true, task: acceptedTask(task, toNumber(row.balance)) };
     },
 
     async getTask(taskId) {
-      if (!nameable(taskId)) return undefined;
+      if (!nameable(taskId)) {
+        return undefined;
+      }
       // A task id that carries its user is read with it: one node of a distributed schema.
       const userId = taskUserId(taskId);
-      if (userId !== undefined) return nameable(userId) ? userTask(userId, taskId) : undefined;
+      if (userId !== undefined) {
+        return nameable(userId) ? userTask(userId, taskId) : undefined;
+      }
       const { rows } = await run<TaskRow>("reading a task", sql.getTask, [taskId]);
       return rows[0] && taskFromRow(rows[0]);
     },
 
     async failJob(taskId, index, at) {
       assertTime(at, "at");
-      if (!Number.isSafeInteger(index) || index < 0 || index > 2 ** 31 - 1 || !nameable(taskId)) return undefined;
+      if (!Number.isSafeInteger(index) || index < 0 || index > 2 ** 31 - 1 || !nameable(taskId)) {
+        return undefined;
+      }
       let userId = taskUserId(taskId);
       if (userId === undefined) {
         // A task's user never changes, so the refund need not share this read's transaction.
-        const { rows: owners } = await run<{ user_id: string }>("reading a task", sql.taskUser, [taskId]);
+        const { rows: owners } = await run<{ user_id: string }>("reading a task", sql.taskUser, [
+          taskId,
+        ]);
         userId = owners[0]?.user_id;
       }
-      if (userId === undefined || !nameable(userId)) return undefined;
-      const { rows } = await run<{ refunded: string | null }>("refunding a job", sql.failJob, [userId, taskId, index, at]);
+      if (userId === undefined || !nameable(userId)) {
+        return undefined;
+      }
+      const { rows } = await run<{ refunded: string | null }>("refunding a job", sql.failJob, [
+        userId,
+        taskId,
+        index,
+        at,
+      ]);
       const refunded = rows[0]?.refunded;
       return refunded === null || refunded === undefined ? undefined : toNumber(refunded);
     },
@@ -608,17 +805,29 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     async ledger(userId) {
-      if (!nameable(userId)) return undefined;
-      const { rows } = await run<{ [K in keyof LedgerRow]: LedgerRow[K] | null }>("reading a ledger", sql.ledger, [userId]);
-      if (rows.length === 0) return undefined;
+      if (!nameable(userId)) {
+        return undefined;
+      }
+      const { rows } = await run<{ [K in keyof LedgerRow]: LedgerRow[K] | null }>(
+        "reading a ledger",
+        sql.ledger,
+        [userId],
+      );
+      if (rows.length === 0) {
+        return undefined;
+      }
       return rows.filter((row): row is LedgerRow => row.kind !== null).map(ledgerFromRow);
     },
 
     async close() {
-      if (closed) return;
+      if (closed) {
+        return;
+      }
       closed = true;
       pool.off("error", onIdleError);
-      if (ownPool) await pool.end();
+      if (ownPool) {
+        await pool.end();
+      }
     },
 
     async reset(fixtures) {
@@ -629,22 +838,30 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           // Every table of the store's own schema but the record of its migrations, so that a table
           // a later migration adds is emptied too.
           const { rows } = await q<{ name: string }>(
-            { text: "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename <> 'migrations'" },
+            {
+              text: "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename <> 'migrations'",
+            },
             [schema],
           );
           const tables = rows.map(({ name }) => `${s}."${name.replaceAll('"', '""')}"`);
-          if (tables.length === 0) return { commit: false, value: undefined };
+          if (tables.length === 0) {
+            return { commit: false, value: undefined };
+          }
           // The ledger refuses TRUNCATE to everyone; its trigger is off inside this transaction only,
           // so no other connection ever sees it off (ALTER TABLE and TRUNCATE lock the table whole).
           await q({ text: `ALTER TABLE ${s}.ledger DISABLE TRIGGER ledger_no_truncate` }, []);
           await q({ text: `TRUNCATE ${tables.join(", ")}` }, []);
           await q({ text: `ALTER TABLE ${s}.ledger ENABLE TRIGGER ledger_no_truncate` }, []);
           // Loaded in the same transaction: no other connection sees the store empty.
-          if (load && !(await loadIn(q, load)).ok) throw new RangeError("fixtures: two users hold one key or asset");
+          if (load && !(await loadIn(q, load)).ok) {
+            throw new RangeError("fixtures: two users hold one key or asset");
+          }
           return { commit: true, value: undefined };
         });
       } catch (error) {
-        if ((error as { code?: unknown }).code !== "42501") throw error;
+        if ((error as { code?: unknown }).code !== "42501") {
+          throw error;
+        }
         throw new Error(
           `reset empties the tables of schema ${schema}, which only the role that owns them may do; connect as that role to reset`,
           { cause: error },
@@ -655,7 +872,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 }
 
 /** A statement of a transaction, run on its connection. */
-type Query = <R extends object>(statement: { name?: string; text: string }, values: unknown[]) => Promise<PgResult<R>>;
+type Query = <R extends object>(
+  statement: { name?: string; text: string },
+  values: unknown[],
+) => Promise<PgResult<R>>;
 
 /**
  * A fixtures load as the load statements take it, each key and asset with its place in the load.
@@ -664,17 +884,28 @@ type Query = <R extends object>(statement: { name?: string; text: string }, valu
  */
 function fixtureRows(users: readonly FixtureUserLoad[], at: number) {
   assertTime(at, "at");
-  const keys: { user: number; index: number; id: string; userId: string; mode: string; hash: string }[] = [];
+  const keys: {
+    user: number;
+    index: number;
+    id: string;
+    userId: string;
+    mode: string;
+    hash: string;
+  }[] = [];
   const assets: { user: number; index: number; userId: string; assetId: string }[] = [];
   for (const [u, user] of users.entries()) {
-    if (!storableId(user.id)) throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
+    if (!storableId(user.id)) {
+      throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
+    }
     assertCredits(user.credits, `users[${u}].credits`);
     for (const [index, key] of user.apiKeys.entries()) {
       assertNameable(key.id, `users[${u}].apiKeys[${index}].id`);
       keys.push({ user: u, index, id: key.id, userId: user.id, mode: key.mode, hash: key.hash });
     }
     for (const [index, assetId] of user.assets.entries()) {
-      if (!storableId(assetId)) throw new RangeError(`users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`);
+      if (!storableId(assetId)) {
+        throw new RangeError(`users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`);
+      }
       assets.push({ user: u, index, userId: user.id, assetId });
     }
   }

@@ -68,7 +68,9 @@ export type ChargeOptions = CatalogOptions & {
 export function computeCharge(request: GenerationRequest, options: ChargeOptions = {}): Charge {
   const catalog = resolveCatalog(options, "computeCharge");
   const checked = validateForModel(request, { catalog });
-  if (!checked.success) throw new InvalidRequestError(checked.issues);
+  if (!checked.success) {
+    throw new InvalidRequestError(checked.issues);
+  }
   return priceValidated(checked.output, options);
 }
 
@@ -90,7 +92,11 @@ export function priceValidated(valid: GenerationRequest, options: ChargeOptions 
   const referenceCount: unknown = options.referenceCount ?? listed;
   const multiplier = parseMultiplier(options.account?.multiplier);
   const problems: Issue[] = [];
-  if (!Number.isInteger(referenceCount) || (referenceCount as number) < 0 || (referenceCount as number) > listed) {
+  if (
+    !Number.isInteger(referenceCount) ||
+    (referenceCount as number) < 0 ||
+    (referenceCount as number) > listed
+  ) {
     problems.push({
       path: "referenceCount",
       code: "invalid_reference_count",
@@ -104,8 +110,12 @@ export function priceValidated(valid: GenerationRequest, options: ChargeOptions 
       message: messages.invalidMultiplier(options.account?.multiplier),
     });
   }
-  if (problems.length > 0 || !multiplier) throw new InvalidRequestError(problems);
-  const price = model && priceOutput(model, valid.resolution, valid.quality, referenceCount as number, multiplier);
+  if (problems.length > 0 || !multiplier) {
+    throw new InvalidRequestError(problems);
+  }
+  const price =
+    model &&
+    priceOutput(model, valid.resolution, valid.quality, referenceCount as number, multiplier);
   if (!price) {
     const message = messages.notPriceable(valid.modelId, valid.resolution, valid.quality);
     throw new InvalidRequestError([{ path: "", code: "not_priceable", message }]);

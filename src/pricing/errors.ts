@@ -19,7 +19,9 @@ export class InvalidRequestError extends Error {
    * @param issues - Every problem found, at least one.
    */
   constructor(issues: Issue[]) {
-    super(`The request cannot be charged: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ")}`);
+    super(
+      `The request cannot be charged: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ")}`,
+    );
     this.issues = issues;
   }
 }

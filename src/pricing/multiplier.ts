@@ -54,8 +54,16 @@ export class Multiplier {
    * @param fraction - The same fraction as doubles, when exact as doubles.
    * @internal
    */
-  constructor(mint: symbol, text: string, num: bigint, den: bigint, fraction: { num: number; den: number } | undefined) {
-    if (mint !== MINT) throw new TypeError("Make a Multiplier with parseMultiplier().");
+  constructor(
+    mint: symbol,
+    text: string,
+    num: bigint,
+    den: bigint,
+    fraction: { num: number; den: number } | undefined,
+  ) {
+    if (mint !== MINT) {
+      throw new TypeError("Make a Multiplier with parseMultiplier().");
+    }
     this.text = text;
     this.num = num;
     this.den = den;
@@ -87,7 +95,9 @@ function fromDigits(digits: string, scale: number): Multiplier {
   }
   const significant = digits.slice(0, end).replace(/^0+(?=\d)/, "");
   const num = BigInt(significant);
-  if (num === 0n) return ZERO;
+  if (num === 0n) {
+    return ZERO;
+  }
   const padded = significant.padStart(scale + 1, "0");
   const text = scale === 0 ? padded : `${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
   // At most 1000 with at most six places: num <= 10^9, den <= 10^6, exact as doubles.
@@ -123,13 +133,24 @@ const KNOWN_MAX_LENGTH = 32;
  * ```
  */
 export function parseMultiplier(input: unknown): Multiplier | undefined {
-  if (input === undefined) return ONE;
-  if (Multiplier.is(input)) return input;
-  if (typeof input === "number" || (typeof input === "string" && input.length <= KNOWN_MAX_LENGTH)) {
+  if (input === undefined) {
+    return ONE;
+  }
+  if (Multiplier.is(input)) {
+    return input;
+  }
+  if (
+    typeof input === "number" ||
+    (typeof input === "string" && input.length <= KNOWN_MAX_LENGTH)
+  ) {
     const found = known.get(input);
-    if (found !== undefined || known.has(input)) return found;
+    if (found !== undefined || known.has(input)) {
+      return found;
+    }
     const parsed = readMultiplier(input);
-    if (known.size >= KNOWN_LIMIT) known.clear();
+    if (known.size >= KNOWN_LIMIT) {
+      known.clear();
+    }
     known.set(input, parsed);
     return parsed;
   }
@@ -138,26 +159,39 @@ export function parseMultiplier(input: unknown): Multiplier | undefined {
 
 /** {@link parseMultiplier} without the memo. @internal */
 export function readMultiplier(input: unknown): Multiplier | undefined {
-  if (input === undefined) return ONE;
+  if (input === undefined) {
+    return ONE;
+  }
   let parsed: Multiplier;
   if (typeof input === "string") {
     const trimmed = input.trim();
-    if (trimmed.length > MAX_MULTIPLIER_CHARS) return undefined;
+    if (trimmed.length > MAX_MULTIPLIER_CHARS) {
+      return undefined;
+    }
     const match = PLAIN_DECIMAL.exec(trimmed);
-    if (!match) return undefined;
+    if (!match) {
+      return undefined;
+    }
     const [, whole = "", part = ""] = match;
     parsed = fromDigits(whole + part, part.length);
   } else if (typeof input === "number" && Number.isFinite(input)) {
     // The shortest decimal form that reads back as this number; -0 prints as "0", a negative fails.
     const match = NUMBER_TEXT.exec(String(input));
-    if (!match) return undefined;
+    if (!match) {
+      return undefined;
+    }
     const [, whole = "", part = "", exponent = "0"] = match;
     const scale = part.length - Number(exponent);
-    parsed = scale >= 0 ? fromDigits(whole + part, scale) : fromDigits(whole + part + "0".repeat(-scale), 0);
+    parsed =
+      scale >= 0
+        ? fromDigits(whole + part, scale)
+        : fromDigits(whole + part + "0".repeat(-scale), 0);
   } else {
     return undefined;
   }
-  return parsed.num <= 1000n * parsed.den && parsed.text.length <= MAX_MULTIPLIER_CHARS ? parsed : undefined;
+  return parsed.num <= 1000n * parsed.den && parsed.text.length <= MAX_MULTIPLIER_CHARS
+    ? parsed
+    : undefined;
 }
 
 /**
@@ -175,7 +209,9 @@ export function multiplyAndRound(credits: number, multiplier: Multiplier): numbe
     const top = 2 * credits * f.num + f.den;
     // Exact: for integers 0 <= top <= 2^53 and bottom >= 1, a non-integer top / bottom is at least
     // 1 / bottom below the next integer, more than the division's rounding error, so floor is right.
-    if (top <= Number.MAX_SAFE_INTEGER) return Math.floor(top / (2 * f.den));
+    if (top <= Number.MAX_SAFE_INTEGER) {
+      return Math.floor(top / (2 * f.den));
+    }
   }
   return multiplyAndRoundExact(credits, multiplier);
 }

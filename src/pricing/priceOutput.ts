@@ -38,7 +38,9 @@ export function priceOutput(
   multiplier: Multiplier,
 ): PriceBreakdown | undefined {
   const baseCredits = model.prices[resolution]?.[quality];
-  if (baseCredits === undefined) return undefined;
+  if (baseCredits === undefined) {
+    return undefined;
+  }
   const referenceSurchargeCredits = referenceCount * model.referenceSurchargeCredits;
   const subtotalCredits = baseCredits + referenceSurchargeCredits;
   return {

@@ -39,13 +39,19 @@ export type PricedQuote = {
  *
  * Never a fallback price (P2).
  */
-export type UnpricedQuote = { credits: null; reason: QuoteReason; message: string; catalogVersion: string };
+export type UnpricedQuote = {
+  credits: null;
+  reason: QuoteReason;
+  message: string;
+  catalogVersion: string;
+};
 
 /** The answer of {@link quote}. */
 export type Quote = PricedQuote | UnpricedQuote;
 
 /** Whether `value` is one of `allowed`. */
-const among = <T>(value: unknown, allowed: readonly T[]): value is T => allowed.includes(value as T);
+const among = <T>(value: unknown, allowed: readonly T[]): value is T =>
+  allowed.includes(value as T);
 
 const unpriced = (reason: QuoteReason, message: string, catalogVersion: string): UnpricedQuote => ({
   credits: null,
@@ -84,7 +90,9 @@ export function quote(spec: QuoteSpec, options?: QuoteOptions): Quote {
   }
   const catalog = resolveCatalog(options, "quote");
   const account = options?.account;
-  if (typeof spec !== "object" || spec === null) return unpriced("invalid_spec", messages.invalidSpec(spec), catalog.version);
+  if (typeof spec !== "object" || spec === null) {
+    return unpriced("invalid_spec", messages.invalidSpec(spec), catalog.version);
+  }
   // A spec that prices as it is has nothing to trim (every value it names is exact), so reading it
   // could change nothing: only a spec that does not price is read, then priced as read.
   const asGiven = priceQuoteSpec(spec, account, catalog);
@@ -101,18 +109,33 @@ export function quote(spec: QuoteSpec, options?: QuoteOptions): Quote {
  * @param catalog - The catalog to price from.
  * @returns The quote.
  */
-export function priceQuoteSpec(fields: SpecFields, account: AccountPricing | undefined, catalog: Catalog): Quote {
+export function priceQuoteSpec(
+  fields: SpecFields,
+  account: AccountPricing | undefined,
+  catalog: Catalog,
+): Quote {
   const catalogVersion = catalog.version;
-  if (fields.kind !== "image") return unpriced("invalid_kind", messages.invalidKind(fields.kind), catalogVersion);
+  if (fields.kind !== "image") {
+    return unpriced("invalid_kind", messages.invalidKind(fields.kind), catalogVersion);
+  }
   const model = findModel(catalog, fields.modelId);
-  if (!model)
-    return unpriced("unknown_model", messages.unknownModel(fields.modelId, Object.keys(catalog.models)), catalogVersion);
+  if (!model) {
+    return unpriced(
+      "unknown_model",
+      messages.unknownModel(fields.modelId, Object.keys(catalog.models)),
+      catalogVersion,
+    );
+  }
 
   // The catalog's lists are within the public ones (CatalogSchema checks it), so membership in the
   // model's list is the whole check.
   // An absent resolution is the model's default; `null` is a value, and not an accepted one (P2).
   if (fields.resolution === undefined && model.defaultResolution === null) {
-    return unpriced("resolution_required", messages.resolutionRequired(model.id, model.resolutions), catalogVersion);
+    return unpriced(
+      "resolution_required",
+      messages.resolutionRequired(model.id, model.resolutions),
+      catalogVersion,
+    );
   }
   const resolution = fields.resolution === undefined ? model.defaultResolution : fields.resolution;
   if (!among(resolution, model.resolutions)) {
@@ -129,7 +152,11 @@ export function priceQuoteSpec(fields: SpecFields, account: AccountPricing | und
   if (!Number.isInteger(references) || references < 0 || references > LIMITS.maxReferences) {
     return unpriced(
       "invalid_reference_count",
-      messages.invalidReferenceCount("referenceImageCount", LIMITS.maxReferences, fields.referenceImageCount),
+      messages.invalidReferenceCount(
+        "referenceImageCount",
+        LIMITS.maxReferences,
+        fields.referenceImageCount,
+      ),
       catalogVersion,
     );
   }
@@ -141,9 +168,21 @@ export function priceQuoteSpec(fields: SpecFields, account: AccountPricing | und
     );
   }
   const multiplier = parseMultiplier(account?.multiplier);
-  if (!multiplier) return unpriced("invalid_multiplier", messages.invalidMultiplier(account?.multiplier), catalogVersion);
+  if (!multiplier) {
+    return unpriced(
+      "invalid_multiplier",
+      messages.invalidMultiplier(account?.multiplier),
+      catalogVersion,
+    );
+  }
 
   const breakdown = priceOutput(model, resolution, quality, references, multiplier);
-  if (!breakdown) return unpriced("not_priceable", messages.notPriceable(model.id, resolution, quality), catalogVersion);
+  if (!breakdown) {
+    return unpriced(
+      "not_priceable",
+      messages.notPriceable(model.id, resolution, quality),
+      catalogVersion,
+    );
+  }
   return { credits: breakdown.credits, breakdown, catalogVersion };
 }

@@ -25,7 +25,13 @@ export type QuoteSpec = {
 };
 
 /** The fields of a quote spec. */
-export const QUOTE_SPEC_FIELDS = ["kind", "modelId", "resolution", "quality", "referenceImageCount"] as const;
+export const QUOTE_SPEC_FIELDS = [
+  "kind",
+  "modelId",
+  "resolution",
+  "quality",
+  "referenceImageCount",
+] as const;
 
 const KNOWN = new Set<string>(QUOTE_SPEC_FIELDS);
 
@@ -78,7 +84,8 @@ function isCanonical(s: SpecFields): boolean {
     modelId === modelId.trim() &&
     (resolution === undefined || (RESOLUTIONS as readonly unknown[]).includes(resolution)) &&
     (quality === undefined || (QUALITIES as readonly unknown[]).includes(quality)) &&
-    (n === undefined || (Number.isInteger(n) && (n as number) >= 0 && (n as number) <= LIMITS.maxReferences))
+    (n === undefined ||
+      (Number.isInteger(n) && (n as number) >= 0 && (n as number) <= LIMITS.maxReferences))
   );
 }
 
@@ -95,12 +102,22 @@ function isCanonical(s: SpecFields): boolean {
 export function readQuoteSpec(spec: object, strict: boolean): ReadSpec {
   const s = spec as Record<string, unknown>;
   const own = strict ? Object.keys(s) : undefined;
-  if (own === undefined ? isCanonical(s) : own.every((key) => KNOWN.has(key)) && isCanonical(pickOwn(s))) {
+  if (
+    own === undefined
+      ? isCanonical(s)
+      : own.every((key) => KNOWN.has(key)) && isCanonical(pickOwn(s))
+  ) {
     return { fields: s, issues: NONE };
   }
   const known: Record<string, unknown> = {};
-  for (const key of QUOTE_SPEC_FIELDS) if (strict ? Object.hasOwn(s, key) : key in s) known[key] = s[key];
-  const unknown = own ? unknownFields(own, KNOWN, messages.unknownSpecField) : { issues: NONE, omitted: 0 };
+  for (const key of QUOTE_SPEC_FIELDS) {
+    if (strict ? Object.hasOwn(s, key) : key in s) {
+      known[key] = s[key];
+    }
+  }
+  const unknown = own
+    ? unknownFields(own, KNOWN, messages.unknownSpecField)
+    : { issues: NONE, omitted: 0 };
   const result = v.safeParse(QuoteSpecSchema, known);
   const issues = [...unknown.issues, ...(result.issues ?? []).map(toIssue)];
   return { fields: result.output as SpecFields, issues: bounded(issues, unknown.omitted) };
@@ -120,7 +137,11 @@ export function specFields(spec: object): SpecFields {
 /** The spec's own known fields. */
 function pickOwn(s: Record<string, unknown>): SpecFields {
   const out: Record<string, unknown> = {};
-  for (const key of QUOTE_SPEC_FIELDS) if (Object.hasOwn(s, key)) out[key] = s[key];
+  for (const key of QUOTE_SPEC_FIELDS) {
+    if (Object.hasOwn(s, key)) {
+      out[key] = s[key];
+    }
+  }
   return out;
 }
 
@@ -142,9 +163,14 @@ function pickOwn(s: Record<string, unknown>): SpecFields {
  */
 export function parseQuoteSpec(input: unknown): Result<QuoteSpec> {
   if (!isPlainObject(input)) {
-    return { success: false, issues: [{ path: "", code: "invalid_type", message: messages.invalidSpec(input) }] };
+    return {
+      success: false,
+      issues: [{ path: "", code: "invalid_type", message: messages.invalidSpec(input) }],
+    };
   }
   const read = readQuoteSpec(input, true);
-  if (read.issues.length > 0) return { success: false, issues: read.issues };
+  if (read.issues.length > 0) {
+    return { success: false, issues: read.issues };
+  }
   return { success: true, output: pickOwn(read.fields as Record<string, unknown>) as QuoteSpec };
 }

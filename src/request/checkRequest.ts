@@ -38,12 +38,16 @@ import { modelIssues, validateForModel } from "./validateForModel.js";
 export function checkRequest(input: unknown, options?: CatalogOptions): Result<GenerationRequest> {
   const catalog = resolveCatalog(options, "checkRequest");
   const shape = readShape(input, catalog);
-  if (shape.success) return validateForModel(shape.output, { catalog });
+  if (shape.success) {
+    return validateForModel(shape.output, { catalog });
+  }
   const { fields, malformed } = shape;
   // The model's limits judge the fields that are given and well formed, when the model is known
   // (V7); an absent field takes the model's default, which the model accepts.
   // (A malformed `modelId` names no model.)
   const model = fields && findModel(catalog, fields.modelId);
-  const limits = model ? modelIssues(model, fields, (field) => fields[field] !== undefined && !malformed.has(field)) : [];
+  const limits = model
+    ? modelIssues(model, fields, (field) => fields[field] !== undefined && !malformed.has(field))
+    : [];
   return { success: false, issues: bounded([...shape.issues, ...limits], shape.omitted) };
 }

@@ -20,7 +20,9 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 export function charLength(s: string): number {
   // Most strings hold no surrogate, and the regex engine answers that without a loop in script.
   // Stryker disable next-line ConditionalExpression: the loop counts such a string the same, only slower
-  if (!SURROGATE.test(s)) return s.length;
+  if (!SURROGATE.test(s)) {
+    return s.length;
+  }
   let n = s.length;
   // Past the end, charCodeAt is NaN, which no range test below accepts: the loop needs no other bound.
   // Stryker disable next-line EqualityOperator: one step past the end reads NaN, see above
@@ -40,7 +42,9 @@ export function charLength(s: string): number {
 /** A string is at most `max` code points; the cheap UTF-16 length answers most cases alone. */
 const fitsIn = (max: number) => (s: string) => {
   // Stryker disable next-line ConditionalExpression,EqualityOperator: a string has no more code points than UTF-16 units, so charLength alone gives the same answer
-  if (s.length <= max) return true;
+  if (s.length <= max) {
+    return true;
+  }
   return charLength(s) <= max;
 };
 
@@ -94,7 +98,11 @@ export const trimmedString = (field: string, max: number) =>
 export const option = <const T extends string>(
   field: string,
   allowed: readonly T[],
-  options: { code?: IssueCode; message?: (got: unknown) => string; hint?: (got: unknown) => string } = {},
+  options: {
+    code?: IssueCode;
+    message?: (got: unknown) => string;
+    hint?: (got: unknown) => string;
+  } = {},
 ) =>
   v.pipe(
     string(field),
@@ -103,7 +111,9 @@ export const option = <const T extends string>(
       allowed,
       coded(
         options.code ?? "invalid_option",
-        (i) => options.message?.(i.input) ?? messages.invalidOption(field, i.input, allowed, options.hint?.(i.input)),
+        (i) =>
+          options.message?.(i.input) ??
+          messages.invalidOption(field, i.input, allowed, options.hint?.(i.input)),
       ),
     ),
   );
@@ -117,7 +127,9 @@ const UNOFFERED_QUALITIES = ["auto", "xhigh", "max"];
  * @returns The words to add, or `""`.
  */
 export const qualityHint = (got: unknown): string =>
-  UNOFFERED_QUALITIES.includes(String(got)) ? " (auto, xhigh and max are not offered by any model)" : "";
+  UNOFFERED_QUALITIES.includes(String(got))
+    ? " (auto, xhigh and max are not offered by any model)"
+    : "";
 
 /**
  * A quality (N9): one of the public levels; `auto`, `xhigh` and `max` get a message saying that no
@@ -156,7 +168,9 @@ export function sizedFirst<S extends v.GenericSchema<unknown[]>>(
       if (Array.isArray(dataset.value) && dataset.value.length > max) {
         // The check reports only on a typed value; the list is not typed, and stays so.
         const out = tooLong["~run"]({ typed: true, value: dataset.value }, config);
-        return { typed: false, value: out.value, issues: out.issues } as v.FailureDataset<v.BaseIssue<unknown>>;
+        return { typed: false, value: out.value, issues: out.issues } as v.FailureDataset<
+          v.BaseIssue<unknown>
+        >;
       }
       return list["~run"](dataset, config);
     },

@@ -48,7 +48,12 @@ export function coded<I extends v.BaseIssue<unknown>>(
 export function formatPath(path: readonly { key: unknown }[] | undefined): string {
   let out = "";
   for (const item of path ?? []) {
-    out += typeof item.key === "number" ? `[${item.key}]` : out === "" ? String(item.key) : `.${String(item.key)}`;
+    out +=
+      typeof item.key === "number"
+        ? `[${item.key}]`
+        : out === ""
+          ? String(item.key)
+          : `.${String(item.key)}`;
   }
   return out;
 }
@@ -63,7 +68,11 @@ export function formatPath(path: readonly { key: unknown }[] | undefined): strin
 export function toIssue(issue: CodedIssue): Issue {
   // Only an object schema reports at a key's own path: a key that is missing.
   const missing = issue.path?.at(-1)?.origin === "key";
-  return { path: formatPath(issue.path), code: issue.code ?? (missing ? "required" : "invalid_type"), message: issue.message };
+  return {
+    path: formatPath(issue.path),
+    code: issue.code ?? (missing ? "required" : "invalid_type"),
+    message: issue.message,
+  };
 }
 
 /**
@@ -83,9 +92,14 @@ export function unknownFields(
   const issues: Issue[] = [];
   let omitted = 0;
   for (const key of keys) {
-    if (known.has(key)) continue;
-    if (issues.length < BOUNDS.maxIssues) issues.push({ path: safeEcho(key), code: "unknown_field", message: message(key) });
-    else omitted++;
+    if (known.has(key)) {
+      continue;
+    }
+    if (issues.length < BOUNDS.maxIssues) {
+      issues.push({ path: safeEcho(key), code: "unknown_field", message: message(key) });
+    } else {
+      omitted++;
+    }
   }
   return { issues, omitted };
 }
@@ -100,7 +114,9 @@ export function unknownFields(
  */
 export function bounded(issues: Issue[], omitted = 0): Issue[] {
   const over = issues.length + omitted - BOUNDS.maxIssues;
-  if (over <= 0) return issues;
+  if (over <= 0) {
+    return issues;
+  }
   const kept = issues.slice(0, BOUNDS.maxIssues);
   kept.push({ path: "", code: "too_many_issues", message: messages.tooManyIssues(over) });
   return kept;

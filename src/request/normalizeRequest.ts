@@ -20,7 +20,9 @@ const KNOWN = new Set<string>(REQUEST_FIELDS);
  * @returns Whether `value` is a plain object.
  */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
@@ -57,15 +59,21 @@ export function readShape(input: unknown, catalog: Catalog): Shape {
   const schema = requestSchema(catalog);
   // The schema reads only its own fields, so the known fields are all checked whatever else the
   // body holds (N15).
-  const unknown = unknownFields(Object.keys(input), KNOWN, (field) => messages.unknownField(field, REQUEST_FIELDS));
+  const unknown = unknownFields(Object.keys(input), KNOWN, (field) =>
+    messages.unknownField(field, REQUEST_FIELDS),
+  );
   const result = v.safeParse(schema, input);
-  if (result.success && unknown.issues.length === 0) return { success: true, output: result.output };
+  if (result.success && unknown.issues.length === 0) {
+    return { success: true, output: result.output };
+  }
   let shaped = (result.issues ?? []).map(toIssue);
   // A field is malformed when an issue is at it or inside it (`inputAssetIds[3]`).
   const malformed = new Set(shaped.map((issue) => issue.path.split("[", 1)[0] as string));
   const fields = result.output as Record<string, unknown>;
   const model = malformed.has("modelId") ? undefined : findModel(catalog, fields.modelId);
-  if (model) shaped = shaped.map((issue) => withModelValues(issue, model, input));
+  if (model) {
+    shaped = shaped.map((issue) => withModelValues(issue, model, input));
+  }
   return {
     success: false,
     issues: [...unknown.issues, ...shaped],
@@ -89,11 +97,16 @@ const MODEL_OPTIONS = {
  */
 function withModelValues(issue: Issue, model: ModelSpec, input: Record<string, unknown>): Issue {
   const field = issue.path as keyof typeof MODEL_OPTIONS;
-  if (issue.code !== "invalid_option" || !Object.hasOwn(MODEL_OPTIONS, field)) return issue;
+  if (issue.code !== "invalid_option" || !Object.hasOwn(MODEL_OPTIONS, field)) {
+    return issue;
+  }
   const raw = input[field];
   const got = typeof raw === "string" ? raw.trim() : raw;
   const hint = field === "quality" ? qualityHint(got) : "";
-  return { ...issue, message: messages.invalidOption(field, got, model[MODEL_OPTIONS[field]], hint) };
+  return {
+    ...issue,
+    message: messages.invalidOption(field, got, model[MODEL_OPTIONS[field]], hint),
+  };
 }
 
 /**
@@ -118,7 +131,10 @@ function withModelValues(issue: Issue, model: ModelSpec, input: Record<string, u
  * else console.log(result.issues);             // [{ path, code, message }, ...]
  * ```
  */
-export function normalizeRequest(input: unknown, options?: CatalogOptions): Result<GenerationRequest> {
+export function normalizeRequest(
+  input: unknown,
+  options?: CatalogOptions,
+): Result<GenerationRequest> {
   const shape = readShape(input, resolveCatalog(options, "normalizeRequest"));
   return shape.success ? shape : { success: false, issues: bounded(shape.issues, shape.omitted) };
 }

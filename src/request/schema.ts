@@ -5,7 +5,14 @@
 import * as v from "valibot";
 import { type IssueCode, messages } from "../messages.js";
 import { catalog as builtIn } from "../models/catalog.js";
-import { ASPECT_RATIOS, BACKGROUNDS, DEFAULTS, GENERATION_TYPES, LIMITS, RESOLUTIONS } from "../models/lists.js";
+import {
+  ASPECT_RATIOS,
+  BACKGROUNDS,
+  DEFAULTS,
+  GENERATION_TYPES,
+  LIMITS,
+  RESOLUTIONS,
+} from "../models/lists.js";
 import { type Catalog, findModel, type ModelSpec } from "../models/modelSpec.js";
 import type { GenerationRequest } from "../types.js";
 import { BOUNDS } from "./bounds.js";
@@ -33,7 +40,10 @@ function createRequestSchema(catalog: Catalog) {
   const entries = {
     prompt: trimmedString("prompt", LIMITS.promptMaxChars),
     modelId: v.optional(
-      option("modelId", modelIds, { code: "unknown_model", message: (got) => messages.unknownModel(got, modelIds) }),
+      option("modelId", modelIds, {
+        code: "unknown_model",
+        message: (got) => messages.unknownModel(got, modelIds),
+      }),
       catalog.defaultModelId,
     ),
     generationType: v.optional(option("generationType", GENERATION_TYPES), DEFAULTS.generationType),
@@ -61,13 +71,17 @@ function createRequestSchema(catalog: Catalog) {
           ),
           BOUNDS.maxReferenceEntries,
           "too_many_references",
-          (length) => messages.tooManyEntries(LIMITS.maxReferences, BOUNDS.maxReferenceEntries, length),
+          (length) =>
+            messages.tooManyEntries(LIMITS.maxReferences, BOUNDS.maxReferenceEntries, length),
         ),
         v.transform(dedupe),
         v.maxLength(
           LIMITS.maxReferences,
           coded("too_many_references", (i) =>
-            messages.tooManyReferences(LIMITS.maxReferences, (i.input as readonly unknown[]).length),
+            messages.tooManyReferences(
+              LIMITS.maxReferences,
+              (i.input as readonly unknown[]).length,
+            ),
           ),
         ),
       ),
@@ -76,7 +90,9 @@ function createRequestSchema(catalog: Catalog) {
   };
 
   // valibot reports a missing key with the object's message, at the key's path.
-  const shape = v.object(entries, (i) => (i.path ? messages.required(formatPath(i.path)) : messages.notAnObject(i.input)));
+  const shape = v.object(entries, (i) =>
+    i.path ? messages.required(formatPath(i.path)) : messages.notAnObject(i.input),
+  );
   type Fields = v.InferOutput<typeof shape>;
   type Field = keyof Fields & string;
   /**
@@ -91,11 +107,11 @@ function createRequestSchema(catalog: Catalog) {
     requirement: (r: Partial<Fields>) => boolean,
     message: string | ((issue: v.PartialCheckIssue<Partial<Fields>>) => string),
   ) =>
-    v.partialCheck([[field]] as never, requirement as never, coded(code, message as never, field)) as unknown as v.BaseValidation<
-      Fields,
-      Fields,
-      v.BaseIssue<unknown>
-    >;
+    v.partialCheck(
+      [[field]] as never,
+      requirement as never,
+      coded(code, message as never, field),
+    ) as unknown as v.BaseValidation<Fields, Fields, v.BaseIssue<unknown>>;
 
   return v.pipe(
     shape,
@@ -114,7 +130,8 @@ function createRequestSchema(catalog: Catalog) {
     across(
       "resolution_required",
       "resolution",
-      (r) => r.resolution !== undefined || findModel(catalog, r.modelId)?.defaultResolution !== null,
+      (r) =>
+        r.resolution !== undefined || findModel(catalog, r.modelId)?.defaultResolution !== null,
       (i) => {
         // Reported only for a model found without a default resolution.
         const model = findModel(catalog, i.input.modelId) as ModelSpec;
@@ -135,7 +152,9 @@ function createRequestSchema(catalog: Catalog) {
         imageCount: r.imageCount,
         inputAssetIds: r.inputAssetIds ?? [],
       } as GenerationRequest;
-      if (r.idempotencyKey !== undefined) out.idempotencyKey = r.idempotencyKey;
+      if (r.idempotencyKey !== undefined) {
+        out.idempotencyKey = r.idempotencyKey;
+      }
       return out;
     }),
   );
@@ -171,4 +190,5 @@ export function requestSchema(catalog: Catalog = builtIn): RequestSchema {
  *
  * For another catalog, use `checkRequest(body, { catalog })`.
  */
-export const GenerationRequestSchema: v.GenericSchema<unknown, GenerationRequest> = /* @__PURE__ */ requestSchema();
+export const GenerationRequestSchema: v.GenericSchema<unknown, GenerationRequest> =
+  /* @__PURE__ */ requestSchema();

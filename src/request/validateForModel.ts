@@ -19,7 +19,13 @@ export function distinctReferences(ids: readonly unknown[]): number {
 }
 
 /** The fields whose values a model limits, in the order their issues are reported. */
-type LimitedField = "aspectRatio" | "resolution" | "quality" | "background" | "imageCount" | "inputAssetIds";
+type LimitedField =
+  | "aspectRatio"
+  | "resolution"
+  | "quality"
+  | "background"
+  | "imageCount"
+  | "inputAssetIds";
 
 /**
  * The issues of a model's own limits (V1-V6) on the fields `checked` accepts; the others are left
@@ -36,9 +42,14 @@ export function modelIssues(
   checked: (field: LimitedField) => boolean,
 ): Issue[] {
   const issues: Issue[] = [];
-  const unsupported = (field: "aspectRatio" | "resolution" | "quality" | "background", allowed: readonly string[]) => {
+  const unsupported = (
+    field: "aspectRatio" | "resolution" | "quality" | "background",
+    allowed: readonly string[],
+  ) => {
     const value = fields[field];
-    if (!checked(field)) return;
+    if (!checked(field)) {
+      return;
+    }
     if (field === "resolution" && value === undefined) {
       // No resolution named: the model's default applies, and a model without one needs it named (V2).
       if (model.defaultResolution === null) {
@@ -47,7 +58,11 @@ export function modelIssues(
       }
     } else if (!allowed.includes(value as string)) {
       const code = field === "aspectRatio" ? "unsupported_aspect_ratio" : `unsupported_${field}`;
-      issues.push({ path: field, code, message: messages.unsupported(field, value, model.id, allowed) });
+      issues.push({
+        path: field,
+        code,
+        message: messages.unsupported(field, value, model.id, allowed),
+      });
     }
   };
   unsupported("aspectRatio", model.aspectRatios);
@@ -58,7 +73,11 @@ export function modelIssues(
   const count = fields.imageCount;
   if (checked("imageCount")) {
     if (!Number.isSafeInteger(count) || (count as number) < 1) {
-      issues.push({ path: "imageCount", code: "not_integer", message: messages.notInteger("imageCount", count) });
+      issues.push({
+        path: "imageCount",
+        code: "not_integer",
+        message: messages.notInteger("imageCount", count),
+      });
     } else if ((count as number) > model.maxImageCount) {
       issues.push({
         path: "imageCount",
@@ -111,22 +130,36 @@ const EVERY_FIELD = () => true;
  * if (!checked.success) return { status: 400, issues: checked.issues };
  * ```
  */
-export function validateForModel(request: GenerationRequest, options?: CatalogOptions): Result<GenerationRequest> {
+export function validateForModel(
+  request: GenerationRequest,
+  options?: CatalogOptions,
+): Result<GenerationRequest> {
   const catalog = resolveCatalog(options, "validateForModel");
   const model = findModel(catalog, request.modelId);
   if (!model) {
     const ids = Object.keys(catalog.models);
     return {
       success: false,
-      issues: [{ path: "modelId", code: "unknown_model", message: messages.unknownModel(request.modelId, ids) }],
+      issues: [
+        {
+          path: "modelId",
+          code: "unknown_model",
+          message: messages.unknownModel(request.modelId, ids),
+        },
+      ],
     };
   }
   const issues = modelIssues(model, request, EVERY_FIELD);
-  if (issues.length > 0) return { success: false, issues };
+  if (issues.length > 0) {
+    return { success: false, issues };
+  }
   // A request built without a resolution takes the model's default (one without a default failed above).
   const resolution = request.resolution ?? model.defaultResolution;
   return {
     success: true,
-    output: resolution === request.resolution ? request : ({ ...request, resolution } as GenerationRequest),
+    output:
+      resolution === request.resolution
+        ? request
+        : ({ ...request, resolution } as GenerationRequest),
   };
 }

@@ -15,7 +15,13 @@ import type { CreditsAnswer, PingAnswer, QuoteAnswer } from "./openapi/schemas.j
 export function ping(ctx: ServerContext): Handler<Env> {
   return (c) => {
     const { userId, apiKeyId } = c.get("caller");
-    const body: PingAnswer = { ok: true, service: ctx.serviceName, authProvider: "api_key", userId, apiKeyId };
+    const body: PingAnswer = {
+      ok: true,
+      service: ctx.serviceName,
+      authProvider: "api_key",
+      userId,
+      apiKeyId,
+    };
     return json(c, 200, JSON.stringify(body));
   };
 }
@@ -25,8 +31,15 @@ export function queryCredits(ctx: ServerContext): Handler<Env> {
   return async (c) => {
     const { userId, apiKeyId } = c.get("caller");
     const user = await ctx.store.getUser(userId);
-    if (!user) return fail(c, INVALID_API_KEY);
-    const body: CreditsAnswer = { creditBalance: user.balance, currency: "credits", userId, apiKeyId };
+    if (!user) {
+      return fail(c, INVALID_API_KEY);
+    }
+    const body: CreditsAnswer = {
+      creditBalance: user.balance,
+      currency: "credits",
+      userId,
+      apiKeyId,
+    };
     return json(c, 200, JSON.stringify(body));
   };
 }
@@ -42,7 +55,9 @@ export function quotePrice(ctx: ServerContext): Handler<Env> {
     // and the server answers 503.
     const { catalog, next } = ctx.catalogs.at(ctx.clock.now());
     const spec = parseQuoteSpec(c.get("body"));
-    if (!spec.success) return invalidRequest(c, spec.issues);
+    if (!spec.success) {
+      return invalidRequest(c, spec.issues);
+    }
     // The multiplier was read with the key, in the same lookup.
     const account = { multiplier: c.get("caller").multiplier };
     const answer: QuoteAnswer = quote(spec.output, { account, catalog });

@@ -37,15 +37,25 @@ export function clientAddress(info: ClientInfo, request: Request): string | unde
  * A request without an address is counted under `"unknown"`, all such requests together. @internal
  */
 export function addressKey(address: string | undefined): string {
-  if (address === undefined || address === "") return "unknown";
+  if (address === undefined || address === "") {
+    return "unknown";
+  }
   const plain = address.replace(/%.*$/, "").toLowerCase(); // an IPv6 zone says nothing about the client
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
-  if (mapped) return mapped[1] as string;
-  if (!plain.includes(":")) return plain;
+  if (mapped) {
+    return mapped[1] as string;
+  }
+  if (!plain.includes(":")) {
+    return plain;
+  }
   const [head = "", tail] = plain.split("::");
   const left = head === "" ? [] : head.split(":");
   const right = tail === undefined || tail === "" ? [] : tail.split(":");
-  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  const groups = [
+    ...left,
+    ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"),
+    ...right,
+  ];
   const prefix = groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, ""));
   return `${prefix.join(":")}::/64`;
 }

@@ -31,7 +31,12 @@ export type LedgerEntry = {
 };
 
 /** A job as the operator sees it: `failed` once failed (and refunded), else `queued`. */
-export type JobView = { jobId: string; taskId: string; status: "queued" | "failed"; credits: number };
+export type JobView = {
+  jobId: string;
+  taskId: string;
+  status: "queued" | "failed";
+  credits: number;
+};
 
 /** A task as stored (S8): ratio, resolution, quality, background, per-job charges, the request. */
 export type TaskView = {
@@ -67,7 +72,10 @@ export type Admin = {
   /** Adds a user with a grant of `credits` (0 to 2^53 - 1) and a multiplier (default 1). */
   createUser(input: { credits: number; multiplier?: string | number }): Promise<{ userId: string }>;
   /** Makes an API key for a user (`ck_test_` unless `mode: "live"`); the whole key is returned only here. */
-  createApiKey(userId: string, options?: { mode?: "live" | "test" }): Promise<{ apiKeyId: string; key: string }>;
+  createApiKey(
+    userId: string,
+    options?: { mode?: "live" | "test" },
+  ): Promise<{ apiKeyId: string; key: string }>;
   /** Revokes a key; revoking it again does nothing. A request already in flight with it is not charged. */
   revokeApiKey(apiKeyId: string): Promise<void>;
   /** Adds an asset owned by a user. */
@@ -122,13 +130,17 @@ function checkCredits(credits: unknown): number {
   if (typeof credits !== "number" || !Number.isInteger(credits) || credits < 0) {
     throw new AdminError("invalid_credits", m.invalidCredits(credits));
   }
-  if (credits > MAX_CREDITS) throw new AdminError("credits_too_large", m.creditsTooLarge(credits, 0));
+  if (credits > MAX_CREDITS) {
+    throw new AdminError("credits_too_large", m.creditsTooLarge(credits, 0));
+  }
   return credits;
 }
 
 function checkMultiplier(multiplier: unknown): string {
   const parsed = parseMultiplier(multiplier);
-  if (!parsed) throw new AdminError("invalid_multiplier", m.invalidMultiplier(multiplier));
+  if (!parsed) {
+    throw new AdminError("invalid_multiplier", m.invalidMultiplier(multiplier));
+  }
   return parsed.text;
 }
 
@@ -143,15 +155,24 @@ export function createAdmin(
   const { store, clock } = ctx;
   const userOrThrow = async (userId: string) => {
     const user = await store.getUser(userId);
-    if (!user) throw new AdminError("unknown_user", m.unknown("user", userId));
+    if (!user) {
+      throw new AdminError("unknown_user", m.unknown("user", userId));
+    }
     return user;
   };
   /** Stores a new record under a fresh random id, drawing again in the (2^-64) case of a collision. */
-  const withFreshId = async (make: () => string, put: (id: string) => Promise<boolean>): Promise<string> => {
+  const withFreshId = async (
+    make: () => string,
+    put: (id: string) => Promise<boolean>,
+  ): Promise<string> => {
     for (let attempt = 1; ; attempt++) {
       const id = make();
-      if (await put(id)) return id;
-      if (attempt >= ID_ATTEMPTS) throw new Error(`no free id after ${ID_ATTEMPTS} attempts`);
+      if (await put(id)) {
+        return id;
+      }
+      if (attempt >= ID_ATTEMPTS) {
+        throw new Error(`no free id after ${ID_ATTEMPTS} attempts`);
+      }
     }
   };
 
@@ -161,20 +182,28 @@ export function createAdmin(
       const credits = checkCredits((input as { credits?: unknown } | undefined)?.credits);
       const multiplier = checkMultiplier(input.multiplier);
       const at = clock.now();
-      const userId = await withFreshId(newId.user, (id) => store.createUser({ id, credits, multiplier }, at));
+      const userId = await withFreshId(newId.user, (id) =>
+        store.createUser({ id, credits, multiplier }, at),
+      );
       return { userId };
     },
     async createApiKey(userId, options) {
       const mode: unknown = options?.mode ?? "test";
-      if (mode !== "live" && mode !== "test") throw new AdminError("invalid_mode", m.invalidMode(mode));
+      if (mode !== "live" && mode !== "test") {
+        throw new AdminError("invalid_mode", m.invalidMode(mode));
+      }
       await userOrThrow(userId);
       const key = generateApiKey(mode);
       const hash = await hashApiKey(key);
-      const apiKeyId = await withFreshId(newId.apiKey, (id) => store.putApiKey({ id, userId, mode, hash, revoked: false }));
+      const apiKeyId = await withFreshId(newId.apiKey, (id) =>
+        store.putApiKey({ id, userId, mode, hash, revoked: false }),
+      );
       return { apiKeyId, key };
     },
     async revokeApiKey(apiKeyId) {
-      if (!(await store.revokeApiKey(apiKeyId))) throw new AdminError("unknown_api_key", m.unknown("API key", apiKeyId));
+      if (!(await store.revokeApiKey(apiKeyId))) {
+        throw new AdminError("unknown_api_key", m.unknown("API key", apiKeyId));
+      }
     },
     async createAsset(userId) {
       await userOrThrow(userId);
@@ -183,19 +212,31 @@ export function createAdmin(
     },
     async setPriceMultiplier(userId, multiplier) {
       const text = checkMultiplier(multiplier);
-      if (!(await store.setMultiplier(userId, text))) throw new AdminError("unknown_user", m.unknown("user", userId));
+      if (!(await store.setMultiplier(userId, text))) {
+        throw new AdminError("unknown_user", m.unknown("user", userId));
+      }
     },
     async grantCredits(userId, credits) {
       const checked = checkCredits(credits);
       const result = await store.grant(userId, checked, clock.now());
-      if (result.ok) return;
-      if (result.reason === "unknown_user") throw new AdminError("unknown_user", m.unknown("user", userId));
-      throw new AdminError("credits_too_large", m.creditsTooLarge(checked, result.balance, result.held));
+      if (result.ok) {
+        return;
+      }
+      if (result.reason === "unknown_user") {
+        throw new AdminError("unknown_user", m.unknown("user", userId));
+      }
+      throw new AdminError(
+        "credits_too_large",
+        m.creditsTooLarge(checked, result.balance, result.held),
+      );
     },
     async failJob(id) {
       const parsed = parseJobId(id);
-      const refundedCredits = parsed && (await store.failJob(parsed.taskId, parsed.index, clock.now()));
-      if (refundedCredits === undefined) throw new AdminError("unknown_job", m.unknown("job", id));
+      const refundedCredits =
+        parsed && (await store.failJob(parsed.taskId, parsed.index, clock.now()));
+      if (refundedCredits === undefined) {
+        throw new AdminError("unknown_job", m.unknown("job", id));
+      }
       return { refundedCredits };
     },
     async balance(userId) {
@@ -207,17 +248,29 @@ export function createAdmin(
     },
     async ledger(userId) {
       const records = await store.ledger(userId);
-      if (!records) throw new AdminError("unknown_user", m.unknown("user", userId));
+      if (!records) {
+        throw new AdminError("unknown_user", m.unknown("user", userId));
+      }
       return records.map((record) => {
-        const entry: LedgerEntry = { kind: record.kind, credits: record.credits, at: isoInstant(record.at) };
-        if (record.taskId !== undefined) entry.taskId = record.taskId;
-        if (record.taskId !== undefined && record.jobIndex !== undefined) entry.jobId = jobId(record.taskId, record.jobIndex);
+        const entry: LedgerEntry = {
+          kind: record.kind,
+          credits: record.credits,
+          at: isoInstant(record.at),
+        };
+        if (record.taskId !== undefined) {
+          entry.taskId = record.taskId;
+        }
+        if (record.taskId !== undefined && record.jobIndex !== undefined) {
+          entry.jobId = jobId(record.taskId, record.jobIndex);
+        }
         return entry;
       });
     },
     async task(taskId) {
       const task = await store.getTask(taskId);
-      if (!task) throw new AdminError("unknown_task", m.unknown("task", taskId));
+      if (!task) {
+        throw new AdminError("unknown_task", m.unknown("task", taskId));
+      }
       const r = task.request;
       return {
         taskId: task.id,
@@ -245,14 +298,23 @@ export function createAdmin(
       const parsed = parseJobId(id);
       const task = parsed && (await store.getTask(parsed.taskId));
       const credits = parsed && task?.jobCredits[parsed.index];
-      if (!parsed || !task || credits === undefined) throw new AdminError("unknown_job", m.unknown("job", id));
-      return { jobId: id, taskId: task.id, status: task.jobStatus[parsed.index] ?? "queued", credits };
+      if (!parsed || !task || credits === undefined) {
+        throw new AdminError("unknown_job", m.unknown("job", id));
+      }
+      return {
+        jobId: id,
+        taskId: task.id,
+        status: task.jobStatus[parsed.index] ?? "queued",
+        credits,
+      };
     },
     reset: () => ctx.reset(),
     clock: async () => clock.view(),
     async setClock(change) {
       const result = clock.change(change);
-      if (!result.ok) throw new AdminError("invalid_clock", result.message);
+      if (!result.ok) {
+        throw new AdminError("invalid_clock", result.message);
+      }
       return result.view;
     },
   };
@@ -267,20 +329,28 @@ const credits: FieldCheck = (value) => {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
     return { code: "invalid_credits", message: m.invalidCredits(value) };
   }
-  if (value > MAX_CREDITS) return { code: "credits_too_large", message: m.creditsTooLarge(value, 0) };
+  if (value > MAX_CREDITS) {
+    return { code: "credits_too_large", message: m.creditsTooLarge(value, 0) };
+  }
   return undefined;
 };
 const multiplier: FieldCheck = (value) =>
-  parseMultiplier(value) ? undefined : { code: "invalid_multiplier", message: m.invalidMultiplier(value) };
+  parseMultiplier(value)
+    ? undefined
+    : { code: "invalid_multiplier", message: m.invalidMultiplier(value) };
 const mode: FieldCheck = (value) =>
-  value === "live" || value === "test" ? undefined : { code: "invalid_mode", message: m.invalidMode(value) };
+  value === "live" || value === "test"
+    ? undefined
+    : { code: "invalid_mode", message: m.invalidMode(value) };
 
 /** Every issue of a body against a route's fields: unknown, missing and invalid ones. */
 function fieldIssues(body: Json, fields: Fields): Issue[] {
   const names = Object.keys(fields);
   const issues: Issue[] = [];
   for (const field of Object.keys(body)) {
-    if (Object.hasOwn(fields, field)) continue;
+    if (Object.hasOwn(fields, field)) {
+      continue;
+    }
     issues.push({
       path: safeEcho(field),
       code: "unknown_field",
@@ -292,11 +362,15 @@ function fieldIssues(body: Json, fields: Fields): Issue[] {
   }
   for (const [name, field] of Object.entries(fields)) {
     if (body[name] === undefined) {
-      if (field.required) issues.push({ path: name, code: "required", message: `${name} is required.` });
+      if (field.required) {
+        issues.push({ path: name, code: "required", message: `${name} is required.` });
+      }
       continue;
     }
     const problem = field.check(body[name]);
-    if (problem) issues.push({ path: name, ...problem });
+    if (problem) {
+      issues.push({ path: name, ...problem });
+    }
   }
   return issues;
 }
@@ -305,19 +379,27 @@ function fieldIssues(body: Json, fields: Fields): Issue[] {
  * An admin method as a route's handler: the body's fields checked, then the method, whose
  * bad-argument errors become a 400 naming the field, or a 404.
  */
-function run(fields: Fields, method: (id: string, body: Json) => Promise<[status: number, answer: unknown]>): Handler<Env> {
+function run(
+  fields: Fields,
+  method: (id: string, body: Json) => Promise<[status: number, answer: unknown]>,
+): Handler<Env> {
   return async (c) => {
     const body = (c.get("body") ?? {}) as Json;
     const issues = fieldIssues(body, fields);
-    if (issues.length > 0) return invalidRequest(c, issues);
+    if (issues.length > 0) {
+      return invalidRequest(c, issues);
+    }
     try {
       const [status, answer] = await method(c.req.param("id") ?? "", body);
       return json(c, status, JSON.stringify(answer));
     } catch (error) {
-      if (!(error instanceof AdminError)) throw error;
+      if (!(error instanceof AdminError)) {
+        throw error;
+      }
       // The fields were checked above: only a grant's sum can still be refused for its field.
-      if (error.code === "credits_too_large")
+      if (error.code === "credits_too_large") {
         return invalidRequest(c, [{ path: "credits", code: error.code, message: error.message }]);
+      }
       return fail(c, { code: error.code as AdminHttpErrorCode, message: error.message });
     }
   };
@@ -331,10 +413,13 @@ function methodRoutes(admin: () => Admin, ctx: ServerContext): AdminRoute[] {
       "POST",
       "/admin/users",
       "required",
-      run({ credits: { check: credits, required: true }, multiplier: { check: multiplier } }, async (_, body) => [
-        201,
-        await admin().createUser(body as { credits: number; multiplier?: string | number }),
-      ]),
+      run(
+        { credits: { check: credits, required: true }, multiplier: { check: multiplier } },
+        async (_, body) => [
+          201,
+          await admin().createUser(body as { credits: number; multiplier?: string | number }),
+        ],
+      ),
     ],
     ["GET", "/admin/users/:id", "none", run(none, async (id) => [200, await admin().user(id)])],
     [
@@ -343,10 +428,18 @@ function methodRoutes(admin: () => Admin, ctx: ServerContext): AdminRoute[] {
       "object",
       run({ mode: { check: mode } }, async (id, body) => [
         201,
-        await admin().createApiKey(id, body.mode === undefined ? {} : { mode: body.mode as ApiKeyMode }),
+        await admin().createApiKey(
+          id,
+          body.mode === undefined ? {} : { mode: body.mode as ApiKeyMode },
+        ),
       ]),
     ],
-    ["POST", "/admin/users/:id/assets", "object", run(none, async (id) => [201, await admin().createAsset(id)])],
+    [
+      "POST",
+      "/admin/users/:id/assets",
+      "object",
+      run(none, async (id) => [201, await admin().createAsset(id)]),
+    ],
     [
       "PUT",
       "/admin/users/:id/multiplier",
@@ -366,7 +459,12 @@ function methodRoutes(admin: () => Admin, ctx: ServerContext): AdminRoute[] {
         return [200, { userId: id, balance: await admin().balance(id) }];
       }),
     ],
-    ["GET", "/admin/users/:id/ledger", "none", run(none, async (id) => [200, { entries: await admin().ledger(id) }])],
+    [
+      "GET",
+      "/admin/users/:id/ledger",
+      "none",
+      run(none, async (id) => [200, { entries: await admin().ledger(id) }]),
+    ],
     [
       "POST",
       "/admin/api-keys/:id/revoke",
@@ -376,7 +474,12 @@ function methodRoutes(admin: () => Admin, ctx: ServerContext): AdminRoute[] {
         return [200, { apiKeyId: id }];
       }),
     ],
-    ["POST", "/admin/jobs/:id/fail", "object", run(none, async (id) => [200, await admin().failJob(id)])],
+    [
+      "POST",
+      "/admin/jobs/:id/fail",
+      "object",
+      run(none, async (id) => [200, await admin().failJob(id)]),
+    ],
     ["GET", "/admin/jobs/:id", "none", run(none, async (id) => [200, await admin().job(id)])],
     ["GET", "/admin/tasks/:id", "none", run(none, async (id) => [200, await admin().task(id)])],
     [
@@ -388,7 +491,11 @@ function methodRoutes(admin: () => Admin, ctx: ServerContext): AdminRoute[] {
         if (extra.length > 0) {
           return invalidRequest(
             c,
-            extra.map((field) => ({ path: safeEcho(field), code: "unknown_field", message: m.resetTakesNoFields(field) })),
+            extra.map((field) => ({
+              path: safeEcho(field),
+              code: "unknown_field",
+              message: m.resetTakesNoFields(field),
+            })),
           );
         }
         await admin().reset();
@@ -402,7 +509,11 @@ function methodRoutes(admin: () => Admin, ctx: ServerContext): AdminRoute[] {
       "object",
       (c) => {
         const result = ctx.clock.change(c.get("body"));
-        if (!result.ok) return invalidRequest(c, [{ path: result.field, code: result.code, message: result.message }]);
+        if (!result.ok) {
+          return invalidRequest(c, [
+            { path: result.field, code: result.code, message: result.message },
+          ]);
+        }
         return json(c, 200, JSON.stringify(result.view));
       },
     ],
@@ -417,7 +528,11 @@ const objectOnly: MiddlewareHandler<Env> = async (c, next) => {
   const value = c.get("body");
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return invalidRequest(c, [
-      { path: "", code: "invalid_type", message: `The body must be a JSON object; received ${show(value)}.` },
+      {
+        path: "",
+        code: "invalid_type",
+        message: `The body must be a JSON object; received ${show(value)}.`,
+      },
     ]);
   }
   await next();
@@ -441,7 +556,12 @@ export function addAdminRoutes(
   });
   const max = ctx.maxBodyBytes;
   for (const [method, path, body, handler] of [...methodRoutes(admin, ctx), ...controlRoutes]) {
-    const read = body === "none" ? [] : body === "json" ? [jsonBody(max)] : [jsonBody(max, body === "object"), objectOnly];
+    const read =
+      body === "none"
+        ? []
+        : body === "json"
+          ? [jsonBody(max)]
+          : [jsonBody(max, body === "object"), objectOnly];
     app.on(method, path, guard, ...read, handler);
   }
 }

@@ -62,16 +62,22 @@ const TOKEN_SHAPE = new RegExp(`^[A-Za-z0-9_-]{${MIN_ADMIN_TOKEN_CHARS},${MAX_TO
  * @internal
  */
 export function checkAdminToken(token: unknown): string {
-  const refuse = (message: string) => new AdminTokenError(message, MIN_ADMIN_TOKEN_CHARS, MAX_TOKEN_CHARS);
+  const refuse = (message: string) =>
+    new AdminTokenError(message, MIN_ADMIN_TOKEN_CHARS, MAX_TOKEN_CHARS);
   if (typeof token !== "string" || !TOKEN_SHAPE.test(token)) {
     const outside = typeof token === "string" ? [...token.replace(/[A-Za-z0-9_-]/g, "")].length : 0; // how many, never which
-    const count = typeof token === "string" ? `${token.length} character${token.length === 1 ? "" : "s"}` : typeof token;
+    const count =
+      typeof token === "string"
+        ? `${token.length} character${token.length === 1 ? "" : "s"}`
+        : typeof token;
     throw refuse(
       `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} characters of A-Z, a-z, 0-9, _ and -; received ${count}${outside > 0 ? `, ${outside} of them outside that set` : ""}.`,
     );
   }
   if (/^ck_/i.test(token)) {
-    throw refuse('adminToken must not start with "ck_": that is how API keys start, and the admin token is not one.');
+    throw refuse(
+      'adminToken must not start with "ck_": that is how API keys start, and the admin token is not one.',
+    );
   }
   return token;
 }
@@ -94,7 +100,9 @@ function createTokenThrottle() {
   return {
     locked(key: string, now: number): number {
       const entry = current(key, now);
-      if (!entry || entry.failures < failures) return 0;
+      if (!entry || entry.failures < failures) {
+        return 0;
+      }
       return Math.max(1, Math.ceil((entry.start + windowMs - now) / 1000));
     },
     failed(key: string, now: number): void {
@@ -104,9 +112,15 @@ function createTokenThrottle() {
         return;
       }
       if (byAddress.size >= MAX_THROTTLED_ADDRESSES) {
-        for (const [k, e] of byAddress) if (now - e.start >= windowMs) byAddress.delete(k);
+        for (const [k, e] of byAddress) {
+          if (now - e.start >= windowMs) {
+            byAddress.delete(k);
+          }
+        }
         // Still full: drop the oldest count, so the map stays bounded whatever the addresses.
-        if (byAddress.size >= MAX_THROTTLED_ADDRESSES) byAddress.delete(byAddress.keys().next().value as string);
+        if (byAddress.size >= MAX_THROTTLED_ADDRESSES) {
+          byAddress.delete(byAddress.keys().next().value as string);
+        }
       }
       byAddress.set(key, { start: now, failures: 1 });
     },
@@ -121,9 +135,13 @@ function createTokenThrottle() {
  * differ: used on SHA-256 digests, which always have the same length, so nothing of the token leaks. @internal
  */
 export function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
+  if (a.length !== b.length) {
+    return false;
+  }
   let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  for (let i = 0; i < a.length; i++) {
+    diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  }
   return diff === 0;
 }
 
@@ -145,18 +163,30 @@ export function adminGuard(token: string, clock: ServerClock): MiddlewareHandler
     if (wait > 0) {
       return fail(c, {
         code: "too_many_attempts",
-        message: m.tooManyAdminAttempts(ADMIN_TOKEN_THROTTLE.failures, ADMIN_TOKEN_THROTTLE.windowMs / 1000, wait),
+        message: m.tooManyAdminAttempts(
+          ADMIN_TOKEN_THROTTLE.failures,
+          ADMIN_TOKEN_THROTTLE.windowMs / 1000,
+          wait,
+        ),
         headers: { "retry-after": String(wait) },
       });
     }
     const presented = bearerToken(c.req.header("authorization"));
     if (typeof presented !== "string") {
-      return fail(c, { code: "missing_admin_token", message: m.missingAdminToken(), headers: ADMIN_CHALLENGE });
+      return fail(c, {
+        code: "missing_admin_token",
+        message: m.missingAdminToken(),
+        headers: ADMIN_CHALLENGE,
+      });
     }
     expected ??= hashApiKey(token);
     if (!constantTimeEqual(await hashApiKey(presented), await expected)) {
       throttle.failed(address, clock.realNow());
-      return fail(c, { code: "invalid_admin_token", message: m.invalidAdminToken(), headers: ADMIN_CHALLENGE });
+      return fail(c, {
+        code: "invalid_admin_token",
+        message: m.invalidAdminToken(),
+        headers: ADMIN_CHALLENGE,
+      });
     }
     throttle.passed(address);
     await next();

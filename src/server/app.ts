@@ -10,7 +10,12 @@ import { getPath } from "hono/utils/url";
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { createMemoryStore } from "../store/memory.js";
-import { type FixtureUserLoad, type ReferenceStore, type Store, StoreUnavailableError } from "../store/store.js";
+import {
+  type FixtureUserLoad,
+  type ReferenceStore,
+  type Store,
+  StoreUnavailableError,
+} from "../store/store.js";
 import { ping, queryCredits, quotePrice } from "./account.js";
 import type { ClientInfo } from "./address.js";
 import { type Admin, addAdminRoutes, createAdmin } from "./admin.js";
@@ -22,7 +27,13 @@ import { createServerClock } from "./clock.js";
 import type { Caller, Env, LogEntry, ResponseEvent, ServerContext } from "./context.js";
 import { AnswerLostError, controlsOff, createControls } from "./controls.js";
 import { fail, json, requestIdOf } from "./errors.js";
-import { checkFixtures, type Fixtures, FixturesError, fixtureUsers, loadFixtures } from "./fixtures.js";
+import {
+  checkFixtures,
+  type Fixtures,
+  FixturesError,
+  fixtureUsers,
+  loadFixtures,
+} from "./fixtures.js";
 import { createGeneration } from "./generations.js";
 import { newId } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
@@ -127,14 +138,20 @@ export type ReferenceServer = {
 const defaultLog = (entry: LogEntry) => console.error(JSON.stringify(entry));
 
 function positive<T>(name: string, value: number | undefined, fallback: T): number | T {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive whole number.`);
+  if (value === undefined) {
+    return fallback;
+  }
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive whole number.`);
+  }
   return value;
 }
 
 /** The store option as the server uses it: one of this package's stores, or the error that says so. */
 function storeOf(store: ReferenceStore | undefined): Store {
-  if (store === undefined) return createMemoryStore();
+  if (store === undefined) {
+    return createMemoryStore();
+  }
   const methods = store as Partial<Record<keyof Store, unknown>>;
   if (typeof methods.findCaller !== "function" || typeof methods.commitTask !== "function") {
     throw new TypeError(
@@ -152,11 +169,16 @@ const MAX_RETRY_AFTER_SECONDS = 3600;
  * like one (a store built against another copy of this package), or `undefined` for anything else.
  */
 function retryAfterOf(error: unknown): number | undefined {
-  if (!(error instanceof StoreUnavailableError) && (error as { name?: unknown } | null)?.name !== "StoreUnavailableError") {
+  if (
+    !(error instanceof StoreUnavailableError) &&
+    (error as { name?: unknown } | null)?.name !== "StoreUnavailableError"
+  ) {
     return undefined;
   }
   const hint = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-  if (typeof hint !== "number" || !Number.isFinite(hint) || hint < 1) return 1;
+  if (typeof hint !== "number" || !Number.isFinite(hint) || hint < 1) {
+    return 1;
+  }
   return Math.min(Math.ceil(hint), MAX_RETRY_AFTER_SECONDS);
 }
 
@@ -170,9 +192,13 @@ const EXPOSE_HEADERS = "Request-Id, Retry-After, Idempotent-Replayed, WWW-Authen
  * browser sends them (lower-case, default port left out); a RangeError names the first that is not one. @internal
  */
 export function checkCorsOrigins(origins: CorsOrigins): "*" | string[] {
-  if (origins === "*") return "*";
+  if (origins === "*") {
+    return "*";
+  }
   if (!Array.isArray(origins) || origins.length === 0) {
-    throw new RangeError('cors must be "*" or a non-empty list of origins such as "http://127.0.0.1:5173".');
+    throw new RangeError(
+      'cors must be "*" or a non-empty list of origins such as "http://127.0.0.1:5173".',
+    );
   }
   return origins.map((origin) => {
     let url: URL | undefined;
@@ -181,8 +207,14 @@ export function checkCorsOrigins(origins: CorsOrigins): "*" | string[] {
     } catch {
       url = undefined;
     }
-    const bare = url && url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
-    if (!url || !bare || !/^https?:$/.test(url.protocol) || !/^[a-z]+:\/\/[^/]+\/?$/i.test(origin)) {
+    const bare =
+      url && url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+    if (
+      !url ||
+      !bare ||
+      !/^https?:$/.test(url.protocol) ||
+      !/^[a-z]+:\/\/[^/]+\/?$/i.test(origin)
+    ) {
       throw new RangeError(
         `cors: ${JSON.stringify(String(origin)).slice(0, 80)} is not an origin; give scheme://host[:port] (such as "http://127.0.0.1:5173", no path), or "*".`,
       );
@@ -205,7 +237,9 @@ function corsFor(origins: "*" | string[]): MiddlewareHandler<Env> {
     maxAge: 600,
   });
   return async (c, next) => {
-    if (c.req.method !== "OPTIONS") return answer(c, next);
+    if (c.req.method !== "OPTIONS") {
+      return answer(c, next);
+    }
     const origin = c.req.header("origin");
     if (
       c.req.header("access-control-request-method") !== undefined &&
@@ -218,7 +252,9 @@ function corsFor(origins: "*" | string[]): MiddlewareHandler<Env> {
     }
     await next();
     // With a list, the answer depends on the Origin header: a cache must keep one answer per origin.
-    if (origins !== "*") c.res.headers.append("vary", "Origin");
+    if (origins !== "*") {
+      c.res.headers.append("vary", "Origin");
+    }
   };
 }
 
@@ -246,9 +282,13 @@ function corsFor(origins: "*" | string[]): MiddlewareHandler<Env> {
 export function createReferenceServer(options: ReferenceServerOptions = {}): ReferenceServer {
   const catalogs = serverCatalogs(options.catalog, options.catalogs);
   const clock = createServerClock(options.now ?? Date.now);
-  const checked = options.fixtures === undefined ? undefined : checkFixtures(options.fixtures, newId.user);
-  if (checked && !checked.success) throw new FixturesError(checked.issues);
-  const adminToken = options.adminToken === undefined ? undefined : checkAdminToken(options.adminToken);
+  const checked =
+    options.fixtures === undefined ? undefined : checkFixtures(options.fixtures, newId.user);
+  if (checked && !checked.success) {
+    throw new FixturesError(checked.issues);
+  }
+  const adminToken =
+    options.adminToken === undefined ? undefined : checkAdminToken(options.adminToken);
   const origins = options.cors === undefined ? undefined : checkCorsOrigins(options.cors);
   const log = options.log ?? defaultLog;
   const ctx: ServerContext = {
@@ -262,7 +302,8 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     log,
   };
   // The test-double controls (S17) exist only with an admin token, like the admin API.
-  const controls = adminToken === undefined ? undefined : createControls(adminToken, clock.now, ctx.maxBodyBytes);
+  const controls =
+    adminToken === undefined ? undefined : createControls(adminToken, clock.now, ctx.maxBodyBytes);
 
   // A reset is one step for every request (S17): it waits for the requests in flight, and the
   // requests that arrive meanwhile wait for it, so each sees the state before it or after it. The
@@ -279,10 +320,14 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     const previous = turn;
     const mine: Promise<void> = (async () => {
       await previous?.catch(() => {});
-      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => (drained = resolve));
+      }
       await step();
     })().finally(() => {
-      if (turn === mine) turn = undefined;
+      if (turn === mine) {
+        turn = undefined;
+      }
     });
     turn = mine;
     return mine;
@@ -291,9 +336,14 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     if (checked) {
       users ??= fixtureUsers(checked.output, hashApiKey);
       // The stores of this package load the fixtures of a reset in its own step.
-      if (emptied) await ctx.store.reset({ users: await users, at });
-      else await loadFixtures(ctx.store, checked.output, await users, at);
-    } else if (emptied) await ctx.store.reset();
+      if (emptied) {
+        await ctx.store.reset({ users: await users, at });
+      } else {
+        await loadFixtures(ctx.store, checked.output, await users, at);
+      }
+    } else if (emptied) {
+      await ctx.store.reset();
+    }
     loaded = true;
   };
   /** Waits for the fixtures and for every step; `enter` also counts the caller in flight, in the same turn. */
@@ -301,10 +351,14 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     while (turn !== undefined || !loaded) {
       // A failed load is every waiter's failure; a failed reset changed nothing, and is its caller's.
       await (turn?.catch((error: unknown) => {
-        if (!loaded) throw error;
+        if (!loaded) {
+          throw error;
+        }
       }) ?? alone(() => load(clock.now())));
     }
-    if (enter) inFlight++;
+    if (enter) {
+      inFlight++;
+    }
   };
   const leave = () => {
     if (--inFlight === 0 && drained) {
@@ -312,7 +366,9 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       drained = undefined;
     }
   };
-  if (checked) ready().catch(() => {}); // started now; whoever calls next sees the outcome
+  if (checked) {
+    ready().catch(() => {}); // started now; whoever calls next sees the outcome
+  }
 
   const reset = (): Promise<void> => {
     // The faults go first, and the answers they hold go now: the reset then waits for no fault.
@@ -346,7 +402,12 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     try {
       const e = error instanceof Error ? error : new Error(String(error));
       const stack = e.stack === undefined ? {} : { stack: e.stack };
-      log({ level: "error", message, requestId, error: { name: e.name, message: e.message, ...stack } });
+      log({
+        level: "error",
+        message,
+        requestId,
+        error: { name: e.name, message: e.message, ...stack },
+      });
     } catch {
       // a failing logger must not turn an answer into a rejected promise
     }
@@ -372,11 +433,19 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     });
   }
   // A request that waited for a load of the fixtures that failed is answered with that failure.
-  if (checked) app.use((c, next) => ("loadError" in c.env ? Promise.reject(c.env.loadError) : next()));
-  if (origins) app.use("/api/*", corsFor(origins)).use("/openapi.json", corsFor(origins));
-  if (controls) app.use(controls.journal);
+  if (checked) {
+    app.use((c, next) => ("loadError" in c.env ? Promise.reject(c.env.loadError) : next()));
+  }
+  if (origins) {
+    app.use("/api/*", corsFor(origins)).use("/openapi.json", corsFor(origins));
+  }
+  if (controls) {
+    app.use(controls.journal);
+  }
   app.onError((error, c) => {
-    if (error instanceof AnswerLostError) throw error; // no answer, on purpose: fetch rejects, a socket closes
+    if (error instanceof AnswerLostError) {
+      throw error; // no answer, on purpose: fetch rejects, a socket closes
+    }
     // Never the request's headers or body in the log: only what went wrong.
     const id = requestIdOf(c);
     const retryAfter = retryAfterOf(error);
@@ -424,7 +493,9 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   const run = (request: Request, env: ClientInfo): Promise<Response> => {
     try {
       const answer = app.fetch(request, env);
-      if (answer instanceof Promise) return answer.finally(leave);
+      if (answer instanceof Promise) {
+        return answer.finally(leave);
+      }
       leave();
       return Promise.resolve(answer);
     } catch (error) {
@@ -434,7 +505,9 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   };
   const fetch = (request: Request, info?: ClientInfo): Promise<Response> => {
     const env = typeof info === "object" && info !== null ? info : {};
-    if (adminToken !== undefined && getPath(request) === "/admin/reset") return Promise.resolve(app.fetch(request, env));
+    if (adminToken !== undefined && getPath(request) === "/admin/reset") {
+      return Promise.resolve(app.fetch(request, env));
+    }
     if (turn !== undefined || !loaded) {
       return ready(true).then(
         () => run(request, env),
@@ -458,7 +531,8 @@ const noNext = async () => {}; // the `next` an endpoint is given: nothing comes
 function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undefined) {
   return (endpoint: Handler<Env>, takesBody = false, known?: Map<string, Caller>): Handler<Env> => {
     const answer = (c: Context<Env>) => endpoint(c, noNext) as Response | Promise<Response>;
-    const rest = (c: Context<Env>) => (takesBody ? takeJsonBody(c, ctx.maxBodyBytes).then((no) => no ?? answer(c)) : answer(c));
+    const rest = (c: Context<Env>) =>
+      takesBody ? takeJsonBody(c, ctx.maxBodyBytes).then((no) => no ?? answer(c)) : answer(c);
     const withFaults = async (c: Context<Env>, apply: MiddlewareHandler<Env>) => {
       let given: Response | undefined;
       const fault = await apply(c, async () => {
@@ -466,14 +540,20 @@ function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undef
       });
       return fault ?? given ?? c.res;
     };
-    const afterKey = (c: Context<Env>, refused: Response | undefined) => refused ?? (faults ? withFaults(c, faults) : rest(c));
+    const afterKey = (c: Context<Env>, refused: Response | undefined) =>
+      refused ?? (faults ? withFaults(c, faults) : rest(c));
     /**
      * The answer of a caller taken from `known`, or the error it threw: a charge stands, its commit
      * having checked the key and the multiplier under the user's lock. Anything else waits for the
      * key read again: a 401 once it is no longer valid, else the same answer or error, or the
      * endpoint's answer again for a caller that changed.
      */
-    const confirmed = async (c: Context<Env>, remembered: Map<string, Caller>, given?: Response, error?: unknown) => {
+    const confirmed = async (
+      c: Context<Env>,
+      remembered: Map<string, Caller>,
+      given?: Response,
+      error?: unknown,
+    ) => {
       const [seen, hash] = [c.get("caller"), c.get("remembered") as string];
       if (given?.status === 202 && !given.headers.has("idempotent-replayed")) {
         remembered.set(hash, seen); // with the multiplier it was charged at
@@ -481,19 +561,30 @@ function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undef
       }
       remembered.delete(hash);
       const refused = await authenticate(c, ctx, remembered);
-      if (refused) return refused;
-      if (!given) throw error;
+      if (refused) {
+        return refused;
+      }
+      if (!given) {
+        throw error;
+      }
       const now = c.get("caller");
-      const same = now.userId === seen.userId && now.apiKeyId === seen.apiKeyId && now.multiplier === seen.multiplier;
+      const same =
+        now.userId === seen.userId &&
+        now.apiKeyId === seen.apiKeyId &&
+        now.multiplier === seen.multiplier;
       return same || c.get("body") === undefined ? given : answer(c);
     };
     return (c) => {
       const refused = authenticate(c, ctx, known);
       if (known && c.get("remembered")) {
         const settle = (given?: Response, error?: unknown) => confirmed(c, known, given, error);
-        return Promise.resolve(afterKey(c, undefined)).then(settle, (error: unknown) => settle(undefined, error));
+        return Promise.resolve(afterKey(c, undefined)).then(settle, (error: unknown) =>
+          settle(undefined, error),
+        );
       }
-      return refused instanceof Promise ? refused.then((r) => afterKey(c, r)) : afterKey(c, refused);
+      return refused instanceof Promise
+        ? refused.then((r) => afterKey(c, r))
+        : afterKey(c, refused);
     };
   };
 }
@@ -507,19 +598,33 @@ function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undef
 function notFoundOrNotAllowed(app: Hono<Env>) {
   const methods = new Map<string, string[]>();
   for (const { method, path } of app.routes) {
-    if (method === "ALL") continue;
+    if (method === "ALL") {
+      continue;
+    }
     const allowed = methods.get(path) ?? [];
     // A route of several handlers is listed once per handler.
-    for (const each of method === "GET" ? ["GET", "HEAD"] : [method]) if (!allowed.includes(each)) allowed.push(each);
+    for (const each of method === "GET" ? ["GET", "HEAD"] : [method]) {
+      if (!allowed.includes(each)) {
+        allowed.push(each);
+      }
+    }
     methods.set(path, allowed);
   }
   const router = new TrieRouter<string[]>();
-  for (const [path, allowed] of methods) router.add("ALL", path, allowed);
+  for (const [path, allowed] of methods) {
+    router.add("ALL", path, allowed);
+  }
   return (c: Context<Env>) => {
     const path = c.req.path;
     const allowed = router.match(c.req.method, path)[0][0]?.[0];
-    if (!allowed) return fail(c, { code: "not_found", message: m.notFound(path) });
+    if (!allowed) {
+      return fail(c, { code: "not_found", message: m.notFound(path) });
+    }
     const allow = allowed.join(", ");
-    return fail(c, { code: "method_not_allowed", message: m.methodNotAllowed(c.req.method, allowed), headers: { allow } });
+    return fail(c, {
+      code: "method_not_allowed",
+      message: m.methodNotAllowed(c.req.method, allowed),
+      headers: { allow },
+    });
   };
 }

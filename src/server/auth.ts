@@ -10,7 +10,10 @@ import { randomBase64Url } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
 
 /** The prefix of each mode's keys. */
-const API_KEY_PREFIXES = { live: "ck_live_", test: "ck_test_" } as const satisfies Record<ApiKeyMode, string>;
+const API_KEY_PREFIXES = { live: "ck_live_", test: "ck_test_" } as const satisfies Record<
+  ApiKeyMode,
+  string
+>;
 
 /** Random bytes in a key: 192 bits, well above the 128 a secret key needs. */
 const KEY_RANDOM_BYTES = 24;
@@ -36,9 +39,9 @@ type NodeCrypto = {
  * `node:crypto` where the runtime has it (Node 20.16+, Bun, Deno), found at run time: this module
  * runs in browsers and workers too, where Web Crypto hashes instead.
  */
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
-  "node:crypto",
-) as NodeCrypto | undefined;
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined;
 
 const encoder = new TextEncoder();
 
@@ -50,7 +53,12 @@ const encoder = new TextEncoder();
  * @internal
  */
 export function hashApiKey(key: string): string | Promise<string> {
-  if (nodeCrypto) return nodeCrypto.hash?.("sha256", key, "hex") ?? nodeCrypto.createHash("sha256").update(key).digest("hex");
+  if (nodeCrypto) {
+    return (
+      nodeCrypto.hash?.("sha256", key, "hex") ??
+      nodeCrypto.createHash("sha256").update(key).digest("hex")
+    );
+  }
   return webCryptoHash(key);
 }
 
@@ -58,7 +66,9 @@ export function hashApiKey(key: string): string | Promise<string> {
 export async function webCryptoHash(key: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(key)));
   let out = "";
-  for (const byte of digest) out += byte.toString(16).padStart(2, "0");
+  for (const byte of digest) {
+    out += byte.toString(16).padStart(2, "0");
+  }
   return out;
 }
 
@@ -70,14 +80,20 @@ export async function webCryptoHash(key: string): Promise<string> {
  */
 export function bearerToken(header: string | undefined): string | undefined {
   const space = header?.search(/[ \t]/) ?? -1;
-  if (header === undefined || space < 0 || header.slice(0, space).toLowerCase() !== "bearer") return undefined;
+  if (header === undefined || space < 0 || header.slice(0, space).toLowerCase() !== "bearer") {
+    return undefined;
+  }
   return header.slice(space + 1).trim();
 }
 
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="api"' };
 
 /** The 401 of a key that is malformed, unknown or revoked. @internal */
-export const INVALID_API_KEY: Failure = { code: "invalid_api_key", message: m.invalidApiKey(), headers: BEARER_CHALLENGE };
+export const INVALID_API_KEY: Failure = {
+  code: "invalid_api_key",
+  message: m.invalidApiKey(),
+  headers: BEARER_CHALLENGE,
+};
 
 /**
  * The first step of every endpoint that takes an API key (S1: no other scheme): the key's SHA-256
@@ -90,8 +106,16 @@ export const INVALID_API_KEY: Failure = { code: "invalid_api_key", message: m.in
  */
 export function authenticate(c: Context<Env>, ctx: ServerContext, known?: Map<string, Caller>) {
   const key = bearerToken(c.req.header("authorization"));
-  if (typeof key !== "string") return fail(c, { code: "missing_api_key", message: m.missingApiKey(), headers: BEARER_CHALLENGE });
-  if (!KEY_SHAPE.test(key)) return fail(c, INVALID_API_KEY);
+  if (typeof key !== "string") {
+    return fail(c, {
+      code: "missing_api_key",
+      message: m.missingApiKey(),
+      headers: BEARER_CHALLENGE,
+    });
+  }
+  if (!KEY_SHAPE.test(key)) {
+    return fail(c, INVALID_API_KEY);
+  }
   const hash = hashApiKey(key);
   const seen = typeof hash === "string" ? known?.get(hash) : undefined;
   if (seen) {
@@ -100,15 +124,29 @@ export function authenticate(c: Context<Env>, ctx: ServerContext, known?: Map<st
     return undefined;
   }
   // The key and its user's multiplier in one lookup: pricing needs no read of its own.
-  const found = typeof hash === "string" ? ctx.store.findCaller(hash) : hash.then((h) => ctx.store.findCaller(h));
-  return found instanceof Promise ? found.then((caller) => admit(c, caller, known, hash)) : admit(c, found);
+  const found =
+    typeof hash === "string"
+      ? ctx.store.findCaller(hash)
+      : hash.then((h) => ctx.store.findCaller(h));
+  return found instanceof Promise
+    ? found.then((caller) => admit(c, caller, known, hash))
+    : admit(c, found);
 }
 
 /** The 401 of a key that is unknown or revoked, or nothing once the caller is kept (and in `known`, at most 10,000). */
-function admit(c: Context<Env>, found: CallerRecord | undefined, known?: Map<string, Caller>, keyHash?: unknown) {
-  if (!found || found.key.revoked) return fail(c, INVALID_API_KEY);
+function admit(
+  c: Context<Env>,
+  found: CallerRecord | undefined,
+  known?: Map<string, Caller>,
+  keyHash?: unknown,
+) {
+  if (!found || found.key.revoked) {
+    return fail(c, INVALID_API_KEY);
+  }
   const caller = { userId: found.key.userId, apiKeyId: found.key.id, multiplier: found.multiplier };
   c.set("caller", caller);
-  if (known && typeof keyHash === "string" && known.set(keyHash, caller).size > 10_000) known.clear();
+  if (known && typeof keyHash === "string" && known.set(keyHash, caller).size > 10_000) {
+    known.clear();
+  }
   return undefined;
 }

@@ -5,7 +5,14 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { SHIPPED_CATALOGS } from "../models/catalog.js";
-import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
+import {
+  ASPECT_RATIOS,
+  BACKGROUNDS,
+  GENERATION_TYPES,
+  LIMITS,
+  QUALITIES,
+  RESOLUTIONS,
+} from "../models/lists.js";
 import { BOUNDS } from "../request/bounds.js";
 import type { Env } from "./context.js";
 import { fail, invalidRequest } from "./errors.js";
@@ -32,7 +39,8 @@ const MAX_NUMBER_CHARS = 24;
 export function largestValidRequestBytes(): number {
   const field = (name: string, valueBytes: number) => JSON.stringify(name).length + 1 + valueBytes;
   const anyString = (chars: number) => 2 + chars * MAX_JSON_BYTES_PER_CODE_POINT;
-  const option = (values: readonly string[]) => 2 + Math.max(...values.map((v) => v.length)) * MAX_JSON_BYTES_PER_ASCII;
+  const option = (values: readonly string[]) =>
+    2 + Math.max(...values.map((v) => v.length)) * MAX_JSON_BYTES_PER_ASCII;
   const entries = BOUNDS.maxReferenceEntries;
   const references =
     2 + // the brackets
@@ -59,23 +67,34 @@ export function largestValidRequestBytes(): number {
  * whitespace, a catalog's longer model ids), rounded up to a multiple of 16 KiB: under a third of
  * a mebibyte. The time a server spends reading and parsing one body grows with its size. @internal
  */
-export const DEFAULT_MAX_BODY_BYTES = Math.ceil((largestValidRequestBytes() + 16_384) / 16_384) * 16_384;
+export const DEFAULT_MAX_BODY_BYTES =
+  Math.ceil((largestValidRequestBytes() + 16_384) / 16_384) * 16_384;
 
 /**
  * Whether a `Content-Type` names JSON: `application/json`, any case, with parameters allowed; a
  * `charset` parameter, if given, must be UTF-8 (the only encoding the body is read in).
  */
 function isJsonMediaType(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  if (header === "application/json") return true; // what nearly every client sends
+  if (header === undefined) {
+    return false;
+  }
+  if (header === "application/json") {
+    return true; // what nearly every client sends
+  }
   const [type = "", ...params] = header.split(";");
-  if (type.trim().toLowerCase() !== "application/json") return false;
+  if (type.trim().toLowerCase() !== "application/json") {
+    return false;
+  }
   for (const param of params) {
     const eq = param.indexOf("=");
-    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== "charset") continue;
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== "charset") {
+      continue;
+    }
     const value = param.slice(eq + 1).trim();
     const charset = value.replace(/^"(.*)"$/, "$1").toLowerCase();
-    if (charset !== "utf-8" && charset !== "utf8") return false;
+    if (charset !== "utf-8" && charset !== "utf8") {
+      return false;
+    }
   }
   return true;
 }
@@ -100,14 +119,22 @@ function jsonShapeProblem(text: string): keyof typeof JSON_BOUNDS | undefined {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c)
+      if (c === 0x5c) {
         i++; // a backslash escapes the next character, a quote included
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > JSON_BOUNDS.depth) return "depth";
-    } else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0x2c && ++separators >= JSON_BOUNDS.values) return "values";
+      } else if (c === 0x22) {
+        inString = false;
+      }
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > JSON_BOUNDS.depth) {
+        return "depth";
+      }
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    } else if (c === 0x2c && ++separators >= JSON_BOUNDS.values) {
+      return "values";
+    }
   }
   return undefined;
 }
@@ -125,13 +152,25 @@ const refuse = (answer: Response): JsonRead => ({ ok: false, answer });
  * whatever its media type (an admin route whose body is optional: `curl -X POST` sends none,
  * `fetch` sends `text/plain`). @internal
  */
-export async function readJson(c: Context<Env>, maxBytes: number, emptyIsObject = false): Promise<JsonRead> {
+export async function readJson(
+  c: Context<Env>,
+  maxBytes: number,
+  emptyIsObject = false,
+): Promise<JsonRead> {
   const json = isJsonMediaType(c.req.header("content-type"));
-  if (!json && !emptyIsObject) return refuse(fail(c, { code: "unsupported_media_type", message: m.unsupportedMediaType() }));
+  if (!json && !emptyIsObject) {
+    return refuse(fail(c, { code: "unsupported_media_type", message: m.unsupportedMediaType() }));
+  }
   const bytes = await readBytes(c, maxBytes);
-  if (bytes instanceof Response) return refuse(bytes);
-  if (bytes.byteLength === 0 && emptyIsObject) return { ok: true, value: {} };
-  if (!json) return refuse(fail(c, { code: "unsupported_media_type", message: m.unsupportedMediaType() }));
+  if (bytes instanceof Response) {
+    return refuse(bytes);
+  }
+  if (bytes.byteLength === 0 && emptyIsObject) {
+    return { ok: true, value: {} };
+  }
+  if (!json) {
+    return refuse(fail(c, { code: "unsupported_media_type", message: m.unsupportedMediaType() }));
+  }
   let text: string;
   try {
     text = decoder.decode(bytes);
@@ -139,11 +178,17 @@ export async function readJson(c: Context<Env>, maxBytes: number, emptyIsObject 
     return refuse(fail(c, { code: "invalid_json", message: m.invalidUtf8() }));
   }
   // Empty or only whitespace (what `trim` removes), found without a trimmed copy of the body.
-  if (!/\S/.test(text)) return refuse(fail(c, { code: "invalid_json", message: m.emptyBody() }));
+  if (!/\S/.test(text)) {
+    return refuse(fail(c, { code: "invalid_json", message: m.emptyBody() }));
+  }
   const shape = jsonShapeProblem(text);
   if (shape) {
     // Valid JSON or not, no request of the service holds that much: one request-rules issue.
-    return refuse(invalidRequest(c, [{ path: "", code: "too_complex", message: m.jsonTooComplex(shape, JSON_BOUNDS[shape]) }]));
+    return refuse(
+      invalidRequest(c, [
+        { path: "", code: "too_complex", message: m.jsonTooComplex(shape, JSON_BOUNDS[shape]) },
+      ]),
+    );
   }
   try {
     return { ok: true, value: JSON.parse(text) };
@@ -157,7 +202,8 @@ export async function readJson(c: Context<Env>, maxBytes: number, emptyIsObject 
  * first, and a body of unknown length is read by `hono/body-limit`, which stops at the limit.
  */
 function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayBuffer | Response> {
-  const tooLarge = () => fail(c, { code: "payload_too_large", message: m.payloadTooLarge(maxBytes) });
+  const tooLarge = () =>
+    fail(c, { code: "payload_too_large", message: m.payloadTooLarge(maxBytes) });
   // The client went away while the body was read.
   const unreadable = () => fail(c, { code: "invalid_json", message: m.unreadableBody() });
   const declared = c.req.header("content-length");
@@ -171,15 +217,25 @@ function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayB
   // @hono/node-server build a web stream and start the upload (a `100 Continue`, too early for a
   // 413): a declared length is compared here, and the body read whole, since Node reads no more
   // (and refuses a request that also declares a Transfer-Encoding).
-  if (Number(declared) > maxBytes) return tooLarge();
+  if (Number(declared) > maxBytes) {
+    return tooLarge();
+  }
   // A Request made in process may declare less than it holds.
-  return c.req.raw.arrayBuffer().then((bytes) => (bytes.byteLength > maxBytes ? tooLarge() : bytes), unreadable);
+  return c.req.raw
+    .arrayBuffer()
+    .then((bytes) => (bytes.byteLength > maxBytes ? tooLarge() : bytes), unreadable);
 }
 
 /** Reads a route's JSON body into `c.get("body")` (see {@link readJson}): the refusal, or nothing once read. @internal */
-export async function takeJsonBody(c: Context<Env>, maxBytes: number, emptyIsObject = false): Promise<Response | undefined> {
+export async function takeJsonBody(
+  c: Context<Env>,
+  maxBytes: number,
+  emptyIsObject = false,
+): Promise<Response | undefined> {
   const read = await readJson(c, maxBytes, emptyIsObject);
-  if (!read.ok) return read.answer;
+  if (!read.ok) {
+    return read.answer;
+  }
   c.set("body", read.value);
 }
 

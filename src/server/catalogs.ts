@@ -4,7 +4,12 @@
  * catalog by version, and the OpenAPI document of the catalog in force.
  */
 import { catalog as builtIn } from "../models/catalog.js";
-import { type CatalogChangeTime, defineCatalogHistory, NoCatalogInForceError, versionStart } from "../models/history.js";
+import {
+  type CatalogChangeTime,
+  defineCatalogHistory,
+  NoCatalogInForceError,
+  versionStart,
+} from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import type { CatalogInForce, ServerCatalogs } from "./context.js";
 import { createOpenApiDocument } from "./openapi/document.js";
@@ -16,7 +21,10 @@ import { createOpenApiDocument } from "./openapi/document.js";
  * @throws RangeError when both are given; `CatalogHistoryError` naming each bad entry of `catalogs`.
  * @internal
  */
-export function serverCatalogs(catalog: Catalog | undefined, catalogs: readonly Catalog[] | undefined): ServerCatalogs {
+export function serverCatalogs(
+  catalog: Catalog | undefined,
+  catalogs: readonly Catalog[] | undefined,
+): ServerCatalogs {
   if (catalog !== undefined && catalogs !== undefined) {
     throw new RangeError(
       "createReferenceServer: pass either `catalog` (one catalog, always in force) or `catalogs` (a history, oldest first, each catalog in force from its version date), not both.",
@@ -47,7 +55,9 @@ export function serverCatalogs(catalog: Catalog | undefined, catalogs: readonly 
   /** The index of the last entry whose start is not after `now`; -1 before the first (and for a clock that is not a number). */
   const indexAt = (now: number) => {
     let i = starts.length - 1;
-    while (i >= 0 && !((starts[i] as number) <= now)) i--;
+    while (i >= 0 && !((starts[i] as number) <= now)) {
+      i--;
+    }
     return i;
   };
   const next = (index: number): CatalogChangeTime | undefined => {
@@ -55,16 +65,26 @@ export function serverCatalogs(catalog: Catalog | undefined, catalogs: readonly 
     const at = starts[index + 1];
     return c === undefined || at === undefined
       ? undefined
-      : { version: c.version, effectiveAt: new Date(at).toISOString(), effectiveAtMs: at, catalog: c };
+      : {
+          version: c.version,
+          effectiveAt: new Date(at).toISOString(),
+          effectiveAtMs: at,
+          catalog: c,
+        };
   };
   // One answer per entry: the same object for every request priced under it.
   const answers: CatalogInForce[] = history.map((c, i) => ({ catalog: c, next: next(i) }));
   return {
     at(now) {
       const found = answers[indexAt(now)];
-      if (found !== undefined) return found;
-      if (!Number.isFinite(now))
-        throw new RangeError(`The server's clock (the now option) must return epoch milliseconds; it returned ${now}.`);
+      if (found !== undefined) {
+        return found;
+      }
+      if (!Number.isFinite(now)) {
+        throw new RangeError(
+          `The server's clock (the now option) must return epoch milliseconds; it returned ${now}.`,
+        );
+      }
       throw new NoCatalogInForceError(now, first.version);
     },
     byVersion: (version) => history.find((c) => c.version === version),

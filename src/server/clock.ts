@@ -9,7 +9,10 @@ import { toEpochMs } from "../models/history.js";
 import { serverMessages as m } from "./messages.js";
 
 /** How the test clock is moved: to an instant, forward by some milliseconds, or frozen or running. */
-export type ClockChange = { readonly now: string } | { readonly advanceMs: number } | { readonly frozen: boolean };
+export type ClockChange =
+  | { readonly now: string }
+  | { readonly advanceMs: number }
+  | { readonly frozen: boolean };
 
 /** The test clock as the admin API shows it. */
 export type ClockView = {
@@ -70,7 +73,12 @@ export function createServerClock(real: () => number): ServerClock {
   let offsetMs = 0;
   const now = () => frozenAt ?? Math.min(real() + offsetMs, LATEST_MS);
   const view = (): ClockView => ({ now: iso(now()), frozen: frozenAt !== undefined });
-  const refuse = (field: string, code: string, message: string) => ({ ok: false as const, field, code, message });
+  const refuse = (field: string, code: string, message: string) => ({
+    ok: false as const,
+    field,
+    code,
+    message,
+  });
 
   return {
     now,
@@ -78,16 +86,28 @@ export function createServerClock(real: () => number): ServerClock {
     view,
     change(change) {
       if (typeof change !== "object" || change === null || Array.isArray(change)) {
-        return refuse("", "invalid_type", `The clock change must be a JSON object with ${ONE_OF}; received ${show(change)}.`);
+        return refuse(
+          "",
+          "invalid_type",
+          `The clock change must be a JSON object with ${ONE_OF}; received ${show(change)}.`,
+        );
       }
       const fields = Object.keys(change);
       const unknown = fields.find((f) => !(CLOCK_FIELDS as readonly string[]).includes(f));
       if (unknown !== undefined) {
-        return refuse(safeEcho(unknown), "unknown_field", `${show(unknown)} is not a field of a clock change; use ${ONE_OF}.`);
+        return refuse(
+          safeEcho(unknown),
+          "unknown_field",
+          `${show(unknown)} is not a field of a clock change; use ${ONE_OF}.`,
+        );
       }
-      const given = CLOCK_FIELDS.filter((f) => (change as Record<string, unknown>)[f] !== undefined);
+      const given = CLOCK_FIELDS.filter(
+        (f) => (change as Record<string, unknown>)[f] !== undefined,
+      );
       const field = given[0];
-      if (field === undefined) return refuse("", "required", `Give ${ONE_OF}.`);
+      if (field === undefined) {
+        return refuse("", "required", `Give ${ONE_OF}.`);
+      }
       if (given.length > 1) {
         return refuse(
           given[1] as string,
@@ -100,7 +120,9 @@ export function createServerClock(real: () => number): ServerClock {
       if (field === "now") {
         let at: number;
         try {
-          if (typeof value !== "string") throw new RangeError("not a string");
+          if (typeof value !== "string") {
+            throw new RangeError("not a string");
+          }
           at = toEpochMs(value);
         } catch {
           return refuse(
@@ -109,7 +131,9 @@ export function createServerClock(real: () => number): ServerClock {
             `now must be an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"; received ${show(value)}.`,
           );
         }
-        if (at < current) return refuse("now", "clock_backward", m.clockBackward(iso(at), iso(current)));
+        if (at < current) {
+          return refuse("now", "clock_backward", m.clockBackward(iso(at), iso(current)));
+        }
         if (at > LATEST_MS) {
           return refuse(
             "now",
@@ -120,23 +144,42 @@ export function createServerClock(real: () => number): ServerClock {
         frozenAt = at;
       } else if (field === "advanceMs") {
         // A running clock keeps a year inside the bound, a frozen one may reach it.
-        const room = Math.max(0, (frozenAt === undefined ? LATEST_RUNNING_MS : LATEST_MS) - current);
-        if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0 || value > room) {
-          const until = frozenAt === undefined ? `${LATEST_RUNNING}, the latest a running clock may show` : LATEST;
+        const room = Math.max(
+          0,
+          (frozenAt === undefined ? LATEST_RUNNING_MS : LATEST_MS) - current,
+        );
+        if (
+          typeof value !== "number" ||
+          !Number.isSafeInteger(value) ||
+          value < 0 ||
+          value > room
+        ) {
+          const until =
+            frozenAt === undefined
+              ? `${LATEST_RUNNING}, the latest a running clock may show`
+              : LATEST;
           return refuse(
             "advanceMs",
             "invalid_advance",
             `advanceMs must be whole milliseconds from 0 to ${room} (the clock only moves forward, to ${until} at most); received ${show(value)}.`,
           );
         }
-        if (frozenAt === undefined) offsetMs += value;
-        else frozenAt += value;
+        if (frozenAt === undefined) {
+          offsetMs += value;
+        } else {
+          frozenAt += value;
+        }
       } else {
         if (typeof value !== "boolean") {
-          return refuse("frozen", "invalid_frozen", `frozen must be true or false; received ${show(value)}.`);
+          return refuse(
+            "frozen",
+            "invalid_frozen",
+            `frozen must be true or false; received ${show(value)}.`,
+          );
         }
-        if (value) frozenAt = current;
-        else if (current > LATEST_RUNNING_MS) {
+        if (value) {
+          frozenAt = current;
+        } else if (current > LATEST_RUNNING_MS) {
           return refuse(
             "frozen",
             "invalid_frozen",

@@ -40,7 +40,11 @@ export type ResponseEvent = {
  *
  * @internal
  */
-export type Caller = { readonly userId: string; readonly apiKeyId: string; readonly multiplier: string };
+export type Caller = {
+  readonly userId: string;
+  readonly apiKeyId: string;
+  readonly multiplier: string;
+};
 
 /** The catalog that prices a request, and the next change already known after it. @internal */
 export type CatalogInForce = {

@@ -19,15 +19,30 @@ import { serverMessages as m } from "./messages.js";
 /** What a fault does: 503 with `Retry-After`, 500, the normal answer late, or no answer at all. */
 export type FaultKind = "unavailable" | "internal" | "delay" | "lose_answer";
 /** Every {@link FaultKind}. @internal */
-export const FAULT_KINDS: readonly FaultKind[] = ["unavailable", "internal", "delay", "lose_answer"];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  "unavailable",
+  "internal",
+  "delay",
+  "lose_answer",
+];
 
 /** The service paths a fault may name: the endpoints that take an API key (faults fire after it is checked). @internal */
-export const FAULT_PATHS = ["/api/generations", "/api/pricing/quote", "/api/ping", "/api/query/credits"] as const;
+export const FAULT_PATHS = [
+  "/api/generations",
+  "/api/pricing/quote",
+  "/api/ping",
+  "/api/query/credits",
+] as const;
 /** The methods a fault may name (a `HEAD` counts as its `GET`). @internal */
 export const FAULT_METHODS = ["GET", "POST"] as const;
 
 /** The bounds of a fault: how often it fires, how late it answers, what `Retry-After` asks, how many wait at once. @internal */
-export const FAULT_LIMITS = { maxTimes: 1000, maxDelayMs: 60_000, maxRetryAfterS: 3600, maxFaults: 100 } as const;
+export const FAULT_LIMITS = {
+  maxTimes: 1000,
+  maxDelayMs: 60_000,
+  maxRetryAfterS: 3600,
+  maxFaults: 100,
+} as const;
 
 /** A fault as asked for: what it matches (every field left out matches anything) and what it does. */
 export type FaultInput = {
@@ -88,30 +103,51 @@ const FAULT_FIELDS = ["method", "path", "apiKeyId", "kind", "times", "delayMs", 
  * Checks a fault as asked for: every field known, each within its values; `delayMs` only with
  * `delay`, `retryAfterS` only with `unavailable`.
  */
-function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: false; issues: Issue[] } {
+function checkFault(
+  input: unknown,
+): { ok: true; fault: FaultInput } | { ok: false; issues: Issue[] } {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     return {
       ok: false,
-      issues: [{ path: "", code: "invalid_type", message: `A fault is a JSON object; received ${show(input)}.` }],
+      issues: [
+        {
+          path: "",
+          code: "invalid_type",
+          message: `A fault is a JSON object; received ${show(input)}.`,
+        },
+      ],
     };
   }
   const body = input as Record<string, unknown>;
   const issues: Issue[] = [];
-  const issue = (path: string, code: string, message: string) => issues.push({ path, code, message });
+  const issue = (path: string, code: string, message: string) =>
+    issues.push({ path, code, message });
   for (const name of Object.keys(body)) {
-    if (!FAULT_FIELDS.includes(name))
-      issue(safeEcho(name), "unknown_field", `${show(name)} is not a field of a fault; use ${FAULT_FIELDS.join(", ")}.`);
+    if (!FAULT_FIELDS.includes(name)) {
+      issue(
+        safeEcho(name),
+        "unknown_field",
+        `${show(name)} is not a field of a fault; use ${FAULT_FIELDS.join(", ")}.`,
+      );
+    }
   }
   const { method, path, apiKeyId, kind, times, delayMs, retryAfterS } = body;
   const oneOf = (name: string, value: unknown, allowed: readonly string[]) => {
-    if (value !== undefined && !allowed.includes(value as string))
+    if (value !== undefined && !allowed.includes(value as string)) {
       issue(name, `invalid_${name}`, m.mustBeOneOf(name, allowed, value));
+    }
   };
   oneOf("method", method, FAULT_METHODS);
   oneOf("path", path, FAULT_PATHS);
-  if (kind === undefined) issue("kind", "required", `kind is required: one of ${FAULT_KINDS.join(", ")}.`);
-  else oneOf("kind", kind, FAULT_KINDS);
-  if (apiKeyId !== undefined && (typeof apiKeyId !== "string" || !/^apk_[A-Za-z0-9_-]{1,64}$/.test(apiKeyId))) {
+  if (kind === undefined) {
+    issue("kind", "required", `kind is required: one of ${FAULT_KINDS.join(", ")}.`);
+  } else {
+    oneOf("kind", kind, FAULT_KINDS);
+  }
+  if (
+    apiKeyId !== undefined &&
+    (typeof apiKeyId !== "string" || !/^apk_[A-Za-z0-9_-]{1,64}$/.test(apiKeyId))
+  ) {
     issue(
       "apiKeyId",
       "invalid_api_key_id",
@@ -119,7 +155,10 @@ function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: fal
     );
   }
   const whole = (name: string, value: unknown, min: number, max: number) => {
-    if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= min && value <= max)) {
+    if (
+      value !== undefined &&
+      !(typeof value === "number" && Number.isInteger(value) && value >= min && value <= max)
+    ) {
       issue(
         name,
         `invalid_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, // snake_case, as every code
@@ -130,13 +169,26 @@ function checkFault(input: unknown): { ok: true; fault: FaultInput } | { ok: fal
   whole("times", times, 1, FAULT_LIMITS.maxTimes);
   whole("delayMs", delayMs, 0, FAULT_LIMITS.maxDelayMs);
   whole("retryAfterS", retryAfterS, 1, FAULT_LIMITS.maxRetryAfterS);
-  if (kind === "delay" && delayMs === undefined)
-    issue("delayMs", "required", `delayMs is required with kind delay: 0 to ${FAULT_LIMITS.maxDelayMs}.`);
-  if (delayMs !== undefined && kind !== "delay" && FAULT_KINDS.includes(kind as FaultKind))
+  if (kind === "delay" && delayMs === undefined) {
+    issue(
+      "delayMs",
+      "required",
+      `delayMs is required with kind delay: 0 to ${FAULT_LIMITS.maxDelayMs}.`,
+    );
+  }
+  if (delayMs !== undefined && kind !== "delay" && FAULT_KINDS.includes(kind as FaultKind)) {
     issue("delayMs", "invalid_delay_ms", "delayMs is only for kind delay.");
-  if (retryAfterS !== undefined && kind !== "unavailable" && FAULT_KINDS.includes(kind as FaultKind))
+  }
+  if (
+    retryAfterS !== undefined &&
+    kind !== "unavailable" &&
+    FAULT_KINDS.includes(kind as FaultKind)
+  ) {
     issue("retryAfterS", "invalid_retry_after_s", "retryAfterS is only for kind unavailable.");
-  if (issues.length > 0) return { ok: false, issues };
+  }
+  if (issues.length > 0) {
+    return { ok: false, issues };
+  }
   return { ok: true, fault: body as FaultInput };
 }
 
@@ -146,13 +198,29 @@ function createFaultList() {
   return {
     /** Adds a checked fault; `undefined` when {@link FAULT_LIMITS}.maxFaults already wait. */
     add(input: FaultInput): FaultView | undefined {
-      if (faults.length >= FAULT_LIMITS.maxFaults) return undefined;
-      const view: FaultView = { faultId: `flt_${randomHex(8)}`, kind: input.kind, timesLeft: input.times ?? 1 };
-      if (input.method !== undefined) view.method = input.method;
-      if (input.path !== undefined) view.path = input.path;
-      if (input.apiKeyId !== undefined) view.apiKeyId = input.apiKeyId;
-      if (input.kind === "delay") view.delayMs = input.delayMs ?? 0;
-      if (input.kind === "unavailable") view.retryAfterS = input.retryAfterS ?? 1;
+      if (faults.length >= FAULT_LIMITS.maxFaults) {
+        return undefined;
+      }
+      const view: FaultView = {
+        faultId: `flt_${randomHex(8)}`,
+        kind: input.kind,
+        timesLeft: input.times ?? 1,
+      };
+      if (input.method !== undefined) {
+        view.method = input.method;
+      }
+      if (input.path !== undefined) {
+        view.path = input.path;
+      }
+      if (input.apiKeyId !== undefined) {
+        view.apiKeyId = input.apiKeyId;
+      }
+      if (input.kind === "delay") {
+        view.delayMs = input.delayMs ?? 0;
+      }
+      if (input.kind === "unavailable") {
+        view.retryAfterS = input.retryAfterS ?? 1;
+      }
       faults.push(view);
       return { ...view };
     },
@@ -171,7 +239,9 @@ function createFaultList() {
     },
     /** The first fault that matches a request, counted as fired (and removed when spent). */
     take(method: string, path: string, apiKeyId: string): FaultView | undefined {
-      if (faults.length === 0) return undefined;
+      if (faults.length === 0) {
+        return undefined;
+      }
       const asked = method === "HEAD" ? "GET" : method;
       // Found and counted in one synchronous step: concurrent requests cannot fire a fault more times than asked.
       const fault = faults.find(
@@ -180,9 +250,13 @@ function createFaultList() {
           (f.path === undefined || f.path === path) &&
           (f.apiKeyId === undefined || f.apiKeyId === apiKeyId),
       );
-      if (!fault) return undefined;
+      if (!fault) {
+        return undefined;
+      }
       fault.timesLeft -= 1;
-      if (fault.timesLeft === 0) faults = faults.filter((f) => f !== fault);
+      if (fault.timesLeft === 0) {
+        faults = faults.filter((f) => f !== fault);
+      }
       return { ...fault };
     },
   };
@@ -228,11 +302,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function idempotencyKeyOf(c: Context<Env>, adminToken: string): string | undefined {
   let key: unknown = c.req.header("idempotency-key");
   const body: unknown = c.get("body");
-  if (key === undefined && typeof body === "object" && body !== null) key = (body as Record<string, unknown>).idempotencyKey;
-  if (typeof key !== "string" || key.trim() === "") return undefined;
+  if (key === undefined && typeof body === "object" && body !== null) {
+    key = (body as Record<string, unknown>).idempotencyKey;
+  }
+  if (typeof key !== "string" || key.trim() === "") {
+    return undefined;
+  }
   const trimmed = key.trim();
   // Hex digits read the same in either case: a UUID-shaped token in the other case is the token.
-  if (UUID.test(trimmed) && !trimmed.toLowerCase().includes(adminToken.toLowerCase())) return trimmed;
+  if (UUID.test(trimmed) && !trimmed.toLowerCase().includes(adminToken.toLowerCase())) {
+    return trimmed;
+  }
   return safeEcho(trimmed, LIMITS.idempotencyKeyMaxChars);
 }
 
@@ -250,23 +330,35 @@ function createJournal(adminToken: string, now: () => number) {
       durationMs: Math.round((performance.now() - start) * 10) / 10,
     };
     const caller = c.get("caller") as Caller | undefined;
-    if (caller !== undefined) entry.apiKeyId = caller.apiKeyId;
+    if (caller !== undefined) {
+      entry.apiKeyId = caller.apiKeyId;
+    }
     const key = idempotencyKeyOf(c, adminToken);
-    if (key !== undefined) entry.idempotencyKey = key;
-    if (status === 400) entry.issueCodes = ((c.get("issues") as Issue[] | undefined) ?? []).map((i) => i.code);
+    if (key !== undefined) {
+      entry.idempotencyKey = key;
+    }
+    if (status === 400) {
+      entry.issueCodes = ((c.get("issues") as Issue[] | undefined) ?? []).map((i) => i.code);
+    }
     entries.push(entry);
-    if (entries.length > JOURNAL_CAPACITY) entries.shift();
+    if (entries.length > JOURNAL_CAPACITY) {
+      entries.shift();
+    }
   };
   /** Records every request to the service (not under `/admin`) once answered; a lost answer with status 0. */
   const middleware: MiddlewareHandler<Env> = async (c, next) => {
     const path = c.req.path;
-    if (path === "/admin" || path.startsWith("/admin/")) return next();
+    if (path === "/admin" || path.startsWith("/admin/")) {
+      return next();
+    }
     const arrivedAt = now();
     const start = performance.now();
     try {
       await next();
     } catch (error) {
-      if (error instanceof AnswerLostError) record(c, 0, arrivedAt, start);
+      if (error instanceof AnswerLostError) {
+        record(c, 0, arrivedAt, start);
+      }
       throw error;
     }
     record(c, c.res.status, arrivedAt, start);
@@ -285,9 +377,21 @@ const INJECTED = "(a fault injected through the admin API)";
 
 /** Checks a journal limit: a whole number from 1 to {@link JOURNAL_CAPACITY}. */
 function limitIssue(limit: unknown): Issue | undefined {
-  if (typeof limit === "number" && Number.isInteger(limit) && limit >= 1 && limit <= JOURNAL_CAPACITY) return undefined;
-  const shownLimit = typeof limit === "string" ? `"${safeEcho(limit, 20)}"` : safeEcho(String(limit), 20);
-  return { path: "limit", code: "invalid_limit", message: m.journalLimit(JOURNAL_CAPACITY, DEFAULT_JOURNAL_LIMIT, shownLimit) };
+  if (
+    typeof limit === "number" &&
+    Number.isInteger(limit) &&
+    limit >= 1 &&
+    limit <= JOURNAL_CAPACITY
+  ) {
+    return undefined;
+  }
+  const shownLimit =
+    typeof limit === "string" ? `"${safeEcho(limit, 20)}"` : safeEcho(String(limit), 20);
+  return {
+    path: "limit",
+    code: "invalid_limit",
+    message: m.journalLimit(JOURNAL_CAPACITY, DEFAULT_JOURNAL_LIMIT, shownLimit),
+  };
 }
 
 const tooManyFaults = () =>
@@ -317,24 +421,35 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
   /** The step after the key is checked: the first matching fault fires, or the request runs as usual. */
   const afterAuth: MiddlewareHandler<Env> = async (c, next) => {
     const fault = faults.take(c.req.method, c.req.path, c.get("caller").apiKeyId);
-    if (!fault) return next();
+    if (!fault) {
+      return next();
+    }
     if (fault.kind === "delay" || fault.kind === "lose_answer") {
       const firedIn = ended;
       // Carried out first, then answered late (as on a slow network: a client that gives up meanwhile
       // finds the task done when it retries with the same key), or not at all.
       await next();
-      if (fault.kind === "lose_answer") throw new AnswerLostError(requestIdOf(c));
+      if (fault.kind === "lose_answer") {
+        throw new AnswerLostError(requestIdOf(c));
+      }
       // Not held once the faults were ended meanwhile (a reset): it would wait for nothing.
-      if (ended === firedIn) await hold(fault.delayMs ?? 0);
+      if (ended === firedIn) {
+        await hold(fault.delayMs ?? 0);
+      }
       return;
     }
     // Answered without running it; its body is read all the same, for the journal's idempotency key.
     if (c.req.method === "POST") {
       const read = await readJson(c, maxBodyBytes);
-      if (read.ok) c.set("body", read.value);
+      if (read.ok) {
+        c.set("body", read.value);
+      }
     }
     if (fault.kind === "internal") {
-      return fail(c, { code: "internal_error", message: `Something went wrong on our side ${INJECTED}; nothing was charged.` });
+      return fail(c, {
+        code: "internal_error",
+        message: `Something went wrong on our side ${INJECTED}; nothing was charged.`,
+      });
     }
     const seconds = fault.retryAfterS ?? 1;
     return fail(c, {
@@ -348,21 +463,29 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
   const methods = {
     async addFault(input: FaultInput): Promise<{ faultId: string }> {
       const checked = checkFault(input);
-      if (!checked.ok) throw new AdminError("invalid_fault", checked.issues.map((i) => i.message).join(" "));
+      if (!checked.ok) {
+        throw new AdminError("invalid_fault", checked.issues.map((i) => i.message).join(" "));
+      }
       const view = faults.add(checked.fault);
-      if (!view) throw new AdminError("invalid_fault", tooManyFaults());
+      if (!view) {
+        throw new AdminError("invalid_fault", tooManyFaults());
+      }
       return { faultId: view.faultId };
     },
     faults: async (): Promise<FaultView[]> => faults.list(),
     async removeFault(faultId: string): Promise<void> {
-      if (!faults.remove(faultId)) throw new AdminError("unknown_fault", m.unknown("fault", faultId));
+      if (!faults.remove(faultId)) {
+        throw new AdminError("unknown_fault", m.unknown("fault", faultId));
+      }
     },
     clearFaults: async (): Promise<{ removed: number }> => ({ removed: faults.clear() }),
     async requests(options?: { limit?: number }): Promise<JournalEntry[]> {
       // Only a limit left out is the default: null, like any other non-integer, is refused.
       const limit = options?.limit === undefined ? DEFAULT_JOURNAL_LIMIT : options.limit;
       const issue = limitIssue(limit);
-      if (issue) throw new AdminError("invalid_limit", issue.message);
+      if (issue) {
+        throw new AdminError("invalid_limit", issue.message);
+      }
       return journal.list(limit);
     },
   };
@@ -375,21 +498,39 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
       "json",
       async (c) => {
         const checked = checkFault(c.get("body"));
-        if (!checked.ok) return invalidRequest(c, checked.issues);
+        if (!checked.ok) {
+          return invalidRequest(c, checked.issues);
+        }
         const view = faults.add(checked.fault);
-        if (!view) return invalidRequest(c, [{ path: "", code: "too_many_faults", message: tooManyFaults() }]);
+        if (!view) {
+          return invalidRequest(c, [
+            { path: "", code: "too_many_faults", message: tooManyFaults() },
+          ]);
+        }
         return json(c, 201, JSON.stringify({ faultId: view.faultId }));
       },
     ],
-    ["GET", "/admin/faults", "none", (c) => json(c, 200, JSON.stringify({ faults: faults.list() }))],
-    ["DELETE", "/admin/faults", "none", (c) => json(c, 200, JSON.stringify({ removed: faults.clear() }))],
+    [
+      "GET",
+      "/admin/faults",
+      "none",
+      (c) => json(c, 200, JSON.stringify({ faults: faults.list() })),
+    ],
+    [
+      "DELETE",
+      "/admin/faults",
+      "none",
+      (c) => json(c, 200, JSON.stringify({ removed: faults.clear() })),
+    ],
     [
       "DELETE",
       "/admin/faults/:id",
       "none",
       async (c) => {
         const faultId = c.req.param("id") ?? "";
-        if (!faults.remove(faultId)) return fail(c, { code: "unknown_fault", message: m.unknown("fault", faultId) });
+        if (!faults.remove(faultId)) {
+          return fail(c, { code: "unknown_fault", message: m.unknown("fault", faultId) });
+        }
         return json(c, 200, JSON.stringify({ faultId }));
       },
     ],
@@ -403,7 +544,9 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
         if (given.length > 0) {
           const text = given.join(",");
           const issue = limitIssue(/^[0-9]{1,7}$/.test(text) ? Number(text) : text);
-          if (issue) return invalidRequest(c, [issue]);
+          if (issue) {
+            return invalidRequest(c, [issue]);
+          }
           limit = Number(text);
         }
         return json(c, 200, JSON.stringify({ requests: journal.list(limit) }));
@@ -420,7 +563,9 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     endFaults() {
       ended++;
       faults.clear();
-      for (const end of holds) end();
+      for (const end of holds) {
+        end();
+      }
     },
     /** Empties the journal: a reset's last step, once the requests of the state before it are answered. */
     clearJournal: () => journal.clear(),

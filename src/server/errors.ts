@@ -33,7 +33,13 @@ export const SERVER_ERRORS = {
 
 /** The body of every failed request. */
 export type ErrorBody = {
-  error: { message: string; code: ServiceErrorCode; param?: string; issues?: Issue[]; requestId: string };
+  error: {
+    message: string;
+    code: ServiceErrorCode;
+    param?: string;
+    issues?: Issue[];
+    requestId: string;
+  };
 };
 
 /**
@@ -93,19 +99,27 @@ function boundIssues(issues: readonly Issue[]): Issue[] {
   const listed: Issue[] = [];
   let budget = ISSUES_BUDGET_BYTES;
   for (const issue of own) {
-    if (listed.length === MAX_LISTED_ISSUES) break;
+    if (listed.length === MAX_LISTED_ISSUES) {
+      break;
+    }
     const bounded = {
       path: cut(issue.path, MAX_PATH_CHARS),
       code: cut(issue.code, MAX_CODE_CHARS),
       message: cut(issue.message, MAX_MESSAGE_CHARS),
     };
     budget -= encoder.encode(JSON.stringify(bounded)).byteLength;
-    if (budget < 0) break;
+    if (budget < 0) {
+      break;
+    }
     listed.push(bounded);
   }
   const rest = own.length - listed.length;
   if (rest > 0) {
-    listed.push({ path: "", code: "too_many_issues", message: m.moreIssues(rest, counted !== undefined) });
+    listed.push({
+      path: "",
+      code: "too_many_issues",
+      message: m.moreIssues(rest, counted !== undefined),
+    });
   } else if (counted) {
     listed.push({ path: "", code: counted.code, message: cut(counted.message, MAX_MESSAGE_CHARS) });
   }
@@ -128,17 +142,26 @@ export function requestIdOf(c: Context<Env>): string {
  *
  * @internal
  */
-export function json(c: Context<Env>, status: number, text: string, headers?: Record<string, string>): Response {
+export function json(
+  c: Context<Env>,
+  status: number,
+  text: string,
+  headers?: Record<string, string>,
+): Response {
   const all: Record<string, string> = {
     "content-type": "application/json; charset=utf-8",
     "cache-control": "no-store",
     "request-id": requestIdOf(c),
   };
-  if (headers !== undefined) Object.assign(all, headers);
+  if (headers !== undefined) {
+    Object.assign(all, headers);
+  }
   // hono answers a HEAD with its GET's headers and no body: the length stays the GET's. (Any
   // other answer's length is left to the runtime, which counts the bytes it sends.)
   const method = c.req.method;
-  if (method === "HEAD") all["content-length"] = String(encoder.encode(text).byteLength);
+  if (method === "HEAD") {
+    all["content-length"] = String(encoder.encode(text).byteLength);
+  }
   return new Response(text, { status, headers: all });
 }
 
@@ -150,7 +173,9 @@ export function json(c: Context<Env>, status: number, text: string, headers?: Re
  */
 export function fail(c: Context<Env>, f: Failure): Response {
   const issues = f.issues && boundIssues(f.issues);
-  if (issues) c.set("issues", issues);
+  if (issues) {
+    c.set("issues", issues);
+  }
   const param = f.param === undefined ? undefined : cut(f.param, 100);
   // In this key order; JSON.stringify leaves out the members that are undefined.
   const error = { message: f.message, code: f.code, param, issues, requestId: requestIdOf(c) };
@@ -159,7 +184,12 @@ export function fail(c: Context<Env>, f: Failure): Response {
 
 /** The 400 of a request that breaks request rules: every issue, `param` naming the first (S12). @internal */
 export function invalidRequest(c: Context<Env>, issues: readonly Issue[]): Response {
-  return fail(c, { code: "invalid_request", message: m.invalidRequest(issues), param: issues[0]?.path ?? "", issues });
+  return fail(c, {
+    code: "invalid_request",
+    message: m.invalidRequest(issues),
+    param: issues[0]?.path ?? "",
+    issues,
+  });
 }
 
 /** Codes of {@link AdminError}. */

@@ -52,7 +52,9 @@ export class FixturesError extends Error {
    */
   constructor(issues: readonly Issue[], summary = "Fixtures refused, nothing loaded") {
     // Each message is a sentence; joined by semicolons they read as one.
-    const shown = issues.slice(0, 10).map((issue) => `${issue.path || "(root)"}: ${issue.message.replace(/\.$/, "")}`);
+    const shown = issues
+      .slice(0, 10)
+      .map((issue) => `${issue.path || "(root)"}: ${issue.message.replace(/\.$/, "")}`);
     const more = issues.length > shown.length ? `; and ${issues.length - shown.length} more` : "";
     super(`${summary}: ${shown.join("; ")}${more}.`);
     this.issues = issues;
@@ -81,9 +83,16 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 /** A received value for a message: short, and never a key (a key-shaped value is named, not shown). */
 function shown(value: unknown): string {
-  if (typeof value !== "string")
-    return value === undefined ? "nothing" : typeof value === "object" ? "an object" : String(value).slice(0, 40);
-  if (/ck_/i.test(value)) return "a key-shaped string";
+  if (typeof value !== "string") {
+    return value === undefined
+      ? "nothing"
+      : typeof value === "object"
+        ? "an object"
+        : String(value).slice(0, 40);
+  }
+  if (/ck_/i.test(value)) {
+    return "a key-shaped string";
+  }
   return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
 }
 
@@ -103,12 +112,23 @@ export function checkFixtures(
   const issues: Issue[] = [];
   let unreported = 0;
   const problem = (path: string, code: string, message: string) => {
-    if (issues.length < MAX_ISSUES) issues.push({ path, code, message });
-    else unreported++;
+    if (issues.length < MAX_ISSUES) {
+      issues.push({ path, code, message });
+    } else {
+      unreported++;
+    }
   };
-  const unknownFields = (value: object, allowed: readonly string[], at: string, what: string, use: string) => {
+  const unknownFields = (
+    value: object,
+    allowed: readonly string[],
+    at: string,
+    what: string,
+    use: string,
+  ) => {
     for (const field of Object.keys(value)) {
-      if (allowed.includes(field)) continue;
+      if (allowed.includes(field)) {
+        continue;
+      }
       problem(
         `${at}${at && "."}${field.slice(0, 40)}`,
         "unknown_field",
@@ -127,7 +147,9 @@ export function checkFixtures(
     problem("users", "invalid_type", "users must be an array of users.");
     return { success: false, issues };
   }
-  if (users.length > MAX_ITEMS) problem("users", "too_many", `At most ${MAX_ITEMS} users; got ${users.length}.`);
+  if (users.length > MAX_ITEMS) {
+    problem("users", "too_many", `At most ${MAX_ITEMS} users; got ${users.length}.`);
+  }
 
   const userIds = new Map<string, string>();
   const keys = new Map<string, string>();
@@ -144,9 +166,17 @@ export function checkFixtures(
     let id = newUserId();
     if (user.id !== undefined) {
       if (typeof user.id !== "string" || !USER_ID.test(user.id)) {
-        problem(`${at}.id`, "invalid_id", `A user id is "usr_" and 1 to 60 of A-Z a-z 0-9 _ -; got ${shown(user.id)}.`);
+        problem(
+          `${at}.id`,
+          "invalid_id",
+          `A user id is "usr_" and 1 to 60 of A-Z a-z 0-9 _ -; got ${shown(user.id)}.`,
+        );
       } else if (userIds.has(user.id)) {
-        problem(`${at}.id`, "duplicate", `User id ${shown(user.id)} is also given at ${userIds.get(user.id)}.`);
+        problem(
+          `${at}.id`,
+          "duplicate",
+          `User id ${shown(user.id)} is also given at ${userIds.get(user.id)}.`,
+        );
       } else {
         userIds.set(user.id, `${at}.id`);
         id = user.id;
@@ -154,7 +184,12 @@ export function checkFixtures(
     }
 
     const credits = user.credits;
-    if (typeof credits !== "number" || !Number.isSafeInteger(credits) || credits < 0 || credits > MAX_CREDITS) {
+    if (
+      typeof credits !== "number" ||
+      !Number.isSafeInteger(credits) ||
+      credits < 0 ||
+      credits > MAX_CREDITS
+    ) {
       problem(
         `${at}.credits`,
         "invalid_credits",
@@ -162,7 +197,8 @@ export function checkFixtures(
       );
     }
 
-    const multiplier = user.multiplier === undefined ? parseMultiplier(1) : parseMultiplier(user.multiplier);
+    const multiplier =
+      user.multiplier === undefined ? parseMultiplier(1) : parseMultiplier(user.multiplier);
     if (!multiplier) {
       problem(
         `${at}.multiplier`,
@@ -174,10 +210,16 @@ export function checkFixtures(
     const userKeys: { key: string; mode: ApiKeyMode }[] = [];
     listOf(user.apiKeys, `${at}.apiKeys`, problem, (entry, path) => {
       const key = isRecord(entry) ? entry.key : entry;
-      if (isRecord(entry)) unknownFields(entry, ["key"], path, "an API key", '"key"');
+      if (isRecord(entry)) {
+        unknownFields(entry, ["key"], path, "an API key", '"key"');
+      }
       const match = typeof key === "string" ? FIXTURE_KEY.exec(key) : null;
       if (typeof key !== "string" || !match) {
-        problem(path, "invalid_api_key", 'An API key is "ck_live_" or "ck_test_" followed by 16 to 256 of A-Z a-z 0-9 _ -.');
+        problem(
+          path,
+          "invalid_api_key",
+          'An API key is "ck_live_" or "ck_test_" followed by 16 to 256 of A-Z a-z 0-9 _ -.',
+        );
       } else if (keys.has(key)) {
         problem(path, "duplicate", `This API key is also given at ${keys.get(key)}.`);
       } else {
@@ -188,14 +230,23 @@ export function checkFixtures(
 
     const userAssets: string[] = [];
     listOf(user.assets, `${at}.assets`, problem, (asset, path) => {
-      if (typeof asset !== "string" || !ASSET_ID.test(asset) || UNSTORABLE.test(asset) || /ck_/i.test(asset)) {
+      if (
+        typeof asset !== "string" ||
+        !ASSET_ID.test(asset) ||
+        UNSTORABLE.test(asset) ||
+        /ck_/i.test(asset)
+      ) {
         problem(
           path,
           "invalid_asset_id",
           `An asset id is 1 to 128 characters of well-formed Unicode with no control character (U+0000 to U+001F, U+007F to U+009F) and no leading or trailing space; got ${shown(asset)}.`,
         );
       } else if (assets.has(asset)) {
-        problem(path, "duplicate", `Asset id ${shown(asset)} is also given at ${assets.get(asset)}.`);
+        problem(
+          path,
+          "duplicate",
+          `Asset id ${shown(asset)} is also given at ${assets.get(asset)}.`,
+        );
       } else {
         assets.set(asset, path);
         userAssets.push(asset);
@@ -203,13 +254,25 @@ export function checkFixtures(
     });
 
     if (multiplier && typeof credits === "number") {
-      output.push({ id, credits, multiplier: multiplier.text, apiKeys: userKeys, assets: userAssets });
+      output.push({
+        id,
+        credits,
+        multiplier: multiplier.text,
+        apiKeys: userKeys,
+        assets: userAssets,
+      });
     }
   });
   if (unreported > 0) {
-    issues.push({ path: "", code: "too_many_issues", message: `${unreported} more problems are not listed; fix these first.` });
+    issues.push({
+      path: "",
+      code: "too_many_issues",
+      message: `${unreported} more problems are not listed; fix these first.`,
+    });
   }
-  return issues.length > 0 ? { success: false, issues } : { success: true, output: { users: output } };
+  return issues.length > 0
+    ? { success: false, issues }
+    : { success: true, output: { users: output } };
 }
 
 /**
@@ -218,23 +281,35 @@ export function checkFixtures(
  * its author did not see. One pass over the text, outside strings; at most 100 issues. @internal
  */
 export function duplicateKeyIssues(text: string): Issue[] {
-  type Frame = { readonly path: string; readonly keys: Set<string> | undefined; key: string; index: number; expectKey: boolean };
+  type Frame = {
+    readonly path: string;
+    readonly keys: Set<string> | undefined;
+    key: string;
+    index: number;
+    expectKey: boolean;
+  };
   const stack: Frame[] = [];
   const issues: Issue[] = [];
   const join = (path: string, key: string) => {
-    const name = /^[A-Za-z_$][A-Za-z0-9_$]{0,39}$/.test(key) ? key : JSON.stringify(key.slice(0, 40));
+    const name = /^[A-Za-z_$][A-Za-z0-9_$]{0,39}$/.test(key)
+      ? key
+      : JSON.stringify(key.slice(0, 40));
     return path === "" ? name : `${path}.${name}`;
   };
   const childPath = () => {
     const parent = stack.at(-1);
-    if (!parent) return "";
+    if (!parent) {
+      return "";
+    }
     return parent.keys ? join(parent.path, parent.key) : `${parent.path}[${parent.index}]`;
   };
   for (let i = 0; i < text.length && issues.length < MAX_ISSUES; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
       let end = i + 1;
-      while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      while (end < text.length && text.charCodeAt(end) !== 0x22) {
+        end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      }
       const top = stack.at(-1);
       if (top?.keys && top.expectKey) {
         const key = JSON.parse(text.slice(i, end + 1)) as string;
@@ -251,13 +326,22 @@ export function duplicateKeyIssues(text: string): Issue[] {
       }
       i = end;
     } else if (c === 0x7b || c === 0x5b) {
-      stack.push({ path: childPath(), keys: c === 0x7b ? new Set() : undefined, key: "", index: 0, expectKey: true });
+      stack.push({
+        path: childPath(),
+        keys: c === 0x7b ? new Set() : undefined,
+        key: "",
+        index: 0,
+        expectKey: true,
+      });
     } else if (c === 0x7d || c === 0x5d) {
       stack.pop();
     } else if (c === 0x2c) {
       const top = stack.at(-1);
-      if (top?.keys) top.expectKey = true;
-      else if (top) top.index++;
+      if (top?.keys) {
+        top.expectKey = true;
+      } else if (top) {
+        top.index++;
+      }
     }
   }
   return issues;
@@ -266,14 +350,25 @@ export function duplicateKeyIssues(text: string): Issue[] {
 /** Names a problem of a fixtures object at its path. */
 type Problem = (path: string, code: string, message: string) => void;
 
-function listOf(value: unknown, path: string, problem: Problem, each: (item: unknown, path: string) => void): void {
-  if (value === undefined) return;
+function listOf(
+  value: unknown,
+  path: string,
+  problem: Problem,
+  each: (item: unknown, path: string) => void,
+): void {
+  if (value === undefined) {
+    return;
+  }
   if (!Array.isArray(value)) {
     problem(path, "invalid_type", `${path.slice(path.lastIndexOf(".") + 1)} must be an array.`);
     return;
   }
-  if (value.length > MAX_ITEMS) problem(path, "too_many", `At most ${MAX_ITEMS} entries; got ${value.length}.`);
-  for (const [i, item] of value.slice(0, MAX_ITEMS).entries()) each(item, `${path}[${i}]`);
+  if (value.length > MAX_ITEMS) {
+    problem(path, "too_many", `At most ${MAX_ITEMS} entries; got ${value.length}.`);
+  }
+  for (const [i, item] of value.slice(0, MAX_ITEMS).entries()) {
+    each(item, `${path}[${i}]`);
+  }
 }
 
 /** What a fixture key's id is derived from besides its hash: no other hash in the package starts so. */
@@ -293,9 +388,19 @@ export async function fixtureUsers(
     const apiKeys: FixtureUserLoad["apiKeys"][number][] = [];
     for (const { key, mode } of user.apiKeys) {
       const hash = await hashApiKey(key);
-      apiKeys.push({ id: `apk_${(await hashApiKey(KEY_ID_DOMAIN + hash)).slice(0, 16)}`, hash, mode });
+      apiKeys.push({
+        id: `apk_${(await hashApiKey(KEY_ID_DOMAIN + hash)).slice(0, 16)}`,
+        hash,
+        mode,
+      });
     }
-    users.push({ id: user.id, credits: user.credits, multiplier: user.multiplier, apiKeys, assets: user.assets });
+    users.push({
+      id: user.id,
+      credits: user.credits,
+      multiplier: user.multiplier,
+      apiKeys,
+      assets: user.assets,
+    });
   }
   return users;
 }
@@ -317,10 +422,15 @@ export async function loadFixtures(
   now: number,
 ): Promise<string[]> {
   const result = await store.loadFixtures(users, now);
-  if (result.ok) return [...result.created];
+  if (result.ok) {
+    return [...result.created];
+  }
   throw new FixturesError(
     result.conflicts.map(({ user, field, index }) => {
-      const what = field === "apiKeys" ? "This API key" : `Asset id ${shown(fixtures.users[user]?.assets[index])}`;
+      const what =
+        field === "apiKeys"
+          ? "This API key"
+          : `Asset id ${shown(fixtures.users[user]?.assets[index])}`;
       const message = `${what} already belongs to another user in the store.`;
       return { path: `users[${user}].${field}[${index}]`, code: "taken", message };
     }),

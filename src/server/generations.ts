@@ -11,7 +11,12 @@ import { priceValidated } from "../pricing/computeCharge.js";
 import { InvalidRequestError } from "../pricing/errors.js";
 import { checkRequest } from "../request/checkRequest.js";
 import { charLength } from "../request/fields.js";
-import { type CommitInput, StoreUnavailableError, type TaskDraft, type TaskRecord } from "../store/store.js";
+import {
+  type CommitInput,
+  StoreUnavailableError,
+  type TaskDraft,
+  type TaskRecord,
+} from "../store/store.js";
 import type { GenerationRequest, Issue, Result } from "../types.js";
 import { INVALID_API_KEY } from "./auth.js";
 import type { Caller, Env, ServerContext } from "./context.js";
@@ -29,7 +34,12 @@ export function createGeneration(ctx: ServerContext): Handler<Env> {
   return (c) => generate(c, ctx, c.get("caller"), c.get("body"));
 }
 
-async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw: unknown): Promise<Response> {
+async function generate(
+  c: Context<Env>,
+  ctx: ServerContext,
+  caller: Caller,
+  raw: unknown,
+): Promise<Response> {
   // One instant and one catalog for the whole request (P8): what validates it is what prices it.
   // Before a history's first catalog this throws, and the server answers 503.
   const now = ctx.clock.now();
@@ -40,7 +50,8 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
   if (!checked.success || header.issue) {
     return invalidRequest(c, withIssue(checked.success ? [] : checked.issues, header.issue));
   }
-  const request = header.key === undefined ? checked.output : { ...checked.output, idempotencyKey: header.key };
+  const request =
+    header.key === undefined ? checked.output : { ...checked.output, idempotencyKey: header.key };
 
   // One store call decides in the order S12 fixes: a live claim (replay or 409), the references,
   // the multiplier this was priced with, the key, the balance. Priced first, with the multiplier
@@ -48,9 +59,13 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
   const clientKey = request.idempotencyKey;
   const ids = request.inputAssetIds;
   const taskId = newId.task(caller.userId);
-  const stored = clientKey === undefined ? { ...request, idempotencyKey: newId.idempotencyKey() } : request;
+  const stored =
+    clientKey === undefined ? { ...request, idempotencyKey: newId.idempotencyKey() } : request;
   const ttl = ctx.idempotencyTtlMs;
-  const claim = clientKey === undefined ? undefined : { key: clientKey, ...(ttl !== undefined && { expiresAt: now + ttl }) };
+  const claim =
+    clientKey === undefined
+      ? undefined
+      : { key: clientKey, ...(ttl !== undefined && { expiresAt: now + ttl }) };
   let multiplier = caller.multiplier;
   for (let attempt = 1; ; attempt++) {
     let charge: ReturnType<typeof priceValidated>;
@@ -62,7 +77,9 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
         catalog,
       });
     } catch (error) {
-      if (!(error instanceof InvalidRequestError)) throw error;
+      if (!(error instanceof InvalidRequestError)) {
+        throw error;
+      }
       return unpriceable(c, error, request, raw, ctx, caller, now);
     }
     const task: TaskDraft = {
@@ -77,9 +94,16 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
       jobCredits: charge.lines.map((line) => line.credits),
       totalCredits: charge.totalCreditCost,
     };
-    const commit: CommitInput = { task, apiKeyId: caller.apiKeyId, assetIds: ids, ...(claim && { claim }) };
+    const commit: CommitInput = {
+      task,
+      apiKeyId: caller.apiKeyId,
+      assetIds: ids,
+      ...(claim && { claim }),
+    };
     const result = await ctx.store.commitTask(commit, now);
-    if (result.ok) return json(c, 202, renderAccepted(result.task));
+    if (result.ok) {
+      return json(c, 202, renderAccepted(result.task));
+    }
     switch (result.reason) {
       case "idempotency_key_taken": // a retry, or a concurrent twin that committed first
         return replayOrConflict(c, result.task, request, raw, ctx);
@@ -88,13 +112,18 @@ async function generate(c: Context<Env>, ctx: ServerContext, caller: Caller, raw
       case "multiplier_changed":
         // Changed between authentication and the commit: priced again, a bounded number of times.
         if (attempt >= MAX_PRICING_ATTEMPTS) {
-          throw new StoreUnavailableError(`the multiplier of ${caller.userId} changed during ${attempt} commits`);
+          throw new StoreUnavailableError(
+            `the multiplier of ${caller.userId} changed during ${attempt} commits`,
+          );
         }
         multiplier = result.multiplier;
         c.set("caller", { ...caller, multiplier });
         continue;
       case "insufficient_credits":
-        return fail(c, { code: "insufficient_credits", message: m.insufficientCredits(task.totalCredits, result.balance) });
+        return fail(c, {
+          code: "insufficient_credits",
+          message: m.insufficientCredits(task.totalCredits, result.balance),
+        });
       default: // the key was revoked (or its user removed) while the request was in flight: nothing charged (S15)
         return fail(c, INVALID_API_KEY);
     }
@@ -108,10 +137,17 @@ const MAX_PRICING_ATTEMPTS = 3;
  * The 400 of the reference at `index` of the normalized (de-duplicated, trimmed) list, `param`
  * pointing into what the client wrote (S2): `[" a", "a", "b"]` reports `b` at `inputAssetIds[2]`.
  */
-function assetNotFound(c: Context<Env>, raw: unknown, ids: readonly string[], index: number): Response {
+function assetNotFound(
+  c: Context<Env>,
+  raw: unknown,
+  ids: readonly string[],
+  index: number,
+): Response {
   const id = ids[index] ?? "";
   const sent = (raw as Record<string, unknown>).inputAssetIds;
-  const at = Array.isArray(sent) ? sent.findIndex((value: unknown) => typeof value === "string" && value.trim() === id) : -1;
+  const at = Array.isArray(sent)
+    ? sent.findIndex((value: unknown) => typeof value === "string" && value.trim() === id)
+    : -1;
   const param = `inputAssetIds[${at < 0 ? index : at}]`;
   return fail(c, { code: "asset_not_found", message: m.assetNotFound(param, id), param });
 }
@@ -133,13 +169,17 @@ async function unpriceable(
   const clientKey = request.idempotencyKey;
   if (clientKey !== undefined) {
     const claimed = await ctx.store.findClaimedTask(caller.userId, clientKey, now);
-    if (claimed) return replayOrConflict(c, claimed, request, raw, ctx);
+    if (claimed) {
+      return replayOrConflict(c, claimed, request, raw, ctx);
+    }
   }
   const ids = request.inputAssetIds;
   if (ids.length > 0) {
     const owned = await ctx.store.ownedAssets(caller.userId, ids);
     const index = ids.findIndex((id) => !owned.has(id));
-    if (index >= 0) return assetNotFound(c, raw, ids, index);
+    if (index >= 0) {
+      return assetNotFound(c, raw, ids, index);
+    }
   }
   return invalidRequest(c, error.issues);
 }
@@ -151,27 +191,56 @@ async function unpriceable(
  * which would charge a retry twice. Only the header's key is returned; the body's own is in the
  * checked request already.
  */
-function headerKey(value: string | undefined, raw: unknown, checked: Result<GenerationRequest>): { key?: string; issue?: Issue } {
-  if (value === undefined) return {};
-  const refuse = (code: string, message: string) => ({ issue: { path: "idempotencyKey", code, message } });
+function headerKey(
+  value: string | undefined,
+  raw: unknown,
+  checked: Result<GenerationRequest>,
+): { key?: string; issue?: Issue } {
+  if (value === undefined) {
+    return {};
+  }
+  const refuse = (code: string, message: string) => ({
+    issue: { path: "idempotencyKey", code, message },
+  });
   const key = value.trim();
   const length = charLength(key);
-  if (key === "") return refuse("too_short", messages.blank("The Idempotency-Key header"));
-  if (length > LIMITS.idempotencyKeyMaxChars) {
-    return refuse("too_long", messages.tooLong("The Idempotency-Key header", LIMITS.idempotencyKeyMaxChars, length));
+  if (key === "") {
+    return refuse("too_short", messages.blank("The Idempotency-Key header"));
   }
-  const field = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>).idempotencyKey : undefined;
-  if (field === undefined) return { key };
+  if (length > LIMITS.idempotencyKeyMaxChars) {
+    return refuse(
+      "too_long",
+      messages.tooLong("The Idempotency-Key header", LIMITS.idempotencyKeyMaxChars, length),
+    );
+  }
+  const field =
+    typeof raw === "object" && raw !== null
+      ? (raw as Record<string, unknown>).idempotencyKey
+      : undefined;
+  if (field === undefined) {
+    return { key };
+  }
   // The body's own key is checked by the request rules; only a well-formed one is compared.
-  if (typeof field !== "string" || (!checked.success && checked.issues.some((i) => i.path === "idempotencyKey"))) return {};
-  return field.trim() === key ? {} : refuse("idempotency_key_mismatch", m.idempotencyKeyMismatch(field.trim(), key));
+  if (
+    typeof field !== "string" ||
+    (!checked.success && checked.issues.some((i) => i.path === "idempotencyKey"))
+  ) {
+    return {};
+  }
+  return field.trim() === key
+    ? {}
+    : refuse("idempotency_key_mismatch", m.idempotencyKeyMismatch(field.trim(), key));
 }
 
 /** The issues with one more, kept before a trailing `too_many_issues` count. */
 function withIssue(issues: Issue[], issue: Issue | undefined): Issue[] {
-  if (!issue) return issues;
+  if (!issue) {
+    return issues;
+  }
   const last = issues.at(-1);
-  return last?.code === "too_many_issues" ? [...issues.slice(0, -1), issue, last] : [...issues, issue];
+  return last?.code === "too_many_issues"
+    ? [...issues.slice(0, -1), issue, last]
+    : [...issues, issue];
 }
 
 /**
@@ -194,8 +263,14 @@ function replayOrConflict(
     const before = then === undefined ? undefined : checkRequest(raw, { catalog: then });
     same = before?.success === true && fingerprint(before.output) === stored;
   }
-  if (same) return json(c, 202, renderAccepted(task), { "idempotent-replayed": "true" });
-  return fail(c, { code: "idempotency_key_reused", message: m.idempotencyKeyReused(), param: "idempotencyKey" });
+  if (same) {
+    return json(c, 202, renderAccepted(task), { "idempotent-replayed": "true" });
+  }
+  return fail(c, {
+    code: "idempotency_key_reused",
+    message: m.idempotencyKeyReused(),
+    param: "idempotencyKey",
+  });
 }
 
 /**
@@ -232,7 +307,9 @@ export function renderAccepted(task: TaskRecord): string {
   if (jobs > 0) {
     // `"job_<suffix>_` once: the index and the closing quote are never escaped.
     const stem = JSON.stringify(jobId(task.id, 0)).slice(0, -2);
-    for (let i = 0; i < jobs; i++) results += `${i === 0 ? "" : ","}{"job":{"id":${stem}${i}","status":"queued"},"assets":[]}`;
+    for (let i = 0; i < jobs; i++) {
+      results += `${i === 0 ? "" : ","}{"job":{"id":${stem}${i}","status":"queued"},"assets":[]}`;
+    }
   }
   // Counts and credits are whole numbers; a model id (V7), an aspect ratio and a resolution, as
   // checked, need no escaping: only the prompt and the task id are written by JSON.stringify.

@@ -37,7 +37,9 @@ function hexWith(prefix: string, bytes: number, suffix: string): string {
   const buffer = randomBytes(bytes);
   const parts: string[] = new Array(bytes + 2);
   parts[0] = prefix;
-  for (let i = 0; i < bytes; i++) parts[i + 1] = HEX[buffer[i] as number] as string;
+  for (let i = 0; i < bytes; i++) {
+    parts[i + 1] = HEX[buffer[i] as number] as string;
+  }
   parts[bytes + 1] = suffix;
   return parts.join("");
 }
@@ -46,7 +48,9 @@ function hexWith(prefix: string, bytes: number, suffix: string): string {
 export function randomBase64Url(bytes: number): string {
   const buffer = crypto.getRandomValues(new Uint8Array(bytes));
   let binary = "";
-  for (const byte of buffer) binary += String.fromCharCode(byte);
+  for (const byte of buffer) {
+    binary += String.fromCharCode(byte);
+  }
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
@@ -56,10 +60,14 @@ export function randomBase64Url(bytes: number): string {
  */
 function utf8Hex(text: string): string {
   const cached = userHex.get(text);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) {
+    return cached;
+  }
   const hex = Array.from(encoder.encode(text), (byte) => HEX[byte]).join("");
   // The users who accept tasks are few beside their tasks: their spellings are kept, within a bound.
-  if (userHex.size >= USER_HEX_CACHE) userHex.clear();
+  if (userHex.size >= USER_HEX_CACHE) {
+    userHex.clear();
+  }
   userHex.set(text, hex);
   return hex;
 }

@@ -51,7 +51,9 @@ function share<T>(key: string, make: () => T): T {
   let value = kept.get(key) as T | undefined;
   if (value === undefined) {
     value = make();
-    if (kept.size < 4096) kept.set(key, value);
+    if (kept.size < 4096) {
+      kept.set(key, value);
+    }
   }
   return value;
 }
@@ -74,11 +76,16 @@ const copyTask = (task: TaskRecord, keep: boolean): StoredTask => {
     quality: r.quality,
     background: r.background,
     imageCount: r.imageCount,
-    inputAssetIds: keep && ids.length === 0 ? share("i", () => Object.freeze([]) as unknown as string[]) : [...ids],
+    inputAssetIds:
+      keep && ids.length === 0
+        ? share("i", () => Object.freeze([]) as unknown as string[])
+        : [...ids],
     idempotencyKey: r.idempotencyKey,
   };
   // The server always gives a task a key; a task without one keeps no such member.
-  if (request.idempotencyKey === undefined) delete request.idempotencyKey;
+  if (request.idempotencyKey === undefined) {
+    delete request.idempotencyKey;
+  }
   return {
     id: task.id,
     userId: task.userId,
@@ -88,7 +95,10 @@ const copyTask = (task: TaskRecord, keep: boolean): StoredTask => {
     referenceCount: task.referenceCount,
     multiplier: task.multiplier,
     catalogVersion: task.catalogVersion,
-    jobCredits: keep && credits.length === 1 ? share(`c${credits[0]}`, () => Object.freeze([...credits])) : [...credits],
+    jobCredits:
+      keep && credits.length === 1
+        ? share(`c${credits[0]}`, () => Object.freeze([...credits]))
+        : [...credits],
     totalCredits: task.totalCredits,
     balanceAfter: task.balanceAfter,
     jobStatus:
@@ -123,13 +133,21 @@ export function createMemoryStore(): Store {
       ledger: [],
       claims: new Map(),
     };
-    if (user.credits > 0) record.ledger.push({ kind: "grant", credits: user.credits, at });
+    if (user.credits > 0) {
+      record.ledger.push({ kind: "grant", credits: user.credits, at });
+    }
     users.set(user.id, record);
   };
   /** The task a live claim of the user's points at, as stored. */
-  const claimedTask = (user: MutableUser | undefined, key: string, now: number): StoredTask | undefined => {
+  const claimedTask = (
+    user: MutableUser | undefined,
+    key: string,
+    now: number,
+  ): StoredTask | undefined => {
     const claim = user?.claims.get(key);
-    if (typeof claim === "string") return tasks.get(claim);
+    if (typeof claim === "string") {
+      return tasks.get(claim);
+    }
     return claim && claim.expiresAt > now ? tasks.get(claim.taskId) : undefined;
   };
   const taskView = (task: StoredTask | undefined) => task && copyTask(task, false);
@@ -145,18 +163,29 @@ export function createMemoryStore(): Store {
     const keyOwners = new Map<string, string>();
     const assetOwners = new Map<string, string>();
     for (const [u, user] of load.entries()) {
-      if (!storableId(user.id)) throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
+      if (!storableId(user.id)) {
+        throw new RangeError(`users[${u}].id cannot hold U+0000 or a lone surrogate`);
+      }
       for (const [index, key] of user.apiKeys.entries()) {
-        const owner = (asEmpty ? undefined : keysByHash.get(key.hash)?.userId) ?? keyOwners.get(key.hash);
-        if (owner !== undefined && owner !== user.id) conflicts.push({ user: u, field: "apiKeys", index });
-        else if (owner === undefined && !asEmpty && keysById.has(key.id))
+        const owner =
+          (asEmpty ? undefined : keysByHash.get(key.hash)?.userId) ?? keyOwners.get(key.hash);
+        if (owner !== undefined && owner !== user.id) {
+          conflicts.push({ user: u, field: "apiKeys", index });
+        } else if (owner === undefined && !asEmpty && keysById.has(key.id)) {
           throw new RangeError(`users[${u}].apiKeys[${index}]: key id ${key.id} is taken`);
+        }
         keyOwners.set(key.hash, owner ?? user.id);
       }
       for (const [index, asset] of user.assets.entries()) {
-        if (!storableId(asset)) throw new RangeError(`users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`);
+        if (!storableId(asset)) {
+          throw new RangeError(
+            `users[${u}].assets[${index}] cannot hold U+0000 or a lone surrogate`,
+          );
+        }
         const owner = (asEmpty ? undefined : assets.get(asset)) ?? assetOwners.get(asset);
-        if (owner !== undefined && owner !== user.id) conflicts.push({ user: u, field: "assets", index });
+        if (owner !== undefined && owner !== user.id) {
+          conflicts.push({ user: u, field: "assets", index });
+        }
         assetOwners.set(asset, owner ?? user.id);
       }
     }
@@ -171,16 +200,24 @@ export function createMemoryStore(): Store {
         created.push(user.id);
       }
       for (const key of user.apiKeys) {
-        if (!keysByHash.has(key.hash)) addKey({ id: key.id, userId: user.id, mode: key.mode, hash: key.hash, revoked: false });
+        if (!keysByHash.has(key.hash)) {
+          addKey({ id: key.id, userId: user.id, mode: key.mode, hash: key.hash, revoked: false });
+        }
       }
-      for (const asset of user.assets) if (!assets.has(asset)) assets.set(asset, user.id);
+      for (const asset of user.assets) {
+        if (!assets.has(asset)) {
+          assets.set(asset, user.id);
+        }
+      }
     }
     return created;
   };
 
   return {
     async createUser(user, at) {
-      if (users.has(user.id)) return false;
+      if (users.has(user.id)) {
+        return false;
+      }
       addUser(user, at);
       return true;
     },
@@ -190,24 +227,32 @@ export function createMemoryStore(): Store {
     },
     async grant(userId, credits, at): Promise<GrantResult> {
       const user = users.get(userId);
-      if (!user) return { ok: false, reason: "unknown_user" };
+      if (!user) {
+        return { ok: false, reason: "unknown_user" };
+      }
       // Counting the credits queued jobs hold keeps every later refund within the bound (S15).
       if (user.balance + user.held + credits > MAX_CREDITS) {
         return { ok: false, reason: "balance_too_large", balance: user.balance, held: user.held };
       }
       user.balance += credits;
-      if (credits > 0) user.ledger.push({ kind: "grant", credits, at });
+      if (credits > 0) {
+        user.ledger.push({ kind: "grant", credits, at });
+      }
       return { ok: true, balance: user.balance };
     },
     async setMultiplier(userId, multiplier) {
       const user = users.get(userId);
-      if (!user) return false;
+      if (!user) {
+        return false;
+      }
       user.multiplier = multiplier;
       return true;
     },
 
     async putApiKey(key) {
-      if (keysById.has(key.id) || keysByHash.has(key.hash)) return false;
+      if (keysById.has(key.id) || keysByHash.has(key.hash)) {
+        return false;
+      }
       addKey(key);
       return true;
     },
@@ -218,13 +263,17 @@ export function createMemoryStore(): Store {
     },
     async revokeApiKey(apiKeyId) {
       const key = keysById.get(apiKeyId);
-      if (!key) return false;
+      if (!key) {
+        return false;
+      }
       addKey({ ...key, revoked: true });
       return true;
     },
 
     async putAsset(assetId, userId) {
-      if (assets.has(assetId)) return false;
+      if (assets.has(assetId)) {
+        return false;
+      }
       assets.set(assetId, userId);
       return true;
     },
@@ -235,19 +284,34 @@ export function createMemoryStore(): Store {
     async findClaimedTask(userId, key, now) {
       return taskView(claimedTask(users.get(userId), key, now));
     },
-    async commitTask({ task, apiKeyId, claim, assetIds = [] }: CommitInput, now: number): Promise<CommitResult> {
+    async commitTask(
+      { task, apiKeyId, claim, assetIds = [] }: CommitInput,
+      now: number,
+    ): Promise<CommitResult> {
       // No await in here: the checks and the writes below happen as one step.
       const user = users.get(task.userId);
-      if (!user) return { ok: false, reason: "unknown_user" };
+      if (!user) {
+        return { ok: false, reason: "unknown_user" };
+      }
       const key = keysById.get(apiKeyId);
-      if (!key || key.revoked || key.userId !== task.userId) return { ok: false, reason: "api_key_revoked" };
+      if (!key || key.revoked || key.userId !== task.userId) {
+        return { ok: false, reason: "api_key_revoked" };
+      }
       const holder = claim && claimedTask(user, claim.key, now);
-      if (holder) return { ok: false, reason: "idempotency_key_taken", task: copyTask(holder, false) };
+      if (holder) {
+        return { ok: false, reason: "idempotency_key_taken", task: copyTask(holder, false) };
+      }
       const index = assetIds.findIndex((id) => assets.get(id) !== task.userId);
-      if (index >= 0) return { ok: false, reason: "asset_not_found", index };
-      if (user.multiplier !== task.multiplier) return { ok: false, reason: "multiplier_changed", multiplier: user.multiplier };
+      if (index >= 0) {
+        return { ok: false, reason: "asset_not_found", index };
+      }
+      if (user.multiplier !== task.multiplier) {
+        return { ok: false, reason: "multiplier_changed", multiplier: user.multiplier };
+      }
       const total = task.totalCredits;
-      if (user.balance < total) return { ok: false, reason: "insufficient_credits", balance: user.balance };
+      if (user.balance < total) {
+        return { ok: false, reason: "insufficient_credits", balance: user.balance };
+      }
 
       user.balance -= total;
       user.held += total;
@@ -255,9 +319,14 @@ export function createMemoryStore(): Store {
       const record = acceptedTask(task, user.balance);
       tasks.set(task.id, copyTask(record, true));
       if (claim) {
-        user.claims.set(claim.key, claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt });
+        user.claims.set(
+          claim.key,
+          claim.expiresAt === undefined ? task.id : { taskId: task.id, expiresAt: claim.expiresAt },
+        );
       }
-      if (total > 0) user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
+      if (total > 0) {
+        user.ledger.push({ kind: "debit", credits: total, at: now, taskId: task.id });
+      }
       return { ok: true, task: record };
     },
     async getTask(taskId) {
@@ -267,23 +336,33 @@ export function createMemoryStore(): Store {
       // No await in here: a job is marked failed and refunded in one step, so only once.
       const task = tasks.get(taskId);
       const credits = task?.jobCredits[index];
-      if (!task || credits === undefined) return undefined;
-      if (task.jobStatus[index] === "failed") return 0;
+      if (!task || credits === undefined) {
+        return undefined;
+      }
+      if (task.jobStatus[index] === "failed") {
+        return 0;
+      }
       const user = users.get(task.userId);
-      if (!user) return undefined;
+      if (!user) {
+        return undefined;
+      }
       const jobStatus = [...task.jobStatus];
       jobStatus[index] = "failed";
       task.jobStatus = jobStatus;
       user.balance += credits;
       user.held -= credits;
-      if (credits > 0) user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });
+      if (credits > 0) {
+        user.ledger.push({ kind: "refund", credits, at, taskId, jobIndex: index });
+      }
       return credits;
     },
 
     async loadFixtures(load, at): Promise<FixtureLoadResult> {
       // No await in here: every check is made before the first write, so a load happens whole or not at all.
       const conflicts = conflictsOf(load, false);
-      return conflicts.length > 0 ? { ok: false, conflicts } : { ok: true, created: write(load, at) };
+      return conflicts.length > 0
+        ? { ok: false, conflicts }
+        : { ok: true, created: write(load, at) };
     },
 
     async ledger(userId) {
@@ -294,14 +373,17 @@ export function createMemoryStore(): Store {
 
     async reset(fixtures) {
       // No await in here: no other call sees a store half emptied, or emptied and not loaded again.
-      if (fixtures && conflictsOf(fixtures.users, true).length > 0)
+      if (fixtures && conflictsOf(fixtures.users, true).length > 0) {
         throw new RangeError("fixtures: two users hold one key or asset");
+      }
       users.clear();
       keysById.clear();
       keysByHash.clear();
       assets.clear();
       tasks.clear();
-      if (fixtures) write(fixtures.users, fixtures.at);
+      if (fixtures) {
+        write(fixtures.users, fixtures.at);
+      }
     },
   };
 }

@@ -125,7 +125,12 @@ export type CallerRecord = {
 export type GrantResult =
   | { readonly ok: true; readonly balance: number }
   | { readonly ok: false; readonly reason: "unknown_user" }
-  | { readonly ok: false; readonly reason: "balance_too_large"; readonly balance: number; readonly held: number };
+  | {
+      readonly ok: false;
+      readonly reason: "balance_too_large";
+      readonly balance: number;
+      readonly held: number;
+    };
 
 /** One user of {@link Store.loadFixtures}: its keys as hashes, each with the id it gets if added. */
 export type FixtureUserLoad = {
@@ -133,7 +138,11 @@ export type FixtureUserLoad = {
   /** The opening balance, granted only when the user is created now. */
   readonly credits: number;
   readonly multiplier: string;
-  readonly apiKeys: readonly { readonly id: string; readonly hash: string; readonly mode: ApiKeyMode }[];
+  readonly apiKeys: readonly {
+    readonly id: string;
+    readonly hash: string;
+    readonly mode: ApiKeyMode;
+  }[];
   readonly assets: readonly string[];
 };
 
@@ -145,7 +154,11 @@ export type FixtureLoadResult =
   | { readonly ok: true; readonly created: readonly string[] }
   | {
       readonly ok: false;
-      readonly conflicts: readonly { readonly user: number; readonly field: "apiKeys" | "assets"; readonly index: number }[];
+      readonly conflicts: readonly {
+        readonly user: number;
+        readonly field: "apiKeys" | "assets";
+        readonly index: number;
+      }[];
     };
 
 /**
@@ -193,7 +206,10 @@ export type ReferenceStore = {
  */
 export interface Store {
   /** Adds a user with an opening grant of `credits` (a ledger entry when positive); `false` when the id is taken. */
-  createUser(user: { readonly id: string; readonly credits: number; readonly multiplier: string }, at: number): Promise<boolean>;
+  createUser(
+    user: { readonly id: string; readonly credits: number; readonly multiplier: string },
+    at: number,
+  ): Promise<boolean>;
   getUser(userId: string): Promise<UserRecord | undefined>;
   /**
    * Adds credits to a user's balance and writes a `grant` entry (when positive); refused when the
@@ -261,7 +277,10 @@ export interface Store {
    * @throws RangeError, changing nothing, for fixtures that {@link Store.loadFixtures} would refuse
    *   in an empty store (two users holding one key hash or asset id, an id it cannot keep).
    */
-  reset(fixtures?: { readonly users: readonly FixtureUserLoad[]; readonly at: number }): Promise<void>;
+  reset(fixtures?: {
+    readonly users: readonly FixtureUserLoad[];
+    readonly at: number;
+  }): Promise<void>;
 }
 
 /**
@@ -295,9 +314,13 @@ const TASK_WITH_USER = /^task_[0-9a-f]{16}((?:[0-9a-f]{2})+)$/;
  */
 export function taskUserId(taskId: string): string | undefined {
   const hex = TASK_WITH_USER.exec(taskId)?.[1];
-  if (hex === undefined) return undefined;
+  if (hex === undefined) {
+    return undefined;
+  }
   const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  for (let i = 0; i < bytes.length; i++) {
+    bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  }
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {

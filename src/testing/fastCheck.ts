@@ -29,7 +29,9 @@ function isFastCheckMissing(error: unknown): boolean {
 }
 
 function missing(error: unknown): never {
-  if (isFastCheckMissing(error)) throw new Error(FAST_CHECK_MISSING);
+  if (isFastCheckMissing(error)) {
+    throw new Error(FAST_CHECK_MISSING);
+  }
   throw error;
 }
 

@@ -9,7 +9,14 @@
 import type { Arbitrary } from "fast-check";
 import { safeEcho } from "../echo.js";
 import { catalog as builtIn } from "../models/catalog.js";
-import { ASPECT_RATIOS, BACKGROUNDS, GENERATION_TYPES, LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
+import {
+  ASPECT_RATIOS,
+  BACKGROUNDS,
+  GENERATION_TYPES,
+  LIMITS,
+  QUALITIES,
+  RESOLUTIONS,
+} from "../models/lists.js";
 import type { Catalog, ModelSpec } from "../models/modelSpec.js";
 import { REQUEST_FIELDS } from "../request/schema.js";
 import { fc } from "./fastCheck.js";
@@ -79,7 +86,10 @@ type Break = {
   path: string;
   codes: string[];
 };
-type Breaker = { usable: (m: ModelSpec) => boolean; arb: (v: Valid, catalog: Catalog) => Arbitrary<Break> };
+type Breaker = {
+  usable: (m: ModelSpec) => boolean;
+  arb: (v: Valid, catalog: Catalog) => Arbitrary<Break>;
+};
 
 const always = () => true;
 
@@ -89,13 +99,24 @@ const notA = (type: "string" | "number" | "array") =>
     fc.boolean(),
     fc.constant({}),
     ...(type === "string" ? [] : [fc.string({ maxLength: 5 })]),
-    ...(type === "number" ? [] : [fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })]),
+    ...(type === "number"
+      ? []
+      : [fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })]),
     ...(type === "array" ? [] : [fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 })]),
   );
 
-const option = (field: string, allowed: readonly string[], examples: readonly string[]): Breaker => ({
+const option = (
+  field: string,
+  allowed: readonly string[],
+  examples: readonly string[],
+): Breaker => ({
   usable: always,
-  arb: () => notIn(allowed, examples).map((v) => ({ set: { [field]: v }, path: field, codes: ["invalid_option"] })),
+  arb: () =>
+    notIn(allowed, examples).map((v) => ({
+      set: { [field]: v },
+      path: field,
+      codes: ["invalid_option"],
+    })),
 });
 
 const unsupported = (
@@ -154,22 +175,33 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
           fc.oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.constant(null)),
         )
         // The issue names the field as it is echoed: printable ASCII, key-shaped runs hidden (S15).
-        .map(([key, value]) => ({ set: { [key]: value }, path: safeEcho(key), codes: ["unknown_field"] })),
+        .map(([key, value]) => ({
+          set: { [key]: value },
+          path: safeEcho(key),
+          codes: ["unknown_field"],
+        })),
   },
   N3: {
     usable: always,
     arb: (v, catalog) => {
       const modelIds = Object.keys(catalog.models);
-      const variants = [v.model.id.toUpperCase(), `${v.model.id.charAt(0).toUpperCase()}${v.model.id.slice(1)}`].filter(
-        (x) => !modelIds.includes(x),
-      );
+      const variants = [
+        v.model.id.toUpperCase(),
+        `${v.model.id.charAt(0).toUpperCase()}${v.model.id.slice(1)}`,
+      ].filter((x) => !modelIds.includes(x));
       const choices: Break[] = [
         { set: { resolution: "1k" }, path: "resolution", codes: ["invalid_option"] },
         { set: { quality: "LOW" }, path: "quality", codes: ["invalid_option"] },
         { set: { background: "Auto" }, path: "background", codes: ["invalid_option"] },
-        { set: { generationType: "Text-To-Image" }, path: "generationType", codes: ["invalid_option"] },
+        {
+          set: { generationType: "Text-To-Image" },
+          path: "generationType",
+          codes: ["invalid_option"],
+        },
         { set: { aspectRatio: "auto" }, path: "aspectRatio", codes: ["invalid_option"] },
-        ...variants.map((x): Break => ({ set: { modelId: x }, path: "modelId", codes: ["unknown_model"] })),
+        ...variants.map(
+          (x): Break => ({ set: { modelId: x }, path: "modelId", codes: ["unknown_model"] }),
+        ),
       ];
       return fc.constantFrom(...choices);
     },
@@ -185,11 +217,13 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
   N5: {
     usable: always,
     arb: (_, catalog) =>
-      notIn(Object.keys(catalog.models), ["delta", "gpt-image-1", "toString", "__proto__"]).map((x) => ({
-        set: { modelId: x },
-        path: "modelId",
-        codes: ["unknown_model"],
-      })),
+      notIn(Object.keys(catalog.models), ["delta", "gpt-image-1", "toString", "__proto__"]).map(
+        (x) => ({
+          set: { modelId: x },
+          path: "modelId",
+          codes: ["unknown_model"],
+        }),
+      ),
   },
   N6: option("generationType", GENERATION_TYPES, ["edit", "img2img", "text2image"]),
   N7: option("aspectRatio", ASPECT_RATIOS, ["7:5", "1024x1024", "16:10", "auto"]),
@@ -205,7 +239,11 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
           fc.integer({ min: -100, max: 0 }),
           fc.integer({ min: 1, max: 4 }).map(String),
         )
-        .map((x) => ({ set: { imageCount: x }, path: "imageCount", codes: ["not_integer", "too_small", "invalid_type"] })),
+        .map((x) => ({
+          set: { imageCount: x },
+          path: "imageCount",
+          codes: ["not_integer", "too_small", "invalid_type"],
+        })),
   },
   N12: {
     usable: always,
@@ -239,16 +277,29 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
         ),
       ),
   },
-  N13: { usable: always, arb: () => fc.oneof(...badLengths("idempotencyKey", LIMITS.idempotencyKeyMaxChars, 20)) },
+  N13: {
+    usable: always,
+    arb: () => fc.oneof(...badLengths("idempotencyKey", LIMITS.idempotencyKeyMaxChars, 20)),
+  },
   N14: {
     usable: always,
     arb: () =>
       fc.oneof(
         fc
           .tuple(fc.constantFrom(...STRING_FIELDS), notA("string"))
-          .map(([field, x]): Break => ({ set: { [field]: x }, path: field, codes: ["invalid_type"] })),
-        notA("number").map((x): Break => ({ set: { imageCount: x }, path: "imageCount", codes: ["invalid_type"] })),
-        notA("array").map((x): Break => ({ set: { inputAssetIds: x }, path: "inputAssetIds", codes: ["invalid_type"] })),
+          .map(
+            ([field, x]): Break => ({ set: { [field]: x }, path: field, codes: ["invalid_type"] }),
+          ),
+        notA("number").map(
+          (x): Break => ({ set: { imageCount: x }, path: "imageCount", codes: ["invalid_type"] }),
+        ),
+        notA("array").map(
+          (x): Break => ({
+            set: { inputAssetIds: x },
+            path: "inputAssetIds",
+            codes: ["invalid_type"],
+          }),
+        ),
       ),
   },
   V1: unsupported("aspectRatio", ASPECT_RATIOS, (m) => m.aspectRatios, "unsupported_aspect_ratio"),
@@ -257,10 +308,19 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
     arb: (v) => {
       const others = RESOLUTIONS.filter((r) => !v.model.resolutions.includes(r));
       const choices: Arbitrary<Break>[] = others.map((r) =>
-        pad(r).map((x): Break => ({ set: { resolution: x }, path: "resolution", codes: ["unsupported_resolution"] })),
+        pad(r).map(
+          (x): Break => ({
+            set: { resolution: x },
+            path: "resolution",
+            codes: ["unsupported_resolution"],
+          }),
+        ),
       );
-      if (v.model.defaultResolution === null)
-        choices.push(fc.constant({ drop: ["resolution"], path: "resolution", codes: ["resolution_required"] }));
+      if (v.model.defaultResolution === null) {
+        choices.push(
+          fc.constant({ drop: ["resolution"], path: "resolution", codes: ["resolution_required"] }),
+        );
+      }
       return fc.oneof(...choices);
     },
   },
@@ -286,14 +346,27 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
 
 /** Sets an own, enumerable property, even one named `__proto__` (N2 breaks a body with such a key). */
 const setOwn = (target: Record<string, unknown>, key: string, value: unknown) =>
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 
 /** The valid body with one break applied. */
 function applyBreak(body: Record<string, unknown>, b: Break): unknown {
-  if (b.replace) return b.replace.value;
+  if (b.replace) {
+    return b.replace.value;
+  }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (!b.drop?.includes(k)) setOwn(out, k, v);
-  for (const [k, v] of Object.entries(b.set ?? {})) setOwn(out, k, v);
+  for (const [k, v] of Object.entries(body)) {
+    if (!b.drop?.includes(k)) {
+      setOwn(out, k, v);
+    }
+  }
+  for (const [k, v] of Object.entries(b.set ?? {})) {
+    setOwn(out, k, v);
+  }
   return out;
 }
 
@@ -319,16 +392,29 @@ function applyBreak(body: Record<string, unknown>, b: Break): unknown {
  * );
  * ```
  */
-export function nearlyValidRequestBody(rule: BreakableRule, options?: TestingOptions): Arbitrary<NearlyValidRequest> {
+export function nearlyValidRequestBody(
+  rule: BreakableRule,
+  options?: TestingOptions,
+): Arbitrary<NearlyValidRequest> {
   const breaker = BREAKERS[rule];
-  if (!breaker) throw new RangeError(`Unknown rule ${JSON.stringify(rule)}; use one of ${BREAKABLE_RULES.join(", ")}.`);
+  if (!breaker) {
+    throw new RangeError(
+      `Unknown rule ${JSON.stringify(rule)}; use one of ${BREAKABLE_RULES.join(", ")}.`,
+    );
+  }
   const catalog = options?.catalog ?? builtIn;
   if (modelsOf(options, breaker.usable).length === 0) {
-    throw new RangeError(`No model of the catalog${options?.modelId ? ` (${options.modelId})` : ""} can break ${rule}.`);
+    throw new RangeError(
+      `No model of the catalog${options?.modelId ? ` (${options.modelId})` : ""} can break ${rule}.`,
+    );
   }
   return validAny(options, breaker.usable).chain((v) =>
-    breaker
-      .arb(v, catalog)
-      .map((b) => ({ rule, modelId: v.model.id, body: applyBreak(v.body, b), path: b.path, codes: b.codes })),
+    breaker.arb(v, catalog).map((b) => ({
+      rule,
+      modelId: v.model.id,
+      body: applyBreak(v.body, b),
+      path: b.path,
+      codes: b.codes,
+    })),
   );
 }

@@ -32,7 +32,9 @@ import { modelsOf, type TestingOptions } from "./validRequests.js";
  * );
  * ```
  */
-export function quoteSpec(options?: TestingOptions & { priceable?: boolean }): Arbitrary<QuoteSpec> {
+export function quoteSpec(
+  options?: TestingOptions & { priceable?: boolean },
+): Arbitrary<QuoteSpec> {
   const models = modelsOf(options);
   const priceable = fc.constantFrom(...models).chain((m) =>
     fc
@@ -44,31 +46,54 @@ export function quoteSpec(options?: TestingOptions & { priceable?: boolean }): A
         quality: m.qualities.includes(DEFAULTS.quality)
           ? fc.option(fc.constantFrom(...m.qualities), { nil: undefined })
           : fc.constantFrom(...m.qualities),
-        referenceImageCount: fc.option(fc.integer({ min: 0, max: m.maxReferenceImages }), { nil: undefined }),
+        referenceImageCount: fc.option(fc.integer({ min: 0, max: m.maxReferenceImages }), {
+          nil: undefined,
+        }),
       })
       .map((r) => {
         const spec: QuoteSpec = { kind: "image", modelId: m.id };
-        if (r.resolution !== undefined) spec.resolution = r.resolution;
-        if (r.quality !== undefined) spec.quality = r.quality;
-        if (r.referenceImageCount !== undefined) spec.referenceImageCount = r.referenceImageCount;
+        if (r.resolution !== undefined) {
+          spec.resolution = r.resolution;
+        }
+        if (r.quality !== undefined) {
+          spec.quality = r.quality;
+        }
+        if (r.referenceImageCount !== undefined) {
+          spec.referenceImageCount = r.referenceImageCount;
+        }
         return spec;
       }),
   );
   const unpriceable = fc.constantFrom(...models).chain((m) => {
-    const base = { kind: "image" as const, modelId: m.id, resolution: (m.defaultResolution ?? m.resolutions[0]) as string };
+    const base = {
+      kind: "image" as const,
+      modelId: m.id,
+      resolution: (m.defaultResolution ?? m.resolutions[0]) as string,
+    };
     const choices: Arbitrary<QuoteSpec>[] = [
-      notIn(Object.keys((options?.catalog ?? builtIn).models), ["delta", "toString"]).map((modelId) => ({ ...base, modelId })),
+      notIn(Object.keys((options?.catalog ?? builtIn).models), ["delta", "toString"]).map(
+        (modelId) => ({ ...base, modelId }),
+      ),
       notIn(RESOLUTIONS, ["8K", "1k"]).map((resolution) => ({ ...base, resolution })),
       notIn(QUALITIES, ["auto", "xhigh", "max"]).map((quality) => ({ ...base, quality })),
       fc
-        .oneof(fc.integer({ min: -5, max: -1 }), fc.integer({ min: LIMITS.maxReferences + 1, max: 50 }), fc.constant(1.5))
+        .oneof(
+          fc.integer({ min: -5, max: -1 }),
+          fc.integer({ min: LIMITS.maxReferences + 1, max: 50 }),
+          fc.constant(1.5),
+        )
         .map((referenceImageCount) => ({ ...base, referenceImageCount })),
     ];
     const otherResolutions = RESOLUTIONS.filter((r) => !m.resolutions.includes(r));
-    if (otherResolutions.length > 0)
-      choices.push(fc.constantFrom(...otherResolutions).map((resolution) => ({ ...base, resolution })));
+    if (otherResolutions.length > 0) {
+      choices.push(
+        fc.constantFrom(...otherResolutions).map((resolution) => ({ ...base, resolution })),
+      );
+    }
     const otherQualities = QUALITIES.filter((q) => !m.qualities.includes(q));
-    if (otherQualities.length > 0) choices.push(fc.constantFrom(...otherQualities).map((quality) => ({ ...base, quality })));
+    if (otherQualities.length > 0) {
+      choices.push(fc.constantFrom(...otherQualities).map((quality) => ({ ...base, quality })));
+    }
     if (m.maxReferenceImages < LIMITS.maxReferences) {
       choices.push(
         fc
@@ -82,8 +107,12 @@ export function quoteSpec(options?: TestingOptions & { priceable?: boolean }): A
     }
     return fc.oneof(...choices);
   });
-  if (options?.priceable === true) return priceable;
-  if (options?.priceable === false) return unpriceable;
+  if (options?.priceable === true) {
+    return priceable;
+  }
+  if (options?.priceable === false) {
+    return unpriceable;
+  }
   return fc.oneof({ weight: 3, arbitrary: priceable }, { weight: 1, arbitrary: unpriceable });
 }
 
@@ -103,7 +132,9 @@ export function priceMultiplier(): Arbitrary<string | number> {
   const digits = fc.string({ unit: fc.constantFrom(..."0123456789"), maxLength: 12 });
   const asString = fc
     .oneof(
-      fc.tuple(fc.integer({ min: 0, max: 999 }), digits).map(([w, f]) => (f ? `${w}.${f}` : String(w))),
+      fc
+        .tuple(fc.integer({ min: 0, max: 999 }), digits)
+        .map(([w, f]) => (f ? `${w}.${f}` : String(w))),
       fc.constantFrom("1", "1.15", "2.3", "0.5", "1000"),
     )
     .chain(pad);

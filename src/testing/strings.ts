@@ -12,21 +12,43 @@ const WHITESPACE = [" ", "\t", "\n", "\r", "\u00a0", "\u2003", "\u3000", "\ufeff
 
 /** One printable code point: mostly ASCII, sometimes Latin, combining marks, CJK or emoji. */
 const char: Arbitrary<string> = fc.oneof(
-  { weight: 6, arbitrary: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCodePoint(c)) },
-  { weight: 1, arbitrary: fc.integer({ min: 0xa1, max: 0x24f }).map((c) => String.fromCodePoint(c)) },
-  { weight: 1, arbitrary: fc.integer({ min: 0x300, max: 0x36f }).map((c) => String.fromCodePoint(c)) },
-  { weight: 1, arbitrary: fc.integer({ min: 0x4e00, max: 0x9fff }).map((c) => String.fromCodePoint(c)) },
-  { weight: 2, arbitrary: fc.integer({ min: 0x1f300, max: 0x1faff }).map((c) => String.fromCodePoint(c)) },
+  {
+    weight: 6,
+    arbitrary: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCodePoint(c)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 0xa1, max: 0x24f }).map((c) => String.fromCodePoint(c)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 0x300, max: 0x36f }).map((c) => String.fromCodePoint(c)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 0x4e00, max: 0x9fff }).map((c) => String.fromCodePoint(c)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.integer({ min: 0x1f300, max: 0x1faff }).map((c) => String.fromCodePoint(c)),
+  },
 );
 
 /** Usually nothing, sometimes one to three whitespace characters. */
 const whitespace = fc.oneof(
   { weight: 2, arbitrary: fc.constant("") },
-  { weight: 1, arbitrary: fc.array(fc.constantFrom(...WHITESPACE), { minLength: 1, maxLength: 3 }).map((a) => a.join("")) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.constantFrom(...WHITESPACE), { minLength: 1, maxLength: 3 })
+      .map((a) => a.join("")),
+  },
 );
 
 /** A string that is empty after trimming: nothing, or up to four whitespace characters. */
-export const blank: Arbitrary<string> = fc.array(fc.constantFrom(...WHITESPACE), { maxLength: 4 }).map((a) => a.join(""));
+export const blank: Arbitrary<string> = fc
+  .array(fc.constantFrom(...WHITESPACE), { maxLength: 4 })
+  .map((a) => a.join(""));
 
 /**
  * The string with whitespace around it now and then, which trimming removes again.
@@ -34,7 +56,8 @@ export const blank: Arbitrary<string> = fc.array(fc.constantFrom(...WHITESPACE),
  * @param s - The string to pad.
  * @returns An arbitrary of `s` with optional leading and trailing whitespace.
  */
-export const pad = (s: string): Arbitrary<string> => fc.tuple(whitespace, whitespace).map(([a, b]) => `${a}${s}${b}`);
+export const pad = (s: string): Arbitrary<string> =>
+  fc.tuple(whitespace, whitespace).map(([a, b]) => `${a}${s}${b}`);
 
 /**
  * Non-empty trimmed text of at most `maxChars` code points.
@@ -60,7 +83,9 @@ export const text = (maxChars: number): Arbitrary<string> =>
 export const textOfLength = (n: number): Arbitrary<string> =>
   fc.array(char, { minLength: 1, maxLength: 3 }).map((pattern) => {
     const out: string[] = [];
-    for (let i = 0; out.length < n; i++) out.push(pattern[i % pattern.length] as string);
+    for (let i = 0; out.length < n; i++) {
+      out.push(pattern[i % pattern.length] as string);
+    }
     return out.join("");
   });
 
@@ -85,15 +110,17 @@ export const distinctIds = (min: number, max: number): Arbitrary<string[]> =>
  * @returns An arbitrary of the list with up to three repeats inserted.
  */
 export const withCopies = (ids: readonly string[]): Arbitrary<string[]> =>
-  fc.array(fc.tuple(fc.nat(), fc.nat(), fc.boolean()), { maxLength: ids.length > 0 ? 3 : 0 }).map((copies) => {
-    const out = [...ids];
-    for (const [which, where, padIt] of copies) {
-      const id = ids[which % ids.length] as string;
-      const first = out.indexOf(id);
-      out.splice(first + 1 + (where % (out.length - first)), 0, padIt ? ` ${id} ` : id);
-    }
-    return out;
-  });
+  fc
+    .array(fc.tuple(fc.nat(), fc.nat(), fc.boolean()), { maxLength: ids.length > 0 ? 3 : 0 })
+    .map((copies) => {
+      const out = [...ids];
+      for (const [which, where, padIt] of copies) {
+        const id = ids[which % ids.length] as string;
+        const first = out.indexOf(id);
+        out.splice(first + 1 + (where % (out.length - first)), 0, padIt ? ` ${id} ` : id);
+      }
+      return out;
+    });
 
 /**
  * Strings that, trimmed, are not in `allowed`: the given near misses or any short string, padded.

@@ -36,11 +36,16 @@ export type TestingOptions = {
  * @returns The models, possibly none.
  * @throws RangeError when the named model is not in the catalog.
  */
-export function modelsOf(options: TestingOptions | undefined, usable: (m: ModelSpec) => boolean = () => true): ModelSpec[] {
+export function modelsOf(
+  options: TestingOptions | undefined,
+  usable: (m: ModelSpec) => boolean = () => true,
+): ModelSpec[] {
   const catalog = options?.catalog ?? builtIn;
   const all = Object.values(catalog.models);
   const chosen = options?.modelId === undefined ? all : all.filter((m) => m.id === options.modelId);
-  if (chosen.length === 0) throw new RangeError(`No model ${JSON.stringify(options?.modelId)} in the catalog.`);
+  if (chosen.length === 0) {
+    throw new RangeError(`No model ${JSON.stringify(options?.modelId)} in the catalog.`);
+  }
   return chosen.filter(usable);
 }
 
@@ -49,7 +54,8 @@ export type Valid = { model: ModelSpec; body: Record<string, unknown> };
 
 /** Valid request bodies of one model: optional fields omitted or set, strings padded now and then. */
 function validFor(model: ModelSpec, catalog: Catalog): Arbitrary<Valid> {
-  const opt = <T>(arb: Arbitrary<T>, omittable: boolean) => (omittable ? fc.option(arb, { nil: undefined, freq: 3 }) : arb);
+  const opt = <T>(arb: Arbitrary<T>, omittable: boolean) =>
+    omittable ? fc.option(arb, { nil: undefined, freq: 3 }) : arb;
   const maxRefs = Math.min(model.maxReferenceImages, LIMITS.maxReferences);
   return fc
     .record({
@@ -58,17 +64,36 @@ function validFor(model: ModelSpec, catalog: Catalog): Arbitrary<Valid> {
       aspectRatio: opt(fc.constantFrom(...model.aspectRatios), true),
       resolution: opt(fc.constantFrom(...model.resolutions), model.defaultResolution !== null),
       quality: opt(fc.constantFrom(...model.qualities), model.qualities.includes(DEFAULTS.quality)),
-      background: opt(fc.constantFrom(...model.backgrounds), model.backgrounds.includes(DEFAULTS.background)),
+      background: opt(
+        fc.constantFrom(...model.backgrounds),
+        model.backgrounds.includes(DEFAULTS.background),
+      ),
       imageCount: opt(fc.integer({ min: 1, max: model.maxImageCount }), true),
-      refs: maxRefs > 0 ? fc.option(distinctIds(1, maxRefs).chain(withCopies), { nil: undefined }) : fc.constant(undefined),
+      refs:
+        maxRefs > 0
+          ? fc.option(distinctIds(1, maxRefs).chain(withCopies), { nil: undefined })
+          : fc.constant(undefined),
       idempotencyKey: opt(text(24), true),
     })
     .chain((p) => {
       const fields: Record<string, unknown> = { prompt: p.prompt };
-      if (p.sendModel) fields.modelId = model.id;
-      if (p.refs) Object.assign(fields, { generationType: "image-to-image", inputAssetIds: p.refs });
-      for (const key of ["aspectRatio", "resolution", "quality", "background", "imageCount", "idempotencyKey"] as const) {
-        if (p[key] !== undefined) fields[key] = p[key];
+      if (p.sendModel) {
+        fields.modelId = model.id;
+      }
+      if (p.refs) {
+        Object.assign(fields, { generationType: "image-to-image", inputAssetIds: p.refs });
+      }
+      for (const key of [
+        "aspectRatio",
+        "resolution",
+        "quality",
+        "background",
+        "imageCount",
+        "idempotencyKey",
+      ] as const) {
+        if (p[key] !== undefined) {
+          fields[key] = p[key];
+        }
       }
       // Pad each string field with whitespace now and then: the rules trim it (N3).
       const keys = Object.keys(fields).filter((k) => typeof fields[k] === "string");
@@ -90,10 +115,15 @@ function validFor(model: ModelSpec, catalog: Catalog): Arbitrary<Valid> {
  * @returns An arbitrary of valid bodies with their model.
  * @throws RangeError when no model fits.
  */
-export function validAny(options: TestingOptions | undefined, usable?: (m: ModelSpec) => boolean): Arbitrary<Valid> {
+export function validAny(
+  options: TestingOptions | undefined,
+  usable?: (m: ModelSpec) => boolean,
+): Arbitrary<Valid> {
   const catalog = options?.catalog ?? builtIn;
   const models = modelsOf(options, usable);
-  if (models.length === 0) throw new RangeError("No model of the catalog fits.");
+  if (models.length === 0) {
+    throw new RangeError("No model of the catalog fits.");
+  }
   return fc.constantFrom(...models).chain((m) => validFor(m, catalog));
 }
 
@@ -109,7 +139,9 @@ export function validAny(options: TestingOptions | undefined, usable?: (m: Model
  * fc.assert(fc.property(generationRequestBody(), (body) => myHandler(body).status === 202));
  * ```
  */
-export function generationRequestBody(options?: TestingOptions): Arbitrary<Record<string, unknown>> {
+export function generationRequestBody(
+  options?: TestingOptions,
+): Arbitrary<Record<string, unknown>> {
   return validAny(options).map((v) => v.body);
 }
 
@@ -133,7 +165,9 @@ export function generationRequest(options?: TestingOptions): Arbitrary<Generatio
   const catalog = options?.catalog ?? builtIn;
   return generationRequestBody(options).map((body) => {
     const r = normalizeRequest(body, { catalog });
-    if (!r.success) throw new Error(`generationRequest made an invalid body: ${JSON.stringify(r.issues)}`);
+    if (!r.success) {
+      throw new Error(`generationRequest made an invalid body: ${JSON.stringify(r.issues)}`);
+    }
     return r.output;
   });
 }

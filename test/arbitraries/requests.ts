@@ -63,9 +63,14 @@ export const distinctIds = (min: number, max: number): fc.Arbitrary<string[]> =>
  * Inserts, for each `[which, where]`, a copy of `ids[which]` somewhere after its first occurrence;
  * de-duplicating (first occurrence kept) gives `ids` back.
  */
-export function withDuplicates(ids: readonly string[], copies: readonly (readonly [number, number])[]): string[] {
+export function withDuplicates(
+  ids: readonly string[],
+  copies: readonly (readonly [number, number])[],
+): string[] {
   const out = [...ids];
-  if (ids.length === 0) return out;
+  if (ids.length === 0) {
+    return out;
+  }
   for (const [which, where] of copies) {
     const id = ids[which % ids.length] as string;
     const first = out.indexOf(id);
@@ -85,12 +90,22 @@ const idempotencyKey: fc.Arbitrary<string> = fc.oneof(
 /** A prompt of 1 to 12000 code points, boundaries included. */
 const prompt: fc.Arbitrary<string> = fc.oneof(
   { weight: 8, arbitrary: trimmedText(30) },
-  { weight: 1, arbitrary: fc.integer({ min: ORACLE_PROMPT_MAX - 2, max: ORACLE_PROMPT_MAX }).chain(textOfLength) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: ORACLE_PROMPT_MAX - 2, max: ORACLE_PROMPT_MAX })
+      .chain(textOfLength),
+  },
 );
 
 /** Sets an own property, even `__proto__` (plain assignment would set the prototype instead). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 /** The eight fields whose value is a string (N3). */
@@ -107,25 +122,37 @@ export const STRING_FIELDS = [
 
 /** Pads every string field of a body (the eight string fields and each asset id) with whitespace; other fields stay. */
 export function padAll(body: Record<string, unknown>): fc.Arbitrary<Record<string, unknown>> {
-  return fc.array(fc.tuple(whitespace, whitespace), { minLength: 32, maxLength: 32 }).map((pads) => {
-    let i = 0;
-    const pad = (s: string) => {
-      const [a, b] = pads[i++ % pads.length] ?? ["", ""];
-      return `${a}${s}${b}`;
-    };
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(body)) {
-      const padIt = typeof value === "string" && STRING_FIELDS.includes(key);
-      const padIds = key === "inputAssetIds" && Array.isArray(value);
-      setOwn(out, key, padIt ? pad(value) : padIds ? value.map((v: unknown) => (typeof v === "string" ? pad(v) : v)) : value);
-    }
-    return out;
-  });
+  return fc
+    .array(fc.tuple(whitespace, whitespace), { minLength: 32, maxLength: 32 })
+    .map((pads) => {
+      let i = 0;
+      const pad = (s: string) => {
+        const [a, b] = pads[i++ % pads.length] ?? ["", ""];
+        return `${a}${s}${b}`;
+      };
+      const out: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(body)) {
+        const padIt = typeof value === "string" && STRING_FIELDS.includes(key);
+        const padIds = key === "inputAssetIds" && Array.isArray(value);
+        setOwn(
+          out,
+          key,
+          padIt
+            ? pad(value)
+            : padIds
+              ? value.map((v: unknown) => (typeof v === "string" ? pad(v) : v))
+              : value,
+        );
+      }
+      return out;
+    });
 }
 
 /** Valid requests of one model (or of any model), built from the oracle. */
 export function validCase(model?: OracleModel): fc.Arbitrary<ValidCase> {
-  if (model === undefined) return fc.constantFrom(...ORACLE_MODEL_IDS).chain((m) => validCase(m));
+  if (model === undefined) {
+    return fc.constantFrom(...ORACLE_MODEL_IDS).chain((m) => validCase(m));
+  }
   const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 3 });
   return fc
     .record({
@@ -148,20 +175,38 @@ export function validCase(model?: OracleModel): fc.Arbitrary<ValidCase> {
     })
     .chain((p) => {
       const body: Record<string, unknown> = { prompt: p.prompt };
-      if (p.sendModel) body.modelId = model;
+      if (p.sendModel) {
+        body.modelId = model;
+      }
       if (p.refs) {
         body.generationType = "image-to-image";
         body.inputAssetIds = withDuplicates(p.refs, p.copies);
       } else {
-        if (p.sendType) body.generationType = "text-to-image";
-        if (p.sendEmptyIds) body.inputAssetIds = [];
+        if (p.sendType) {
+          body.generationType = "text-to-image";
+        }
+        if (p.sendEmptyIds) {
+          body.inputAssetIds = [];
+        }
       }
-      if (p.aspectRatio !== undefined) body.aspectRatio = p.aspectRatio;
-      if (p.resolution !== undefined) body.resolution = p.resolution;
-      if (p.quality !== undefined) body.quality = p.quality;
-      if (p.background !== undefined) body.background = p.background;
-      if (p.imageCount !== undefined) body.imageCount = p.imageCount;
-      if (p.idempotencyKey !== undefined) body.idempotencyKey = p.idempotencyKey;
+      if (p.aspectRatio !== undefined) {
+        body.aspectRatio = p.aspectRatio;
+      }
+      if (p.resolution !== undefined) {
+        body.resolution = p.resolution;
+      }
+      if (p.quality !== undefined) {
+        body.quality = p.quality;
+      }
+      if (p.background !== undefined) {
+        body.background = p.background;
+      }
+      if (p.imageCount !== undefined) {
+        body.imageCount = p.imageCount;
+      }
+      if (p.idempotencyKey !== undefined) {
+        body.idempotencyKey = p.idempotencyKey;
+      }
       const expected: Expected = {
         prompt: p.prompt,
         modelId: model,
@@ -173,7 +218,9 @@ export function validCase(model?: OracleModel): fc.Arbitrary<ValidCase> {
         imageCount: p.imageCount ?? 1,
         inputAssetIds: p.refs ?? [],
       };
-      if (p.idempotencyKey !== undefined) expected.idempotencyKey = p.idempotencyKey;
+      if (p.idempotencyKey !== undefined) {
+        expected.idempotencyKey = p.idempotencyKey;
+      }
       const bodyArb = p.padded ? padAll(body) : fc.constant(body);
       return bodyArb.map((b) => ({ model, body: b, expected }));
     });
@@ -192,13 +239,27 @@ export type Break = {
 };
 
 /** A request that breaks exactly `rule`, and the issue it must get. */
-export type NearlyValid = { rule: BreakableRule; model: OracleModel; body: unknown; path: string; codes: readonly string[] };
+export type NearlyValid = {
+  rule: BreakableRule;
+  model: OracleModel;
+  body: unknown;
+  path: string;
+  codes: readonly string[];
+};
 
 export function applyBreak(body: Record<string, unknown>, b: Break): unknown {
-  if (b.replace) return b.replace.value;
+  if (b.replace) {
+    return b.replace.value;
+  }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (!b.drop?.includes(k)) setOwn(out, k, v);
-  for (const [k, v] of Object.entries(b.set ?? {})) setOwn(out, k, v);
+  for (const [k, v] of Object.entries(body)) {
+    if (!b.drop?.includes(k)) {
+      setOwn(out, k, v);
+    }
+  }
+  for (const [k, v] of Object.entries(b.set ?? {})) {
+    setOwn(out, k, v);
+  }
   return out;
 }
 
@@ -211,7 +272,9 @@ export function applyBreaks(body: Record<string, unknown>, breaks: readonly Brea
   const drop: string[] = [];
   for (const b of breaks) {
     // defineProperty, not Object.assign: a "__proto__" key must stay an own field
-    for (const [k, v] of Object.entries(b.set ?? {})) Object.defineProperty(set, k, { value: v, enumerable: true });
+    for (const [k, v] of Object.entries(b.set ?? {})) {
+      Object.defineProperty(set, k, { value: v, enumerable: true });
+    }
     drop.push(...(b.drop ?? []));
   }
   return applyBreak(body, { set, drop, path: "", codes: [] });
@@ -235,18 +298,27 @@ const wrongType = (type: "string" | "number" | "array") =>
     fc.boolean(),
     fc.dictionary(fc.string({ maxLength: 4 }), jsonValue, { maxKeys: 2 }),
     ...(type === "string" ? [] : [fc.string({ maxLength: 6 })]),
-    ...(type === "number" ? [] : [fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer()]),
+    ...(type === "number"
+      ? []
+      : [fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer()]),
     ...(type === "array" ? [] : [fc.array(jsonValue, { maxLength: 3 })]),
   );
 
-const t2i = (ids: string[]): Record<string, unknown> => ({ generationType: "text-to-image", inputAssetIds: ids });
+const t2i = (ids: string[]): Record<string, unknown> => ({
+  generationType: "text-to-image",
+  inputAssetIds: ids,
+});
 
 /** One generator per rule id: given a valid case, the ways to break only that rule. */
 export const BREAKERS: Record<
   BreakableRule,
   { applies: (m: OracleModel) => boolean; arb: (c: ValidCase) => fc.Arbitrary<Break> }
 > = {
-  N1: { applies: () => true, arb: () => notAnObject.map((value) => ({ replace: { value }, path: "", codes: ["invalid_type"] })) },
+  N1: {
+    applies: () => true,
+    arb: () =>
+      notAnObject.map((value) => ({ replace: { value }, path: "", codes: ["invalid_type"] })),
+  },
   N2: {
     applies: () => true,
     arb: () =>
@@ -254,14 +326,34 @@ export const BREAKERS: Record<
         .tuple(
           fc
             .oneof(
-              fc.constantFrom("cost", "credits", "totalCreditCost", "perOutputCredits", "price", "__proto__", "constructor"),
-              fc.constantFrom("Prompt", "model", "prompt ", " modelId", "image_count", "toString", "hasOwnProperty"),
+              fc.constantFrom(
+                "cost",
+                "credits",
+                "totalCreditCost",
+                "perOutputCredits",
+                "price",
+                "__proto__",
+                "constructor",
+              ),
+              fc.constantFrom(
+                "Prompt",
+                "model",
+                "prompt ",
+                " modelId",
+                "image_count",
+                "toString",
+                "hasOwnProperty",
+              ),
               fc.string({ minLength: 1, maxLength: 10 }),
             )
             .filter((k) => !ORACLE_FIELDS.includes(k)),
           jsonValue,
         )
-        .map(([key, value]) => ({ set: { [key]: value }, path: safeEcho(key), codes: ["unknown_field"] })),
+        .map(([key, value]) => ({
+          set: { [key]: value },
+          path: safeEcho(key),
+          codes: ["unknown_field"],
+        })),
   },
   N3: {
     applies: () => true,
@@ -304,18 +396,26 @@ export const BREAKERS: Record<
   N5: {
     applies: () => true,
     arb: () =>
-      notIn(ORACLE_MODEL_IDS, ["delta", "gpt-image-1", "__proto__", "toString", "beta3", "alpha-img2 ", "gamma-image-1"]).map(
-        (v) => ({ set: { modelId: v }, path: "modelId", codes: ["unknown_model"] }),
-      ),
+      notIn(ORACLE_MODEL_IDS, [
+        "delta",
+        "gpt-image-1",
+        "__proto__",
+        "toString",
+        "beta3",
+        "alpha-img2 ",
+        "gamma-image-1",
+      ]).map((v) => ({ set: { modelId: v }, path: "modelId", codes: ["unknown_model"] })),
   },
   N6: {
     applies: () => true,
     arb: () =>
-      notIn(ORACLE_GENERATION_TYPES, ["edit", "image_to_image", "text2image", "img2img"]).map((v) => ({
-        set: { generationType: v },
-        path: "generationType",
-        codes: ["invalid_option"],
-      })),
+      notIn(ORACLE_GENERATION_TYPES, ["edit", "image_to_image", "text2image", "img2img"]).map(
+        (v) => ({
+          set: { generationType: v },
+          path: "generationType",
+          codes: ["invalid_option"],
+        }),
+      ),
   },
   N7: {
     applies: () => true,
@@ -363,7 +463,11 @@ export const BREAKERS: Record<
           fc.constantFrom(-0, 0.5, 1.5, 2.0000001, Number.MAX_VALUE * -1),
           fc.integer({ min: 1, max: 4 }).map(String),
         )
-        .map((v) => ({ set: { imageCount: v }, path: "imageCount", codes: ["not_integer", "too_small", "invalid_type"] })),
+        .map((v) => ({
+          set: { imageCount: v },
+          path: "imageCount",
+          codes: ["not_integer", "too_small", "invalid_type"],
+        })),
   },
   N12: {
     applies: () => true,
@@ -379,7 +483,11 @@ export const BREAKERS: Record<
                   path: "inputAssetIds",
                   codes: ["references_required"],
                 }
-              : { set: { generationType: type, inputAssetIds: [] }, path: "inputAssetIds", codes: ["references_required"] },
+              : {
+                  set: { generationType: type, inputAssetIds: [] },
+                  path: "inputAssetIds",
+                  codes: ["references_required"],
+                },
         ),
         // text-to-image with references (named or defaulted)
         fc.tuple(distinctIds(1, 14), fc.boolean()).map(
@@ -394,15 +502,17 @@ export const BREAKERS: Record<
                 },
         ),
         // an id that is empty after trimming
-        fc.tuple(distinctIds(0, Math.min(13, ORACLE_MAX_REFS[c.model])), blank, fc.nat()).map(([ids, empty, where]): Break => {
-          const at = where % (ids.length + 1);
-          const list = [...ids.slice(0, at), empty, ...ids.slice(at)];
-          return {
-            set: { generationType: "image-to-image", inputAssetIds: list },
-            path: `inputAssetIds[${at}]`,
-            codes: ["too_short"],
-          };
-        }),
+        fc
+          .tuple(distinctIds(0, Math.min(13, ORACLE_MAX_REFS[c.model])), blank, fc.nat())
+          .map(([ids, empty, where]): Break => {
+            const at = where % (ids.length + 1);
+            const list = [...ids.slice(0, at), empty, ...ids.slice(at)];
+            return {
+              set: { generationType: "image-to-image", inputAssetIds: list },
+              path: `inputAssetIds[${at}]`,
+              codes: ["too_short"],
+            };
+          }),
         // more than 14 distinct ids
         fc.tuple(distinctIds(ORACLE_PUBLIC_MAX_REFS + 1, 20), copiesArb).map(
           ([ids, copies]): Break => ({
@@ -417,12 +527,24 @@ export const BREAKERS: Record<
     applies: () => true,
     arb: () =>
       fc.oneof(
-        blank.map((v): Break => ({ set: { idempotencyKey: v }, path: "idempotencyKey", codes: ["too_short"] })),
+        blank.map(
+          (v): Break => ({
+            set: { idempotencyKey: v },
+            path: "idempotencyKey",
+            codes: ["too_short"],
+          }),
+        ),
         fc
           .integer({ min: ORACLE_KEY_MAX + 1, max: ORACLE_KEY_MAX + 40 })
           .chain(textOfLength)
           .chain(padded)
-          .map((v): Break => ({ set: { idempotencyKey: v }, path: "idempotencyKey", codes: ["too_long"] })),
+          .map(
+            (v): Break => ({
+              set: { idempotencyKey: v },
+              path: "idempotencyKey",
+              codes: ["too_long"],
+            }),
+          ),
       ),
   },
   N14: {
@@ -431,15 +553,32 @@ export const BREAKERS: Record<
       fc.oneof(
         fc
           .tuple(fc.constantFrom(...STRING_FIELDS), wrongType("string"))
-          .map(([field, v]): Break => ({ set: { [field]: v }, path: field, codes: ["invalid_type"] })),
-        wrongType("number").map((v): Break => ({ set: { imageCount: v }, path: "imageCount", codes: ["invalid_type"] })),
-        wrongType("array").map((v): Break => ({ set: { inputAssetIds: v }, path: "inputAssetIds", codes: ["invalid_type"] })),
+          .map(
+            ([field, v]): Break => ({ set: { [field]: v }, path: field, codes: ["invalid_type"] }),
+          ),
+        wrongType("number").map(
+          (v): Break => ({ set: { imageCount: v }, path: "imageCount", codes: ["invalid_type"] }),
+        ),
+        wrongType("array").map(
+          (v): Break => ({
+            set: { inputAssetIds: v },
+            path: "inputAssetIds",
+            codes: ["invalid_type"],
+          }),
+        ),
         fc
-          .tuple(distinctIds(0, Math.min(13, ORACLE_MAX_REFS[c.model])), wrongType("string"), fc.nat())
+          .tuple(
+            distinctIds(0, Math.min(13, ORACLE_MAX_REFS[c.model])),
+            wrongType("string"),
+            fc.nat(),
+          )
           .map(([ids, v, where]): Break => {
             const at = where % (ids.length + 1);
             return {
-              set: { generationType: "image-to-image", inputAssetIds: [...ids.slice(0, at), v, ...ids.slice(at)] },
+              set: {
+                generationType: "image-to-image",
+                inputAssetIds: [...ids.slice(0, at), v, ...ids.slice(at)],
+              },
               path: `inputAssetIds[${at}]`,
               codes: ["invalid_type"],
             };
@@ -452,10 +591,16 @@ export const BREAKERS: Record<
       fc
         .constantFrom(...ALL_RATIOS.filter((r) => !ORACLE_RATIOS[c.model].includes(r)))
         .chain(padded)
-        .map((v) => ({ set: { aspectRatio: v }, path: "aspectRatio", codes: ["unsupported_aspect_ratio"] })),
+        .map((v) => ({
+          set: { aspectRatio: v },
+          path: "aspectRatio",
+          codes: ["unsupported_aspect_ratio"],
+        })),
   },
   V2: {
-    applies: (m) => oracleResolutions(m).length < ORACLE_RESOLUTIONS.length || oracleDefaultResolution(m) === undefined,
+    applies: (m) =>
+      oracleResolutions(m).length < ORACLE_RESOLUTIONS.length ||
+      oracleDefaultResolution(m) === undefined,
     arb: (c) => {
       const other = ORACLE_RESOLUTIONS.filter((r) => !oracleResolutions(c.model).includes(r));
       const omit: Break[] =
@@ -467,7 +612,13 @@ export const BREAKERS: Record<
             fc
               .constantFrom(...other)
               .chain(padded)
-              .map((v): Break => ({ set: { resolution: v }, path: "resolution", codes: ["unsupported_resolution"] })),
+              .map(
+                (v): Break => ({
+                  set: { resolution: v },
+                  path: "resolution",
+                  codes: ["unsupported_resolution"],
+                }),
+              ),
           ]
         : [];
       return fc.oneof(...wrong, ...omit.map((b) => fc.constant(b)));
@@ -487,7 +638,11 @@ export const BREAKERS: Record<
       fc
         .constantFrom(...ORACLE_BACKGROUNDS.filter((q) => !oracleBackgrounds(c.model).includes(q)))
         .chain(padded)
-        .map((v) => ({ set: { background: v }, path: "background", codes: ["unsupported_background"] })),
+        .map((v) => ({
+          set: { background: v },
+          path: "background",
+          codes: ["unsupported_background"],
+        })),
   },
   V5: {
     applies: () => true,
@@ -499,16 +654,19 @@ export const BREAKERS: Record<
   V6: {
     applies: (m) => ORACLE_MAX_REFS[m] < ORACLE_PUBLIC_MAX_REFS,
     arb: (c) =>
-      fc.tuple(distinctIds(ORACLE_MAX_REFS[c.model] + 1, ORACLE_PUBLIC_MAX_REFS), copiesArb).map(([ids, copies]) => ({
-        set: { generationType: "image-to-image", inputAssetIds: withDuplicates(ids, copies) },
-        path: "inputAssetIds",
-        codes: ["too_many_references"],
-      })),
+      fc
+        .tuple(distinctIds(ORACLE_MAX_REFS[c.model] + 1, ORACLE_PUBLIC_MAX_REFS), copiesArb)
+        .map(([ids, copies]) => ({
+          set: { generationType: "image-to-image", inputAssetIds: withDuplicates(ids, copies) },
+          path: "inputAssetIds",
+          codes: ["too_many_references"],
+        })),
   },
 };
 
 /** The models on which `rule` can be broken. */
-export const modelsBreaking = (rule: BreakableRule): OracleModel[] => ORACLE_MODEL_IDS.filter((m) => BREAKERS[rule].applies(m));
+export const modelsBreaking = (rule: BreakableRule): OracleModel[] =>
+  ORACLE_MODEL_IDS.filter((m) => BREAKERS[rule].applies(m));
 
 /** Requests that break exactly `rule` (on any model where it can be broken). */
 export function nearlyValid(rule: BreakableRule): fc.Arbitrary<NearlyValid> {
@@ -516,7 +674,13 @@ export function nearlyValid(rule: BreakableRule): fc.Arbitrary<NearlyValid> {
     .constantFrom(...modelsBreaking(rule))
     .chain((m) => validCase(m))
     .chain((c) =>
-      BREAKERS[rule].arb(c).map((b) => ({ rule, model: c.model, body: applyBreak(c.body, b), path: b.path, codes: b.codes })),
+      BREAKERS[rule].arb(c).map((b) => ({
+        rule,
+        model: c.model,
+        body: applyBreak(c.body, b),
+        path: b.path,
+        codes: b.codes,
+      })),
     );
 }
 

@@ -8,12 +8,30 @@ import { padded, whitespace } from "./text.js";
 export const jsonValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
   fc.json({ maxDepth: 2 }).map((text) => JSON.parse(text) as unknown),
-  fc.constantFrom(null, true, false, 0, -0, 1, -1, 1.5, "", " ", "x", [], {}, 1e21, Number.MAX_SAFE_INTEGER),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -0,
+    1,
+    -1,
+    1.5,
+    "",
+    " ",
+    "x",
+    [],
+    {},
+    1e21,
+    Number.MAX_SAFE_INTEGER,
+  ),
 );
 
 /** A plain object, the way the rules define it (N1). */
 export const isPlainObject = (v: unknown): boolean => {
-  if (typeof v !== "object" || v === null) return false;
+  if (typeof v !== "object" || v === null) {
+    return false;
+  }
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 };
@@ -38,8 +56,27 @@ export const multiplierString: fc.Arbitrary<string> = fc
         )
         .map(([whole, zeros, frac]) => `${"0".repeat(zeros)}${whole}${frac ? `.${frac}` : ""}`),
     },
-    { weight: 1, arbitrary: fc.integer({ min: 0, max: 6 }).map((n) => (n === 0 ? "1000" : `1000.${"0".repeat(n)}`)) },
-    { weight: 2, arbitrary: fc.constantFrom("1", "1.15", "2.3", "0.5", "0.02", "0.019999", "0", "0.333", "1.005", "999.999999") },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 0, max: 6 })
+        .map((n) => (n === 0 ? "1000" : `1000.${"0".repeat(n)}`)),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        "1",
+        "1.15",
+        "2.3",
+        "0.5",
+        "0.02",
+        "0.019999",
+        "0",
+        "0.333",
+        "1.005",
+        "999.999999",
+      ),
+    },
   )
   .chain(padded);
 
@@ -52,14 +89,19 @@ export const multiplierNumber: fc.Arbitrary<number> = fc.oneof(
 );
 
 /** Either kind of valid multiplier. */
-export const multiplier: fc.Arbitrary<string | number> = fc.oneof(multiplierString, multiplierNumber);
+export const multiplier: fc.Arbitrary<string | number> = fc.oneof(
+  multiplierString,
+  multiplierNumber,
+);
 
 const PLAIN = /^\d+(?:\.\d+)?$/;
 
 /** Whether a string is a valid multiplier by the rule's text (P4), judged without decimal.js. */
 export function isValidMultiplierString(s: string): boolean {
   const t = s.trim();
-  if (!PLAIN.test(t) || t.length > 32) return false;
+  if (!PLAIN.test(t) || t.length > 32) {
+    return false;
+  }
   const [whole = "", frac = ""] = t.split(".");
   const w = BigInt(whole);
   return w < 1000n || (w === 1000n && /^0*$/.test(frac));
@@ -68,16 +110,40 @@ export function isValidMultiplierString(s: string): boolean {
 /** Invalid multipliers: signs, exponents, bare points, out of range, over 32 characters, non-finite, other types. */
 export const invalidMultiplier: fc.Arbitrary<unknown> = fc.oneof(
   fc
-    .tuple(fc.integer({ min: 0, max: 999 }), fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 29, maxLength: 60 }))
+    .tuple(
+      fc.integer({ min: 0, max: 999 }),
+      fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 29, maxLength: 60 }),
+    )
     .map(([w, f]) => `${String(w).padStart(3, "0")}.${f}`),
   fc.constantFrom(5e-324, 1e-31, 1.2345678901234567e-20),
-  fc.constantFrom("", " ", "-1", "+1", "-0.5", "1e3", "1E-2", ".5", "1.", "1,5", "0x10", "NaN", "Infinity", "1000.0001", "1001"),
+  fc.constantFrom(
+    "",
+    " ",
+    "-1",
+    "+1",
+    "-0.5",
+    "1e3",
+    "1E-2",
+    ".5",
+    "1.",
+    "1,5",
+    "0x10",
+    "NaN",
+    "Infinity",
+    "1000.0001",
+    "1001",
+  ),
   fc.constantFrom("\u0661", "１", "1 000", "1..5", "--1", "1.2.3"),
   fc.string({ maxLength: 8 }).filter((s) => !isValidMultiplierString(s)),
   fc
-    .tuple(fc.integer({ min: 1000, max: 1_000_000 }), fc.string({ unit: fc.constantFrom(..."0123456789"), maxLength: 5 }))
+    .tuple(
+      fc.integer({ min: 1000, max: 1_000_000 }),
+      fc.string({ unit: fc.constantFrom(..."0123456789"), maxLength: 5 }),
+    )
     .map(([w, f]) => `${w}.${f}1`),
-  fc.tuple(whitespace, fc.double({ min: 1e-9, max: 1e6, noNaN: true }), whitespace).map(([a, n, b]) => `${a}-${n}${b}`),
+  fc
+    .tuple(whitespace, fc.double({ min: 1e-9, max: 1e6, noNaN: true }), whitespace)
+    .map(([a, n, b]) => `${a}-${n}${b}`),
   fc.double({ noNaN: false }).filter((n) => !(Number.isFinite(n) && n >= 0 && n <= 1000)),
   fc.constantFrom(null, true, false, {}, [], [1], 10n, { valueOf: () => 1 }),
 );
@@ -88,14 +154,21 @@ export const invalidMultiplier: fc.Arbitrary<unknown> = fc.oneof(
  */
 export function plainDecimal(n: number): string {
   const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(Math.abs(n)));
-  if (!m) throw new Error(`not a finite non-negative number: ${n}`);
+  if (!m) {
+    throw new Error(`not a finite non-negative number: ${n}`);
+  }
   const [, int = "", frac = "", exp = "0"] = m;
   const digits = int + frac;
   const point = int.length + Number(exp);
-  if (point <= 0) return `0.${"0".repeat(-point)}${digits}`;
-  if (point >= digits.length) return digits + "0".repeat(point - digits.length);
+  if (point <= 0) {
+    return `0.${"0".repeat(-point)}${digits}`;
+  }
+  if (point >= digits.length) {
+    return digits + "0".repeat(point - digits.length);
+  }
   return `${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 /** A valid multiplier as the plain decimal string the BigInt oracle reads. */
-export const multiplierText = (m: string | number): string => (typeof m === "number" ? plainDecimal(m) : m.trim());
+export const multiplierText = (m: string | number): string =>
+  typeof m === "number" ? plainDecimal(m) : m.trim();

@@ -22,13 +22,21 @@ const dropped: PostgresTestDatabase[] = [];
 beforeAllOrFail(async () => {
   db = await withPostgres();
   dropped.push(db);
-  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, distributed: true });
+  store = await createPostgresStore({
+    connectionString: db.connectionString,
+    schema: db.schema,
+    distributed: true,
+  });
 }, 45 * 60_000);
 
 afterAll(async () => {
   await store?.close();
-  for (const resource of opened) await resource.end().catch(() => {});
-  for (const database of dropped) await database.drop();
+  for (const resource of opened) {
+    await resource.end().catch(() => {});
+  }
+  for (const database of dropped) {
+    await database.drop();
+  }
 }, 120_000);
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
@@ -66,7 +74,9 @@ async function loggingClient(on: PostgresTestDatabase) {
     notices.length = 0;
     const { rows } = await client.query(text, values);
     const shard = new RegExp(`\\b${schema}\\.${table}_(\\d+)\\b`, "g");
-    const named = notices.map((message) => [...message.matchAll(shard)].map((m) => Number(m[1]))).filter((ids) => ids.length > 0);
+    const named = notices
+      .map((message) => [...message.matchAll(shard)].map((m) => Number(m[1])))
+      .filter((ids) => ids.length > 0);
     const commands = named.length;
     const shards = named.flat();
     return { rows, commands, shards: [...new Set(shards)].sort((a, b) => a - b) };
@@ -85,7 +95,8 @@ async function shardOf(schema: string, userId: string): Promise<number> {
 
 const JOIN = (s: string) => `SELECT k.id, k.user_id, k.mode, k.hash, k.revoked, u.multiplier
   FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id WHERE k.hash = $1`;
-const FIND_CALLER = (s: string) => `SELECT id, user_id, mode, hash, revoked, multiplier FROM ${s}.find_caller($1)`;
+const FIND_CALLER = (s: string) =>
+  `SELECT id, user_id, mode, hash, revoked, multiplier FROM ${s}.find_caller($1)`;
 
 describe("the key lookup on the distributed layout", () => {
   it("S2: find_caller reaches the one shard of users that holds the key's user, where the join reaches every shard; both answer the same row", async () => {
@@ -108,9 +119,18 @@ describe("the key lookup on the distributed layout", () => {
     expect(routed.commands).toBe(1);
     expect(routed.shards).toEqual([await shardOf(db.schema, userId)]);
     // The key itself is read from one placement of the reference table (the coordinator's, or one worker's).
-    expect((await reached(FIND_CALLER(s), [key.hash], "api_keys")).shards.length).toBeLessThanOrEqual(1);
+    expect(
+      (await reached(FIND_CALLER(s), [key.hash], "api_keys")).shards.length,
+    ).toBeLessThanOrEqual(1);
 
-    const expected = { id: key.id, user_id: userId, mode: "live", hash: key.hash, revoked: false, multiplier: "1.15" };
+    const expected = {
+      id: key.id,
+      user_id: userId,
+      mode: "live",
+      hash: key.hash,
+      revoked: false,
+      multiplier: "1.15",
+    };
     expect(join.rows).toEqual([expected]);
     expect(routed.rows).toEqual([expected]);
     // An unknown hash reaches no shard of users at all.
@@ -134,7 +154,10 @@ describe("the key lookup on the distributed layout", () => {
 
         expect(await on.setMultiplier(userId, "0.85")).toBe(true);
         expect(await on.revokeApiKey(key.id)).toBe(true);
-        expect(await on.findCaller(key.hash)).toEqual({ key: { ...key, revoked: true }, multiplier: "0.85" });
+        expect(await on.findCaller(key.hash)).toEqual({
+          key: { ...key, revoked: true },
+          multiplier: "0.85",
+        });
         expect(await on.findCaller(hex(32))).toBeUndefined();
       }
     } finally {
@@ -156,7 +179,9 @@ describe("the key lookup on the distributed layout", () => {
       ),
     ).toEqual([1, 2, 3, 4, 5, 6]);
     await distributeSchema(pool, older.schema);
-    const { rows: before } = await older.sql("SELECT to_regproc($1) AS f", [`"${older.schema}".find_caller`]);
+    const { rows: before } = await older.sql("SELECT to_regproc($1) AS f", [
+      `"${older.schema}".find_caller`,
+    ]);
     expect(before).toEqual([{ f: null }]);
 
     const upgraded = await createPostgresStore({

@@ -17,7 +17,11 @@ let store: PostgresStore;
 
 beforeAllOrFail(async () => {
   db = await withPostgres();
-  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, distributed: true });
+  store = await createPostgresStore({
+    connectionString: db.connectionString,
+    schema: db.schema,
+    distributed: true,
+  });
 }, 45 * 60_000);
 
 afterAll(async () => {
@@ -33,11 +37,22 @@ const DISTRIBUTED = {
   ledger: "user_id",
   assets: "user_id",
 };
-const DELEGATED = ["accept_generation", "commit_task", "create_user", "fail_user_job", "grant_credits"];
+const DELEGATED = [
+  "accept_generation",
+  "commit_task",
+  "create_user",
+  "fail_user_job",
+  "grant_credits",
+];
 
 describe("distributed: true on a Citus coordinator", () => {
   it("every table a request touches is distributed by its user id column, all co-located; api_keys is a reference table", async () => {
-    const { rows } = await db.sql<{ table: string; method: string; column: string | null; colocation: number }>(
+    const { rows } = await db.sql<{
+      table: string;
+      method: string;
+      column: string | null;
+      colocation: number;
+    }>(
       `SELECT c.relname AS table, p.partmethod AS method, column_to_column_name(p.logicalrelid, p.partkey) AS column,
               p.colocationid AS colocation
        FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid
@@ -75,14 +90,24 @@ describe("distributed: true on a Citus coordinator", () => {
       new Request("http://localhost/api/generations", {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ prompt: "a fox", modelId: "beta", imageCount: 2, idempotencyKey: "k1" }),
+        body: JSON.stringify({
+          prompt: "a fox",
+          modelId: "beta",
+          imageCount: 2,
+          idempotencyKey: "k1",
+        }),
       }),
     );
     expect(response.status).toBe(202);
-    const { batch } = (await response.json()) as { batch: { taskId: string; results: { job: { id: string } }[] } };
+    const { batch } = (await response.json()) as {
+      batch: { taskId: string; results: { job: { id: string } }[] };
+    };
     const firstJob = batch.results[0]?.job.id as string;
     expect((await operator.admin.failJob(firstJob)).refundedCredits).toBeGreaterThan(0);
-    expect((await operator.admin.task(batch.taskId)).jobs.map((j) => j.status)).toEqual(["failed", "queued"]);
+    expect((await operator.admin.task(batch.taskId)).jobs.map((j) => j.status)).toEqual([
+      "failed",
+      "queued",
+    ]);
 
     const { rows } = await db.sql<{ table: string; node: string }>(
       `SELECT t.name AS table, n.nodename || ':' || n.nodeport AS node
@@ -94,7 +119,13 @@ describe("distributed: true on a Citus coordinator", () => {
     expect(rows.length).toBe(Object.keys(DISTRIBUTED).length);
     expect(new Set(rows.map((r) => r.node)).size).toBe(1);
     // And they hold the rows: one count per table, each on that user's shard.
-    const counts = await db.sql<{ tasks: number; jobs: number; claims: number; entries: number; assets: number }>(
+    const counts = await db.sql<{
+      tasks: number;
+      jobs: number;
+      claims: number;
+      entries: number;
+      assets: number;
+    }>(
       `SELECT (SELECT count(*) FROM "${db.schema}".tasks WHERE user_id = $1)::int AS tasks,
               (SELECT count(*) FROM "${db.schema}".jobs WHERE user_id = $1)::int AS jobs,
               (SELECT count(*) FROM "${db.schema}".idempotency WHERE user_id = $1)::int AS claims,
@@ -107,9 +138,15 @@ describe("distributed: true on a Citus coordinator", () => {
 
   it("a second store on the distributed schema starts and changes nothing", async () => {
     const before = await db.sql(`SELECT count(*)::int AS n FROM pg_dist_partition`);
-    const again = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, distributed: true });
+    const again = await createPostgresStore({
+      connectionString: db.connectionString,
+      schema: db.schema,
+      distributed: true,
+    });
     await again.close();
-    expect((await db.sql(`SELECT count(*)::int AS n FROM pg_dist_partition`)).rows).toEqual(before.rows);
+    expect((await db.sql(`SELECT count(*)::int AS n FROM pg_dist_partition`)).rows).toEqual(
+      before.rows,
+    );
   });
 
   it("S14: a schema laid out at version 7 gets migration 8's accept_generation on every node on its next start", async () => {
@@ -124,9 +161,12 @@ describe("distributed: true on a Citus coordinator", () => {
       );
       await distributeSchema(pool, older.schema);
       const bodies = async () => {
-        const { rows } = await older.sql<{ result: string }>("SELECT result FROM run_command_on_all_nodes($1)", [
-          `SELECT md5(prosrc) FROM pg_proc WHERE oid = '"${older.schema}".accept_generation'::regproc`,
-        ]);
+        const { rows } = await older.sql<{ result: string }>(
+          "SELECT result FROM run_command_on_all_nodes($1)",
+          [
+            `SELECT md5(prosrc) FROM pg_proc WHERE oid = '"${older.schema}".accept_generation'::regproc`,
+          ],
+        );
         return new Set(rows.map((r) => r.result));
       };
       const before = await bodies();
@@ -158,7 +198,11 @@ describe("distributed: true on a Citus coordinator", () => {
       const url = new URL(db.connectionString);
       url.pathname = `/${name}`;
       await expect(
-        createPostgresStore({ connectionString: url.toString(), schema: "imagegen", distributed: true }),
+        createPostgresStore({
+          connectionString: url.toString(),
+          schema: "imagegen",
+          distributed: true,
+        }),
       ).rejects.toThrow(/needs the Citus extension in this database \(CREATE EXTENSION citus/);
     } finally {
       await oneShot(db.connectionString, `DROP DATABASE ${name}`);

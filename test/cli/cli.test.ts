@@ -4,10 +4,23 @@ import { describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { MODELS_WIDTH } from "../../src/cli/models.js";
 import { run } from "../../src/cli/run.js";
-import { type Catalog, capabilities, catalog, computeCharge, diffCatalogs, normalizeRequest, quote } from "../../src/index.js";
+import {
+  type Catalog,
+  capabilities,
+  catalog,
+  computeCharge,
+  diffCatalogs,
+  normalizeRequest,
+  quote,
+} from "../../src/index.js";
 
 /** Runs the CLI in-process with fake streams, an in-memory file system and, optionally, a history and clock. */
-async function cli(argv: string[], files: Record<string, string> = {}, stdin = "", extra: Pick<CliIo, "history" | "now"> = {}) {
+async function cli(
+  argv: string[],
+  files: Record<string, string> = {},
+  stdin = "",
+  extra: Pick<CliIo, "history" | "now"> = {},
+) {
   let stdout = "";
   let stderr = "";
   const code = await run(argv, {
@@ -19,7 +32,9 @@ async function cli(argv: string[], files: Record<string, string> = {}, stdin = "
     },
     readFile: async (path) => {
       const text = files[path];
-      if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
+      if (text === undefined) {
+        throw new Error(`ENOENT: no such file or directory, open '${path}'`);
+      }
       return text;
     },
     readStdin: async () => stdin,
@@ -33,7 +48,9 @@ const exec = promisify(execFile);
 
 /** Runs the real program (src/cli/bin.ts through tsx), with standard input. */
 async function spawnCli(args: string[], stdin: string) {
-  const child = exec(process.execPath, ["--import", "tsx", `${root}src/cli/bin.ts`, ...args], { cwd: root });
+  const child = exec(process.execPath, ["--import", "tsx", `${root}src/cli/bin.ts`, ...args], {
+    cwd: root,
+  });
   child.child.stdin?.end(stdin);
   try {
     const { stdout, stderr } = await child;
@@ -67,14 +84,35 @@ describe("imagegen-pricing quote", () => {
   });
 
   it("P7: --json prints exactly what quote() returns, plus the total for --images", async () => {
-    const args = ["--model", " alpha-img2-5-flare ", "-r", "4K", "-q", "high", "--refs", "3", "--multiplier", "2.3"];
+    const args = [
+      "--model",
+      " alpha-img2-5-flare ",
+      "-r",
+      "4K",
+      "-q",
+      "high",
+      "--refs",
+      "3",
+      "--multiplier",
+      "2.3",
+    ];
     const r = await cli(["quote", ...args, "--json", "-n", "4"]);
     expect(r.code).toBe(0);
     const expected = quote(
-      { kind: "image", modelId: " alpha-img2-5-flare ", resolution: "4K", quality: "high", referenceImageCount: 3 },
+      {
+        kind: "image",
+        modelId: " alpha-img2-5-flare ",
+        resolution: "4K",
+        quality: "high",
+        referenceImageCount: 3,
+      },
       { account: { multiplier: "2.3" } },
     );
-    expect(JSON.parse(r.stdout)).toEqual({ ...expected, imageCount: 4, totalCredits: 4 * (expected.credits ?? Number.NaN) });
+    expect(JSON.parse(r.stdout)).toEqual({
+      ...expected,
+      imageCount: 4,
+      totalCredits: 4 * (expected.credits ?? Number.NaN),
+    });
     // (750 + 30) x 2.3 = 1794
     expect(expected.credits).toBe(1794);
   });
@@ -100,7 +138,9 @@ describe("imagegen-pricing quote", () => {
       const m = await cli(["quote", "--model", "beta", "--multiplier", multiplier]);
       expect(m.code, multiplier).toBe(2);
       expect(m.stdout).toBe("");
-      expect(m.stderr).toContain("--multiplier must be a plain decimal from 0 to 1000, such as 1.15;");
+      expect(m.stderr).toContain(
+        "--multiplier must be a plain decimal from 0 to 1000, such as 1.15;",
+      );
       expect(m.stderr).toContain(`received "${multiplier}"`);
       expect(m.stderr).toContain('Run "imagegen-pricing quote --help" for usage.');
     }
@@ -134,17 +174,25 @@ describe("imagegen-pricing check", () => {
   };
 
   it("P5, P6: a valid body prints the charge: per image, total, breakdown (references de-duplicated)", async () => {
-    const r = await cli(["check", "req.json", "--multiplier", "1.15"], { "req.json": JSON.stringify(body) });
+    const r = await cli(["check", "req.json", "--multiplier", "1.15"], {
+      "req.json": JSON.stringify(body),
+    });
     expect(r.code).toBe(0);
     // (18 + 2 x 10) x 1.15 = 43.7 -> 44 per image; 3 images
-    expect(r.stdout).toContain("Valid. alpha-img2-official, image-to-image, 9:16, 2K, quality low, background auto");
+    expect(r.stdout).toContain(
+      "Valid. alpha-img2-official, image-to-image, 9:16, 2K, quality low, background auto",
+    );
     expect(r.stdout).toContain("44 credits per image x 3 = 132 credits");
   });
 
   it("--json prints the normalized request and computeCharge's result", async () => {
-    const r = await cli(["check", "req.json", "--json", "--refs", "1"], { "req.json": JSON.stringify(body) });
+    const r = await cli(["check", "req.json", "--json", "--refs", "1"], {
+      "req.json": JSON.stringify(body),
+    });
     const normalized = normalizeRequest(body);
-    if (!normalized.success) throw new Error("fixture");
+    if (!normalized.success) {
+      throw new Error("fixture");
+    }
     expect(JSON.parse(r.stdout)).toEqual({
       valid: true,
       request: normalized.output,
@@ -156,7 +204,10 @@ describe("imagegen-pricing check", () => {
     const bad = { prompt: " ", modelId: "beta2", quality: "xhigh", cost: 1 };
     const r = await cli(["check", "-", "--json"], {}, JSON.stringify(bad));
     expect(r.code).toBe(1);
-    const out = JSON.parse(r.stdout) as { valid: boolean; issues: { path: string; code: string }[] };
+    const out = JSON.parse(r.stdout) as {
+      valid: boolean;
+      issues: { path: string; code: string }[];
+    };
     expect(out.valid).toBe(false);
     expect(out.issues.map((i) => `${i.path}:${i.code}`).sort()).toEqual([
       "cost:unknown_field",
@@ -169,7 +220,11 @@ describe("imagegen-pricing check", () => {
   });
 
   it("V1: a body that normalizes but breaks the model's limits exits 1", async () => {
-    const r = await cli(["check", "-"], {}, JSON.stringify({ prompt: "x", modelId: "gamma-image-1.5", aspectRatio: "4:3" }));
+    const r = await cli(
+      ["check", "-"],
+      {},
+      JSON.stringify({ prompt: "x", modelId: "gamma-image-1.5", aspectRatio: "4:3" }),
+    );
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("[unsupported_aspect_ratio]");
   });
@@ -189,7 +244,9 @@ describe("imagegen-pricing check", () => {
       const r = await cli([...argv], { ...files }, stdin);
       expect(r.code, argv.join(" ")).toBe(2);
       expect(r.stdout, argv.join(" ")).toBe("");
-      expect(r.stderr, argv.join(" ")).toMatch(new RegExp(`^${name} is not valid JSON: \\S[^\\n]*\\n$`));
+      expect(r.stderr, argv.join(" ")).toMatch(
+        new RegExp(`^${name} is not valid JSON: \\S[^\\n]*\\n$`),
+      );
     }
     // Valid JSON that is not an object is a request with an issue (N1), not a bad file.
     const array = await cli(["check", "-", "--json"], {}, "[]");
@@ -210,8 +267,13 @@ describe("imagegen-pricing check", () => {
     }
   });
 
-  it("reads standard input as a real process and sets the exit code", { timeout: 60_000 }, async () => {
-    const ok = await spawnCli(["check", "-"], JSON.stringify({ prompt: "fox", modelId: "beta", imageCount: 2 }));
+  it("reads standard input as a real process and sets the exit code", {
+    timeout: 60_000,
+  }, async () => {
+    const ok = await spawnCli(
+      ["check", "-"],
+      JSON.stringify({ prompt: "fox", modelId: "beta", imageCount: 2 }),
+    );
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain("25 credits per image x 2 = 50 credits");
     const bad = await spawnCli(["check", "-"], JSON.stringify({ prompt: "fox", modelId: "nope" }));
@@ -231,7 +293,9 @@ describe("imagegen-pricing models", () => {
     for (const id of Object.keys(catalog.models)) {
       const [options, limits] = rows.filter((line) => line.startsWith(`${id} `));
       const caps = capabilities(id);
-      if (!options || !limits || !caps) throw new Error(`no rows for ${id}`);
+      if (!options || !limits || !caps) {
+        throw new Error(`no rows for ${id}`);
+      }
       expect(options).toContain(caps.qualities.map((q) => (q === "low" ? "low*" : q)).join(","));
       expect(options.split(/\s{2,}/).at(-1)).toBe(caps.outputFormat ?? "-");
       expect(limits.split(/\s{2,}/).slice(1, 4)).toEqual([
@@ -241,11 +305,17 @@ describe("imagegen-pricing models", () => {
       ]);
     }
     expect(rows.find((line) => line.startsWith("alpha-img2 "))).toContain("1K (no default)");
-    expect(rows.filter((line) => line.startsWith("gamma-image-1.5 ")).at(1)).toContain("1:1,16:9,9:16*,3:2,2:3");
+    expect(rows.filter((line) => line.startsWith("gamma-image-1.5 ")).at(1)).toContain(
+      "1:1,16:9,9:16*,3:2,2:3",
+    );
     // The 15 ratios of a 2.5 model wrap onto a continuation line, and none is lost.
-    const flare = rows.findIndex((line, i) => line.startsWith("alpha-img2-5-flare ") && i > rows.indexOf(""));
+    const flare = rows.findIndex(
+      (line, i) => line.startsWith("alpha-img2-5-flare ") && i > rows.indexOf(""),
+    );
     const ratios = `${rows[flare]?.split(/\s{2,}/).at(-1)}${rows[flare + 1]?.trim()}`;
-    expect(ratios.split(",")).toEqual(catalog.models["alpha-img2-5-flare"].aspectRatios.map((x) => (x === "9:16" ? "9:16*" : x)));
+    expect(ratios.split(",")).toEqual(
+      catalog.models["alpha-img2-5-flare"].aspectRatios.map((x) => (x === "9:16" ? "9:16*" : x)),
+    );
     expect(r.stdout).toContain("Catalog 2026-11-20.");
   });
 
@@ -257,7 +327,10 @@ describe("imagegen-pricing models", () => {
     expect(widest).toBeGreaterThan(80); // the tables use the room they have
     for (const command of ["--help", "models", "quote", "check", "schema", "diff"]) {
       const help = await cli(command === "--help" ? [command] : [command, "--help"]);
-      expect(Math.max(...help.stdout.split("\n").map((line) => line.length)), command).toBeLessThanOrEqual(100);
+      expect(
+        Math.max(...help.stdout.split("\n").map((line) => line.length)),
+        command,
+      ).toBeLessThanOrEqual(100);
     }
   });
 
@@ -336,7 +409,9 @@ describe("imagegen-pricing diff", () => {
   it("P8: equal catalogs exit 0; --json prints { before, after, equal, changes } with diffCatalogs' changes", async () => {
     const same = await cli(["diff", "before.json", "before.json"], files);
     expect(same.code).toBe(0);
-    expect(same.stdout).toBe("Catalog 2026-11-20 (before.json) -> 2026-11-20 (before.json): no changes.\n");
+    expect(same.stdout).toBe(
+      "Catalog 2026-11-20 (before.json) -> 2026-11-20 (before.json): no changes.\n",
+    );
     const j = await cli(["diff", "before.json", "after.json", "--json"], files);
     expect(j.code).toBe(1);
     expect(JSON.parse(j.stdout)).toEqual({
@@ -358,7 +433,12 @@ describe("imagegen-pricing diff", () => {
     expect(walk.stdout).toMatch(/^Catalog 2026-11-20 -> 2026-12-01: 2 changes\n/);
     const walkJson = await cli(["diff", "history.json", "--json"], files);
     expect(JSON.parse(walkJson.stdout)).toEqual([
-      { before: "2026-11-20", after: "2026-12-01", equal: false, changes: diffCatalogs(before, after) },
+      {
+        before: "2026-11-20",
+        after: "2026-12-01",
+        equal: false,
+        changes: diffCatalogs(before, after),
+      },
     ]);
     const one = await cli(["diff", "one.json"], files);
     expect(one.code).toBe(0);
@@ -371,7 +451,10 @@ describe("imagegen-pricing diff", () => {
   it("P8: the shipped data/catalog.json reads as a history", async () => {
     const { readFileSync } = await import("node:fs");
     const text = readFileSync(`${root}data/catalog.json`, "utf8");
-    const r = await cli(["diff", "catalog.json", "before.json"], { ...files, "catalog.json": text });
+    const r = await cli(["diff", "catalog.json", "before.json"], {
+      ...files,
+      "catalog.json": text,
+    });
     expect(r.code, r.stderr).toBe(0);
   });
 
@@ -381,9 +464,15 @@ describe("imagegen-pricing diff", () => {
       ...before,
       defaultModelId: undefined,
       note: "x",
-      models: { ...before.models, beta: { ...model, maxImageCount: "4", outputFormat: "gif", qualities: undefined } },
+      models: {
+        ...before.models,
+        beta: { ...model, maxImageCount: "4", outputFormat: "gif", qualities: undefined },
+      },
     };
-    const r = await cli(["diff", "broken.json", "after.json"], { ...files, "broken.json": JSON.stringify(broken) });
+    const r = await cli(["diff", "broken.json", "after.json"], {
+      ...files,
+      "broken.json": JSON.stringify(broken),
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
@@ -415,8 +504,14 @@ describe("imagegen-pricing diff", () => {
       outputFormat: 1,
       backgrounds: 1,
     };
-    const many = { ...before, version: "soon", models: { ...before.models, beta: { ...model, ...wrong } } };
-    expect((await cli(["diff", "m.json", "after.json"], { "m.json": JSON.stringify(many) })).stderr).toMatch(/; and 1 more\.\n$/);
+    const many = {
+      ...before,
+      version: "soon",
+      models: { ...before.models, beta: { ...model, ...wrong } },
+    };
+    expect(
+      (await cli(["diff", "m.json", "after.json"], { "m.json": JSON.stringify(many) })).stderr,
+    ).toMatch(/; and 1 more\.\n$/);
   });
 
   it("P8: a bad file or bad arguments exit 2 with one clear line", async () => {
@@ -424,7 +519,10 @@ describe("imagegen-pricing diff", () => {
       [["diff", "missing.json", "after.json"], /^Cannot read missing\.json: ENOENT/],
       [["diff", "bad.json", "after.json"], /^bad\.json is not valid JSON: /],
       [["diff", "-", "after.json"], /^Standard input is not valid JSON: /],
-      [["diff", "before.json", "list.json"], /^list\.json must hold a catalog object or a catalog history/],
+      [
+        ["diff", "before.json", "list.json"],
+        /^list\.json must hold a catalog object or a catalog history/,
+      ],
       [
         ["diff", "invalid.json", "after.json"],
         /^invalid\.json is not a valid catalog: defaultModelId is "nope"; expected the id of one of its models \(alpha-img2, /,
@@ -471,7 +569,12 @@ describe("--at: the catalog in force at an instant (P8)", () => {
       imageCount: 1,
       totalCredits: 144,
     });
-    const text = await cli(["quote", "--model", "beta2", "-r", "4K", "--at", "2027-01-15"], {}, "", { history });
+    const text = await cli(
+      ["quote", "--model", "beta2", "-r", "4K", "--at", "2027-01-15"],
+      {},
+      "",
+      { history },
+    );
     expect(text.stdout).toContain("beta2, 4K, quality low: 144 credits per image");
     expect(text.stdout).toContain("prices of 2026-12-01");
   });
@@ -479,24 +582,53 @@ describe("--at: the catalog in force at an instant (P8)", () => {
   it("P8: without --at the newest catalog prices; --at now reads the clock", async () => {
     expect(JSON.parse((await quote4k([])).stdout).catalogVersion).toBe("2026-12-01");
     const clock = { history, now: () => Date.UTC(2026, 10, 25) };
-    expect(JSON.parse((await quote4k(["--at", "now"], clock)).stdout).catalogVersion).toBe("2026-11-20");
+    expect(JSON.parse((await quote4k(["--at", "now"], clock)).stdout).catalogVersion).toBe(
+      "2026-11-20",
+    );
   });
 
   it("P8: the built-in history: quote --at 2027-01-15 prices with the catalog of 2026-11-20", async () => {
-    const r = await cli(["quote", "--model", "beta2", "--resolution", "4K", "--at", "2027-01-15", "--json"]);
+    const r = await cli([
+      "quote",
+      "--model",
+      "beta2",
+      "--resolution",
+      "4K",
+      "--at",
+      "2027-01-15",
+      "--json",
+    ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ credits: 120, catalogVersion: "2026-11-20" });
   });
 
   it("P8: check, models and schema take --at too", async () => {
-    const body = JSON.stringify({ prompt: "fox", modelId: "beta2", resolution: "4K", imageCount: 2 });
-    const checked = await cli(["check", "-", "--at", "2026-12-01", "--json"], {}, body, { history });
-    expect(JSON.parse(checked.stdout).charge).toMatchObject({ totalCreditCost: 288, catalogVersion: "2026-12-01" });
+    const body = JSON.stringify({
+      prompt: "fox",
+      modelId: "beta2",
+      resolution: "4K",
+      imageCount: 2,
+    });
+    const checked = await cli(["check", "-", "--at", "2026-12-01", "--json"], {}, body, {
+      history,
+    });
+    expect(JSON.parse(checked.stdout).charge).toMatchObject({
+      totalCreditCost: 288,
+      catalogVersion: "2026-12-01",
+    });
     const models = await cli(["models", "--at", "2026-12-01", "--json"], {}, "", { history });
-    expect(JSON.parse(models.stdout).find((c: { modelId: string }) => c.modelId === "gamma-image-1.5").maxImageCount).toBe(12);
+    expect(
+      JSON.parse(models.stdout).find((c: { modelId: string }) => c.modelId === "gamma-image-1.5")
+        .maxImageCount,
+    ).toBe(12);
     const early = await cli(["models", "--at", "2026-11-30"], {}, "", { history });
     expect(early.stdout).toContain("Catalog 2026-11-20.");
-    const schema = await cli(["schema", "--model", "gamma-image-1.5", "--at", "2026-12-01"], {}, "", { history });
+    const schema = await cli(
+      ["schema", "--model", "gamma-image-1.5", "--at", "2026-12-01"],
+      {},
+      "",
+      { history },
+    );
     expect(JSON.parse(schema.stdout).properties.imageCount.maximum).toBe(12);
   });
 
@@ -518,7 +650,10 @@ describe("--at: the catalog in force at an instant (P8)", () => {
 
 describe("--json on every command", () => {
   it("quote, check, models, schema and diff all print JSON with --json", async () => {
-    const files = { "c.json": JSON.stringify(catalog), "r.json": JSON.stringify({ prompt: "fox", modelId: "beta" }) };
+    const files = {
+      "c.json": JSON.stringify(catalog),
+      "r.json": JSON.stringify({ prompt: "fox", modelId: "beta" }),
+    };
     for (const argv of [
       ["quote", "--model", "beta", "--json"],
       ["check", "r.json", "--json"],

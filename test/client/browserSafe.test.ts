@@ -18,8 +18,12 @@ describe("the client entry in a browser bundle", () => {
     });
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.some((path) => path.endsWith("src/client/createClient.ts"))).toBe(true);
-    expect(inputs.filter((path) => /src\/(server|store|node|postgres|cli|testing)\/|^node:/.test(path))).toEqual([]);
-    expect(inputs.filter((path) => !path.startsWith("src/") && !path.includes("node_modules/valibot/"))).toEqual([]);
+    expect(
+      inputs.filter((path) => /src\/(server|store|node|postgres|cli|testing)\/|^node:/.test(path)),
+    ).toEqual([]);
+    expect(
+      inputs.filter((path) => !path.startsWith("src/") && !path.includes("node_modules/valibot/")),
+    ).toEqual([]);
     expect(result.outputFiles[0]?.text).not.toMatch(/from\s*["']node:|require\(["']node:/);
   });
 });

@@ -27,7 +27,12 @@ describe("the answers", () => {
       userId: d.userId,
       apiKeyId: d.apiKeyId,
     });
-    expect(await d.client.credits()).toEqual({ creditBalance: 700, currency: "credits", userId: d.userId, apiKeyId: d.apiKeyId });
+    expect(await d.client.credits()).toEqual({
+      creditBalance: 700,
+      currency: "credits",
+      userId: d.userId,
+      apiKeyId: d.apiKeyId,
+    });
   });
 
   it("S11, P2: quote resolves to the core's quote at the account's multiplier, priceable or not", async () => {
@@ -58,7 +63,9 @@ describe("create", () => {
     const body = { prompt: "a fox", modelId: "beta", imageCount: 3 } as const;
     const accepted = await d.client.generations.create(body);
     const checked = checkRequest(body);
-    if (!checked.success) throw new Error("valid body");
+    if (!checked.success) {
+      throw new Error("valid body");
+    }
     const total = computeCharge(checked.output, { account: { multiplier: "2.3" } }).totalCreditCost;
     expect(total).toBe(174);
     expect(accepted.billing).toEqual({ totalCreditCost: 174, balanceAfterCredits: 826 });
@@ -106,23 +113,37 @@ describe("create", () => {
     const checked = checkRequest(body);
     expect(checked.success).toBe(false);
     expect(error).toBeInstanceOf(ImagegenError);
-    expect(error).toMatchObject({ code: "invalid_request", attempts: 0, status: undefined, requestId: undefined });
+    expect(error).toMatchObject({
+      code: "invalid_request",
+      attempts: 0,
+      status: undefined,
+      requestId: undefined,
+    });
     expect((error as ImagegenError).issues).toEqual(checked.success ? [] : checked.issues);
-    expect((error as ImagegenError).message).toMatch(/^The request was not sent: it breaks 4 rules/);
+    expect((error as ImagegenError).message).toMatch(
+      /^The request was not sent: it breaks 4 rules/,
+    );
     expect(fetch).not.toHaveBeenCalled();
     expect(await createAttempts(d.server)).toEqual([]);
   });
 
   it("S5, N13: a key option that is blank or differs from the body's is refused before sending", async () => {
     const d = await double();
-    const mismatch = await rejection(d.client.generations.create({ prompt: "x", idempotencyKey: "a" }, { idempotencyKey: "b" }));
+    const mismatch = await rejection(
+      d.client.generations.create({ prompt: "x", idempotencyKey: "a" }, { idempotencyKey: "b" }),
+    );
     expect(mismatch).toMatchObject({
       code: "invalid_request",
       issues: [{ path: "idempotencyKey", code: "idempotency_key_mismatch" }],
     });
     // The same key, padded, is the same key (N3).
-    await d.client.generations.create({ prompt: "x", modelId: "beta2", idempotencyKey: " k-9 " }, { idempotencyKey: "k-9" });
-    const blank = await rejection(d.client.generations.create({ prompt: "x" }, { idempotencyKey: "  " }));
+    await d.client.generations.create(
+      { prompt: "x", modelId: "beta2", idempotencyKey: " k-9 " },
+      { idempotencyKey: "k-9" },
+    );
+    const blank = await rejection(
+      d.client.generations.create({ prompt: "x" }, { idempotencyKey: "  " }),
+    );
     expect(blank).toMatchObject({ code: "invalid_request", issues: [{ path: "idempotencyKey" }] });
     expect((await createAttempts(d.server)).map((a) => a.idempotencyKey)).toEqual(["k-9"]);
   });
@@ -156,7 +177,9 @@ describe("estimate", () => {
     });
     const checked = checkRequest({ prompt: "x", modelId: "alpha-img2-5-flare", quality: "xhigh" });
     expect(estimate).toMatchObject({ credits: null, reason: "invalid_request" });
-    expect(estimate.credits === null && estimate.issues).toEqual(checked.success ? [] : checked.issues);
+    expect(estimate.credits === null && estimate.issues).toEqual(
+      checked.success ? [] : checked.issues,
+    );
     expect(await d.admin.requests()).toEqual([]);
   });
 
@@ -164,10 +187,18 @@ describe("estimate", () => {
     // A service whose catalog no longer has the model: the local check passes, the quote is null.
     const d = await double();
     const fetch = async () =>
-      new Response(JSON.stringify({ credits: null, reason: "unknown_model", message: "gone", catalogVersion: "2030-01-01" }), {
-        status: 200,
-        headers: { "content-type": "application/json" },
-      });
+      new Response(
+        JSON.stringify({
+          credits: null,
+          reason: "unknown_model",
+          message: "gone",
+          catalogVersion: "2030-01-01",
+        }),
+        {
+          status: 200,
+          headers: { "content-type": "application/json" },
+        },
+      );
     const client = createClient({ apiKey: d.key, baseUrl: IN_PROCESS, fetch });
     expect(await client.generations.estimate({ prompt: "x", modelId: "beta2" })).toEqual({
       credits: null,
@@ -180,10 +211,17 @@ describe("estimate", () => {
 describe("typed errors", () => {
   it("S4: insufficient_credits is 402 with the service's request id and the balance it gives; nothing charged, nothing retried", async () => {
     const d = await double({ credits: 50 });
-    const error = await rejection(d.client.generations.create({ prompt: "x", modelId: "beta2", imageCount: 2 }));
+    const error = await rejection(
+      d.client.generations.create({ prompt: "x", modelId: "beta2", imageCount: 2 }),
+    );
     expect(error).toBeInstanceOf(ImagegenError);
     expect(error).toBeInstanceOf(Error);
-    expect(error).toMatchObject({ code: "insufficient_credits", status: 402, balance: 50, attempts: 1 });
+    expect(error).toMatchObject({
+      code: "insufficient_credits",
+      status: 402,
+      balance: 50,
+      attempts: 1,
+    });
     expect((error as ImagegenError).requestId).toMatch(/^req_/);
     expect((error as ImagegenError).idempotencyKey).toMatch(UUID);
     expect(await createAttempts(d.server)).toHaveLength(1);
@@ -192,33 +230,60 @@ describe("typed errors", () => {
 
   it("S5: the same key with another request is 409 idempotency_key_reused, not retried", async () => {
     const d = await double();
-    await d.client.generations.create({ prompt: "a fox", modelId: "beta2" }, { idempotencyKey: "k-1" });
-    const error = await rejection(d.client.generations.create({ prompt: "a cat", modelId: "beta2" }, { idempotencyKey: "k-1" }));
-    expect(error).toMatchObject({ code: "idempotency_key_reused", status: 409, attempts: 1, idempotencyKey: "k-1" });
+    await d.client.generations.create(
+      { prompt: "a fox", modelId: "beta2" },
+      { idempotencyKey: "k-1" },
+    );
+    const error = await rejection(
+      d.client.generations.create({ prompt: "a cat", modelId: "beta2" }, { idempotencyKey: "k-1" }),
+    );
+    expect(error).toMatchObject({
+      code: "idempotency_key_reused",
+      status: 409,
+      attempts: 1,
+      idempotencyKey: "k-1",
+    });
     expect(await createAttempts(d.server)).toHaveLength(2);
   });
 
   it("S2: an asset the caller does not own is 400 asset_not_found naming its path, not retried", async () => {
     const d = await double();
     const error = await rejection(
-      d.client.generations.create({ prompt: "edit", generationType: "image-to-image", inputAssetIds: ["ast_not_mine"] }),
+      d.client.generations.create({
+        prompt: "edit",
+        generationType: "image-to-image",
+        inputAssetIds: ["ast_not_mine"],
+      }),
     );
-    expect(error).toMatchObject({ code: "asset_not_found", status: 400, param: "inputAssetIds[0]", attempts: 1 });
+    expect(error).toMatchObject({
+      code: "asset_not_found",
+      status: 400,
+      param: "inputAssetIds[0]",
+      attempts: 1,
+    });
   });
 
   it("S1: a revoked key is 401 invalid_api_key on every call, and the key is in no error", async () => {
     const d = await double();
     await d.admin.revokeApiKey(d.apiKeyId);
-    for (const call of [d.client.ping(), d.client.credits(), d.client.quote({ kind: "image", modelId: "beta2" })]) {
+    for (const call of [
+      d.client.ping(),
+      d.client.credits(),
+      d.client.quote({ kind: "image", modelId: "beta2" }),
+    ]) {
       const error = await rejection(call);
       expect(error).toMatchObject({ code: "invalid_api_key", status: 401, attempts: 1 });
-      expect(JSON.stringify({ ...(error as object), message: (error as Error).message })).not.toContain(d.key);
+      expect(
+        JSON.stringify({ ...(error as object), message: (error as Error).message }),
+      ).not.toContain(d.key);
     }
   });
 
   it("S11: a quote spec that is not an object of the quote's fields is 400 invalid_request with the service's issues", async () => {
     const d = await double();
-    const error = await rejection(d.client.quote({ kind: "image", modelId: "beta2", referenceImageCount: "2" as never }));
+    const error = await rejection(
+      d.client.quote({ kind: "image", modelId: "beta2", referenceImageCount: "2" as never }),
+    );
     expect(error).toMatchObject({
       code: "invalid_request",
       status: 400,

@@ -6,7 +6,12 @@
  */
 import fc from "fast-check";
 import { describe, it } from "vitest";
-import { createClient, type GenerationInput, ImagegenError, type RetryEvent } from "../../src/client/index.js";
+import {
+  createClient,
+  type GenerationInput,
+  ImagegenError,
+  type RetryEvent,
+} from "../../src/client/index.js";
 import { checkRequest, computeCharge } from "../../src/index.js";
 import type { FaultInput } from "../../src/server/index.js";
 import { generationRequestBody } from "../../src/testing/index.js";
@@ -28,7 +33,10 @@ const fault: fc.Arbitrary<FaultInput> = fc
   }));
 
 /** A create of the run: a valid body, and where its key goes (the option, the body, or both). */
-const create = fc.record({ body: generationRequestBody(), keyIn: fc.constantFrom("option", "body", "both") });
+const create = fc.record({
+  body: generationRequestBody(),
+  keyIn: fc.constantFrom("option", "body", "both"),
+});
 
 describe("the client under random faults", () => {
   it("S5, S13, S17: property: each create charged at most once, exactly once when it resolves; one key per create; the ledger reconciles", async () => {
@@ -42,8 +50,12 @@ describe("the client under random faults", () => {
         async (faults, creates, maxRetries, timeoutMs) => {
           const d = await double({ credits: 1e12 });
           const assets: string[] = [];
-          for (let i = 0; i < 14; i++) assets.push((await d.admin.createAsset(d.userId)).assetId);
-          for (const f of faults) await d.admin.addFault(f);
+          for (let i = 0; i < 14; i++) {
+            assets.push((await d.admin.createAsset(d.userId)).assetId);
+          }
+          for (const f of faults) {
+            await d.admin.addFault(f);
+          }
           const wire = tracked(d.server.fetch);
           const retries: RetryEvent[] = [];
           const client = createClient({
@@ -60,16 +72,29 @@ describe("the client under random faults", () => {
           for (const [i, { body: generated, keyIn }] of creates.entries()) {
             const body = withOwnAssets(generated, assets);
             const checked = checkRequest(body);
-            if (!checked.success)
-              throw new Error(`generationRequestBody gave an invalid body: ${JSON.stringify(checked.issues)}`);
+            if (!checked.success) {
+              throw new Error(
+                `generationRequestBody gave an invalid body: ${JSON.stringify(checked.issues)}`,
+              );
+            }
             const cost = computeCharge(checked.output).totalCreditCost;
             const key = keyIn === "option" ? globalThis.crypto.randomUUID() : `order-${i}`;
             const sent = keyIn === "option" ? body : { ...body, idempotencyKey: key };
             try {
-              const accepted = await client.generations.create(sent, keyIn === "body" ? {} : { idempotencyKey: key });
-              outcomes.push({ key, cost, attempts: retries.filter((r) => r.idempotencyKey === key).length + 1, accepted });
+              const accepted = await client.generations.create(
+                sent,
+                keyIn === "body" ? {} : { idempotencyKey: key },
+              );
+              outcomes.push({
+                key,
+                cost,
+                attempts: retries.filter((r) => r.idempotencyKey === key).length + 1,
+                accepted,
+              });
             } catch (error) {
-              if (!(error instanceof ImagegenError)) throw error;
+              if (!(error instanceof ImagegenError)) {
+                throw error;
+              }
               outcomes.push({ key, cost, attempts: error.attempts, error });
             }
           }
@@ -86,8 +111,13 @@ describe("the client under random faults", () => {
 function withOwnAssets(body: Record<string, unknown>, assets: readonly string[]): GenerationInput {
   const { idempotencyKey: _, ...rest } = body;
   const ids = rest.inputAssetIds as string[] | undefined;
-  if (ids === undefined) return rest as GenerationInput;
+  if (ids === undefined) {
+    return rest as GenerationInput;
+  }
   const distinct = [...new Set(ids.map((id) => id.trim()))];
-  const own = { ...rest, inputAssetIds: ids.map((id) => assets[distinct.indexOf(id.trim())] as string) };
+  const own = {
+    ...rest,
+    inputAssetIds: ids.map((id) => assets[distinct.indexOf(id.trim())] as string),
+  };
   return own as unknown as GenerationInput;
 }

@@ -5,13 +5,24 @@
  * exactly once when it resolved, one key on all its attempts, the ledger reconciled.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type Client, createClient, type GenerationInput, ImagegenError, type RetryEvent } from "../../src/client/index.js";
+import {
+  type Client,
+  createClient,
+  type GenerationInput,
+  ImagegenError,
+  type RetryEvent,
+} from "../../src/client/index.js";
 import { checkRequest, computeCharge } from "../../src/index.js";
 import { serve } from "../../src/node/index.js";
 import type { FaultInput, ReferenceServer } from "../../src/server/index.js";
 import { type CreateOutcome, double, expectChargedOnce, rejection, tracked } from "./helpers.js";
 
-const BODY = { prompt: "a lighthouse at dusk", modelId: "beta-pro", resolution: "4K", imageCount: 2 } as const;
+const BODY = {
+  prompt: "a lighthouse at dusk",
+  modelId: "beta-pro",
+  resolution: "4K",
+  imageCount: 2,
+} as const;
 /** beta-pro at 4K is 100 credits an image. */
 const COST = 200;
 
@@ -38,147 +49,191 @@ async function setupOn(
     return { ...d, client, retries, settle: wire.idle, close: async () => {} };
   }
   const running = await serve({ port: 0, server: d.server, handleSignals: false });
-  const client = createClient({ apiKey: d.key, baseUrl: running.url, maxRetryDelayMs: 0, onRetry, ...options });
+  const client = createClient({
+    apiKey: d.key,
+    baseUrl: running.url,
+    maxRetryDelayMs: 0,
+    onRetry,
+    ...options,
+  });
   return { ...d, client, retries, settle: async () => {}, close: running.close };
 }
 
 /** Runs one create, keeping how it ended and how many requests it sent. */
-async function createOnce(client: Client, retries: RetryEvent[], body: GenerationInput, key: string): Promise<CreateOutcome> {
+async function createOnce(
+  client: Client,
+  retries: RetryEvent[],
+  body: GenerationInput,
+  key: string,
+): Promise<CreateOutcome> {
   const checked = checkRequest(body);
-  if (!checked.success) throw new Error("the test's body is valid");
+  if (!checked.success) {
+    throw new Error("the test's body is valid");
+  }
   const cost = computeCharge(checked.output).totalCreditCost;
   try {
     const accepted = await client.generations.create(body, { idempotencyKey: key });
-    return { key, cost, attempts: retries.filter((r) => r.idempotencyKey === key).length + 1, accepted };
+    return {
+      key,
+      cost,
+      attempts: retries.filter((r) => r.idempotencyKey === key).length + 1,
+      accepted,
+    };
   } catch (error) {
-    if (!(error instanceof ImagegenError)) throw error;
+    if (!(error instanceof ImagegenError)) {
+      throw error;
+    }
     return { key, cost, attempts: error.attempts, error };
   }
 }
 
 const addFaults = async (server: ReferenceServer, faults: FaultInput[]) => {
-  for (const fault of faults) await server.admin.addFault({ path: "/api/generations", ...fault });
+  for (const fault of faults) {
+    await server.admin.addFault({ path: "/api/generations", ...fault });
+  }
 };
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-describe.each<Transport>(["in process", "over a socket"])("the client against the double's faults, %s", (transport) => {
-  it("S17, S5: a lost answer (carried out, then no answer) is retried with the same key and resolves as the original task, charged once", async () => {
-    const s = await setupOn(transport);
-    try {
-      await addFaults(s.server, [{ kind: "lose_answer" }]);
-      const outcome = await createOnce(s.client, s.retries, BODY, "lost-1");
-      expect(outcome.accepted?.billing.totalCreditCost).toBe(COST);
-      expect(outcome.attempts).toBe(2);
-      expect(s.retries[0]?.error.code).toBe("connection_error");
-      const journal = (await s.admin.requests()).filter((r) => r.path === "/api/generations").reverse();
-      expect(journal.map((r) => [r.status, r.idempotencyKey])).toEqual([
-        [0, "lost-1"],
-        [202, "lost-1"],
-      ]);
-      await s.settle();
-      await expectChargedOnce(s.server, s.userId, [outcome]);
-    } finally {
-      await s.close();
-    }
-  });
+describe.each<Transport>(["in process", "over a socket"])(
+  "the client against the double's faults, %s",
+  (transport) => {
+    it("S17, S5: a lost answer (carried out, then no answer) is retried with the same key and resolves as the original task, charged once", async () => {
+      const s = await setupOn(transport);
+      try {
+        await addFaults(s.server, [{ kind: "lose_answer" }]);
+        const outcome = await createOnce(s.client, s.retries, BODY, "lost-1");
+        expect(outcome.accepted?.billing.totalCreditCost).toBe(COST);
+        expect(outcome.attempts).toBe(2);
+        expect(s.retries[0]?.error.code).toBe("connection_error");
+        const journal = (await s.admin.requests())
+          .filter((r) => r.path === "/api/generations")
+          .reverse();
+        expect(journal.map((r) => [r.status, r.idempotencyKey])).toEqual([
+          [0, "lost-1"],
+          [202, "lost-1"],
+        ]);
+        await s.settle();
+        await expectChargedOnce(s.server, s.userId, [outcome]);
+      } finally {
+        await s.close();
+      }
+    });
 
-  it("S17: 503 with Retry-After and 500 change nothing on the service; the retries resolve, charged once, every attempt under one key", async () => {
-    const s = await setupOn(transport, { maxRetries: 2 });
-    try {
-      await addFaults(s.server, [{ kind: "unavailable", retryAfterS: 1 }, { kind: "internal" }]);
-      const outcome = await createOnce(s.client, s.retries, BODY, "flaky-1");
-      expect(outcome.accepted).toBeDefined();
-      expect(s.retries.map((r) => [r.error.code, r.error.status])).toEqual([
-        ["service_unavailable", 503],
-        ["internal_error", 500],
-      ]);
-      expect(s.retries[0]?.error.retryAfterMs).toBe(1000);
-      // The journal shows the key of the attempts the faults answered too: the client sends it as a header.
-      const journal = (await s.admin.requests()).filter((r) => r.path === "/api/generations").reverse();
-      expect(journal.map((r) => [r.status, r.idempotencyKey])).toEqual([
-        [503, "flaky-1"],
-        [500, "flaky-1"],
-        [202, "flaky-1"],
-      ]);
-      await s.settle();
-      await expectChargedOnce(s.server, s.userId, [outcome]);
-    } finally {
-      await s.close();
-    }
-  });
+    it("S17: 503 with Retry-After and 500 change nothing on the service; the retries resolve, charged once, every attempt under one key", async () => {
+      const s = await setupOn(transport, { maxRetries: 2 });
+      try {
+        await addFaults(s.server, [{ kind: "unavailable", retryAfterS: 1 }, { kind: "internal" }]);
+        const outcome = await createOnce(s.client, s.retries, BODY, "flaky-1");
+        expect(outcome.accepted).toBeDefined();
+        expect(s.retries.map((r) => [r.error.code, r.error.status])).toEqual([
+          ["service_unavailable", 503],
+          ["internal_error", 500],
+        ]);
+        expect(s.retries[0]?.error.retryAfterMs).toBe(1000);
+        // The journal shows the key of the attempts the faults answered too: the client sends it as a header.
+        const journal = (await s.admin.requests())
+          .filter((r) => r.path === "/api/generations")
+          .reverse();
+        expect(journal.map((r) => [r.status, r.idempotencyKey])).toEqual([
+          [503, "flaky-1"],
+          [500, "flaky-1"],
+          [202, "flaky-1"],
+        ]);
+        await s.settle();
+        await expectChargedOnce(s.server, s.userId, [outcome]);
+      } finally {
+        await s.close();
+      }
+    });
 
-  it("S17: a delayed answer within the attempt's time resolves on the first attempt", async () => {
-    const s = await setupOn(transport);
-    try {
-      await addFaults(s.server, [{ kind: "delay", delayMs: 20 }]);
-      const outcome = await createOnce(s.client, s.retries, BODY, "slow-1");
-      expect(outcome).toMatchObject({ attempts: 1, accepted: { billing: { totalCreditCost: COST } } });
-      await s.settle();
-      await expectChargedOnce(s.server, s.userId, [outcome]);
-    } finally {
-      await s.close();
-    }
-  });
+    it("S17: a delayed answer within the attempt's time resolves on the first attempt", async () => {
+      const s = await setupOn(transport);
+      try {
+        await addFaults(s.server, [{ kind: "delay", delayMs: 20 }]);
+        const outcome = await createOnce(s.client, s.retries, BODY, "slow-1");
+        expect(outcome).toMatchObject({
+          attempts: 1,
+          accepted: { billing: { totalCreditCost: COST } },
+        });
+        await s.settle();
+        await expectChargedOnce(s.server, s.userId, [outcome]);
+      } finally {
+        await s.close();
+      }
+    });
 
-  it("S17, S5: lost, unavailable, internal and lost again, mixed: the fifth attempt resolves as the task the first lost answer made", async () => {
-    const s = await setupOn(transport, { maxRetries: 4 });
-    try {
-      await addFaults(s.server, [
-        { kind: "lose_answer" },
-        { kind: "unavailable", retryAfterS: 3 },
-        { kind: "internal" },
-        { kind: "lose_answer" },
-      ]);
-      const outcome = await createOnce(s.client, s.retries, BODY, "mixed-1");
-      expect(outcome.attempts).toBe(5);
-      const journal = (await s.admin.requests()).filter((r) => r.path === "/api/generations").reverse();
-      expect(journal.map((r) => r.status)).toEqual([0, 503, 500, 0, 202]);
-      await s.settle();
-      await expectChargedOnce(s.server, s.userId, [outcome]);
-      expect((await s.admin.ledger(s.userId)).filter((e) => e.kind === "debit")).toHaveLength(1);
-    } finally {
-      await s.close();
-    }
-  });
+    it("S17, S5: lost, unavailable, internal and lost again, mixed: the fifth attempt resolves as the task the first lost answer made", async () => {
+      const s = await setupOn(transport, { maxRetries: 4 });
+      try {
+        await addFaults(s.server, [
+          { kind: "lose_answer" },
+          { kind: "unavailable", retryAfterS: 3 },
+          { kind: "internal" },
+          { kind: "lose_answer" },
+        ]);
+        const outcome = await createOnce(s.client, s.retries, BODY, "mixed-1");
+        expect(outcome.attempts).toBe(5);
+        const journal = (await s.admin.requests())
+          .filter((r) => r.path === "/api/generations")
+          .reverse();
+        expect(journal.map((r) => r.status)).toEqual([0, 503, 500, 0, 202]);
+        await s.settle();
+        await expectChargedOnce(s.server, s.userId, [outcome]);
+        expect((await s.admin.ledger(s.userId)).filter((e) => e.kind === "debit")).toHaveLength(1);
+      } finally {
+        await s.close();
+      }
+    });
 
-  it("S5: a create whose retries ran out on lost answers rejects, charged once; creating again with its key gets that task, charged nothing more", async () => {
-    const s = await setupOn(transport, { maxRetries: 1 });
-    try {
-      await addFaults(s.server, [{ kind: "lose_answer", times: 2 }]);
-      const outcome = await createOnce(s.client, s.retries, BODY, "gave-up-1");
-      expect(outcome.error).toMatchObject({ code: "connection_error", attempts: 2, idempotencyKey: "gave-up-1" });
-      expect(outcome.error?.message).toContain("gave up after 2 attempts");
-      await s.settle();
-      await expectChargedOnce(s.server, s.userId, [outcome]);
-      const balance = await s.admin.balance(s.userId);
-      expect(balance).toBe(10_000 - COST);
+    it("S5: a create whose retries ran out on lost answers rejects, charged once; creating again with its key gets that task, charged nothing more", async () => {
+      const s = await setupOn(transport, { maxRetries: 1 });
+      try {
+        await addFaults(s.server, [{ kind: "lose_answer", times: 2 }]);
+        const outcome = await createOnce(s.client, s.retries, BODY, "gave-up-1");
+        expect(outcome.error).toMatchObject({
+          code: "connection_error",
+          attempts: 2,
+          idempotencyKey: "gave-up-1",
+        });
+        expect(outcome.error?.message).toContain("gave up after 2 attempts");
+        await s.settle();
+        await expectChargedOnce(s.server, s.userId, [outcome]);
+        const balance = await s.admin.balance(s.userId);
+        expect(balance).toBe(10_000 - COST);
 
-      const again = await s.client.generations.create(BODY, { idempotencyKey: outcome.error?.idempotencyKey as string });
-      expect(again.billing.totalCreditCost).toBe(COST);
-      expect(await s.admin.balance(s.userId)).toBe(balance);
-    } finally {
-      await s.close();
-    }
-  });
+        const again = await s.client.generations.create(BODY, {
+          idempotencyKey: outcome.error?.idempotencyKey as string,
+        });
+        expect(again.billing.totalCreditCost).toBe(COST);
+        expect(await s.admin.balance(s.userId)).toBe(balance);
+      } finally {
+        await s.close();
+      }
+    });
 
-  it("S17: 503s that outlast the retries reject with the last answer's error, and nothing is charged", async () => {
-    const s = await setupOn(transport, { maxRetries: 2 });
-    try {
-      await addFaults(s.server, [{ kind: "unavailable", times: 3 }]);
-      const outcome = await createOnce(s.client, s.retries, BODY, "down-1");
-      expect(outcome.error).toMatchObject({ code: "service_unavailable", status: 503, attempts: 3 });
-      expect(outcome.error?.requestId).toMatch(/^req_/);
-      await s.settle();
-      await expectChargedOnce(s.server, s.userId, [outcome]);
-      expect(await s.admin.balance(s.userId)).toBe(10_000);
-    } finally {
-      await s.close();
-    }
-  });
-});
+    it("S17: 503s that outlast the retries reject with the last answer's error, and nothing is charged", async () => {
+      const s = await setupOn(transport, { maxRetries: 2 });
+      try {
+        await addFaults(s.server, [{ kind: "unavailable", times: 3 }]);
+        const outcome = await createOnce(s.client, s.retries, BODY, "down-1");
+        expect(outcome.error).toMatchObject({
+          code: "service_unavailable",
+          status: 503,
+          attempts: 3,
+        });
+        expect(outcome.error?.requestId).toMatch(/^req_/);
+        await s.settle();
+        await expectChargedOnce(s.server, s.userId, [outcome]);
+        expect(await s.admin.balance(s.userId)).toBe(10_000);
+      } finally {
+        await s.close();
+      }
+    });
+  },
+);
 
 describe("the client against the double's faults, in process, with the clock", () => {
   it("S17: the double's Retry-After is honoured: the retry waits the seconds it names", async () => {
@@ -188,7 +243,12 @@ describe("the client against the double's faults, in process, with the clock", (
     const told = new Promise<RetryEvent>((resolve) => {
       retried = resolve;
     });
-    const client = createClient({ apiKey: d.key, baseUrl: "http://double.test", fetch: d.server.fetch, onRetry: retried });
+    const client = createClient({
+      apiKey: d.key,
+      baseUrl: "http://double.test",
+      fetch: d.server.fetch,
+      onRetry: retried,
+    });
     await addFaults(d.server, [{ kind: "unavailable", retryAfterS: 2 }]);
     const done = client.generations.create(BODY, { idempotencyKey: "wait-1" });
     // Told of the 503, the client is now waiting on its timer.
@@ -213,7 +273,10 @@ describe("the client against the double's faults, in process, with the clock", (
     await vi.advanceTimersByTimeAsync(50);
     const outcome = await done;
     expect(s.retries.map((r) => r.error.code)).toEqual(["timeout"]);
-    expect(outcome).toMatchObject({ attempts: 2, accepted: { billing: { totalCreditCost: COST } } });
+    expect(outcome).toMatchObject({
+      attempts: 2,
+      accepted: { billing: { totalCreditCost: COST } },
+    });
     await vi.advanceTimersByTimeAsync(300);
     await s.settle();
     await expectChargedOnce(s.server, s.userId, [outcome]);
@@ -233,7 +296,9 @@ describe("the client against the double's faults, in process, with the clock", (
 
   it("the rejection of a create that never reached the service says so: an abort before sending is 0 attempts and nothing charged", async () => {
     const s = await setupOn("in process");
-    const error = await rejection(s.client.generations.create(BODY, { signal: AbortSignal.abort() }));
+    const error = await rejection(
+      s.client.generations.create(BODY, { signal: AbortSignal.abort() }),
+    );
     expect(error).toMatchObject({ code: "aborted", attempts: 0 });
     expect(await s.admin.requests()).toEqual([]);
   });

@@ -3,7 +3,12 @@
  * key, and a client on it; and the ledger's and journal's view of what the client's creates did.
  */
 import { expect } from "vitest";
-import { type ClientOptions, createClient, type GenerationAccepted, type ImagegenError } from "../../src/client/index.js";
+import {
+  type ClientOptions,
+  createClient,
+  type GenerationAccepted,
+  type ImagegenError,
+} from "../../src/client/index.js";
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 
 /** The admin token of the tests' servers (turns the faults and the journal on). */
@@ -13,7 +18,9 @@ export const ADMIN_TOKEN = "client-tests-admin-token-0001";
 export const IN_PROCESS = "http://double.test";
 
 /** A reference server with faults on, one user with `credits`, its key, and a client on `server.fetch`. */
-export async function double(options: { credits?: number; multiplier?: string; client?: Partial<ClientOptions> } = {}) {
+export async function double(
+  options: { credits?: number; multiplier?: string; client?: Partial<ClientOptions> } = {},
+) {
   const server = createReferenceServer({ adminToken: ADMIN_TOKEN });
   const { userId } = await server.admin.createUser({
     credits: options.credits ?? 100_000,
@@ -21,14 +28,21 @@ export async function double(options: { credits?: number; multiplier?: string; c
   });
   const { key, apiKeyId } = await server.admin.createApiKey(userId);
   // No waiting between attempts: the schedules are the faults', not the clock's.
-  const client = createClient({ apiKey: key, baseUrl: IN_PROCESS, fetch: server.fetch, maxRetryDelayMs: 0, ...options.client });
+  const client = createClient({
+    apiKey: key,
+    baseUrl: IN_PROCESS,
+    fetch: server.fetch,
+    maxRetryDelayMs: 0,
+    ...options.client,
+  });
   return { server, admin: server.admin, userId, key, apiKeyId, client };
 }
 
 /** What the double recorded for a user: every debit and refund, and whether the ledger reconciles (S13). */
 export async function ledgerOf(server: ReferenceServer, userId: string) {
   const entries = await server.admin.ledger(userId);
-  const sum = (kind: string) => entries.filter((e) => e.kind === kind).reduce((total, e) => total + e.credits, 0);
+  const sum = (kind: string) =>
+    entries.filter((e) => e.kind === kind).reduce((total, e) => total + e.credits, 0);
   const balance = await server.admin.balance(userId);
   return {
     debits: entries.filter((e) => e.kind === "debit"),
@@ -69,7 +83,9 @@ export function tracked(fetch: (request: Request) => Promise<Response>) {
     },
     /** Resolves once every request sent so far has been answered (or its answer lost). */
     idle: async () => {
-      while (pending.size > 0) await Promise.all(pending);
+      while (pending.size > 0) {
+        await Promise.all(pending);
+      }
     },
   };
 }
@@ -91,7 +107,11 @@ export type CreateOutcome = {
  * debited lies between the sum of the confirmed creates and the sum of all attempted; the journal
  * shows every attempt of a create with that create's key, and nothing else; the ledger reconciles.
  */
-export async function expectChargedOnce(server: ReferenceServer, userId: string, outcomes: CreateOutcome[]) {
+export async function expectChargedOnce(
+  server: ReferenceServer,
+  userId: string,
+  outcomes: CreateOutcome[],
+) {
   const ledger = await ledgerOf(server, userId);
   expect(ledger.reconciles, "balance = grants - debits + refunds").toBe(true);
   const tasks = await Promise.all(ledger.debits.map((d) => server.admin.task(d.taskId as string)));
@@ -122,7 +142,12 @@ export async function expectChargedOnce(server: ReferenceServer, userId: string,
   const journal = await createAttempts(server);
   const sentKeys = journal.map((entry) => entry.idempotencyKey);
   for (const o of outcomes) {
-    expect(sentKeys.filter((k) => k === o.key).length, `attempts of create ${o.key} in the journal`).toBe(o.attempts);
+    expect(
+      sentKeys.filter((k) => k === o.key).length,
+      `attempts of create ${o.key} in the journal`,
+    ).toBe(o.attempts);
   }
-  expect(journal.length, "journal entries of no create").toBe(outcomes.reduce((sum, o) => sum + o.attempts, 0));
+  expect(journal.length, "journal entries of no create").toBe(
+    outcomes.reduce((sum, o) => sum + o.attempts, 0),
+  );
 }

@@ -4,13 +4,24 @@
  * time limit and the caller's abort. Waits are read from the `onRetry` hook or run on fake timers.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ClientOptions, createClient, ImagegenError, type RetryEvent } from "../../src/client/index.js";
+import {
+  type ClientOptions,
+  createClient,
+  ImagegenError,
+  type RetryEvent,
+} from "../../src/client/index.js";
 import { IN_PROCESS, rejection } from "./helpers.js";
 
 const KEY = "ck_test_retries_0000000000000001";
 const BODY = { prompt: "a fox", modelId: "beta2" } as const;
 const ACCEPTED = {
-  batch: { taskId: "task_1", request: {}, results: [], totalCreditCost: 80, balanceAfterCredits: 920 },
+  batch: {
+    taskId: "task_1",
+    request: {},
+    results: [],
+    totalCreditCost: 80,
+    balanceAfterCredits: 920,
+  },
   billing: { totalCreditCost: 80, balanceAfterCredits: 920 },
 };
 
@@ -33,15 +44,24 @@ function scripted(steps: Step[]) {
     sent.push(entry);
     entry.body = await request.clone().text();
     const step = steps.shift();
-    if (step === undefined) throw new Error("no more steps");
-    if (step === "hang") return new Promise<Response>(() => {});
-    if (step instanceof Error) throw step;
+    if (step === undefined) {
+      throw new Error("no more steps");
+    }
+    if (step === "hang") {
+      return new Promise<Response>(() => {});
+    }
+    if (step instanceof Error) {
+      throw step;
+    }
     return step;
   });
   return { fetch, sent };
 }
 
-function clientWith(fetch: (request: Request) => Promise<Response>, options: Partial<ClientOptions> = {}) {
+function clientWith(
+  fetch: (request: Request) => Promise<Response>,
+  options: Partial<ClientOptions> = {},
+) {
   const retries: RetryEvent[] = [];
   const client = createClient({
     apiKey: KEY,
@@ -70,19 +90,27 @@ describe("what is retried", () => {
     ["503", failed(503, "service_unavailable")],
     ["504", failed(504, "gateway_timeout")],
     ["a 2xx whose body is not JSON", new Response("<html>", { status: 202 })],
-  ])("S5: %s is retried with the same key, header and body, and the retry's answer resolves the create", async (_, first) => {
-    const { fetch, sent } = scripted([first, json(202, ACCEPTED)]);
-    const { client, retries } = clientWith(fetch);
-    expect(await client.generations.create(BODY)).toEqual(ACCEPTED);
-    expect(sent).toHaveLength(2);
-    const keys = sent.map((s) => s.request.headers.get("idempotency-key"));
-    expect(keys[0]).toBeTruthy();
-    expect(keys[1]).toBe(keys[0]);
-    expect(sent.map((s) => JSON.parse(s.body).idempotencyKey)).toEqual(keys);
-    expect(sent[1]?.body).toBe(sent[0]?.body);
-    expect(retries).toHaveLength(1);
-    expect(retries[0]).toMatchObject({ attempt: 1, method: "POST", path: "/api/generations", idempotencyKey: keys[0] });
-  });
+  ])(
+    "S5: %s is retried with the same key, header and body, and the retry's answer resolves the create",
+    async (_, first) => {
+      const { fetch, sent } = scripted([first, json(202, ACCEPTED)]);
+      const { client, retries } = clientWith(fetch);
+      expect(await client.generations.create(BODY)).toEqual(ACCEPTED);
+      expect(sent).toHaveLength(2);
+      const keys = sent.map((s) => s.request.headers.get("idempotency-key"));
+      expect(keys[0]).toBeTruthy();
+      expect(keys[1]).toBe(keys[0]);
+      expect(sent.map((s) => JSON.parse(s.body).idempotencyKey)).toEqual(keys);
+      expect(sent[1]?.body).toBe(sent[0]?.body);
+      expect(retries).toHaveLength(1);
+      expect(retries[0]).toMatchObject({
+        attempt: 1,
+        method: "POST",
+        path: "/api/generations",
+        idempotencyKey: keys[0],
+      });
+    },
+  );
 
   it("a body cut short (the stream fails while it is read) is a connection that closed without an answer: retried", async () => {
     const broken = new ReadableStream({
@@ -104,14 +132,23 @@ describe("what is retried", () => {
       const { fetch } = scripted([failed(status, `code_${status}`)]);
       const { client, retries } = clientWith(fetch);
       const error = await rejection(client.generations.create(BODY));
-      expect(error).toMatchObject({ code: `code_${status}`, status, attempts: 1, requestId: "req_1" });
+      expect(error).toMatchObject({
+        code: `code_${status}`,
+        status,
+        attempts: 1,
+        requestId: "req_1",
+      });
       expect(fetch).toHaveBeenCalledTimes(1);
       expect(retries).toEqual([]);
     },
   );
 
   it("retries that run out give the last answer's error, saying how many attempts were made", async () => {
-    const { fetch } = scripted([failed(500, "internal_error"), failed(502, "bad_gateway"), failed(503, "service_unavailable")]);
+    const { fetch } = scripted([
+      failed(500, "internal_error"),
+      failed(502, "bad_gateway"),
+      failed(503, "service_unavailable"),
+    ]);
     const { client } = clientWith(fetch);
     const error = await rejection(client.ping());
     expect(error).toBeInstanceOf(ImagegenError);
@@ -120,7 +157,8 @@ describe("what is retried", () => {
   });
 
   it("maxRetries bounds the attempts, on the client and per call; 0 sends once", async () => {
-    const always = () => scripted(Array.from({ length: 20 }, () => failed(503, "service_unavailable")));
+    const always = () =>
+      scripted(Array.from({ length: 20 }, () => failed(503, "service_unavailable")));
     const a = always();
     await rejection(clientWith(a.fetch, { maxRetries: 5 }).client.credits());
     expect(a.fetch).toHaveBeenCalledTimes(6);
@@ -133,7 +171,11 @@ describe("what is retried", () => {
   });
 
   it("a failure after retries that is not retryable ends the call at once", async () => {
-    const { fetch } = scripted([failed(503, "service_unavailable"), failed(402, "insufficient_credits"), json(202, ACCEPTED)]);
+    const { fetch } = scripted([
+      failed(503, "service_unavailable"),
+      failed(402, "insufficient_credits"),
+      json(202, ACCEPTED),
+    ]);
     const error = await rejection(clientWith(fetch).client.generations.create(BODY));
     expect(error).toMatchObject({ code: "insufficient_credits", status: 402, attempts: 2 });
     expect(fetch).toHaveBeenCalledTimes(2);
@@ -210,8 +252,13 @@ describe("the attempt's time limit and the caller's abort", () => {
     expect(fetch).toHaveBeenCalledTimes(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(await done).toEqual(ACCEPTED);
-    expect(retries[0]?.error).toMatchObject({ code: "timeout", message: "No answer to POST /api/generations within 5000 ms." });
-    expect(sent[1]?.request.headers.get("idempotency-key")).toBe(sent[0]?.request.headers.get("idempotency-key"));
+    expect(retries[0]?.error).toMatchObject({
+      code: "timeout",
+      message: "No answer to POST /api/generations within 5000 ms.",
+    });
+    expect(sent[1]?.request.headers.get("idempotency-key")).toBe(
+      sent[0]?.request.headers.get("idempotency-key"),
+    );
   });
 
   it("with the global fetch, an attempt given up on (time or abort) is aborted too, so that its connection closes", async () => {
@@ -221,7 +268,13 @@ describe("the attempt's time limit and the caller's abort", () => {
       signals.push(init.signal as AbortSignal);
       return new Promise<Response>(() => {});
     });
-    const client = createClient({ apiKey: KEY, baseUrl: IN_PROCESS, timeoutMs: 100, maxRetries: 1, maxRetryDelayMs: 0 });
+    const client = createClient({
+      apiKey: KEY,
+      baseUrl: IN_PROCESS,
+      timeoutMs: 100,
+      maxRetries: 1,
+      maxRetryDelayMs: 0,
+    });
     const timedOut = rejection(client.ping());
     await vi.advanceTimersByTimeAsync(100);
     expect(signals.map((s) => s.aborted)).toEqual([true, false]);
@@ -257,7 +310,9 @@ describe("the attempt's time limit and the caller's abort", () => {
     const { fetch, sent } = scripted(["hang", json(202, ACCEPTED)]);
     const controller = new AbortController();
     const { client } = clientWith(fetch);
-    const done = rejection(client.generations.create(BODY, { signal: controller.signal, idempotencyKey: "order-77" }));
+    const done = rejection(
+      client.generations.create(BODY, { signal: controller.signal, idempotencyKey: "order-77" }),
+    );
     await vi.waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
     controller.abort();
     const error = await done;
@@ -269,7 +324,10 @@ describe("the attempt's time limit and the caller's abort", () => {
 
   it("an abort during the wait between attempts ends the call at once", async () => {
     vi.useFakeTimers();
-    const { fetch } = scripted([failed(503, "service_unavailable", { "retry-after": "30" }), json(200, { ok: true })]);
+    const { fetch } = scripted([
+      failed(503, "service_unavailable", { "retry-after": "30" }),
+      json(200, { ok: true }),
+    ]);
     const controller = new AbortController();
     const { client } = clientWith(fetch, { maxRetryDelayMs: 60_000 });
     const done = rejection(client.ping({ signal: controller.signal }));
@@ -300,13 +358,21 @@ describe("createClient's options", () => {
     expect(bad.message).toMatch(/^apiKey must be an API key: ck_live_ or ck_test_/);
     expect(bad.message).not.toContain("not a valid key");
     expect(refusal({ ...base, apiKey: undefined }).message).toContain("received undefined");
-    expect(refusal({ ...base, baseUrl: "api.example.com" }).message).toMatch(/^baseUrl must be an absolute http or https URL/);
+    expect(refusal({ ...base, baseUrl: "api.example.com" }).message).toMatch(
+      /^baseUrl must be an absolute http or https URL/,
+    );
     expect(refusal({ ...base, baseUrl: "ftp://example.com" }).code).toBe("invalid_options");
     expect(refusal({ ...base, baseUrl: "https://example.com/?a=1" }).code).toBe("invalid_options");
-    expect(refusal({ ...base, maxRetries: 11 }).message).toBe("maxRetries must be a whole number from 0 to 10; received 11.");
+    expect(refusal({ ...base, maxRetries: 11 }).message).toBe(
+      "maxRetries must be a whole number from 0 to 10; received 11.",
+    );
     expect(refusal({ ...base, maxRetries: 1.5 }).message).toContain("from 0 to 10");
-    expect(refusal({ ...base, timeoutMs: 0 }).message).toMatch(/^timeoutMs must be a whole number from 1 to/);
-    expect(refusal({ ...base, maxRetryDelayMs: -1 }).message).toMatch(/^maxRetryDelayMs must be a whole number from 0 to/);
+    expect(refusal({ ...base, timeoutMs: 0 }).message).toMatch(
+      /^timeoutMs must be a whole number from 1 to/,
+    );
+    expect(refusal({ ...base, maxRetryDelayMs: -1 }).message).toMatch(
+      /^maxRetryDelayMs must be a whole number from 0 to/,
+    );
     expect(refusal({ ...base, fetch: "fetch" }).message).toBe("fetch must be a function.");
     expect(refusal(null).message).toContain("{ apiKey, baseUrl }");
   });
@@ -320,7 +386,9 @@ describe("createClient's options", () => {
       code: "invalid_options",
       message: expect.stringMatching(/^timeoutMs must be/),
     });
-    expect(await rejection(client.generations.create(BODY, { maxRetries: 99 }))).toMatchObject({ code: "invalid_options" });
+    expect(await rejection(client.generations.create(BODY, { maxRetries: 99 }))).toMatchObject({
+      code: "invalid_options",
+    });
     expect(fetch).not.toHaveBeenCalled();
   });
 
@@ -328,12 +396,17 @@ describe("createClient's options", () => {
     let calls = 0;
     const fetch = () => {
       calls++;
-      if (calls === 1) throw new TypeError("a bug in the caller's fetch");
+      if (calls === 1) {
+        throw new TypeError("a bug in the caller's fetch");
+      }
       return Promise.resolve(json(202, ACCEPTED));
     };
     const { client, retries } = clientWith(fetch);
     expect(await client.generations.create(BODY)).toEqual(ACCEPTED);
-    expect(retries[0]?.error).toMatchObject({ code: "connection_error", cause: expect.any(TypeError) });
+    expect(retries[0]?.error).toMatchObject({
+      code: "connection_error",
+      cause: expect.any(TypeError),
+    });
   });
 
   it("a base URL's path prefix and trailing slash are kept right: every call goes under it", async () => {

@@ -1,6 +1,12 @@
 /** fast-check arbitraries of catalogs and histories derived from the built-in catalog, for the P8 tests. */
 import fc from "fast-check";
-import { type Catalog, catalog, type ModelSpec, type Quality, type Resolution } from "../../src/index.js";
+import {
+  type Catalog,
+  catalog,
+  type ModelSpec,
+  type Quality,
+  type Resolution,
+} from "../../src/index.js";
 import { QUALITIES, RESOLUTIONS } from "../../src/models/lists.js";
 
 const DAY_MS = 86_400_000;
@@ -14,7 +20,9 @@ export const dayVersion = (day: number) => new Date(day * DAY_MS).toISOString().
 /** The priced cells of a model, in a fixed order. */
 export function pricedCells(model: ModelSpec): [Resolution, Quality][] {
   return RESOLUTIONS.flatMap((r) =>
-    QUALITIES.filter((q) => model.prices[r]?.[q] !== undefined).map((q) => [r, q] as [Resolution, Quality]),
+    QUALITIES.filter((q) => model.prices[r]?.[q] !== undefined).map(
+      (q) => [r, q] as [Resolution, Quality],
+    ),
   );
 }
 
@@ -32,11 +40,15 @@ export function tweakedCatalog(version: string): fc.Arbitrary<Catalog> {
     const models = c.models as Record<string, { -readonly [K in keyof ModelSpec]: ModelSpec[K] }>;
     for (const t of tweaks) {
       const model = models[t.model];
-      if (!model) continue;
+      if (!model) {
+        continue;
+      }
       const cells = pricedCells(model);
       const [resolution, quality] = cells[t.cell % cells.length] as [Resolution, Quality];
       (model.prices[resolution] as Record<Quality, number>)[quality] = t.credits;
-      if (t.surcharge !== null) model.referenceSurchargeCredits = t.surcharge;
+      if (t.surcharge !== null) {
+        model.referenceSurchargeCredits = t.surcharge;
+      }
     }
     return c;
   });
@@ -59,7 +71,9 @@ export function instantFor(h: readonly Catalog[]): fc.Arbitrary<number> {
   const boundaries = h.map((c) => Date.parse(`${c.version}T00:00:00.000Z`));
   return fc.oneof(
     fc.integer({ min: DAY_RANGE.min * DAY_MS - DAY_MS, max: (DAY_RANGE.max + 1) * DAY_MS }),
-    fc.tuple(fc.constantFrom(...boundaries), fc.integer({ min: -1, max: 1 })).map(([b, d]) => b + d),
+    fc
+      .tuple(fc.constantFrom(...boundaries), fc.integer({ min: -1, max: 1 }))
+      .map(([b, d]) => b + d),
   );
 }
 

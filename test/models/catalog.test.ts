@@ -13,7 +13,13 @@ import {
 } from "../../src/index.js";
 import { MODEL_IDS } from "../../src/models/catalog.js";
 import { CatalogSchema, ModelSpecSchema } from "../../src/models/modelSpec.js";
-import { ORACLE_MAX_IMAGES, ORACLE_MAX_REFS, ORACLE_MODEL_IDS, ORACLE_RATIOS, oracleDefaultResolution } from "../oracle/seed.js";
+import {
+  ORACLE_MAX_IMAGES,
+  ORACLE_MAX_REFS,
+  ORACLE_MODEL_IDS,
+  ORACLE_RATIOS,
+  oracleDefaultResolution,
+} from "../oracle/seed.js";
 
 describe("the model catalog", () => {
   it("V7: every entry parses with the valibot ModelSpec schema, and the whole catalog with CatalogSchema", () => {
@@ -40,11 +46,16 @@ describe("the model catalog", () => {
       { ...beta2, qualities: ["low", "low"] },
       { ...beta2, extra: 1 },
     ];
-    for (const entry of bad) expect(v.safeParse(ModelSpecSchema, entry).success, JSON.stringify(entry)).toBe(false);
+    for (const entry of bad) {
+      expect(v.safeParse(ModelSpecSchema, entry).success, JSON.stringify(entry)).toBe(false);
+    }
     expect(() => defineCatalog({ ...catalog, defaultModelId: "nope" })).toThrow(TypeError);
-    expect(() => defineCatalog({ ...catalog, models: { ...catalog.models, beta2: { ...beta2, id: "beta3" } } })).toThrow(
-      /own id/,
-    );
+    expect(() =>
+      defineCatalog({
+        ...catalog,
+        models: { ...catalog.models, beta2: { ...beta2, id: "beta3" } },
+      }),
+    ).toThrow(/own id/);
   });
 
   it("N5: the catalog holds exactly the eight models of the interface", () => {
@@ -56,12 +67,16 @@ describe("the model catalog", () => {
   it("V8: the 2.5 models record PNG output; the catalog records every model's output format", () => {
     expect(catalog.models["alpha-img2-5-flare"].outputFormat).toBe("png");
     expect(catalog.models["alpha-img2-5-sunburst"].outputFormat).toBe("png");
-    for (const spec of Object.values(catalog.models)) expect("outputFormat" in spec).toBe(true);
+    for (const spec of Object.values(catalog.models)) {
+      expect("outputFormat" in spec).toBe(true);
+    }
     expect(capabilities("alpha-img2-5-flare")?.outputFormat).toBe("png");
   });
 
   it("N7: every model's default ratio is 9:16", () => {
-    for (const id of MODEL_IDS) expect(catalog.models[id].defaultAspectRatio).toBe("9:16");
+    for (const id of MODEL_IDS) {
+      expect(catalog.models[id].defaultAspectRatio).toBe("9:16");
+    }
   });
 
   it("V1-V6: capabilities() lists exactly what each model accepts, matching the oracle", () => {
@@ -93,11 +108,17 @@ describe("V7: a made-up model added to a copy of the catalog", () => {
     outputFormat: "webp",
     prices: { "2K": { low: 11, high: 33 }, "4K": { low: 22, high: 44 } },
   };
-  const extended: Catalog = defineCatalog({ ...catalog, models: { ...catalog.models, "zeta-1": zeta } });
+  const extended: Catalog = defineCatalog({
+    ...catalog,
+    models: { ...catalog.models, "zeta-1": zeta },
+  });
 
   it("V7: is normalized with its own defaults, validated by its own limits and priced from its own grid", () => {
     const normalized = normalizeRequest({ prompt: "x", modelId: "zeta-1" }, { catalog: extended });
-    expect(normalized).toMatchObject({ success: true, output: { aspectRatio: "1:1", resolution: "4K" } });
+    expect(normalized).toMatchObject({
+      success: true,
+      output: { aspectRatio: "1:1", resolution: "4K" },
+    });
     expect(normalizeRequest({ prompt: "x", modelId: "zeta-1" }).success).toBe(false);
 
     const request = {
@@ -165,29 +186,43 @@ describe("V7: the catalog schema explains what is wrong", () => {
     );
     const two = problem({
       ...catalog,
-      models: { ...catalog.models, beta2: { ...beta2, qualities: ["low", "low"], defaultAspectRatio: "21:9" } },
+      models: {
+        ...catalog.models,
+        beta2: { ...beta2, qualities: ["low", "low"], defaultAspectRatio: "21:9" },
+      },
     });
     expect(two).toContain("Each value may be listed once.");
     expect(two).toContain("; ");
-    expect(problem({ ...catalog, models: { ...catalog.models, beta2: { ...beta2, defaultAspectRatio: "21:9" } } })).toContain(
-      "The default aspect ratio must be an accepted one.",
-    );
     expect(
       problem({
         ...catalog,
-        models: { ...catalog.models, beta2: { ...beta2, resolutions: ["1K"], prices: { "1K": { low: 60 } } } },
+        models: { ...catalog.models, beta2: { ...beta2, defaultAspectRatio: "21:9" } },
+      }),
+    ).toContain("The default aspect ratio must be an accepted one.");
+    expect(
+      problem({
+        ...catalog,
+        models: {
+          ...catalog.models,
+          beta2: { ...beta2, resolutions: ["1K"], prices: { "1K": { low: 60 } } },
+        },
       }),
     ).toContain("The default resolution must be an accepted one.");
-    expect(problem({ ...catalog, models: { ...catalog.models, beta2: { ...beta2, prices: { "1K": { low: 60 } } } } })).toContain(
-      "Every accepted resolution x quality cell, and no other, must have a price.",
-    );
+    expect(
+      problem({
+        ...catalog,
+        models: { ...catalog.models, beta2: { ...beta2, prices: { "1K": { low: 60 } } } },
+      }),
+    ).toContain("Every accepted resolution x quality cell, and no other, must have a price.");
   });
 
   it("V7: a model id is lower-case letters, digits, dots and dashes, from its first to its last character", () => {
     for (const id of ["Zeta-1", "zeta_1", "-zeta", "zeta 1", "zeta-1!"]) {
       const result = v.safeParse(ModelSpecSchema, { ...beta2, id });
       expect(result.success, id).toBe(false);
-      expect(result.issues?.[0]?.message).toBe("A model id is lower-case letters, digits, dots and dashes.");
+      expect(result.issues?.[0]?.message).toBe(
+        "A model id is lower-case letters, digits, dots and dashes.",
+      );
     }
     expect(v.safeParse(ModelSpecSchema, { ...beta2, id: "zeta-1.5" }).success).toBe(true);
     expect(v.safeParse(CatalogSchema, catalog).success).toBe(true);

@@ -8,7 +8,12 @@ import {
   renderCatalogJson,
   renderCatalogSchema,
 } from "../../scripts/catalog-json.js";
-import { type Catalog, catalogHistory, defineCatalogHistory, diffCatalogs } from "../../src/index.js";
+import {
+  type Catalog,
+  catalogHistory,
+  defineCatalogHistory,
+  diffCatalogs,
+} from "../../src/index.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const committedJson = readFileSync(CATALOG_JSON_PATH, "utf8");
@@ -56,49 +61,88 @@ const typeOf = (v: unknown) =>
  * fails the test, so a schema change cannot slip past it unchecked. Returns the paths that fail.
  */
 function validate(value: unknown, s: Schema, path = "$"): string[] {
-  for (const keyword of Object.keys(s)) if (!KNOWN.has(keyword)) return [`${path}: unknown keyword ${keyword}`];
+  for (const keyword of Object.keys(s)) {
+    if (!KNOWN.has(keyword)) {
+      return [`${path}: unknown keyword ${keyword}`];
+    }
+  }
   if (typeof s.$ref === "string") {
     const name = s.$ref.replace("#/definitions/", "");
     return validate(value, (schema.definitions as Record<string, Schema>)[name] as Schema, path);
   }
   const errors: string[] = [];
   const t = typeOf(value);
-  if (s.type !== undefined && !(s.type === t || (s.type === "number" && t === "integer"))) return [`${path}: not ${s.type}`];
-  if (Array.isArray(s.enum) && !s.enum.includes(value)) errors.push(`${path}: not in enum`);
-  if (typeof s.pattern === "string" && typeof value === "string" && !new RegExp(s.pattern, "u").test(value)) {
+  if (s.type !== undefined && !(s.type === t || (s.type === "number" && t === "integer"))) {
+    return [`${path}: not ${s.type}`];
+  }
+  if (Array.isArray(s.enum) && !s.enum.includes(value)) {
+    errors.push(`${path}: not in enum`);
+  }
+  if (
+    typeof s.pattern === "string" &&
+    typeof value === "string" &&
+    !new RegExp(s.pattern, "u").test(value)
+  ) {
     errors.push(`${path}: pattern`);
   }
   if (typeof value === "number") {
-    if (typeof s.minimum === "number" && value < s.minimum) errors.push(`${path}: minimum`);
-    if (typeof s.maximum === "number" && value > s.maximum) errors.push(`${path}: maximum`);
+    if (typeof s.minimum === "number" && value < s.minimum) {
+      errors.push(`${path}: minimum`);
+    }
+    if (typeof s.maximum === "number" && value > s.maximum) {
+      errors.push(`${path}: maximum`);
+    }
   }
   if (Array.isArray(value)) {
-    if (typeof s.minItems === "number" && value.length < s.minItems) errors.push(`${path}: minItems`);
-    if (s.uniqueItems === true && new Set(value.map((x) => JSON.stringify(x))).size !== value.length)
+    if (typeof s.minItems === "number" && value.length < s.minItems) {
+      errors.push(`${path}: minItems`);
+    }
+    if (
+      s.uniqueItems === true &&
+      new Set(value.map((x) => JSON.stringify(x))).size !== value.length
+    ) {
       errors.push(`${path}: uniqueItems`);
-    if (s.items) for (const [i, item] of value.entries()) errors.push(...validate(item, s.items as Schema, `${path}[${i}]`));
+    }
+    if (s.items) {
+      for (const [i, item] of value.entries()) {
+        errors.push(...validate(item, s.items as Schema, `${path}[${i}]`));
+      }
+    }
   }
   if (t === "object") {
     const obj = value as Record<string, unknown>;
     const props = (s.properties ?? {}) as Record<string, Schema>;
-    for (const key of (s.required ?? []) as string[]) if (!Object.hasOwn(obj, key)) errors.push(`${path}.${key}: required`);
+    for (const key of (s.required ?? []) as string[]) {
+      if (!Object.hasOwn(obj, key)) {
+        errors.push(`${path}.${key}: required`);
+      }
+    }
     for (const [key, inner] of Object.entries(obj)) {
-      if (s.propertyNames) errors.push(...validate(key, s.propertyNames as Schema, `${path}.${key} (name)`));
-      if (Object.hasOwn(props, key)) errors.push(...validate(inner, props[key] as Schema, `${path}.${key}`));
-      else if (s.additionalProperties === false) errors.push(`${path}.${key}: not allowed`);
-      else if (typeof s.additionalProperties === "object") {
+      if (s.propertyNames) {
+        errors.push(...validate(key, s.propertyNames as Schema, `${path}.${key} (name)`));
+      }
+      if (Object.hasOwn(props, key)) {
+        errors.push(...validate(inner, props[key] as Schema, `${path}.${key}`));
+      } else if (s.additionalProperties === false) {
+        errors.push(`${path}.${key}: not allowed`);
+      } else if (typeof s.additionalProperties === "object") {
         errors.push(...validate(inner, s.additionalProperties as Schema, `${path}.${key}`));
       }
     }
   }
-  if (Array.isArray(s.anyOf) && !s.anyOf.some((option) => validate(value, option as Schema, path).length === 0)) {
+  if (
+    Array.isArray(s.anyOf) &&
+    !s.anyOf.some((option) => validate(value, option as Schema, path).length === 0)
+  ) {
     errors.push(`${path}: no anyOf option`);
   }
   return errors;
 }
 
 /** A copy of the committed data with one change. */
-function mutated(edit: (c: Record<string, unknown> & { models: Record<string, Record<string, unknown>> }) => void) {
+function mutated(
+  edit: (c: Record<string, unknown> & { models: Record<string, Record<string, unknown>> }) => void,
+) {
   const copy = JSON.parse(committedJson) as {
     catalogs: (Record<string, unknown> & { models: Record<string, Record<string, unknown>> })[];
   };
@@ -160,7 +204,9 @@ describe("data/catalog.json: the catalog history for other languages (npm run ca
       { catalogs: [] },
       { catalogs: data.catalogs, extra: true },
     ];
-    for (const value of bad) expect(validate(value, schema), JSON.stringify(value).slice(0, 80)).not.toEqual([]);
+    for (const value of bad) {
+      expect(validate(value, schema), JSON.stringify(value).slice(0, 80)).not.toEqual([]);
+    }
   });
 
   it("the package exports the file as imagegen-pricing/catalog.json and its schema, outside dist/ (a clean build keeps them)", () => {

@@ -1,7 +1,13 @@
 import { Decimal } from "decimal.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Catalog, type CatalogChange, catalog, diffCatalogs, type ModelSpec } from "../../src/index.js";
+import {
+  type Catalog,
+  type CatalogChange,
+  catalog,
+  diffCatalogs,
+  type ModelSpec,
+} from "../../src/index.js";
 import { changeValue, describeCatalogChange, percentChange } from "../../src/models/diff.js";
 import { ASPECT_RATIOS, BACKGROUNDS, QUALITIES, RESOLUTIONS } from "../../src/models/lists.js";
 import { copy } from "./arbitraries.js";
@@ -32,7 +38,9 @@ function applyChanges(before: Catalog, changes: readonly CatalogChange[]): Loose
       expect(model.prices[change.resolution]?.[change.quality] ?? null).toBe(change.before);
       if (change.after === null) {
         delete model.prices[change.resolution]?.[change.quality];
-        if (Object.keys(model.prices[change.resolution] ?? {}).length === 0) delete model.prices[change.resolution];
+        if (Object.keys(model.prices[change.resolution] ?? {}).length === 0) {
+          delete model.prices[change.resolution];
+        }
       } else {
         model.prices[change.resolution] ??= {};
         (model.prices[change.resolution] as Record<string, number>)[change.quality] = change.after;
@@ -61,19 +69,38 @@ const edit = fc.oneof(
     type: fc.constant("field" as const),
     model: fc.constantFrom(...MODEL_IDS),
     set: fc.oneof(
-      fc.record({ field: fc.constant("referenceSurchargeCredits"), value: fc.integer({ min: 0, max: 40 }) }),
-      fc.record({ field: fc.constantFrom("maxImageCount", "maxReferenceImages"), value: fc.integer({ min: 0, max: 14 }) }),
+      fc.record({
+        field: fc.constant("referenceSurchargeCredits"),
+        value: fc.integer({ min: 0, max: 40 }),
+      }),
+      fc.record({
+        field: fc.constantFrom("maxImageCount", "maxReferenceImages"),
+        value: fc.integer({ min: 0, max: 14 }),
+      }),
       fc.record({ field: fc.constant("aspectRatios"), value: subList(ASPECT_RATIOS) }),
       fc.record({ field: fc.constant("resolutions"), value: subList(RESOLUTIONS) }),
       fc.record({ field: fc.constant("qualities"), value: subList(QUALITIES) }),
       fc.record({ field: fc.constant("backgrounds"), value: subList(BACKGROUNDS) }),
-      fc.record({ field: fc.constant("defaultAspectRatio"), value: fc.constantFrom(...ASPECT_RATIOS) }),
-      fc.record({ field: fc.constant("defaultResolution"), value: fc.constantFrom(null, ...RESOLUTIONS) }),
-      fc.record({ field: fc.constant("outputFormat"), value: fc.constantFrom(null, "png", "jpeg", "webp") }),
+      fc.record({
+        field: fc.constant("defaultAspectRatio"),
+        value: fc.constantFrom(...ASPECT_RATIOS),
+      }),
+      fc.record({
+        field: fc.constant("defaultResolution"),
+        value: fc.constantFrom(null, ...RESOLUTIONS),
+      }),
+      fc.record({
+        field: fc.constant("outputFormat"),
+        value: fc.constantFrom(null, "png", "jpeg", "webp"),
+      }),
     ),
   }),
   fc.record({ type: fc.constant("remove" as const), model: fc.constantFrom(...MODEL_IDS) }),
-  fc.record({ type: fc.constant("add" as const), model: fc.constantFrom(...MODEL_IDS), id: fc.constantFrom("delta", "delta-2") }),
+  fc.record({
+    type: fc.constant("add" as const),
+    model: fc.constantFrom(...MODEL_IDS),
+    id: fc.constantFrom("delta", "delta-2"),
+  }),
   fc.record({ type: fc.constant("default" as const), model: fc.constantFrom(...MODEL_IDS) }),
 );
 
@@ -82,14 +109,20 @@ const edited: fc.Arbitrary<Catalog> = fc.array(edit, { maxLength: 10 }).map((edi
   const c = copy(catalog) as unknown as LooseCatalog;
   for (const e of edits) {
     const model = c.models[e.model];
-    if (e.type === "default") c.defaultModelId = e.model;
-    else if (!model) continue;
-    else if (e.type === "remove") delete c.models[e.model];
-    else if (e.type === "add") c.models[e.id] = { ...JSON.parse(JSON.stringify(model)), id: e.id };
-    else if (e.type === "field") model[e.set.field] = e.set.value;
-    else if (e.credits === null) {
+    if (e.type === "default") {
+      c.defaultModelId = e.model;
+    } else if (!model) {
+    } else if (e.type === "remove") {
+      delete c.models[e.model];
+    } else if (e.type === "add") {
+      c.models[e.id] = { ...JSON.parse(JSON.stringify(model)), id: e.id };
+    } else if (e.type === "field") {
+      model[e.set.field] = e.set.value;
+    } else if (e.credits === null) {
       delete model.prices[e.resolution]?.[e.quality];
-      if (Object.keys(model.prices[e.resolution] ?? {}).length === 0) delete model.prices[e.resolution];
+      if (Object.keys(model.prices[e.resolution] ?? {}).length === 0) {
+        delete model.prices[e.resolution];
+      }
     } else {
       model.prices[e.resolution] ??= {};
       (model.prices[e.resolution] as Record<string, number>)[e.quality] = e.credits;
@@ -122,13 +155,25 @@ const FIELD_RANK = [
 
 /** Where a change sits in the documented order. */
 function rank(change: CatalogChange, models: readonly string[]): number[] {
-  const cell = change.kind === "price" ? RESOLUTIONS.indexOf(change.resolution) * 3 + QUALITIES.indexOf(change.quality) : 0;
+  const cell =
+    change.kind === "price"
+      ? RESOLUTIONS.indexOf(change.resolution) * 3 + QUALITIES.indexOf(change.quality)
+      : 0;
   const field = change.field === null ? 0 : FIELD_RANK.indexOf(change.field);
-  return [change.modelId === null ? -1 : models.indexOf(change.modelId), KIND_RANK[change.kind], cell, field];
+  return [
+    change.modelId === null ? -1 : models.indexOf(change.modelId),
+    KIND_RANK[change.kind],
+    cell,
+    field,
+  ];
 }
 
 const withBeta2 = (patch: Partial<ModelSpec>): Catalog =>
-  ({ ...catalog, version: "2027-01-01", models: { ...catalog.models, beta2: { ...catalog.models.beta2, ...patch } } }) as Catalog;
+  ({
+    ...catalog,
+    version: "2027-01-01",
+    models: { ...catalog.models, beta2: { ...catalog.models.beta2, ...patch } },
+  }) as Catalog;
 
 describe("diffCatalogs: what changed between two catalogs", () => {
   it("P8: equal catalogs have no changes, whatever the version", () => {
@@ -137,7 +182,9 @@ describe("diffCatalogs: what changed between two catalogs", () => {
   });
 
   it("P1: a price cell names its model, resolution and quality, the old and new credits and the exact percentage", () => {
-    const after = withBeta2({ prices: { "1K": { low: 60 }, "2K": { low: 90 }, "4K": { low: 144 } } });
+    const after = withBeta2({
+      prices: { "1K": { low: 60 }, "2K": { low: 90 }, "4K": { low: 144 } },
+    });
     expect(diffCatalogs(catalog, after)).toEqual([
       {
         kind: "price",
@@ -160,7 +207,10 @@ describe("diffCatalogs: what changed between two catalogs", () => {
         percent: "+20%",
       },
     ]);
-    expect(diffCatalogs(after, catalog).map((c) => (c.kind === "price" ? c.percent : ""))).toEqual(["-11.11%", "-16.67%"]);
+    expect(diffCatalogs(after, catalog).map((c) => (c.kind === "price" ? c.percent : ""))).toEqual([
+      "-11.11%",
+      "-16.67%",
+    ]);
     expect(diffCatalogs(catalog, after).map(describeCatalogChange)).toEqual([
       "beta2 price 2K low: 80 credits -> 90 credits (+12.5%)",
       "beta2 price 4K low: 120 credits -> 144 credits (+20%)",
@@ -187,8 +237,21 @@ describe("diffCatalogs: what changed between two catalogs", () => {
     } as Catalog;
     const changes = diffCatalogs(catalog, after);
     expect(changes).toEqual([
-      { kind: "default_model", modelId: null, field: "defaultModelId", before: "alpha-img2-official", after: "beta2" },
-      { kind: "surcharge", modelId: "beta2", field: "referenceSurchargeCredits", before: 0, after: 5, percent: null },
+      {
+        kind: "default_model",
+        modelId: null,
+        field: "defaultModelId",
+        before: "alpha-img2-official",
+        after: "beta2",
+      },
+      {
+        kind: "surcharge",
+        modelId: "beta2",
+        field: "referenceSurchargeCredits",
+        before: 0,
+        after: 5,
+        percent: null,
+      },
       { kind: "limit", modelId: "beta2", field: "maxImageCount", before: 4, after: 6 },
       {
         kind: "accepted_values",
@@ -200,9 +263,27 @@ describe("diffCatalogs: what changed between two catalogs", () => {
         removed: ["4:3"],
       },
       { kind: "default", modelId: "beta2", field: "defaultResolution", before: "2K", after: "4K" },
-      { kind: "output_format", modelId: "beta2", field: "outputFormat", before: null, after: "webp" },
-      { kind: "model_removed", modelId: "beta", field: null, before: catalog.models.beta, after: null },
-      { kind: "model_added", modelId: "delta", field: null, before: null, after: { ...gamma, id: "delta" } },
+      {
+        kind: "output_format",
+        modelId: "beta2",
+        field: "outputFormat",
+        before: null,
+        after: "webp",
+      },
+      {
+        kind: "model_removed",
+        modelId: "beta",
+        field: null,
+        before: catalog.models.beta,
+        after: null,
+      },
+      {
+        kind: "model_added",
+        modelId: "delta",
+        field: null,
+        before: null,
+        after: { ...gamma, id: "delta" },
+      },
     ]);
     expect(changes.map(describeCatalogChange)).toEqual([
       "catalog default model: alpha-img2-official -> beta2",
@@ -222,7 +303,11 @@ describe("diffCatalogs: what changed between two catalogs", () => {
       ...catalog,
       models: {
         ...catalog.models,
-        "alpha-img2": { ...alpha, resolutions: ["1K", "2K"], prices: { "1K": { low: 18 }, "2K": { low: 30 } } },
+        "alpha-img2": {
+          ...alpha,
+          resolutions: ["1K", "2K"],
+          prices: { "1K": { low: 18 }, "2K": { low: 30 } },
+        },
         beta: {
           ...catalog.models.beta,
           backgrounds: ["auto"],
@@ -242,9 +327,22 @@ describe("diffCatalogs: what changed between two catalogs", () => {
       after: 30,
       percent: null,
     });
-    expect(changes[1]).toMatchObject({ kind: "accepted_values", field: "resolutions", added: ["2K"], removed: [] });
-    expect(changes[2]).toMatchObject({ kind: "accepted_values", modelId: "beta", field: "aspectRatios", added: [], removed: [] });
-    expect(describeCatalogChange(changes[0] as CatalogChange)).toBe("alpha-img2 price 2K low: no price -> 30 credits");
+    expect(changes[1]).toMatchObject({
+      kind: "accepted_values",
+      field: "resolutions",
+      added: ["2K"],
+      removed: [],
+    });
+    expect(changes[2]).toMatchObject({
+      kind: "accepted_values",
+      modelId: "beta",
+      field: "aspectRatios",
+      added: [],
+      removed: [],
+    });
+    expect(describeCatalogChange(changes[0] as CatalogChange)).toBe(
+      "alpha-img2 price 2K low: no price -> 30 credits",
+    );
     expect(describeCatalogChange(changes[2] as CatalogChange)).toContain("(reordered)");
     expect(changes).toHaveLength(3);
   });
@@ -286,7 +384,11 @@ describe("describeCatalogChange and the CLI's columns: each field named, each va
       "beta2 default aspect ratio: 9:16 -> 1:1",
       "beta2 default resolution: 2K -> none (must be named)",
     ]);
-    expect(diffCatalogs(catalog, after)[0]).toMatchObject({ before: 120, after: null, percent: null });
+    expect(diffCatalogs(catalog, after)[0]).toMatchObject({
+      before: 120,
+      after: null,
+      percent: null,
+    });
     const dearer = diffCatalogs(after, withBeta2({ referenceSurchargeCredits: 5 }));
     expect(dearer.filter((c) => c.kind === "surcharge").map(describeCatalogChange)).toEqual([
       "beta2 reference surcharge: 1 credit -> 5 credits (+400%)",
@@ -295,10 +397,18 @@ describe("describeCatalogChange and the CLI's columns: each field named, each va
 
   it("V2, V5: a model added is summed up by its resolutions and qualities; the side a model lacks is shown as -", () => {
     const official = catalog.models["alpha-img2-official"];
-    const after = { ...catalog, models: { ...catalog.models, omega: { ...official, id: "omega" } } } as Catalog;
+    const after = {
+      ...catalog,
+      models: { ...catalog.models, omega: { ...official, id: "omega" } },
+    } as Catalog;
     const [added] = diffCatalogs(catalog, after);
-    expect(added && describeCatalogChange(added)).toBe("omega model added (1K,2K,4K x low,medium,high)");
-    expect(added && [changeValue(added, "before"), changeValue(added, "after")]).toEqual(["-", "1K,2K,4K x low,medium,high"]);
+    expect(added && describeCatalogChange(added)).toBe(
+      "omega model added (1K,2K,4K x low,medium,high)",
+    );
+    expect(added && [changeValue(added, "before"), changeValue(added, "after")]).toEqual([
+      "-",
+      "1K,2K,4K x low,medium,high",
+    ]);
     const [removed] = diffCatalogs(after, catalog);
     expect(removed && [changeValue(removed, "before"), changeValue(removed, "after")]).toEqual([
       "1K,2K,4K x low,medium,high",
@@ -336,9 +446,14 @@ describe("diffCatalogs properties", () => {
   it("P8: property: the order is the documented one: default model, then model by model, prices by cell, then the other fields", () => {
     fc.assert(
       fc.property(edited, edited, (before, after) => {
-        const models = [...Object.keys(before.models), ...Object.keys(after.models).filter((id) => !(id in before.models))];
+        const models = [
+          ...Object.keys(before.models),
+          ...Object.keys(after.models).filter((id) => !(id in before.models)),
+        ];
         const ranks = diffCatalogs(before, after).map((c) => rank(c, models));
-        const sorted = [...ranks].sort((x, y) => x.reduce((d, v, i) => d || v - (y[i] as number), 0));
+        const sorted = [...ranks].sort((x, y) =>
+          x.reduce((d, v, i) => d || v - (y[i] as number), 0),
+        );
         expect(ranks).toEqual(sorted);
         expect(diffCatalogs(before, after)).toEqual(diffCatalogs(copy(before), copy(after)));
       }),
@@ -347,12 +462,22 @@ describe("diffCatalogs properties", () => {
 
   it("P1: property: the percentage equals decimal.js's, rounded half away from zero to two places", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), fc.integer({ min: 0, max: 2 ** 40 }), (before, after) => {
-        const exact = new Decimal(after - before).times(100).dividedBy(before).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
-        const text = percentChange(before, after);
-        if (before === after) expect(text).toBe("0%");
-        else expect(text).toBe(`${after > before ? "+" : "-"}${exact.abs().toString()}%`);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        (before, after) => {
+          const exact = new Decimal(after - before)
+            .times(100)
+            .dividedBy(before)
+            .toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+          const text = percentChange(before, after);
+          if (before === after) {
+            expect(text).toBe("0%");
+          } else {
+            expect(text).toBe(`${after > before ? "+" : "-"}${exact.abs().toString()}%`);
+          }
+        },
+      ),
     );
   });
 });

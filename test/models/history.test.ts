@@ -18,8 +18,12 @@ import { copy, dayVersion, history, inForce, instantFor, pricedCells } from "./a
 
 /** The built-in catalog, then the same with beta2 4K at 144 credits from 2026-12-01. */
 function twoVersions(): [Catalog, Catalog] {
-  const next = copy({ ...catalog, version: "2026-12-01" }) as Catalog & { models: Record<string, { prices: object }> };
-  (next.models.beta2 as { prices: Record<string, Record<string, number>> }).prices["4K"] = { low: 144 };
+  const next = copy({ ...catalog, version: "2026-12-01" }) as Catalog & {
+    models: Record<string, { prices: object }>;
+  };
+  (next.models.beta2 as { prices: Record<string, Record<string, number>> }).prices["4K"] = {
+    low: 144,
+  };
   return [catalog, next];
 }
 
@@ -27,7 +31,9 @@ const problemOf = (f: () => unknown): CatalogHistoryError => {
   try {
     f();
   } catch (error) {
-    if (error instanceof CatalogHistoryError) return error;
+    if (error instanceof CatalogHistoryError) {
+      return error;
+    }
     throw error;
   }
   throw new Error("no CatalogHistoryError");
@@ -39,7 +45,11 @@ describe("catalogHistory: the catalogs the package ships", () => {
     expect(catalogHistory.at(-1)).toBe(catalog);
     expect(defineCatalogHistory(catalogHistory)).toBe(catalogHistory);
     const starts = catalogHistory.map((c) => Date.parse(`${c.version}T00:00:00Z`));
-    for (const [i, start] of starts.entries()) if (i > 0) expect(start).toBeGreaterThan(starts[i - 1] as number);
+    for (const [i, start] of starts.entries()) {
+      if (i > 0) {
+        expect(start).toBeGreaterThan(starts[i - 1] as number);
+      }
+    }
     expect(Object.isFrozen(catalogHistory)).toBe(true);
     expect(() => (catalogHistory as Catalog[]).push(catalog)).toThrow(TypeError);
   });
@@ -60,7 +70,13 @@ describe("catalogAt: the catalog in force at an instant", () => {
   it("P8: switches at the exact millisecond: 2026-12-01T00:00:00.000Z is the new one, .999 before is the old", () => {
     expect(defineCatalogHistory(h)).toBe(h);
     const boundary = Date.UTC(2026, 11, 1);
-    for (const at of ["2026-12-01T00:00:00.000Z", "2026-12-01", boundary, new Date(boundary), "2026-12-01T01:00:00+01:00"]) {
+    for (const at of [
+      "2026-12-01T00:00:00.000Z",
+      "2026-12-01",
+      boundary,
+      new Date(boundary),
+      "2026-12-01T01:00:00+01:00",
+    ]) {
       expect(catalogAt(h, at), String(at)).toBe(second);
     }
     for (const at of [
@@ -82,13 +98,28 @@ describe("catalogAt: the catalog in force at an instant", () => {
       credits: 120,
       catalogVersion: "2026-11-20",
     });
-    expect(quote(spec, { account: { multiplier: "1.15" }, catalog: catalogAt(h, "2026-12-01T00:00:00.000Z") })).toMatchObject({
+    expect(
+      quote(spec, {
+        account: { multiplier: "1.15" },
+        catalog: catalogAt(h, "2026-12-01T00:00:00.000Z"),
+      }),
+    ).toMatchObject({
       credits: 166, // 144 x 1.15 = 165.6
       catalogVersion: "2026-12-01",
     });
-    const request = normalizeRequest({ prompt: "fox", modelId: "beta2", resolution: "4K", imageCount: 2 });
-    if (!request.success) throw new Error("fixture");
-    expect(computeCharge(request.output, { catalog: catalogAt(h, Date.UTC(2026, 11, 1)) }).totalCreditCost).toBe(288);
+    const request = normalizeRequest({
+      prompt: "fox",
+      modelId: "beta2",
+      resolution: "4K",
+      imageCount: 2,
+    });
+    if (!request.success) {
+      throw new Error("fixture");
+    }
+    expect(
+      computeCharge(request.output, { catalog: catalogAt(h, Date.UTC(2026, 11, 1)) })
+        .totalCreditCost,
+    ).toBe(288);
   });
 
   it("P8: before the first entry there is no price: NoCatalogInForceError (a RangeError) naming the instant and the first version", () => {
@@ -101,7 +132,10 @@ describe("catalogAt: the catalog in force at an instant", () => {
     try {
       f();
     } catch (error) {
-      expect(error).toMatchObject({ instant: "2026-11-19T23:59:59.999Z", firstVersion: "2026-11-20" });
+      expect(error).toMatchObject({
+        instant: "2026-11-19T23:59:59.999Z",
+        firstVersion: "2026-11-20",
+      });
     }
   });
 
@@ -162,13 +196,19 @@ describe("defineCatalogHistory: a history is checked when defined", () => {
     for (const bad of [[], undefined, catalog, "2026-11-20"]) {
       const error = problemOf(() => defineCatalogHistory(bad as never));
       expect(error).toBeInstanceOf(TypeError);
-      expect(error.problems).toEqual([{ index: null, version: null, message: expect.stringContaining("non-empty array") }]);
+      expect(error.problems).toEqual([
+        { index: null, version: null, message: expect.stringContaining("non-empty array") },
+      ]);
     }
   });
 
   it("P8: refuses versions not strictly increasing, naming the entry by index and version", () => {
-    const same = problemOf(() => defineCatalogHistory([first, { ...second, version: first.version }]));
-    expect(same.problems).toEqual([{ index: 1, version: "2026-11-20", message: expect.stringContaining("strictly increasing") }]);
+    const same = problemOf(() =>
+      defineCatalogHistory([first, { ...second, version: first.version }]),
+    );
+    expect(same.problems).toEqual([
+      { index: 1, version: "2026-11-20", message: expect.stringContaining("strictly increasing") },
+    ]);
     expect(same.message).toBe(
       "Invalid catalog history: entry 1 (version 2026-11-20): versions must be strictly increasing, oldest first, and entry 0 has version 2026-11-20.",
     );
@@ -177,16 +217,25 @@ describe("defineCatalogHistory: a history is checked when defined", () => {
   });
 
   it("P8: refuses a version that is not a calendar date, and an invalid catalog, naming the entry and the field", () => {
-    const leap = problemOf(() => defineCatalogHistory([first, { ...second, version: "2027-02-29" }]));
-    expect(leap.problems).toEqual([{ index: 1, version: "2027-02-29", message: expect.stringContaining("calendar date") }]);
+    const leap = problemOf(() =>
+      defineCatalogHistory([first, { ...second, version: "2027-02-29" }]),
+    );
+    expect(leap.problems).toEqual([
+      { index: 1, version: "2027-02-29", message: expect.stringContaining("calendar date") },
+    ]);
     expect(defineCatalogHistory([first, { ...second, version: "2028-02-29" }])).toHaveLength(2);
 
     const beta2 = second.models.beta2 as NonNullable<Catalog["models"][string]>;
     const broken = {
       ...second,
-      models: { ...second.models, beta2: { ...beta2, prices: { ...beta2.prices, "4K": { low: "144" } } } },
+      models: {
+        ...second.models,
+        beta2: { ...beta2, prices: { ...beta2.prices, "4K": { low: "144" } } },
+      },
     };
-    const error = problemOf(() => defineCatalogHistory([first, broken as never, { ...second, version: "bad" }]));
+    const error = problemOf(() =>
+      defineCatalogHistory([first, broken as never, { ...second, version: "bad" }]),
+    );
     expect(error.problems.map((p) => [p.index, p.version])).toEqual([
       [1, "2026-12-01"],
       [2, "bad"],
@@ -212,8 +261,11 @@ describe("P8 properties over generated histories", () => {
           expect(defineCatalogHistory(h)).toBe(h);
           const expected = inForce(h, ms);
           for (const when of [ms, new Date(ms), new Date(ms).toISOString()]) {
-            if (expected === undefined) expect(() => catalogAt(h, when)).toThrow(NoCatalogInForceError);
-            else expect(catalogAt(h, when)).toBe(expected);
+            if (expected === undefined) {
+              expect(() => catalogAt(h, when)).toThrow(NoCatalogInForceError);
+            } else {
+              expect(catalogAt(h, when)).toBe(expected);
+            }
           }
           const next = h.find((c) => Date.parse(`${c.version}T00:00:00.000Z`) > ms);
           expect(nextCatalogChange(h, ms)?.catalog).toBe(next);
@@ -243,15 +295,24 @@ describe("P8 properties over generated histories", () => {
           const model = inForceThen.models[modelId] as NonNullable<Catalog["models"][string]>;
           const cells = pricedCells(model);
           const [resolution, quality] = cells[cellIndex % cells.length] as [string, string];
-          const spec = { kind: "image" as const, modelId, resolution, quality, referenceImageCount: refs };
+          const spec = {
+            kind: "image" as const,
+            modelId,
+            resolution,
+            quality,
+            referenceImageCount: refs,
+          };
           const atInstant = quote(spec, { account: { multiplier }, catalog: catalogAt(h, ms) });
           expect(atInstant).toEqual(quote(spec, { account: { multiplier }, catalog: inForceThen }));
           expect(atInstant.catalogVersion).toBe(inForceThen.version);
           // At multiplier 1 the price is the cell plus the surcharge, read straight from the data.
           const plain = quote(spec, { catalog: catalogAt(h, ms) });
-          if (refs > model.maxReferenceImages) expect(plain.credits).toBeNull();
-          else {
-            const cell = (model.prices as Record<string, Record<string, number>>)[resolution]?.[quality] as number;
+          if (refs > model.maxReferenceImages) {
+            expect(plain.credits).toBeNull();
+          } else {
+            const cell = (model.prices as Record<string, Record<string, number>>)[resolution]?.[
+              quality
+            ] as number;
             expect(plain.credits).toBe(cell + refs * model.referenceSurchargeCredits);
           }
         },
@@ -266,7 +327,9 @@ describe("P8 properties over generated histories", () => {
         fc.nat(),
         (h, k) => {
           const i = 1 + (k % (h.length - 1));
-          const broken = h.map((c, j) => (j === i ? { ...c, version: (h[i - 1] as Catalog).version } : c));
+          const broken = h.map((c, j) =>
+            j === i ? { ...c, version: (h[i - 1] as Catalog).version } : c,
+          );
           const error = problemOf(() => defineCatalogHistory(broken));
           expect(error.problems.map((p) => p.index)).toContain(i);
           expect(error.message).toContain(`entry ${i} (version ${(h[i - 1] as Catalog).version})`);
@@ -327,7 +390,9 @@ describe("toEpochMs: reading an instant (P8)", () => {
     ]) {
       expect(() => toEpochMs(bad), bad).toThrow(RangeError);
     }
-    expect(toEpochMs("2027-01-15T23:59:59+23:59")).toBe(Date.UTC(2027, 0, 15, 23, 59, 59) - (23 * 60 + 59) * 60_000);
+    expect(toEpochMs("2027-01-15T23:59:59+23:59")).toBe(
+      Date.UTC(2027, 0, 15, 23, 59, 59) - (23 * 60 + 59) * 60_000,
+    );
     expect(toEpochMs("2027-12-31")).toBe(Date.UTC(2027, 11, 31));
     expect(toEpochMs("2027-04-30")).toBe(Date.UTC(2027, 3, 30));
   });
@@ -370,7 +435,9 @@ describe("CatalogHistoryError: every problem, in entry order, each named (P8)", 
   const at = (version: unknown) => ({ ...copy(catalog), version }) as unknown as Catalog;
 
   it("P8: the message names each entry by index and version, and the error says what it is", () => {
-    const error = problemOf(() => defineCatalogHistory([at("2027-02-01"), at("2027-01-01"), at(20270301)]));
+    const error = problemOf(() =>
+      defineCatalogHistory([at("2027-02-01"), at("2027-01-01"), at(20270301)]),
+    );
     expect(error.name).toBe("CatalogHistoryError");
     expect(error).toBeInstanceOf(TypeError);
     expect(error.problems.map((p) => [p.index, p.version])).toEqual([
@@ -380,7 +447,9 @@ describe("CatalogHistoryError: every problem, in entry order, each named (P8)", 
     expect(error.problems[0]?.message).toBe(
       "versions must be strictly increasing, oldest first, and entry 0 has version 2027-02-01",
     );
-    expect(error.message).toMatch(/^Invalid catalog history: entry 1 \(version 2027-01-01\): versions must be strictly/);
+    expect(error.message).toMatch(
+      /^Invalid catalog history: entry 1 \(version 2027-01-01\): versions must be strictly/,
+    );
     expect(error.message).toContain("entry 2 (version 20270301): version:");
     expect(error.message.endsWith(".")).toBe(true);
     expect(error.message).not.toContain("..");
@@ -392,39 +461,56 @@ describe("CatalogHistoryError: every problem, in entry order, each named (P8)", 
     expect(error.problems[0]).toMatchObject({ index: 1, version: "2027-02-30" });
     const empty = problemOf(() => defineCatalogHistory([] as unknown as readonly Catalog[]));
     expect(empty.problems).toEqual([
-      { index: null, version: null, message: "a catalog history must be a non-empty array of catalogs, oldest first" },
+      {
+        index: null,
+        version: null,
+        message: "a catalog history must be a non-empty array of catalogs, oldest first",
+      },
     ]);
-    expect(empty.message).toBe("Invalid catalog history: a catalog history must be a non-empty array of catalogs, oldest first.");
+    expect(empty.message).toBe(
+      "Invalid catalog history: a catalog history must be a non-empty array of catalogs, oldest first.",
+    );
     const notList = problemOf(() => defineCatalogHistory("x" as unknown as readonly Catalog[]));
     expect(notList.problems.map((p) => p.index)).toEqual([null]);
   });
 
   it("P8: catalogAt's message lists each problem, separated by semicolons, a version that is no string shown by its type", () => {
-    const calendar = "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect)";
+    const calendar =
+      "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect)";
     // The schema is not consulted here: 2027-02-30 is an ISO date to it, but no calendar date.
     expect(() => catalogAt([at("2027-02-30"), at({ year: 2027 })], "2027-03-01")).toThrow(
       `Invalid catalog history: entry 0 (version 2027-02-30): ${calendar}; entry 1 (version an object): ${calendar}.`,
     );
     // A list whose only entry would read as a date once turned into a string is still no version.
-    for (const f of [() => catalogAt([at(["2026-11-20"])], "2027-01-01"), () => nextCatalogChange([at(["2026-11-20"])], 0)]) {
+    for (const f of [
+      () => catalogAt([at(["2026-11-20"])], "2027-01-01"),
+      () => nextCatalogChange([at(["2026-11-20"])], 0),
+    ]) {
       expect(f).toThrow(`Invalid catalog history: entry 0 (version an array): ${calendar}.`);
     }
   });
 
   it("P8: an entry that is null or missing is named with both of its problems, never a crash", () => {
-    const calendar = "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect).";
+    const calendar =
+      "version must be a calendar date written YYYY-MM-DD (the UTC day it takes effect).";
     for (const [entry, got] of [
       [null, "null"],
       [undefined, "undefined"],
     ] as const) {
-      const error = problemOf(() => defineCatalogHistory([at("2027-01-01"), entry as unknown as Catalog]));
+      const error = problemOf(() =>
+        defineCatalogHistory([at("2027-01-01"), entry as unknown as Catalog]),
+      );
       expect(error.problems).toEqual([
-        { index: 1, version: undefined, message: `(catalog): Invalid type: Expected Object but received ${got}` },
+        {
+          index: 1,
+          version: undefined,
+          message: `(catalog): Invalid type: Expected Object but received ${got}`,
+        },
         { index: 1, version: undefined, message: calendar },
       ]);
-      expect(() => catalogAt([at("2027-01-01"), entry as unknown as Catalog], "2027-03-01")).toThrow(
-        `Invalid catalog history: entry 1 (version undefined): ${calendar}`,
-      );
+      expect(() =>
+        catalogAt([at("2027-01-01"), entry as unknown as Catalog], "2027-03-01"),
+      ).toThrow(`Invalid catalog history: entry 1 (version undefined): ${calendar}`);
     }
   });
 
@@ -441,7 +527,9 @@ describe("CatalogHistoryError: every problem, in entry order, each named (P8)", 
     expect(error.name).toBe("NoCatalogInForceError");
     expect(error.firstVersion).toBe("2027-01-01");
     expect(error.message).toContain("2027-01-01");
-    expect(() => catalogAt([at("2027-02-01"), at("2027-01-01")], "2027-03-01")).toThrow(CatalogHistoryError);
+    expect(() => catalogAt([at("2027-02-01"), at("2027-01-01")], "2027-03-01")).toThrow(
+      CatalogHistoryError,
+    );
     expect(() => nextCatalogChange([], "2027-03-01")).toThrow(CatalogHistoryError);
   });
 });

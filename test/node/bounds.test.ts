@@ -11,7 +11,8 @@ async function world(options: Parameters<typeof createReferenceServer>[0] = {}) 
   return { server, key };
 }
 
-const ping = (key: string) => `GET /api/ping HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+const ping = (key: string) =>
+  `GET /api/ping HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\n\r\n`;
 
 describe("serve(): the bounds of a connection (S12, S15)", () => {
   it("S12, S15: slow headers are cut at headersTimeoutMs with a JSON 408 carrying a Request-Id", async () => {
@@ -49,7 +50,11 @@ describe("serve(): the bounds of a connection (S12, S15)", () => {
 
   it("S12: a malformed request line is a JSON 400 with a Request-Id, not Node's plain-text one", async () => {
     const r = await start();
-    for (const garbage of ["THIS IS NOT HTTP\r\n\r\n", "GET / HTTP/1.1\r\nBad Header: x\r\n\r\n", "GET / HTTP/9.9\r\n\r\n"]) {
+    for (const garbage of [
+      "THIS IS NOT HTTP\r\n\r\n",
+      "GET / HTTP/1.1\r\nBad Header: x\r\n\r\n",
+      "GET / HTTP/9.9\r\n\r\n",
+    ]) {
       const client = rawClient(r.port);
       await client.write(garbage);
       await client.closed;
@@ -73,8 +78,14 @@ describe("serve(): the bounds of a connection (S12, S15)", () => {
       `POST /api/generations HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
     );
     // 2 MiB in 64 KiB chunks, 32 times the limit, sent whatever the server answers meanwhile.
-    const chunk = Buffer.concat([Buffer.from("10000\r\n"), Buffer.alloc(0x10000, 0x20), Buffer.from("\r\n")]);
-    for (let i = 0; i < 32; i++) await client.write(chunk);
+    const chunk = Buffer.concat([
+      Buffer.from("10000\r\n"),
+      Buffer.alloc(0x10000, 0x20),
+      Buffer.from("\r\n"),
+    ]);
+    for (let i = 0; i < 32; i++) {
+      await client.write(chunk);
+    }
     await client.write("0\r\n\r\n");
     const [tooLarge] = await client.answered(1);
     expectJsonError(tooLarge, 413, "payload_too_large", false);
@@ -135,7 +146,9 @@ describe("serve(): the bounds of a connection (S12, S15)", () => {
     const store = new Proxy(base, {
       get(target, prop) {
         const value: unknown = Reflect.get(target, prop, target);
-        if (prop !== "findCaller" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
+        if (prop !== "findCaller" || typeof value !== "function") {
+          return typeof value === "function" ? value.bind(target) : value;
+        }
         return async (...args: unknown[]) => {
           entered();
           await gate;
@@ -180,7 +193,9 @@ describe("serve(): the bounds of a connection (S12, S15)", () => {
 
   it("S15: each bound must be a positive whole number, and headers cannot be given longer than the whole request", async () => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      await expect(start({ maxConnections: bad })).rejects.toThrow(/maxConnections must be a positive whole number/);
+      await expect(start({ maxConnections: bad })).rejects.toThrow(
+        /maxConnections must be a positive whole number/,
+      );
       await expect(start({ headersTimeoutMs: bad })).rejects.toThrow(RangeError);
     }
     await expect(start({ headersTimeoutMs: 5000, requestTimeoutMs: 1000 })).rejects.toThrow(
@@ -190,16 +205,24 @@ describe("serve(): the bounds of a connection (S12, S15)", () => {
     const short = await start({ requestTimeoutMs: 500 });
     expect([short.httpServer.headersTimeout, short.httpServer.requestTimeout]).toEqual([500, 500]);
     const long = await start({ headersTimeoutMs: 60_000 });
-    expect([long.httpServer.headersTimeout, long.httpServer.requestTimeout]).toEqual([60_000, 60_000]);
+    expect([long.httpServer.headersTimeout, long.httpServer.requestTimeout]).toEqual([
+      60_000, 60_000,
+    ]);
     const defaults = await start();
-    expect([defaults.httpServer.headersTimeout, defaults.httpServer.requestTimeout]).toEqual([10_000, 30_000]);
+    expect([defaults.httpServer.headersTimeout, defaults.httpServer.requestTimeout]).toEqual([
+      10_000, 30_000,
+    ]);
   });
 
   it("S15: a body of 200,000 bad ids is answered with a small 400 while another client's pings are served", async () => {
     // A limit above the default, as a server may set it: the shape scan, not the size, refuses the body.
     const { server, key } = await world({ maxBodyBytes: 1024 * 1024 });
     const r = await start({ server });
-    const body = JSON.stringify({ prompt: "x", generationType: "image-to-image", inputAssetIds: Array(200_000).fill(0) });
+    const body = JSON.stringify({
+      prompt: "x",
+      generationType: "image-to-image",
+      inputAssetIds: Array(200_000).fill(0),
+    });
     expect(body.length).toBeLessThan(1024 * 1024);
     const big = rawClient(r.port);
     const pinger = rawClient(r.port);

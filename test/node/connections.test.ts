@@ -17,7 +17,8 @@ async function world(options: Parameters<typeof createReferenceServer>[0] = {}) 
   return { server, key };
 }
 
-const ping = (key: string) => `GET /api/ping HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+const ping = (key: string) =>
+  `GET /api/ping HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\n\r\n`;
 const adminGet = (token: string) =>
   `GET /admin/openapi.json HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`;
 
@@ -65,8 +66,11 @@ describe("serve(): connections per client address (S15)", () => {
     for (const client of extra) {
       // Each is refused: a JSON 503, or, past a few lingering at once, closed without a word.
       const answers = client.answers();
-      if (answers.length > 0) expectJsonError(answers[0], 503, "service_unavailable");
-      else expect(client.received().length).toBe(0);
+      if (answers.length > 0) {
+        expectJsonError(answers[0], 503, "service_unavailable");
+      } else {
+        expect(client.received().length).toBe(0);
+      }
     }
     expect(r.stats()).toMatchObject({ openConnections: 1, refusedConnections: 20, requests: 0 });
     const other = rawClient(r.port, "127.0.0.2");
@@ -97,7 +101,9 @@ describe("serve(): connections per client address (S15)", () => {
       const [answer] = await client.answered(1);
       return answer;
     };
-    for (let i = 0; i < 10; i++) expect((await send(adminGet(`wrong-token-${i}`), "127.0.0.1"))?.status).toBe(401);
+    for (let i = 0; i < 10; i++) {
+      expect((await send(adminGet(`wrong-token-${i}`), "127.0.0.1"))?.status).toBe(401);
+    }
     const locked = await send(adminGet(TOKEN), "127.0.0.1");
     expect(locked?.status).toBe(429);
     expect(Number(locked?.headers["retry-after"])).toBeGreaterThan(0);

@@ -24,10 +24,20 @@ async function echo(request: Request): Promise<Response> {
 }
 
 /** A request with node:http, so that repeated response headers can be read. */
-function nodeRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {}) {
-  return new Promise<{ status: number; message: string; headers: Record<string, string | string[] | undefined>; text: string }>(
-    (resolve, reject) => {
-      const req = httpRequest(url, { method: init.method ?? "GET", headers: init.headers ?? {} }, (res) => {
+function nodeRequest(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {},
+) {
+  return new Promise<{
+    status: number;
+    message: string;
+    headers: Record<string, string | string[] | undefined>;
+    text: string;
+  }>((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: init.method ?? "GET", headers: init.headers ?? {} },
+      (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () =>
@@ -38,11 +48,11 @@ function nodeRequest(url: string, init: { method?: string; headers?: Record<stri
             text: Buffer.concat(chunks).toString("utf8"),
           }),
         );
-      });
-      req.on("error", reject);
-      req.end(init.body);
-    },
-  );
+      },
+    );
+    req.on("error", reject);
+    req.end(init.body);
+  });
 }
 
 /** The globals as this file found them, before any serve() of its own. */
@@ -86,8 +96,17 @@ describe("serve() with any fetch handler (no reference server)", () => {
 
     // A 3 MiB chunked upload arrives whole.
     const body = Buffer.alloc(3 * 1024 * 1024, 0x61);
-    const post = await nodeRequest(`${r.url}/upload`, { method: "POST", headers: { "transfer-encoding": "chunked" }, body });
-    expect(JSON.parse(post.text)).toMatchObject({ method: "POST", path: "/upload", length: body.length, start: "aaaaa" });
+    const post = await nodeRequest(`${r.url}/upload`, {
+      method: "POST",
+      headers: { "transfer-encoding": "chunked" },
+      body,
+    });
+    expect(JSON.parse(post.text)).toMatchObject({
+      method: "POST",
+      path: "/upload",
+      length: body.length,
+      start: "aaaaa",
+    });
     expect(r.stats()).toMatchObject({ requests: 2, activeRequests: 0 });
   });
 
@@ -98,8 +117,11 @@ describe("serve() with any fetch handler (no reference server)", () => {
           let i = 0;
           const stream = new ReadableStream<Uint8Array>({
             pull(controller) {
-              if (i++ < 100) controller.enqueue(new TextEncoder().encode(`${"x".repeat(1023)}\n`));
-              else controller.close();
+              if (i++ < 100) {
+                controller.enqueue(new TextEncoder().encode(`${"x".repeat(1023)}\n`));
+              } else {
+                controller.close();
+              }
             },
           });
           return new Response(stream, { headers: { "content-type": "text/plain" } });
@@ -143,7 +165,9 @@ describe("serve() with any fetch handler (no reference server)", () => {
             pull: (controller) =>
               new Promise((resolve) =>
                 setTimeout(() => {
-                  if (!cancelled) controller.enqueue(new Uint8Array(1024));
+                  if (!cancelled) {
+                    controller.enqueue(new Uint8Array(1024));
+                  }
                   resolve();
                 }, 5),
               ),

@@ -9,7 +9,9 @@ import { type RunningServer, type ServeOptions, serve } from "../../src/node/ind
 const running: RunningServer[] = [];
 const sockets: Socket[] = [];
 afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
+  for (const socket of sockets.splice(0)) {
+    socket.destroy();
+  }
   await Promise.all(running.splice(0).map((r) => r.close()));
 });
 
@@ -34,7 +36,9 @@ export function readAnswers(bytes: Buffer): { answers: RawAnswer[]; unread: numb
   let at = 0;
   while (at < bytes.length) {
     const end = bytes.indexOf("\r\n\r\n", at);
-    if (end < 0) break;
+    if (end < 0) {
+      break;
+    }
     const [statusLine = "", ...lines] = bytes.subarray(at, end).toString("latin1").split("\r\n");
     const headers: Record<string, string> = {};
     for (const line of lines) {
@@ -42,7 +46,9 @@ export function readAnswers(bytes: Buffer): { answers: RawAnswer[]; unread: numb
       headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
     }
     const length = Number(headers["content-length"] ?? 0);
-    if (end + 4 + length > bytes.length) break; // not all of its body has arrived yet
+    if (end + 4 + length > bytes.length) {
+      break; // not all of its body has arrived yet
+    }
     const body = bytes.subarray(end + 4, end + 4 + length).toString("utf8");
     answers.push({ status: Number(statusLine.split(" ")[1]), headers, body });
     at = end + 4 + length;
@@ -57,7 +63,11 @@ export function readAnswers(bytes: Buffer): { answers: RawAnswer[]; unread: numb
  * @param localAddress - The client's own address (default 127.0.0.1; any of 127.0.0.0/8 works on Linux).
  */
 export function rawClient(port: number, localAddress?: string) {
-  const socket = connect({ port, host: "127.0.0.1", ...(localAddress === undefined ? {} : { localAddress }) });
+  const socket = connect({
+    port,
+    host: "127.0.0.1",
+    ...(localAddress === undefined ? {} : { localAddress }),
+  });
   sockets.push(socket);
   const chunks: Buffer[] = [];
   let error: string | undefined;
@@ -73,14 +83,18 @@ export function rawClient(port: number, localAddress?: string) {
     /** Resolves when the server has closed the connection (or the client did). */
     closed,
     write: (data: string | Buffer) =>
-      new Promise<void>((resolve) => (socket.write(data) ? resolve() : socket.once("drain", () => resolve()))),
+      new Promise<void>((resolve) =>
+        socket.write(data) ? resolve() : socket.once("drain", () => resolve()),
+      ),
     received: () => Buffer.concat(chunks),
     answers: () => parseAnswers(Buffer.concat(chunks)),
     /** Resolves once `count` whole answers have arrived (or the connection closed). */
     async answered(count = 1): Promise<RawAnswer[]> {
       for (;;) {
         const answers = parseAnswers(Buffer.concat(chunks));
-        if (answers.length >= count || socket.destroyed) return answers;
+        if (answers.length >= count || socket.destroyed) {
+          return answers;
+        }
         await Promise.race([new Promise((resolve) => socket.once("data", resolve)), closed]);
       }
     },
@@ -92,17 +106,26 @@ export function rawClient(port: number, localAddress?: string) {
  * Checks an answer is the service's JSON error: the status, the code, a `Request-Id` header equal
  * to the body's `requestId`, and `Connection: close` when asked.
  */
-export function expectJsonError(answer: RawAnswer | undefined, status: number, code: string, close = true) {
+export function expectJsonError(
+  answer: RawAnswer | undefined,
+  status: number,
+  code: string,
+  close = true,
+) {
   expect(answer, "no answer").toBeDefined();
   const a = answer as RawAnswer;
   expect(a.status).toBe(status);
   expect(a.headers["content-type"]).toMatch(/^application\/json/);
-  const body = JSON.parse(a.body) as { error: { message: string; code: string; requestId: string } };
+  const body = JSON.parse(a.body) as {
+    error: { message: string; code: string; requestId: string };
+  };
   expect(body.error.code).toBe(code);
   expect(body.error.message.length).toBeGreaterThan(0);
   expect(body.error.requestId).toMatch(/^req_/);
   expect(a.headers["request-id"]).toBe(body.error.requestId);
-  if (close) expect(a.headers.connection).toBe("close");
+  if (close) {
+    expect(a.headers.connection).toBe("close");
+  }
   return body;
 }
 
@@ -115,7 +138,9 @@ export function expectJsonError(answer: RawAnswer | undefined, status: number, c
 export async function until(condition: () => boolean, limitMs = 30_000): Promise<boolean> {
   const deadline = Date.now() + limitMs;
   while (Date.now() < deadline) {
-    if (condition()) return true;
+    if (condition()) {
+      return true;
+    }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return condition();

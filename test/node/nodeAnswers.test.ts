@@ -45,7 +45,10 @@ describe("serve(): Node's own answers are the service's (S12)", async () => {
   for (const [name, handler] of handlers) {
     it(`S12: HTTP/1.1 without Host, or with two, is a JSON 400 with a Request-Id (${name})`, async () => {
       const r = await start({ server: handler });
-      for (const request of ["GET /api/ping HTTP/1.1\r\n\r\n", "GET /api/ping HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"]) {
+      for (const request of [
+        "GET /api/ping HTTP/1.1\r\n\r\n",
+        "GET /api/ping HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+      ]) {
         const client = await exchange(r.port, request);
         const body = expectJsonError(client.answers()[0], 400, "bad_request");
         expect(body.error.message).toContain("Host");
@@ -55,14 +58,20 @@ describe("serve(): Node's own answers are the service's (S12)", async () => {
 
     it(`S12: Expect other than 100-continue is a JSON 417 with a Request-Id (${name})`, async () => {
       const r = await start({ server: handler });
-      const client = await exchange(r.port, "GET /api/ping HTTP/1.1\r\nHost: t\r\nExpect: foo\r\n\r\n");
+      const client = await exchange(
+        r.port,
+        "GET /api/ping HTTP/1.1\r\nHost: t\r\nExpect: foo\r\n\r\n",
+      );
       const body = expectJsonError(client.answers()[0], 417, "expectation_failed");
       expect(body.error.message).toContain("100-continue");
     });
 
     it(`S12: CONNECT is a JSON 405 with Allow and a Request-Id, not a closed connection (${name})`, async () => {
       const r = await start({ server: handler });
-      const client = await exchange(r.port, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+      const client = await exchange(
+        r.port,
+        "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",
+      );
       expectJsonError(client.answers()[0], 405, "method_not_allowed");
       expect(client.answers()[0]?.headers.allow).toBe("GET, HEAD, POST");
     });
@@ -70,7 +79,10 @@ describe("serve(): Node's own answers are the service's (S12)", async () => {
 
   it("S12: HTTP/1.0 without Host is served as usual", async () => {
     const r = await start({ server });
-    const client = await exchange(r.port, `GET /api/ping HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    const client = await exchange(
+      r.port,
+      `GET /api/ping HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+    );
     expect(client.answers()[0]?.status).toBe(200);
   });
 
@@ -120,7 +132,9 @@ describe("serve(): Node's own answers are the service's (S12)", async () => {
     expect(unread.answers()[0]?.status).toBe(200);
 
     const read = rawClient(r.port);
-    await read.write("POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n");
+    await read.write(
+      "POST /read HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n",
+    );
     const [interim] = await read.answered(1);
     expect(interim?.status).toBe(100);
     await read.write("hello");

@@ -9,12 +9,19 @@ import { createReferenceServer } from "../../src/server/index.js";
 import { rawClient, start, until } from "./helpers.js";
 
 /** A request with node:http: its answer's status, or the client's error code when none came. */
-function outcome(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+function outcome(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
   return new Promise<{ status?: number; error?: string }>((resolve) => {
-    const req = httpRequest(url, { method: init.method ?? "GET", headers: init.headers ?? {}, agent: false }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0 }));
-    });
+    const req = httpRequest(
+      url,
+      { method: init.method ?? "GET", headers: init.headers ?? {}, agent: false },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode ?? 0 }));
+      },
+    );
     req.on("error", (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
     req.end(init.body);
   });
@@ -37,10 +44,19 @@ describe("serve(): a fetch that rejects (S12)", () => {
       },
     };
     const r = await start({ server: losing });
-    const generation = JSON.stringify({ prompt: "a fox", modelId: "beta2", imageCount: 1, idempotencyKey: "lost-1" });
+    const generation = JSON.stringify({
+      prompt: "a fox",
+      modelId: "beta2",
+      imageCount: 1,
+      idempotencyKey: "lost-1",
+    });
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
 
-    const lost = await outcome(`${r.url}/api/generations`, { method: "POST", headers, body: generation });
+    const lost = await outcome(`${r.url}/api/generations`, {
+      method: "POST",
+      headers,
+      body: generation,
+    });
     expect(lost).toEqual({ error: "ECONNRESET" }); // node:http's "socket hang up"
     expect(await server.admin.balance(userId)).toBeLessThan(1000); // the work was done
 

@@ -7,7 +7,14 @@ import { describe, expect, it } from "vitest";
 import { runServe } from "../../src/cli/serve.js";
 import { type RawAnswer, rawClient, until } from "./helpers.js";
 
-type Line = { event: string; method?: string; path?: string; status?: number; requestId?: string; url?: string };
+type Line = {
+  event: string;
+  method?: string;
+  path?: string;
+  status?: number;
+  requestId?: string;
+  url?: string;
+};
 
 describe("serve --log", () => {
   it("S9: logs every request, also those serve() answers itself, each with its Request-Id", async () => {
@@ -24,7 +31,9 @@ describe("serve --log", () => {
           buffered += text;
           const parts = buffered.split("\n");
           buffered = parts.pop() ?? "";
-          for (const part of parts) lines.push(JSON.parse(part) as Line);
+          for (const part of parts) {
+            lines.push(JSON.parse(part) as Line);
+          }
         },
         err: () => {},
         readFile: async () => "",
@@ -47,10 +56,22 @@ describe("serve --log", () => {
       const sent: [string, string, number, RawAnswer | undefined][] = [
         ["GET", "/api/ping", 401, await exchange("GET /api/ping?k=1 HTTP/1.1\r\nHost: t\r\n\r\n")],
         ["GET", "/api/ping", 400, await exchange("GET /api/ping HTTP/1.1\r\n\r\n")],
-        ["GET", "/openapi.json", 417, await exchange("GET /openapi.json HTTP/1.1\r\nHost: t\r\nExpect: foo\r\n\r\n")],
-        ["CONNECT", "example.com:443", 405, await exchange("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n")],
+        [
+          "GET",
+          "/openapi.json",
+          417,
+          await exchange("GET /openapi.json HTTP/1.1\r\nHost: t\r\nExpect: foo\r\n\r\n"),
+        ],
+        [
+          "CONNECT",
+          "example.com:443",
+          405,
+          await exchange("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n"),
+        ],
       ];
-      expect(await until(() => lines.filter((l) => l.event === "request").length >= sent.length)).toBe(true);
+      expect(
+        await until(() => lines.filter((l) => l.event === "request").length >= sent.length),
+      ).toBe(true);
       const logged = lines.filter((l) => l.event === "request");
       expect(logged.map((l) => [l.method, l.path, l.status])).toEqual(
         sent.map(([method, path, status]) => [method, path, status]),

@@ -88,15 +88,23 @@ export const ORACLE_RATIOS: Record<OracleModel, string[]> = {
   "gamma-image-1.5": ["1:1", "16:9", "9:16", "3:2", "2:3"],
 };
 
-const QUALITY_MODELS = new Set<string>(["alpha-img2-official", "alpha-img2-5-flare", "alpha-img2-5-sunburst"]);
+const QUALITY_MODELS = new Set<string>([
+  "alpha-img2-official",
+  "alpha-img2-5-flare",
+  "alpha-img2-5-sunburst",
+]);
 export const isQualityModel = (m: string) => QUALITY_MODELS.has(m);
 export const is25Model = (m: string) => m === "alpha-img2-5-flare" || m === "alpha-img2-5-sunburst";
 
-export const oracleResolutions = (m: OracleModel) => (m === "alpha-img2" ? ["1K"] : ["1K", "2K", "4K"]);
-export const oracleQualities = (m: OracleModel) => (isQualityModel(m) ? ["low", "medium", "high"] : ["low"]);
-export const oracleBackgrounds = (m: OracleModel) => (isQualityModel(m) ? ["auto", "opaque", "transparent"] : ["auto"]);
+export const oracleResolutions = (m: OracleModel) =>
+  m === "alpha-img2" ? ["1K"] : ["1K", "2K", "4K"];
+export const oracleQualities = (m: OracleModel) =>
+  isQualityModel(m) ? ["low", "medium", "high"] : ["low"];
+export const oracleBackgrounds = (m: OracleModel) =>
+  isQualityModel(m) ? ["auto", "opaque", "transparent"] : ["auto"];
 /** `undefined`: the request must name it. */
-export const oracleDefaultResolution = (m: OracleModel) => (m === "alpha-img2" ? undefined : is25Model(m) ? "1K" : "2K");
+export const oracleDefaultResolution = (m: OracleModel) =>
+  m === "alpha-img2" ? undefined : is25Model(m) ? "1K" : "2K";
 
 /**
  * Exact half-up rounding of `credits x multiplier` with BigInt, the multiplier a plain decimal string.
@@ -146,8 +154,15 @@ export const ORACLE_PUBLIC_MAX_REFS = 14;
 /** V8: the service interface fixes PNG for the 2.5 models only. */
 export const oracleOutputFormat = (m: OracleModel) => (is25Model(m) ? "png" : null);
 /** P1 + P3 at multiplier 1: the per-output price, or `null` where the interface gives none. */
-export function oraclePrice(m: OracleModel, resolution: string, quality: string, refs: number): number | null {
+export function oraclePrice(
+  m: OracleModel,
+  resolution: string,
+  quality: string,
+  refs: number,
+): number | null {
   const base = ORACLE_PRICES[m][resolution]?.[quality];
-  if (base === undefined || !Number.isInteger(refs) || refs < 0 || refs > ORACLE_MAX_REFS[m]) return null;
+  if (base === undefined || !Number.isInteger(refs) || refs < 0 || refs > ORACLE_MAX_REFS[m]) {
+    return null;
+  }
   return base + ORACLE_SURCHARGE[m] * refs;
 }

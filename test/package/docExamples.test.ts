@@ -27,11 +27,19 @@ function docBlocks(): Block[] {
   const blocks: Block[] = [];
   for (const file of files) {
     const text = readFileSync(root + file, "utf8");
-    for (const match of text.matchAll(/^```(ts|typescript|js|javascript)(?:[ \t][^\n]*)?\n([\s\S]*?)^```$/gm)) {
+    for (const match of text.matchAll(
+      /^```(ts|typescript|js|javascript)(?:[ \t][^\n]*)?\n([\s\S]*?)^```$/gm,
+    )) {
       const line = text.slice(0, match.index).split("\n").length;
       const lang = match[1] as string;
       const ext = lang.startsWith("j") ? "mjs" : "mts";
-      blocks.push({ file, line, lang, code: match[2] as string, name: `${file.replace(/[/.]/g, "_")}_${line}.${ext}` });
+      blocks.push({
+        file,
+        line,
+        lang,
+        code: match[2] as string,
+        name: `${file.replace(/[/.]/g, "_")}_${line}.${ext}`,
+      });
     }
   }
   return blocks;
@@ -39,7 +47,9 @@ function docBlocks(): Block[] {
 
 /** The part of a result comment that is the value: a bracketed literal, or what comes before `: `. */
 function promisedValue(comment: string): string | undefined {
-  if (!/^(-?\d|"|\[|\{|true\b|false\b|null\b|undefined\b)/.test(comment)) return undefined; // prose, not a value
+  if (!/^(-?\d|"|\[|\{|true\b|false\b|null\b|undefined\b)/.test(comment)) {
+    return undefined; // prose, not a value
+  }
   const open = comment[0];
   if (open === "[" || open === "{") {
     const close = open === "[" ? "]" : "}";
@@ -48,11 +58,18 @@ function promisedValue(comment: string): string | undefined {
     for (let i = 0; i < comment.length; i++) {
       const c = comment[i];
       if (inString) {
-        if (c === "\\") i++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === open) depth++;
-      else if (c === close && --depth === 0) return comment.slice(0, i + 1);
+        if (c === "\\") {
+          i++;
+        } else if (c === '"') {
+          inString = false;
+        }
+      } else if (c === '"') {
+        inString = true;
+      } else if (c === open) {
+        depth++;
+      } else if (c === close && --depth === 0) {
+        return comment.slice(0, i + 1);
+      }
     }
     return comment;
   }
@@ -74,19 +91,28 @@ function instrument(block: Block): { code: string; checks: number } {
     let statement: string | undefined;
     let comment: string | undefined;
     const inline = /^(.*;)\s*\/\/ (.*)$/.exec(line);
-    if (inline && expression.test(inline[1] as string)) [statement, comment] = [inline[1], inline[2]];
-    else if (expression.test(line) && /^\/\/ /.test(lines[i + 1] ?? "")) [statement, comment] = [line, ""];
+    if (inline && expression.test(inline[1] as string)) {
+      [statement, comment] = [inline[1], inline[2]];
+    } else if (expression.test(line) && /^\/\/ /.test(lines[i + 1] ?? "")) {
+      [statement, comment] = [line, ""];
+    }
     // A value may go on over the comment lines that follow.
     for (let next = i + 1; comment !== undefined && /^\/\/ /.test(lines[next] ?? ""); next++) {
       comment = `${comment} ${(lines[next] as string).slice(3).trim()}`.trim();
     }
     const value = comment === undefined ? undefined : promisedValue(comment);
-    if (statement === undefined || value === undefined) continue;
+    if (statement === undefined || value === undefined) {
+      continue;
+    }
     const where = `${block.file}:${block.line + 1 + i}`;
-    lines[i] = `__check(${statement.slice(0, -1)}, ${JSON.stringify(value)}, ${JSON.stringify(where)});`;
+    lines[i] =
+      `__check(${statement.slice(0, -1)}, ${JSON.stringify(value)}, ${JSON.stringify(where)});`;
     checks++;
   }
-  return { code: `import { __check } from "./check.mts";\n${lines.join("\n")}\nexport {};\n`, checks };
+  return {
+    code: `import { __check } from "./check.mts";\n${lines.join("\n")}\nexport {};\n`,
+    checks,
+  };
 }
 
 /** What the run files import: the comparison of a value with its comment. */
@@ -105,7 +131,8 @@ const checkModule = `export function __check(value: unknown, promised: string, w
 `;
 
 /** Blocks that bind a port or need a database: type-checked, not run here (their guides' tests cover them). */
-const needsOutside = (code: string) => /\bserve\(|imagegen-pricing\/postgres|DATABASE_URL/.test(code);
+const needsOutside = (code: string) =>
+  /\bserve\(|imagegen-pricing\/postgres|DATABASE_URL/.test(code);
 
 const blocks = docBlocks();
 
@@ -123,7 +150,9 @@ describe("the examples of README.md and docs/*.md", () => {
   it("every block type-checks as a complete file against the package's exports (one tsc run)", {
     timeout: 300_000,
   }, async () => {
-    for (const block of blocks) writeFileSync(dir + block.name, `${block.code}\nexport {};\n`);
+    for (const block of blocks) {
+      writeFileSync(dir + block.name, `${block.code}\nexport {};\n`);
+    }
     const src = (path: string) => [`${root}src/${path}`];
     writeFileSync(
       `${dir}tsconfig.json`,
@@ -157,26 +186,35 @@ describe("the examples of README.md and docs/*.md", () => {
     );
     let output = "";
     try {
-      await run(`${root}node_modules/.bin/tsc`, ["-p", `${dir}tsconfig.json`, "--pretty", "false"], {
-        cwd: root,
-        maxBuffer: 16 * 1024 * 1024,
-      });
+      await run(
+        `${root}node_modules/.bin/tsc`,
+        ["-p", `${dir}tsconfig.json`, "--pretty", "false"],
+        {
+          cwd: root,
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string };
       output = `${e.stdout ?? ""}${e.stderr ?? ""}`;
     }
     // Name each error by its guide and line, not by the scratch file.
-    const located = output.replace(/^(?:reports\/doc-examples\/)?(\S+?)_(\d+)\.m[jt]s\((\d+),\d+\)/gm, (_, file, start, line) => {
-      const block = blocks.find((b) => b.name.startsWith(`${file}_${start}.`));
-      return `${block?.file ?? file}:${Number(start) + Number(line)}`;
-    });
+    const located = output.replace(
+      /^(?:reports\/doc-examples\/)?(\S+?)_(\d+)\.m[jt]s\((\d+),\d+\)/gm,
+      (_, file, start, line) => {
+        const block = blocks.find((b) => b.name.startsWith(`${file}_${start}.`));
+        return `${block?.file ?? file}:${Number(start) + Number(line)}`;
+      },
+    );
     expect(located).toBe("");
   });
 
   it("every block without a port or a database runs against the built package, and its result comments hold", {
     timeout: 300_000,
   }, async () => {
-    if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
+    if (!existsSync(`${root}dist/index.js`)) {
+      throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
+    }
     const runnable = blocks.filter((b) => !needsOutside(b.code));
     expect(runnable.length).toBeGreaterThanOrEqual(10);
     writeFileSync(`${dir}check.mts`, checkModule);

@@ -13,7 +13,9 @@ const run = promisify(execFile);
 /** The members of a string-literal union type, read from the source (`export type Name = | "a" | "b";`). */
 function unionMembers(file: string, name: string): string[] {
   const match = new RegExp(`export type ${name} =([^;]+);`).exec(read(file));
-  if (!match?.[1]) throw new Error(`${name} not found in ${file}`);
+  if (!match?.[1]) {
+    throw new Error(`${name} not found in ${file}`);
+  }
   return [...match[1].matchAll(/"([a-z_]+)"/g)].map((m) => m[1] as string);
 }
 
@@ -33,7 +35,10 @@ describe("docs/errors.md", () => {
   });
 
   it("N1-N14, V1-V6: each example body in the request issue table produces its code", () => {
-    const section = errors.slice(errors.indexOf("## Request issues"), errors.indexOf("`computeCharge(request, options)` throws"));
+    const section = errors.slice(
+      errors.indexOf("## Request issues"),
+      errors.indexOf("`computeCharge(request, options)` throws"),
+    );
     const rows = [...section.matchAll(/^\| `([a-z_]+)` \|.*\| `(\{.*\})` \|$/gm)];
     expect(rows.length).toBe(18);
     for (const [, code, json] of rows) {
@@ -47,8 +52,11 @@ describe("docs/errors.md", () => {
 describe("the guides", () => {
   it("docs/api-index.md lists every import path of package.json's exports, and getting-started every code entry", () => {
     const pkg = JSON.parse(read("package.json")) as { exports: Record<string, unknown> };
-    const paths = Object.keys(pkg.exports).map((s) => (s === "." ? "imagegen-pricing" : `imagegen-pricing/${s.slice(2)}`));
-    const rows = (file: string) => new Set([...read(file).matchAll(/^\| `(imagegen-pricing[^`]*)` \|/gm)].map((m) => m[1]));
+    const paths = Object.keys(pkg.exports).map((s) =>
+      s === "." ? "imagegen-pricing" : `imagegen-pricing/${s.slice(2)}`,
+    );
+    const rows = (file: string) =>
+      new Set([...read(file).matchAll(/^\| `(imagegen-pricing[^`]*)` \|/gm)].map((m) => m[1]));
     const index = rows("docs/api-index.md");
     expect(paths.filter((p) => !index.has(p))).toEqual([]);
     const guide = rows("docs/getting-started.md");
@@ -64,8 +72,17 @@ describe("the guides", () => {
     expect(guides).toContain("docs/rules.md");
     for (const file of ["README.md", "CHANGELOG.md", ...guides]) {
       for (const [, target] of read(file).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
-        if (!target || /^[a-z]+:/.test(target) || target.startsWith("api/") || target.startsWith("docs/api/")) continue;
-        if (!existsSync(resolve(dirname(root + file), target))) missing.push(`${file} -> ${target}`);
+        if (
+          !target ||
+          /^[a-z]+:/.test(target) ||
+          target.startsWith("api/") ||
+          target.startsWith("docs/api/")
+        ) {
+          continue;
+        }
+        if (!existsSync(resolve(dirname(root + file), target))) {
+          missing.push(`${file} -> ${target}`);
+        }
       }
     }
     expect(missing).toEqual([]);
@@ -74,8 +91,12 @@ describe("the guides", () => {
   it("the runnable examples of getting-started.md run against the built package and print what they say", {
     timeout: 60_000,
   }, async () => {
-    if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
-    const blocks = [...read("docs/getting-started.md").matchAll(/```ts runnable\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+    if (!existsSync(`${root}dist/index.js`)) {
+      throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
+    }
+    const blocks = [
+      ...read("docs/getting-started.md").matchAll(/```ts runnable\n([\s\S]*?)```/g),
+    ].map((m) => m[1] as string);
     expect(blocks.length).toBeGreaterThan(0);
     // Inside the package, "imagegen-pricing" resolves to this package's own exports (dist/).
     const dir = `${root}reports/guide-examples/`;
@@ -86,11 +107,16 @@ describe("the guides", () => {
       const { stdout } = await run(process.execPath, ["--import", "tsx", file], { cwd: root });
       const printed = stdout.trim().split("\n");
       // Each `console.log(...); // 44 88: why` promises the numbers before the colon, in order.
-      const promised = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => (m[1] ?? "").split(/: /)[0] ?? "");
+      const promised = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map(
+        (m) => (m[1] ?? "").split(/: /)[0] ?? "",
+      );
       expect(printed.length, `example ${i}: ${stdout}`).toBe(promised.length);
       for (const [line, promise] of promised.entries()) {
         const numbers = promise.match(/\d+(?:\.\d+)?/g) ?? [];
-        expect((printed[line] ?? "").match(/\d+(?:\.\d+)?/g) ?? [], `example ${i}, line ${line}`).toEqual(numbers);
+        expect(
+          (printed[line] ?? "").match(/\d+(?:\.\d+)?/g) ?? [],
+          `example ${i}, line ${line}`,
+        ).toEqual(numbers);
       }
     }
   });

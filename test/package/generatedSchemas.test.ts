@@ -2,7 +2,11 @@ import { readFileSync } from "node:fs";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { GENERATED_PATH, generateJsonSchemas, renderJsonSchemas } from "../../scripts/jsonSchemas.js";
+import {
+  GENERATED_PATH,
+  generateJsonSchemas,
+  renderJsonSchemas,
+} from "../../scripts/jsonSchemas.js";
 import { JSON_SCHEMAS } from "../../src/generated/jsonSchemas.js";
 import { type Catalog, catalog, type ModelSpec } from "../../src/index.js";
 import { modelRequestJsonSchemas, requestJsonSchema } from "../../src/jsonSchema.js";
@@ -23,10 +27,16 @@ function modelFormSchema(model: ModelSpec) {
     modelId: v.literal(model.id),
     generationType: v.optional(v.picklist(GENERATION_TYPES), "text-to-image"),
     aspectRatio: v.optional(v.picklist(model.aspectRatios), model.defaultAspectRatio),
-    resolution: model.defaultResolution === null ? resolution : v.optional(resolution, model.defaultResolution),
+    resolution:
+      model.defaultResolution === null
+        ? resolution
+        : v.optional(resolution, model.defaultResolution),
     quality: v.optional(v.picklist(model.qualities), "low"),
     background: v.optional(v.picklist(model.backgrounds), "auto"),
-    imageCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(model.maxImageCount)), 1),
+    imageCount: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(model.maxImageCount)),
+      1,
+    ),
     inputAssetIds: v.optional(
       v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.maxLength(model.maxReferenceImages)),
       () => [],
@@ -37,8 +47,13 @@ function modelFormSchema(model: ModelSpec) {
 
 describe("JSON Schemas converted when the package is built (no converter at run time)", () => {
   it("N2-N13, S12: src/generated/jsonSchemas.ts is what scripts/jsonSchemas.ts makes now (run it after changing a schema)", () => {
-    expect(plain(JSON_SCHEMAS), 'stale: run "npx tsx scripts/jsonSchemas.ts"').toEqual(plain(generateJsonSchemas()));
-    expect(readFileSync(GENERATED_PATH, "utf8"), 'stale: run "npx tsx scripts/jsonSchemas.ts"').toBe(renderJsonSchemas());
+    expect(plain(JSON_SCHEMAS), 'stale: run "npx tsx scripts/jsonSchemas.ts"').toEqual(
+      plain(generateJsonSchemas()),
+    );
+    expect(
+      readFileSync(GENERATED_PATH, "utf8"),
+      'stale: run "npx tsx scripts/jsonSchemas.ts"',
+    ).toBe(renderJsonSchemas());
   });
 
   it("N2-N13: requestJsonSchema(catalog) is the conversion of that catalog's request schema, for any catalog", () => {
@@ -53,7 +68,9 @@ describe("JSON Schemas converted when the package is built (no converter at run 
       expect(schema.required).toEqual(converted.required);
       expect(schema.type).toBe("object");
     }
-    expect(plain(requestJsonSchema(otherCatalog).properties).modelId).toMatchObject({ enum: ["beta", "gamma-image-1.5"] });
+    expect(plain(requestJsonSchema(otherCatalog).properties).modelId).toMatchObject({
+      enum: ["beta", "gamma-image-1.5"],
+    });
   });
 
   it("V1-V7: each model's schema is the conversion of the valibot schema of what the model accepts, for any catalog", () => {
@@ -72,14 +89,20 @@ describe("JSON Schemas converted when the package is built (no converter at run 
 
   it("S12: the OpenAPI document takes its model ids and default model from the catalog it is made for", () => {
     const request = (c: Catalog) =>
-      (createOpenApiDocument(c).components as { schemas: { GenerationRequest: { properties: Record<string, JsonObject> } } })
-        .schemas.GenerationRequest.properties;
+      (
+        createOpenApiDocument(c).components as {
+          schemas: { GenerationRequest: { properties: Record<string, JsonObject> } };
+        }
+      ).schemas.GenerationRequest.properties;
     expect(request(otherCatalog).modelId).toMatchObject({
       type: "string",
       enum: ["beta", "gamma-image-1.5"],
       default: "gamma-image-1.5",
     });
-    expect(request(catalog).modelId).toMatchObject({ enum: Object.keys(catalog.models), default: catalog.defaultModelId });
+    expect(request(catalog).modelId).toMatchObject({
+      enum: Object.keys(catalog.models),
+      default: catalog.defaultModelId,
+    });
     const { modelId: _a, ...restCustom } = request(otherCatalog);
     const { modelId: _b, ...restBuiltIn } = request(catalog);
     expect(restCustom).toEqual(restBuiltIn);

@@ -7,11 +7,28 @@ import {
   normalizeRequest,
   validateForModel,
 } from "../../src/index.js";
-import { modelRequestJsonSchema, modelRequestJsonSchemas, requestJsonSchema } from "../../src/jsonSchema.js";
-import { ASPECT_RATIOS, BACKGROUNDS, LIMITS, QUALITIES, RESOLUTIONS } from "../../src/models/lists.js";
+import {
+  modelRequestJsonSchema,
+  modelRequestJsonSchemas,
+  requestJsonSchema,
+} from "../../src/jsonSchema.js";
+import {
+  ASPECT_RATIOS,
+  BACKGROUNDS,
+  LIMITS,
+  QUALITIES,
+  RESOLUTIONS,
+} from "../../src/models/lists.js";
 import { ORACLE_FIELDS } from "../oracle/seed.js";
 
-type Prop = { enum?: string[]; default?: unknown; maximum?: number; maxItems?: number; maxLength?: number; const?: string };
+type Prop = {
+  enum?: string[];
+  default?: unknown;
+  maximum?: number;
+  maxItems?: number;
+  maxLength?: number;
+  const?: string;
+};
 const props = (schema: unknown) => (schema as { properties: Record<string, Prop> }).properties;
 
 function accepts(modelId: string, field: string, value: unknown): boolean {
@@ -51,7 +68,9 @@ describe("imagegen-pricing/json-schema", () => {
     for (const [id, schema] of Object.entries(all)) {
       const p = props(schema);
       const caps = capabilities(id);
-      if (!caps) throw new Error(id);
+      if (!caps) {
+        throw new Error(id);
+      }
       expect(p.modelId?.const).toBe(id);
       for (const [field, values] of [
         ["aspectRatio", ASPECT_RATIOS],
@@ -68,7 +87,9 @@ describe("imagegen-pricing/json-schema", () => {
       expect(accepts(id, "imageCount", caps.maxImageCount + 1)).toBe(false);
       expect(p.inputAssetIds?.maxItems).toBe(caps.maxReferenceImages);
       expect(schema.required).toEqual(
-        caps.defaultResolution === null ? ["prompt", "modelId", "resolution"] : ["prompt", "modelId"],
+        caps.defaultResolution === null
+          ? ["prompt", "modelId", "resolution"]
+          : ["prompt", "modelId"],
       );
       expect(schema.additionalProperties).toBe(false);
     }
@@ -79,7 +100,15 @@ describe("imagegen-pricing/json-schema", () => {
     const custom = defineCatalog({
       version: "2027-01-01",
       defaultModelId: "delta",
-      models: { delta: { ...base, id: "delta", maxImageCount: 6, aspectRatios: ["1:1"], defaultAspectRatio: "1:1" } },
+      models: {
+        delta: {
+          ...base,
+          id: "delta",
+          maxImageCount: 6,
+          aspectRatios: ["1:1"],
+          defaultAspectRatio: "1:1",
+        },
+      },
     });
     expect(props(requestJsonSchema(custom)).modelId?.enum).toEqual(["delta"]);
     const delta = props(modelRequestJsonSchema("delta", custom));

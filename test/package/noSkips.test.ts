@@ -22,8 +22,12 @@ function filesUnder(dir: string): string[] {
   for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== "node_modules") out.push(...filesUnder(path));
-    } else out.push(path);
+      if (entry.name !== "node_modules") {
+        out.push(...filesUnder(path));
+      }
+    } else {
+      out.push(path);
+    }
   }
   return out;
 }
@@ -43,11 +47,22 @@ function findSkips(name: string, text: string): string[] {
   const at = (node: ts.Node) =>
     `${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}: ${node.getText(source)}`;
   const visit = (node: ts.Node) => {
-    if (ts.isPropertyAccessExpression(node) && MODIFIERS.has(node.name.text)) found.push(at(node));
-    else if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && ALIASES.has(node.expression.text))
+    if (ts.isPropertyAccessExpression(node) && MODIFIERS.has(node.name.text)) {
+      found.push(at(node));
+    } else if (
+      ts.isCallExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      ALIASES.has(node.expression.text)
+    ) {
       found.push(at(node.expression));
+    }
     // `({ skip }) => ...`: the test context's skip, destructured.
-    else if (ts.isBindingElement(node) && MODIFIERS.has((node.propertyName ?? node.name).getText(source))) found.push(at(node));
+    else if (
+      ts.isBindingElement(node) &&
+      MODIFIERS.has((node.propertyName ?? node.name).getText(source))
+    ) {
+      found.push(at(node));
+    }
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -61,7 +76,11 @@ function findSkips(name: string, text: string): string[] {
  * @returns Each finding as `line: text`.
  */
 function findPythonSkips(text: string): string[] {
-  return text.split("\n").flatMap((line, i) => (PYTHON.test(line.replace(/#.*$/, "")) ? [`${i + 1}: ${line.trim()}`] : []));
+  return text
+    .split("\n")
+    .flatMap((line, i) =>
+      PYTHON.test(line.replace(/#.*$/, "")) ? [`${i + 1}: ${line.trim()}`] : [],
+    );
 }
 
 describe("no test is skipped, planned, focused or conditional", () => {
@@ -79,9 +98,18 @@ describe("no test is skipped, planned, focused or conditional", () => {
       'xit("x", () => {});',
       'fdescribe("x", () => {});',
     ];
-    for (const code of flagged) expect(findSkips("sample.ts", code), code).toHaveLength(1);
-    expect(findSkips("sample.ts", '// it.skip\nconst words = "it.only and xit";\nit("skips nothing", () => {});')).toEqual([]);
-    expect(findPythonSkips("@unittest.skipUnless(shutil.which('x'), 'no x')\ndef test_a(self):")).toHaveLength(1);
+    for (const code of flagged) {
+      expect(findSkips("sample.ts", code), code).toHaveLength(1);
+    }
+    expect(
+      findSkips(
+        "sample.ts",
+        '// it.skip\nconst words = "it.only and xit";\nit("skips nothing", () => {});',
+      ),
+    ).toEqual([]);
+    expect(
+      findPythonSkips("@unittest.skipUnless(shutil.which('x'), 'no x')\ndef test_a(self):"),
+    ).toHaveLength(1);
     expect(findPythonSkips("self.skipTest('later')")).toHaveLength(1);
     expect(findPythonSkips("# unittest.skip is never used\nx = 1")).toEqual([]);
   });
@@ -93,9 +121,15 @@ describe("no test is skipped, planned, focused or conditional", () => {
     expect(sources.length).toBeGreaterThan(50);
     expect(python.length).toBeGreaterThan(0);
     const findings = [
-      ...sources.flatMap((f) => findSkips(f, readFileSync(join(root, f), "utf8")).map((x) => `${relative(".", f)}:${x}`)),
-      ...python.flatMap((f) => findPythonSkips(readFileSync(join(root, f), "utf8")).map((x) => `${f}:${x}`)),
+      ...sources.flatMap((f) =>
+        findSkips(f, readFileSync(join(root, f), "utf8")).map((x) => `${relative(".", f)}:${x}`),
+      ),
+      ...python.flatMap((f) =>
+        findPythonSkips(readFileSync(join(root, f), "utf8")).map((x) => `${f}:${x}`),
+      ),
     ];
-    expect(findings, "a test whose dependency is missing fails and says what to install").toEqual([]);
+    expect(findings, "a test whose dependency is missing fails and says what to install").toEqual(
+      [],
+    );
   });
 });

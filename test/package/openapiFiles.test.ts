@@ -5,7 +5,11 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ADMIN_OPENAPI_JSON_PATH, OPENAPI_JSON_PATH, openApiFiles } from "../../scripts/openapi-json.js";
+import {
+  ADMIN_OPENAPI_JSON_PATH,
+  OPENAPI_JSON_PATH,
+  openApiFiles,
+} from "../../scripts/openapi-json.js";
 import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
 import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 
@@ -25,8 +29,12 @@ describe("the shipped OpenAPI files (S12)", () => {
   });
 
   it("S12: the files hold createOpenApiDocument() (built-in catalog) and createAdminOpenApiDocument()", () => {
-    expect(JSON.parse(readFileSync(OPENAPI_JSON_PATH, "utf8"))).toEqual(plain(createOpenApiDocument()));
-    expect(JSON.parse(readFileSync(ADMIN_OPENAPI_JSON_PATH, "utf8"))).toEqual(plain(createAdminOpenApiDocument()));
+    expect(JSON.parse(readFileSync(OPENAPI_JSON_PATH, "utf8"))).toEqual(
+      plain(createOpenApiDocument()),
+    );
+    expect(JSON.parse(readFileSync(ADMIN_OPENAPI_JSON_PATH, "utf8"))).toEqual(
+      plain(createAdminOpenApiDocument()),
+    );
   });
 
   it("S12: package.json exports both files and ships their folder", () => {

@@ -1,5 +1,14 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -42,29 +51,41 @@ let project = "";
 let installed = "";
 
 beforeAllOrFail(async () => {
-  if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
+  if (!existsSync(`${root}dist/index.js`)) {
+    throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
+  }
   // Packed once for every test here.
   scratch = mkdtempSync(join(tmpdir(), "imagegen-pricing-pack-"));
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   const packed = await sh(npm, ["pack", "--pack-destination", scratch]);
   const name = readdirSync(scratch).find((f) => f.endsWith(".tgz"));
-  if (packed.code !== 0 || name === undefined) throw new Error(`npm pack failed:\n${packed.output}`);
+  if (packed.code !== 0 || name === undefined) {
+    throw new Error(`npm pack failed:\n${packed.output}`);
+  }
   tarball = join(scratch, name);
   // Installed as npm installs a tarball: its `package/` folder becomes node_modules/imagegen-pricing.
   project = join(scratch, "consumer");
   installed = join(project, "node_modules", "imagegen-pricing");
   mkdirSync(installed, { recursive: true });
   const untar = await sh("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
-  if (untar.code !== 0) throw new Error(`tar failed:\n${untar.output}`);
+  if (untar.code !== 0) {
+    throw new Error(`tar failed:\n${untar.output}`);
+  }
   for (const dependency of ["valibot", "hono", "@hono/node-server"]) {
     mkdirSync(join(project, "node_modules", dependency, ".."), { recursive: true });
-    symlinkSync(`${root}node_modules/${dependency}`, join(project, "node_modules", dependency), "dir");
+    symlinkSync(
+      `${root}node_modules/${dependency}`,
+      join(project, "node_modules", dependency),
+      "dir",
+    );
   }
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true }));
 }, 300_000);
 
 afterAll(() => {
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  if (scratch) {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });
 
 /** Runs Node in the consumer project. */
@@ -79,7 +100,9 @@ const relativeLinks = (markdown: string): string[] =>
 describe("the published package", () => {
   it("every exports entry lists types first, then import and require", () => {
     for (const [subpath, entry] of Object.entries(pkg.exports)) {
-      if (typeof entry === "string") continue; // ./package.json
+      if (typeof entry === "string") {
+        continue; // ./package.json
+      }
       expect(Object.keys(entry), subpath).toEqual(["types", "import", "require"]);
       expect(Object.keys(entry.types as object), subpath).toEqual(["import", "require"]);
     }
@@ -96,12 +119,22 @@ describe("the published package", () => {
     expect(result.code, result.output).toBe(0);
   });
 
-  it("passes are-the-types-wrong on the packed tarball (node16 profile)", { timeout: 60_000 }, async () => {
-    const result = await sh(bin("attw"), [tarball, "--profile", "node16", "--format", "table-flipped"]);
+  it("passes are-the-types-wrong on the packed tarball (node16 profile)", {
+    timeout: 60_000,
+  }, async () => {
+    const result = await sh(bin("attw"), [
+      tarball,
+      "--profile",
+      "node16",
+      "--format",
+      "table-flipped",
+    ]);
     expect(result.code, result.output).toBe(0);
   });
 
-  it("each subpath loads by its package name from ESM and from CommonJS", { timeout: 60_000 }, async () => {
+  it("each subpath loads by its package name from ESM and from CommonJS", {
+    timeout: 60_000,
+  }, async () => {
     // A package may import itself by name through its own exports map (self-reference).
     const names = Object.keys(pkg.exports)
       .filter((s) => s !== "./package.json")
@@ -111,7 +144,10 @@ describe("the published package", () => {
       const cjs = require(name) as Record<string, unknown>;
       if (name.endsWith(".json")) {
         // Data, not code (the catalog history and its schema): an ES module imports it as JSON.
-        expect(((await import(name, { with: { type: "json" } })) as { default: unknown }).default, name).toEqual(cjs);
+        expect(
+          ((await import(name, { with: { type: "json" } })) as { default: unknown }).default,
+          name,
+        ).toEqual(cjs);
         continue;
       }
       const esm = (await import(name)) as Record<string, unknown>;
@@ -156,10 +192,14 @@ describe("the tarball installed in an empty project (no pg, no @types/pg)", () =
     for (const file of ["README.md", "CHANGELOG.md", ...guides]) {
       for (const target of relativeLinks(readFileSync(join(installed, file), "utf8"))) {
         // The API reference (docs/api/) is generated by `npm run docs`, in a checkout.
-        if (target.startsWith("api/") || target.startsWith("docs/api/")) continue;
+        if (target.startsWith("api/") || target.startsWith("docs/api/")) {
+          continue;
+        }
         links++;
         const path = resolve(dirname(join(installed, file)), target);
-        if (relative(installed, path).startsWith("..") || !existsSync(path)) broken.push(`${file} -> ${target}`);
+        if (relative(installed, path).startsWith("..") || !existsSync(path)) {
+          broken.push(`${file} -> ${target}`);
+        }
       }
     }
     expect(links).toBeGreaterThan(40);
@@ -185,23 +225,42 @@ describe("the tarball installed in an empty project (no pg, no @types/pg)", () =
   const expectOneLine = (result: { code: number; output: string }) => {
     expect(result.code, result.output).toBe(1);
     expect(result.output).toContain(pgMissing);
-    expect(result.output.split("\n").filter((line) => line.includes("npm install pg"))).toEqual([pgMissing]);
-    expect(result.output).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (package|module)|Require stack/);
+    expect(result.output.split("\n").filter((line) => line.includes("npm install pg"))).toEqual([
+      pgMissing,
+    ]);
+    expect(result.output).not.toMatch(
+      /ERR_MODULE_NOT_FOUND|Cannot find (package|module)|Require stack/,
+    );
   };
 
   it("importing imagegen-pricing/postgres from ESM without pg throws one line that says npm install pg", {
     timeout: 30_000,
   }, async () => {
-    expectOneLine(await consumerNode(["--input-type=module", "-e", 'await import("imagegen-pricing/postgres");']));
+    expectOneLine(
+      await consumerNode([
+        "--input-type=module",
+        "-e",
+        'await import("imagegen-pricing/postgres");',
+      ]),
+    );
   });
 
-  it("requiring imagegen-pricing/postgres from CommonJS without pg throws the same line", { timeout: 30_000 }, async () => {
+  it("requiring imagegen-pricing/postgres from CommonJS without pg throws the same line", {
+    timeout: 30_000,
+  }, async () => {
     expectOneLine(await consumerNode(["-e", 'require("imagegen-pricing/postgres");']));
   });
 
-  it("imagegen-pricing serve --database-url without pg says to install it, in one line", { timeout: 30_000 }, async () => {
+  it("imagegen-pricing serve --database-url without pg says to install it, in one line", {
+    timeout: 30_000,
+  }, async () => {
     const cli = join(installed, "dist", "cli.js");
-    const result = await consumerNode([cli, "serve", "--database-url", "postgres://127.0.0.1:1/imagegen"]);
+    const result = await consumerNode([
+      cli,
+      "serve",
+      "--database-url",
+      "postgres://127.0.0.1:1/imagegen",
+    ]);
     expect(result.code, result.output).toBe(1);
     expect(result.output.trim()).toBe(
       "--database-url needs the pg package: install it next to imagegen-pricing (npm install pg).",
@@ -253,7 +312,9 @@ export async function start(pool: PgPool): Promise<Response> {
     expect(result.code).toBe(0);
   });
 
-  it("with pg installed, imagegen-pricing/postgres loads from ESM and CommonJS", { timeout: 30_000 }, async () => {
+  it("with pg installed, imagegen-pricing/postgres loads from ESM and CommonJS", {
+    timeout: 30_000,
+  }, async () => {
     symlinkSync(`${root}node_modules/pg`, join(project, "node_modules", "pg"), "dir");
     try {
       const esm = await consumerNode([
@@ -262,7 +323,10 @@ export async function start(pool: PgPool): Promise<Response> {
         'const m = await import("imagegen-pricing/postgres"); console.log(typeof m.createPostgresStore)',
       ]);
       expect(esm.output.trim()).toBe("function");
-      const cjs = await consumerNode(["-e", 'console.log(typeof require("imagegen-pricing/postgres").createPostgresStore)']);
+      const cjs = await consumerNode([
+        "-e",
+        'console.log(typeof require("imagegen-pricing/postgres").createPostgresStore)',
+      ]);
       expect(cjs.output.trim()).toBe("function");
     } finally {
       rmSync(join(project, "node_modules", "pg"));

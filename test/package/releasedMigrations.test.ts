@@ -10,7 +10,9 @@ import { MIGRATIONS, migrationChecksum } from "../../src/postgres/migrations/ind
 
 const DIR = new URL("../../src/postgres/migrations/", import.meta.url);
 type Released = { version: number; file: string; sha256: string };
-const released: Released[] = JSON.parse(readFileSync(new URL("checksums.json", DIR), "utf8")).released;
+const released: Released[] = JSON.parse(
+  readFileSync(new URL("checksums.json", DIR), "utf8"),
+).released;
 
 describe("released migrations (src/postgres/migrations/checksums.json)", () => {
   it("every released migration's SQL has the checksum committed for it", () => {

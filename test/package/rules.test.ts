@@ -12,7 +12,15 @@ const root = new URL("../../", import.meta.url).pathname;
 const read = (path: string) => readFileSync(join(root, path), "utf8");
 
 /** Directories that hold no source of the project: dependencies, builds, generated reports. */
-const NOT_SOURCE = new Set([".git", "node_modules", "dist", "coverage", "reports", ".stryker-tmp", "docs/api"]);
+const NOT_SOURCE = new Set([
+  ".git",
+  "node_modules",
+  "dist",
+  "coverage",
+  "reports",
+  ".stryker-tmp",
+  "docs/api",
+]);
 /** Files too large or too foreign to read: the lockfile (registry data), packed tarballs, images. */
 const NOT_TEXT = /(^|\/)package-lock\.json$|\.(tgz|png|jpe?g|gif|ico|woff2?)$/;
 
@@ -21,11 +29,17 @@ function filesUnder(dir: string): string[] {
   const out: string[] = [];
   const walk = (path: string) => {
     const rel = relative(root, path);
-    if (NOT_SOURCE.has(rel)) return;
+    if (NOT_SOURCE.has(rel)) {
+      return;
+    }
     const name = rel.split("/").at(-1) ?? "";
-    if (NOT_SOURCE.has(name)) return;
+    if (NOT_SOURCE.has(name)) {
+      return;
+    }
     if (statSync(path).isDirectory()) {
-      for (const entry of readdirSync(path).sort()) walk(join(path, entry));
+      for (const entry of readdirSync(path).sort()) {
+        walk(join(path, entry));
+      }
     } else if (!NOT_TEXT.test(rel)) {
       out.push(rel);
     }
@@ -35,7 +49,9 @@ function filesUnder(dir: string): string[] {
 }
 
 /** The rule ids docs/rules.md defines, in order: each is a heading `### S5`, so `docs/rules.md#s5` links to it. */
-const defined = [...read("docs/rules.md").matchAll(/^### ([NVPS]\d{1,2})$/gm)].map((m) => m[1] as string);
+const defined = [...read("docs/rules.md").matchAll(/^### ([NVPS]\d{1,2})$/gm)].map(
+  (m) => m[1] as string,
+);
 const definedSet = new Set(defined);
 
 /**
@@ -46,8 +62,12 @@ function citedIds(text: string): { id: string; line: number }[] {
   const out: { id: string; line: number }[] = [];
   for (const m of text.matchAll(/\b([NVPS])(\d{1,2})\b/g)) {
     const after = text.slice((m.index ?? 0) + m[0].length, (m.index ?? 0) + m[0].length + 12);
-    if (m[0] === "V8" && /^(?:'s| engine| heap| isolate| flags?\b)/.test(after)) continue;
-    if (m[1] === "P" && /^(?:50|90|95|99)$/.test(m[2] as string)) continue;
+    if (m[0] === "V8" && /^(?:'s| engine| heap| isolate| flags?\b)/.test(after)) {
+      continue;
+    }
+    if (m[1] === "P" && /^(?:50|90|95|99)$/.test(m[2] as string)) {
+      continue;
+    }
     out.push({ id: m[0], line: text.slice(0, m.index).split("\n").length });
   }
   return out;
@@ -55,28 +75,45 @@ function citedIds(text: string): { id: string; line: number }[] {
 
 /** Expands ranges of one family (`N1-N14`, `V1-V6`) to every id they name. */
 function expandRanges(text: string): string {
-  return text.replace(/\b([NVPS])(\d{1,2})-\1(\d{1,2})\b/g, (_, family: string, from: string, to: string) =>
-    Array.from({ length: Math.max(0, Number(to) - Number(from) + 1) }, (_, i) => `${family}${Number(from) + i}`).join(" "),
+  return text.replace(
+    /\b([NVPS])(\d{1,2})-\1(\d{1,2})\b/g,
+    (_, family: string, from: string, to: string) =>
+      Array.from(
+        { length: Math.max(0, Number(to) - Number(from) + 1) },
+        (_, i) => `${family}${Number(from) + i}`,
+      ).join(" "),
   );
 }
 
 /** The names of the tests in a test file: the title of every `it`, `test` and `describe` call (with `.each`, `.concurrent`, ...). */
 function testTitles(file: string): string[] {
-  const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    file,
+    read(file),
+    ts.ScriptTarget.Latest,
+    false,
+    ts.ScriptKind.TS,
+  );
   const titles: string[] = [];
   const isTestFunction = (callee: ts.Expression): boolean => {
-    if (ts.isIdentifier(callee)) return ["it", "test", "describe"].includes(callee.text);
+    if (ts.isIdentifier(callee)) {
+      return ["it", "test", "describe"].includes(callee.text);
+    }
     // A skipped or planned test pins nothing.
-    if (ts.isPropertyAccessExpression(callee))
+    if (ts.isPropertyAccessExpression(callee)) {
       return !["skip", "todo"].includes(callee.name.text) && isTestFunction(callee.expression);
-    if (ts.isCallExpression(callee)) return isTestFunction(callee.expression); // it.each(table)("title", ...)
+    }
+    if (ts.isCallExpression(callee)) {
+      return isTestFunction(callee.expression); // it.each(table)("title", ...)
+    }
     return false;
   };
   const visit = (node: ts.Node) => {
     if (ts.isCallExpression(node) && isTestFunction(node.expression)) {
       const first = node.arguments[0];
-      if (first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first))) titles.push(first.text);
-      else if (first && ts.isTemplateExpression(first)) {
+      if (first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first))) {
+        titles.push(first.text);
+      } else if (first && ts.isTemplateExpression(first)) {
         // Interpolated parts are unknown here; the literal parts still name the rule (`S4: ${n} requests ...`).
         titles.push([first.head.text, ...first.templateSpans.map((s) => s.literal.text)].join(" "));
       }
@@ -99,14 +136,18 @@ describe("docs/rules.md: the rule book", () => {
   });
 
   it("every rule id cited in src, test, docs, scripts, bench, the README and the changelog is defined there", () => {
-    const files = ["src", "test", "docs", "scripts", "bench", "README.md", "CHANGELOG.md"].flatMap(filesUnder);
+    const files = ["src", "test", "docs", "scripts", "bench", "README.md", "CHANGELOG.md"].flatMap(
+      filesUnder,
+    );
     expect(files.length).toBeGreaterThan(50);
     const unknown: string[] = [];
     let citations = 0;
     for (const file of files) {
       for (const { id, line } of citedIds(read(file))) {
         citations++;
-        if (!definedSet.has(id)) unknown.push(`${file}:${line}: ${id}`);
+        if (!definedSet.has(id)) {
+          unknown.push(`${file}:${line}: ${id}`);
+        }
       }
     }
     expect(citations).toBeGreaterThan(500);
@@ -118,18 +159,27 @@ describe("docs/rules.md: the rule book", () => {
     // This file's own titles name every family's whole range; they check the book, not the rules.
     const self = relative(root, new URL(import.meta.url).pathname);
     for (const file of filesUnder("test").filter((f) => f.endsWith(".ts") && f !== self)) {
-      for (const title of testTitles(file)) for (const { id } of citedIds(expandRanges(title))) named.add(id);
+      for (const title of testTitles(file)) {
+        for (const { id } of citedIds(expandRanges(title))) {
+          named.add(id);
+        }
+      }
     }
     expect(named.size).toBeGreaterThan(30);
     expect(defined.filter((id) => !named.has(id))).toEqual([]);
   });
 
   it("every link to a rule (`rules.md#s5`) points to a rule the page defines", () => {
-    const anchors = new Set([...defined.map((id) => id.toLowerCase()), ...slugsOf(read("docs/rules.md"))]);
+    const anchors = new Set([
+      ...defined.map((id) => id.toLowerCase()),
+      ...slugsOf(read("docs/rules.md")),
+    ]);
     const broken: string[] = [];
     for (const file of [...filesUnder("."), "README.md"]) {
       for (const m of read(file).matchAll(/rules\.md#([A-Za-z0-9-]+)/g)) {
-        if (!anchors.has(m[1] as string)) broken.push(`${file}: ${m[0]}`);
+        if (!anchors.has(m[1] as string)) {
+          broken.push(`${file}: ${m[0]}`);
+        }
       }
     }
     expect(broken).toEqual([]);
@@ -166,7 +216,9 @@ describe("the repository reads on its own", () => {
     for (const file of files) {
       for (const [i, line] of read(file).split("\n").entries()) {
         const pattern = OUTSIDE.find((p) => p.test(line));
-        if (pattern) found.push(`${file}:${i + 1}: ${line.trim().slice(0, 120)}`);
+        if (pattern) {
+          found.push(`${file}:${i + 1}: ${line.trim().slice(0, 120)}`);
+        }
       }
     }
     expect(found).toEqual([]);

@@ -33,11 +33,15 @@ const importEsm = [
   "-e",
   'const t = await import("imagegen-pricing/testing"); console.log(Object.keys(t).length)',
 ];
-const requireCjs = ["-e", 'const t = require("imagegen-pricing/testing"); console.log(Object.keys(t).length)'];
+const requireCjs = [
+  "-e",
+  'const t = require("imagegen-pricing/testing"); console.log(Object.keys(t).length)',
+];
 
 beforeAllOrFail(() => {
-  if (!existsSync(`${root}dist/testing/index.js`))
+  if (!existsSync(`${root}dist/testing/index.js`)) {
     throw new Error('dist/ is missing: run "npm run build" (npm test does it first).');
+  }
   project = mkdtempSync(join(tmpdir(), "imagegen-pricing-consumer-"));
   const pkg = join(project, "node_modules", "imagegen-pricing");
   mkdirSync(pkg, { recursive: true });
@@ -48,11 +52,15 @@ beforeAllOrFail(() => {
 });
 
 afterAll(() => {
-  if (project) rmSync(project, { recursive: true, force: true });
+  if (project) {
+    rmSync(project, { recursive: true, force: true });
+  }
 });
 
 describe("imagegen-pricing/testing without fast-check installed", () => {
-  it("importing it from ESM throws one line that says to install fast-check 4", { timeout: 60_000 }, async () => {
+  it("importing it from ESM throws one line that says to install fast-check 4", {
+    timeout: 60_000,
+  }, async () => {
     const result = await node(importEsm);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(MISSING);
@@ -66,8 +74,14 @@ describe("imagegen-pricing/testing without fast-check installed", () => {
     expect(result.stderr).not.toContain("Require stack");
   });
 
-  it("with fast-check installed, the same project loads every export (ESM and CommonJS)", { timeout: 60_000 }, async () => {
-    symlinkSync(`${root}node_modules/fast-check`, join(project, "node_modules", "fast-check"), "dir");
+  it("with fast-check installed, the same project loads every export (ESM and CommonJS)", {
+    timeout: 60_000,
+  }, async () => {
+    symlinkSync(
+      `${root}node_modules/fast-check`,
+      join(project, "node_modules", "fast-check"),
+      "dir",
+    );
     try {
       for (const args of [importEsm, requireCjs]) {
         const result = await node(args);

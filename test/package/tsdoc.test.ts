@@ -17,12 +17,21 @@ function firstSentence(comment: string): string {
   let depth = 0;
   for (let i = 0; i < paragraph.length; i++) {
     const c = paragraph[i];
-    if (c === "`") code = !code;
-    else if (code) continue;
-    else if (c === "(" || c === "[") depth++;
-    else if ((c === ")" || c === "]") && depth > 0) depth--;
-    else if (depth === 0 && (c === "." || c === "!" || c === "?") && (i + 1 === paragraph.length || paragraph[i + 1] === " ")) {
-      if (/\b(?:e\.g|i\.e)$/.test(paragraph.slice(0, i))) continue;
+    if (c === "`") {
+      code = !code;
+    } else if (code) {
+    } else if (c === "(" || c === "[") {
+      depth++;
+    } else if ((c === ")" || c === "]") && depth > 0) {
+      depth--;
+    } else if (
+      depth === 0 &&
+      (c === "." || c === "!" || c === "?") &&
+      (i + 1 === paragraph.length || paragraph[i + 1] === " ")
+    ) {
+      if (/\b(?:e\.g|i\.e)$/.test(paragraph.slice(0, i))) {
+        continue;
+      }
       return paragraph.slice(0, i + 1);
     }
   }
@@ -69,34 +78,54 @@ function problemsOf(name: string, declaration: ts.Declaration): Problem[] {
   const problems: Problem[] = [];
   const docs = ts.getJSDocCommentsAndTags(declaration).filter(ts.isJSDoc);
   const doc = docs.at(-1);
-  const summary = typeof doc?.comment === "string" ? doc.comment : ts.getTextOfJSDocComment(doc?.comment);
-  if (!summary?.trim()) problems.push(`${name}: no summary`);
+  const summary =
+    typeof doc?.comment === "string" ? doc.comment : ts.getTextOfJSDocComment(doc?.comment);
+  if (!summary?.trim()) {
+    problems.push(`${name}: no summary`);
+  }
   if (ts.isClassDeclaration(declaration)) {
     for (const member of declaration.members) {
       if (ts.isConstructorDeclaration(member) && member.parameters.length > 0) {
-        problems.push(...problemsOf(`${name} constructor`, member).filter((p) => !p.endsWith("no @returns")));
+        problems.push(
+          ...problemsOf(`${name} constructor`, member).filter((p) => !p.endsWith("no @returns")),
+        );
       }
     }
   }
-  const fn = ts.isFunctionDeclaration(declaration) || ts.isConstructorDeclaration(declaration) ? declaration : undefined;
+  const fn =
+    ts.isFunctionDeclaration(declaration) || ts.isConstructorDeclaration(declaration)
+      ? declaration
+      : undefined;
   if (fn) {
     const tags = doc?.tags ?? [];
     const params = new Set<string>();
-    for (const tag of tags) if (ts.isJSDocParameterTag(tag)) params.add(tag.name.getText());
+    for (const tag of tags) {
+      if (ts.isJSDocParameterTag(tag)) {
+        params.add(tag.name.getText());
+      }
+    }
     for (const p of fn.parameters) {
       const pname = p.name.getText();
-      if (!params.has(pname)) problems.push(`${name}: no @param ${pname}`);
+      if (!params.has(pname)) {
+        problems.push(`${name}: no @param ${pname}`);
+      }
     }
-    if (!tags.some((t) => t.tagName.text === "returns")) problems.push(`${name}: no @returns`);
+    if (!tags.some((t) => t.tagName.text === "returns")) {
+      problems.push(`${name}: no @returns`);
+    }
   }
   return problems;
 }
 
 function exportsOf(file: string) {
   const source = program.getSourceFile(root + file);
-  if (!source) throw new Error(`${file} is not in the program`);
+  if (!source) {
+    throw new Error(`${file} is not in the program`);
+  }
   const moduleSymbol = checker.getSymbolAtLocation(source);
-  if (!moduleSymbol) return [];
+  if (!moduleSymbol) {
+    return [];
+  }
   return checker.getExportsOfModule(moduleSymbol).map((symbol) => {
     const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
     return { name: symbol.name, declarations: target.declarations ?? [] };
@@ -108,18 +137,24 @@ const ours = (d: ts.Declaration) => d.getSourceFile().fileName.startsWith(`${roo
 
 describe("firstSentence (what the one-sentence check reads as a sentence)", () => {
   it("ends at the first full stop followed by a space, across lines", () => {
-    expect(firstSentence("Prices one output image.\nThe rest follows.")).toBe("Prices one output image.");
+    expect(firstSentence("Prices one output image.\nThe rest follows.")).toBe(
+      "Prices one output image.",
+    );
     expect(firstSentence("Lists what a model\naccepts, read from the catalog.")).toBe(
       "Lists what a model accepts, read from the catalog.",
     );
   });
 
   it("does not end inside a code span, parentheses or at e.g.", () => {
-    expect(firstSentence("Reads `2.3` (read as 2. 3) as e.g. two. More.")).toBe("Reads `2.3` (read as 2. 3) as e.g. two.");
+    expect(firstSentence("Reads `2.3` (read as 2. 3) as e.g. two. More.")).toBe(
+      "Reads `2.3` (read as 2. 3) as e.g. two.",
+    );
   });
 
   it("reads a {@link} as the reference page shows it: its text, or else its target", () => {
-    expect(plainLinks("See {@link quote | the quote} and {@link Foo}.")).toBe("See `the quote` and `Foo`.");
+    expect(plainLinks("See {@link quote | the quote} and {@link Foo}.")).toBe(
+      "See `the quote` and `Foo`.",
+    );
   });
 
   it("is empty for no comment and for a first paragraph with no sentence ending", () => {
@@ -136,7 +171,9 @@ describe("TSDoc on every export", () => {
         const own = declarations.filter(ours);
         // A function's overloads and a class with its namespace: the first own declaration carries the doc.
         const first = own[0];
-        if (first) problems.push(...problemsOf(name, first));
+        if (first) {
+          problems.push(...problemsOf(name, first));
+        }
       }
       expect(exportsOf(file).length, "exports found").toBeGreaterThan(2);
       expect(problems).toEqual([]);
@@ -153,17 +190,24 @@ describe("TSDoc on every export", () => {
           .find((d) => d !== undefined);
         const text = plainLinks(ts.getTextOfJSDocComment(doc?.comment) ?? "");
         const paragraph = (text.trim().split(/\n\s*\n/)[0] ?? "").replace(/\s+/g, " ").trim();
-        if (paragraph === "" || firstSentence(text) !== paragraph) long.push(`${subpath} ${name}: ${paragraph}`);
+        if (paragraph === "" || firstSentence(text) !== paragraph) {
+          long.push(`${subpath} ${name}: ${paragraph}`);
+        }
       }
     }
-    expect(long, "end the first paragraph after its first sentence (a blank line, then the rest)").toEqual([]);
+    expect(
+      long,
+      "end the first paragraph after its first sentence (a blank line, then the rest)",
+    ).toEqual([]);
   });
 
   it("the four main functions have an @example", () => {
     const core = exportsOf(ENTRIES["."] as string);
     for (const name of MAIN_FUNCTIONS) {
       const declaration = core.find((e) => e.name === name)?.declarations[0];
-      if (!declaration) throw new Error(`${name} is not exported`);
+      if (!declaration) {
+        throw new Error(`${name} is not exported`);
+      }
       expect(
         ts.getJSDocTags(declaration).some((t) => t.tagName.text === "example"),
         name,

@@ -12,7 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const root = new URL("../../", import.meta.url).pathname;
-const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { name: string; exports: Record<string, unknown> };
+const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as {
+  name: string;
+  exports: Record<string, unknown>;
+};
 const config = JSON.parse(readFileSync(`${root}typedoc.json`, "utf8")) as {
   readme: string;
   projectDocuments: string[];
@@ -29,10 +32,14 @@ let build = { code: 0, output: "" };
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), "imagegen-pricing-api-"));
   try {
-    const { stdout, stderr } = await run(`${root}node_modules/.bin/typedoc`, ["--out", out, "--treatWarningsAsErrors"], {
-      cwd: root,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stdout, stderr } = await run(
+      `${root}node_modules/.bin/typedoc`,
+      ["--out", out, "--treatWarningsAsErrors"],
+      {
+        cwd: root,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     build = { code: 0, output: stdout + stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -41,7 +48,9 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(() => {
-  if (out) rmSync(out, { recursive: true, force: true });
+  if (out) {
+    rmSync(out, { recursive: true, force: true });
+  }
 });
 
 const page = (path: string) => readFileSync(join(out, path), "utf8");
@@ -73,9 +82,19 @@ function summaries(html: string): Map<string, string[]> {
 
 /** The names and summaries of an entry's API report (api-report/*.summary.md, checked against the build by `npm run api:check`). */
 function reported(importPath: string): Map<string, string> {
-  const file = importPath === pkg.name ? `${pkg.name}.summary.md` : `${importPath.slice(pkg.name.length + 1)}.summary.md`;
-  const rows = readFileSync(`${root}api-report/${file}`, "utf8").matchAll(/^\| `([^`]+)` \| [^|]+ \| (.*) \|$/gm);
-  return new Map([...rows].map(([, name = "", summary = ""]) => [name, summary.replace(/\\\|/g, "|").replace(/`/g, "")]));
+  const file =
+    importPath === pkg.name
+      ? `${pkg.name}.summary.md`
+      : `${importPath.slice(pkg.name.length + 1)}.summary.md`;
+  const rows = readFileSync(`${root}api-report/${file}`, "utf8").matchAll(
+    /^\| `([^`]+)` \| [^|]+ \| (.*) \|$/gm,
+  );
+  return new Map(
+    [...rows].map(([, name = "", summary = ""]) => [
+      name,
+      summary.replace(/\\\|/g, "|").replace(/`/g, ""),
+    ]),
+  );
 }
 
 describe("the API reference (npm run docs)", () => {
@@ -86,7 +105,9 @@ describe("the API reference (npm run docs)", () => {
   });
 
   it("titles each module by its import path, one module per entry of package.json exports", () => {
-    const titles = readdirSync(join(out, "modules")).map((file) => /<h1>Module ([^<]+)<\/h1>/.exec(page(`modules/${file}`))?.[1]);
+    const titles = readdirSync(join(out, "modules")).map(
+      (file) => /<h1>Module ([^<]+)<\/h1>/.exec(page(`modules/${file}`))?.[1],
+    );
     expect(titles.sort()).toEqual([...importPaths].sort());
   });
 
@@ -100,9 +121,13 @@ describe("the API reference (npm run docs)", () => {
 
   it("shows the summary sentence of quote and checkRequest on the core's module page", () => {
     const core = summaries(page("modules/imagegen-pricing.html"));
-    expect(core.get("quote")).toContainEqual(expect.stringMatching(/^Prices one output image for an account \(P1-P4\)/));
+    expect(core.get("quote")).toContainEqual(
+      expect.stringMatching(/^Prices one output image for an account \(P1-P4\)/),
+    );
     expect(core.get("checkRequest")).toContainEqual(
-      expect.stringMatching(/^Checks a generation request body against the shape rules and its model's own limits/),
+      expect.stringMatching(
+        /^Checks a generation request body against the shape rules and its model's own limits/,
+      ),
     );
   });
 
@@ -112,7 +137,9 @@ describe("the API reference (npm run docs)", () => {
       const shown = summaries(page(file));
       const names = reported(importPath);
       expect([...shown.keys()].sort(), file).toEqual([...names.keys()].sort());
-      const missing = [...names].filter(([name, summary]) => !shown.get(name)?.some((s) => s.startsWith(summary)));
+      const missing = [...names].filter(
+        ([name, summary]) => !shown.get(name)?.some((s) => s.startsWith(summary)),
+      );
       expect(missing.map(([name, summary]) => `${importPath} ${name}: ${summary}`)).toEqual([]);
     }
   });
@@ -124,6 +151,8 @@ describe("the API reference (npm run docs)", () => {
     expect(guides).toContain("docs/rules.md");
     expect([...config.projectDocuments].sort()).toEqual(guides.sort());
     const pages = readdirSync(join(out, "documents"));
-    for (const guide of guides) expect(pages, guide).toContain(`${guide.slice("docs/".length, -".md".length)}.html`);
+    for (const guide of guides) {
+      expect(pages, guide).toContain(`${guide.slice("docs/".length, -".md".length)}.html`);
+    }
   });
 });

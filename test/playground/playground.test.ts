@@ -26,10 +26,13 @@ const CONTROLS: [label: string, id: string, role: "combobox" | "spinbutton" | "t
 /** A control found the way a user or a screen reader finds it: by its label. */
 const control = (label: string) => page.getByLabel(label, { exact: true });
 const options = (label: string) =>
-  control(label).evaluate((select) => Array.from((select as HTMLSelectElement).options, (o) => o.value));
+  control(label).evaluate((select) =>
+    Array.from((select as HTMLSelectElement).options, (o) => o.value),
+  );
 const text = async (selector: string) => (await page.textContent(selector))?.trim();
 /** Every amount the breakdown table shows, as written. */
-const breakdownAmounts = () => page.$$eval("#breakdown td.n", (cells) => cells.map((c) => c.textContent ?? ""));
+const breakdownAmounts = () =>
+  page.$$eval("#breakdown td.n", (cells) => cells.map((c) => c.textContent ?? ""));
 /** Ids of the controls marked aria-invalid="true", in page order. */
 const invalidControls = () => page.$$eval("[aria-invalid='true']", (list) => list.map((e) => e.id));
 
@@ -40,13 +43,20 @@ const invalidControls = () => page.$$eval("[aria-invalid='true']", (list) => lis
 const inPage = <T>(expression: string) => page.evaluate(expression) as Promise<T>;
 
 type AxValue = { value?: unknown };
-type AxNode = { name?: AxValue; description?: AxValue; properties?: { name: string; value: AxValue }[] };
+type AxNode = {
+  name?: AxValue;
+  description?: AxValue;
+  properties?: { name: string; value: AxValue }[];
+};
 
 /** What Chromium's accessibility tree says of an element: what a screen reader is given. */
 async function accessible(selector: string) {
   const { root } = await cdp.send("DOM.getDocument", { depth: 0 });
   const { nodeId } = await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector });
-  const { nodes } = (await cdp.send("Accessibility.getPartialAXTree", { nodeId, fetchRelatives: false })) as {
+  const { nodes } = (await cdp.send("Accessibility.getPartialAXTree", {
+    nodeId,
+    fetchRelatives: false,
+  })) as {
     nodes: AxNode[];
   };
   const node = nodes[0];
@@ -74,7 +84,9 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
 
   // Without Chromium each test fails with the reason ("install it with apt-get install -y chromium").
   beforeEach(() => {
-    if (openError) throw openError;
+    if (openError) {
+      throw openError;
+    }
   });
 
   afterAll(async () => {
@@ -84,7 +96,10 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
   it("every control has a visible label, and is found by that label and by its role and name", async () => {
     for (const [label, id, role] of CONTROLS) {
       expect(await control(label).getAttribute("id"), label).toBe(id);
-      expect(await page.getByRole(role, { name: label, exact: true }).getAttribute("id"), label).toBe(id);
+      expect(
+        await page.getByRole(role, { name: label, exact: true }).getAttribute("id"),
+        label,
+      ).toBe(id);
       expect(await page.locator(`label[for="${id}"]`).isVisible(), label).toBe(true);
       expect((await accessible(`#${id}`)).name, label).toBe(label);
     }
@@ -93,7 +108,9 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
       list.filter((e) => ((e as HTMLInputElement).labels?.length ?? 0) === 0).map((e) => e.id),
     );
     expect(unlabelled).toEqual([]);
-    expect(await page.$$eval("#spec input, #spec select", (list) => list.map((e) => e.id))).toEqual(CONTROLS.map((c) => c[1]));
+    expect(await page.$$eval("#spec input, #spec select", (list) => list.map((e) => e.id))).toEqual(
+      CONTROLS.map((c) => c[1]),
+    );
   });
 
   it("V7: offers every catalog model, and opens on the default one with its price", async () => {
@@ -124,13 +141,17 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     for (const modelId of Object.keys(catalog.models)) {
       await control("Model").selectOption(modelId);
       const caps = capabilities(modelId);
-      if (!caps) throw new Error(modelId);
+      if (!caps) {
+        throw new Error(modelId);
+      }
       expect(await options("Aspect ratio"), modelId).toEqual(caps.aspectRatios);
       expect(await options("Resolution"), modelId).toEqual(caps.resolutions);
       expect(await options("Quality"), modelId).toEqual(caps.qualities);
       expect(await options("Background"), modelId).toEqual(caps.backgrounds);
       expect(await control("Images").getAttribute("max"), modelId).toBe(String(caps.maxImageCount));
-      expect(await text("#imageCount-hint"), modelId).toBe(`1 to ${caps.maxImageCount} for this model.`);
+      expect(await text("#imageCount-hint"), modelId).toBe(
+        `1 to ${caps.maxImageCount} for this model.`,
+      );
       expect(await control("Aspect ratio").inputValue(), modelId).toBe(caps.defaultAspectRatio);
       expect(await invalidControls(), modelId).toEqual([]);
     }
@@ -147,7 +168,13 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     await control("Reference images").fill("2");
     await control("Multiplier").fill("2.3");
     const expected = quote(
-      { kind: "image", modelId: "alpha-img2-5-flare", resolution: "4K", quality: "high", referenceImageCount: 2 },
+      {
+        kind: "image",
+        modelId: "alpha-img2-5-flare",
+        resolution: "4K",
+        quality: "high",
+        referenceImageCount: 2,
+      },
       { account: { multiplier: "2.3" } },
     );
     // (750 + 2 x 10) x 2.3 = 1771
@@ -155,8 +182,16 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     expect(await text("#perImage")).toBe("1771 credits");
     expect(await text("#total")).toBe(`${3 * 1771} credits`);
     expect(await text("#status")).toBe("Total 5313 credits: 3 images at 1771 credits each.");
-    expect(await page.textContent("#breakdown")).toContain("Reference surcharge (2 x 10 credits)20 credits");
-    expect(await breakdownAmounts()).toEqual(["750 credits", "20 credits", "770 credits", "1771 credits", "5313 credits"]);
+    expect(await page.textContent("#breakdown")).toContain(
+      "Reference surcharge (2 x 10 credits)20 credits",
+    );
+    expect(await breakdownAmounts()).toEqual([
+      "750 credits",
+      "20 credits",
+      "770 credits",
+      "1771 credits",
+      "5313 credits",
+    ]);
   });
 
   it("V5: a value the model refuses marks that control invalid, described by its label, and says so in the live region", async () => {
@@ -167,7 +202,9 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     expect(images.invalid).toBe("true");
     // The error first, then the hint: what Chromium gives a screen reader for the control.
     expect(images.description).toBe("Images: at most 4 for this model 1 to 4 for this model.");
-    expect(await control("Images").getAttribute("aria-describedby")).toBe("imageCount-error imageCount-hint");
+    expect(await control("Images").getAttribute("aria-describedby")).toBe(
+      "imageCount-error imageCount-hint",
+    );
     expect(await text("#imageCount-error")).toBe("Images: at most 4 for this model");
     expect(await page.isVisible("#imageCount-error")).toBe(true);
     expect(await text("#status")).toBe("No price: Images: at most 4 for this model.");
@@ -221,9 +258,18 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
       "No price: Reference images: a whole number from 1 to 1.",
     ]);
     await control("Reference images").fill("1");
-    expect(await says("Images", "11")).toEqual([["imageCount"], "No price: Images: at most 10 for this model."]);
-    expect(await says("Images", "")).toEqual([["imageCount"], "No price: Images: a whole number from 1 to 10."]);
-    expect(await says("Images", "2.5")).toEqual([["imageCount"], "No price: Images: a whole number from 1 to 10."]);
+    expect(await says("Images", "11")).toEqual([
+      ["imageCount"],
+      "No price: Images: at most 10 for this model.",
+    ]);
+    expect(await says("Images", "")).toEqual([
+      ["imageCount"],
+      "No price: Images: a whole number from 1 to 10.",
+    ]);
+    expect(await says("Images", "2.5")).toEqual([
+      ["imageCount"],
+      "No price: Images: a whole number from 1 to 10.",
+    ]);
     expect(await says("Images", "10")).toEqual([
       [],
       `Total ${10 * (quote({ kind: "image", modelId: "gamma-image-1.5", referenceImageCount: 1 }).credits ?? 0)} credits: 10 images at ${quote({ kind: "image", modelId: "gamma-image-1.5", referenceImageCount: 1 }).credits} credits each.`,
@@ -249,7 +295,9 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     const paths = ["modelId", "referenceCount", "account.multiplier"];
     for (const request of [body, edit]) {
       const checked = checkRequest(request);
-      if (checked.success) throw new Error("expected issues");
+      if (checked.success) {
+        throw new Error("expected issues");
+      }
       paths.push(...checked.issues.map((i) => i.path));
     }
     expect(paths).toContain("inputAssetIds[1]");
@@ -260,7 +308,9 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
       controls.every((id) => id !== null),
       JSON.stringify(paths),
     ).toBe(true);
-    for (const id of controls) expect(CONTROLS.map((c) => c[1])).toContain(id);
+    for (const id of controls) {
+      expect(CONTROLS.map((c) => c[1])).toContain(id);
+    }
     expect(controls[paths.indexOf("inputAssetIds[1]")]).toBe("referenceCount");
     expect(controls[paths.indexOf("account.multiplier")]).toBe("multiplier");
   });
@@ -287,7 +337,9 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("resolution");
     await page.keyboard.press("ArrowDown");
     expect(await control("Resolution").inputValue()).toBe("2K");
-    expect(await text("#perImage")).toBe(`${quote({ kind: "image", modelId: "beta2", resolution: "2K" }).credits} credits`);
+    expect(await text("#perImage")).toBe(
+      `${quote({ kind: "image", modelId: "beta2", resolution: "2K" }).credits} credits`,
+    );
     await page.keyboard.press("ArrowDown");
     expect(await control("Resolution").inputValue()).toBe("4K");
     expect(await text("#status")).toBe(
@@ -319,7 +371,9 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     // <output> is a live region by default: the figures opt out, so each change is said once. (The
     // load error is an alert shown only when the page cannot run, and then nothing else speaks.)
     const live = await page.$$eval("[aria-live], [role='status'], [role='alert'], output", (list) =>
-      list.filter((e) => e.getAttribute("aria-live") !== "off" && !e.closest("[hidden]")).map((e) => e.id),
+      list
+        .filter((e) => e.getAttribute("aria-live") !== "off" && !e.closest("[hidden]"))
+        .map((e) => e.id),
     );
     expect(live).toEqual(["status"]);
     expect([undefined, "off"]).toContain((await accessible("#perImage")).live);
@@ -335,7 +389,13 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
     expect(await text("#perImage")).toBe("1 credit");
     expect(await text("#total")).toBe("1 credit");
     expect(await text("#status")).toBe("Total 1 credit for 1 image.");
-    expect(await breakdownAmounts()).toEqual(["25 credits", "0 credits", "25 credits", "1 credit", "1 credit"]);
+    expect(await breakdownAmounts()).toEqual([
+      "25 credits",
+      "0 credits",
+      "25 credits",
+      "1 credit",
+      "1 credit",
+    ]);
     expect(await text("#unit")).toContain("Prices in credits");
     expect(await page.getAttribute("#perImage", "aria-describedby")).toBe("unit");
     expect(await page.getAttribute("#total", "aria-describedby")).toBe("unit");
@@ -352,15 +412,23 @@ describe("the live price preview in headless Chromium", { timeout: 60_000 }, () 
 
   it("docs/playground.md: its path -> control -> label table is the page's, and its pictures exist", async () => {
     const doc = readFileSync(new URL("../../docs/playground.md", import.meta.url), "utf8");
-    const rows = [...doc.matchAll(/^\| `([^`]*)` \| `#([A-Za-z]+)` \| (.+?) \|$/gm)].map((m) => [m[1], m[2], m[3]]);
+    const rows = [...doc.matchAll(/^\| `([^`]*)` \| `#([A-Za-z]+)` \| (.+?) \|$/gm)].map((m) => [
+      m[1],
+      m[2],
+      m[3],
+    ]);
     const fromPage = await inPage<string[][]>(
       `import("/fields.js").then(({ FIELDS }) => Object.entries(FIELDS).map(([path, id]) =>
         [path, id, document.getElementById(id).labels[0].textContent.trim()]))`,
     );
     expect(rows).toEqual(fromPage);
-    const pictures = [...doc.matchAll(/!\[[^\]]*\]\((playground\/[^)]+\.png)\)/g)].map((m) => m[1] ?? "");
+    const pictures = [...doc.matchAll(/!\[[^\]]*\]\((playground\/[^)]+\.png)\)/g)].map(
+      (m) => m[1] ?? "",
+    );
     expect(pictures.length).toBeGreaterThanOrEqual(2);
-    for (const picture of pictures) expect(existsSync(new URL(`../../docs/${picture}`, import.meta.url)), picture).toBe(true);
+    for (const picture of pictures) {
+      expect(existsSync(new URL(`../../docs/${picture}`, import.meta.url)), picture).toBe(true);
+    }
   });
 
   it("the page raised no error, and its load error stays hidden", async () => {

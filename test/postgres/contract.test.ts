@@ -7,7 +7,11 @@ let db: PostgresTestDatabase | undefined;
 
 storeContract("PostgreSQL store", async () => {
   db = await withPostgres();
-  return createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() });
+  return createPostgresStore({
+    connectionString: db.connectionString,
+    schema: db.schema,
+    ...storeLayout(),
+  });
 });
 
 afterAll(async () => {

@@ -15,7 +15,13 @@ import { createPostgresStore, type PostgresStore } from "../../src/postgres/stor
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";
-import { lockWaitersQuery, type PostgresTestDatabase, reconcileQuery, storeLayout, withPostgres } from "../support/postgres.js";
+import {
+  lockWaitersQuery,
+  type PostgresTestDatabase,
+  reconcileQuery,
+  storeLayout,
+  withPostgres,
+} from "../support/postgres.js";
 
 let db: PostgresTestDatabase;
 let store: PostgresStore;
@@ -24,7 +30,11 @@ const running: Instance[] = [];
 
 beforeAllOrFail(async () => {
   db = await withPostgres();
-  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() });
+  store = await createPostgresStore({
+    connectionString: db.connectionString,
+    schema: db.schema,
+    ...storeLayout(),
+  });
   operator = createReferenceServer({ store });
 }, 180_000);
 
@@ -35,13 +45,20 @@ afterAll(async () => {
 }, 60_000);
 
 const start = async () => {
-  const instance = await startInstance({ connectionString: db.connectionString, schema: db.schema, connectTimeoutMs: 60_000 });
+  const instance = await startInstance({
+    connectionString: db.connectionString,
+    schema: db.schema,
+    connectTimeoutMs: 60_000,
+  });
   running.push(instance);
   return instance;
 };
 
 type Told = { taskId: string; totalCreditCost: number; balanceAfterCredits: number };
-type Request = { user: number; body: { prompt: string; modelId: string; imageCount: number; idempotencyKey: string } };
+type Request = {
+  user: number;
+  body: { prompt: string; modelId: string; imageCount: number; idempotencyKey: string };
+};
 
 const USERS = 4;
 const REQUESTS = 400;
@@ -73,7 +90,11 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
     /** Requests alternate between the instances in runs of 4, so that every user is served by both. */
     const instanceFor = (i: number) => ((i >> 2) % 2 === 0 ? a : b);
     const send = (instance: Instance, r: Request) =>
-      postJson(`${instance.url}/api/generations`, { authorization: `Bearer ${users[r.user]?.key}` }, r.body);
+      postJson(
+        `${instance.url}/api/generations`,
+        { authorization: `Bearer ${users[r.user]?.key}` },
+        r.body,
+      );
 
     let a = await start();
     const b = await start();
@@ -90,7 +111,9 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
       await holder.connect();
       try {
         await holder.query("BEGIN");
-        await holder.query(`SELECT 1 FROM "${db.schema}".users WHERE id = $1 FOR UPDATE`, [users[0]?.userId]);
+        await holder.query(`SELECT 1 FROM "${db.schema}".users WHERE id = $1 FOR UPDATE`, [
+          users[0]?.userId,
+        ]);
         onLocked();
         let waiting = 0;
         // Watched from a session outside any transaction: inside one, pg_stat_activity is the
@@ -100,7 +123,9 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
         // Bounded (about 60 s), generous: with the row held, user 0's requests pile up on it at once.
         for (let tries = 0; tries < 3000 && waiting < 2; tries++) {
           await new Promise((resolve) => setTimeout(resolve, 20));
-          const { rows } = await watcher.query<{ n: number }>(lockWaitersQuery(), [`imagegen-pricing-instance-${a.pid}`]);
+          const { rows } = await watcher.query<{ n: number }>(lockWaitersQuery(), [
+            `imagegen-pricing-instance-${a.pid}`,
+          ]);
           waiting = rows[0]?.n ?? 0;
         }
         await watcher.end();
@@ -130,7 +155,9 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
           expect(res.status, res.text).toBe(202);
           told.set(i, (JSON.parse(res.text) as { batch: Told }).batch);
         } catch (error) {
-          if ((error as { code?: string }).code === undefined) throw error; // an assertion, not a lost answer
+          if ((error as { code?: string }).code === undefined) {
+            throw error; // an assertion, not a lost answer
+          }
           expect(target).toBe(a);
           lost.push(i);
         }
@@ -141,7 +168,9 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
           });
           killing = crashWithCommitsInFlight(release).finally(release);
         }
-        if (locked) await locked;
+        if (locked) {
+          await locked;
+        }
       }
     };
     await Promise.all(Array.from({ length: CLIENTS }, client));
@@ -158,7 +187,9 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
     for (const [n, i] of lost.entries()) {
       const res = await send(n % 2 === 0 ? a : b, requests[i] as Request);
       expect(res.status, res.text).toBe(202);
-      if (res.headers["idempotent-replayed"] === "true") replayed++;
+      if (res.headers["idempotent-replayed"] === "true") {
+        replayed++;
+      }
       told.set(i, (JSON.parse(res.text) as { batch: Told }).batch);
     }
     expect(told.size).toBe(REQUESTS);
@@ -168,7 +199,9 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
 
     // A second retry of everything is a replay of what the client was told: nothing is charged again.
     for (const [i, r] of requests.entries()) {
-      if (i % 10 !== 0) continue;
+      if (i % 10 !== 0) {
+        continue;
+      }
       const res = await send(i % 20 === 0 ? a : b, r);
       expect(res.status).toBe(202);
       expect(res.headers["idempotent-replayed"]).toBe("true");
@@ -178,7 +211,9 @@ describe("an instance killed with SIGKILL in the middle of a load", () => {
     // Entry by entry: each user's ledger is its grant, then exactly one debit per request, of the
     // charge the client was told, leaving the balance the client was told.
     for (const [u, { userId }] of users.entries()) {
-      const mine = new Map([...told].filter(([i]) => requests[i]?.user === u).map(([, t]) => [t.taskId, t]));
+      const mine = new Map(
+        [...told].filter(([i]) => requests[i]?.user === u).map(([, t]) => [t.taskId, t]),
+      );
       const ledger = await operator.admin.ledger(userId);
       expect(ledger[0]).toMatchObject({ kind: "grant", credits: GRANT });
       let balance = 0;

@@ -10,7 +10,10 @@ import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js"
 let db: PostgresTestDatabase;
 const stores: PostgresStore[] = [];
 const newStore = async () => {
-  const store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
+  const store = await createPostgresStore({
+    connectionString: db.connectionString,
+    schema: db.schema,
+  });
   stores.push(store);
   return store;
 };
@@ -31,18 +34,26 @@ const users = (prefix: string, count: number): Fixtures["users"] =>
   }));
 
 describe("fixtures on PostgreSQL", () => {
-  it("S14: five instances loading the same fixtures at once give each user one opening grant", { timeout: 60_000 }, async () => {
+  it("S14: five instances loading the same fixtures at once give each user one opening grant", {
+    timeout: 60_000,
+  }, async () => {
     const fixtures: Fixtures = { users: users("race", 40) };
     const servers = await Promise.all(
-      Array.from({ length: 5 }, async () => createReferenceServer({ store: await newStore(), fixtures })),
+      Array.from({ length: 5 }, async () =>
+        createReferenceServer({ store: await newStore(), fixtures }),
+      ),
     );
     await Promise.all(servers.map((s) => s.ready()));
     const { rows } = await db.sql<{ user_id: string; entries: string }>(
       `SELECT user_id, count(*)::text AS entries FROM "${db.schema}".ledger WHERE user_id LIKE 'usr_race%' GROUP BY user_id`,
     );
     expect(rows).toHaveLength(40);
-    for (const row of rows) expect(row.entries).toBe("1");
-    const keys = await db.sql(`SELECT 1 FROM "${db.schema}".api_keys WHERE user_id LIKE 'usr_race%'`);
+    for (const row of rows) {
+      expect(row.entries).toBe("1");
+    }
+    const keys = await db.sql(
+      `SELECT 1 FROM "${db.schema}".api_keys WHERE user_id LIKE 'usr_race%'`,
+    );
     expect(keys.rowCount).toBe(40);
   });
 
@@ -50,9 +61,14 @@ describe("fixtures on PostgreSQL", () => {
     timeout: 60_000,
   }, async () => {
     const store = await newStore();
-    await createReferenceServer({ store, fixtures: { users: [{ id: "usr_owner", credits: 1, assets: ["ast_owned"] }] } }).ready();
+    await createReferenceServer({
+      store,
+      fixtures: { users: [{ id: "usr_owner", credits: 1, assets: ["ast_owned"] }] },
+    }).ready();
     const late = users("late", 50);
-    const fixtures: Fixtures = { users: [...late, { id: "usr_last", credits: 5, assets: ["ast_fine", "ast_owned"] }] };
+    const fixtures: Fixtures = {
+      users: [...late, { id: "usr_last", credits: 5, assets: ["ast_fine", "ast_owned"] }],
+    };
     const error = await createReferenceServer({ store, fixtures, log: () => {} })
       .ready()
       .catch((e: unknown) => e);

@@ -23,7 +23,9 @@ describe("migration 2: credits held by queued jobs", () => {
   }, async () => {
     const s = `"${db.schema}"`;
     const version1 = MIGRATIONS.find((m) => m.version === 1);
-    if (!version1) throw new Error("no migration 1");
+    if (!version1) {
+      throw new Error("no migration 1");
+    }
     // A schema as version 1 of the package left it.
     await db.sql(`CREATE SCHEMA ${s}`);
     await db.sql(
@@ -31,20 +33,26 @@ describe("migration 2: credits held by queued jobs", () => {
     );
     await db.sql(version1.sql(s));
     await db.sql(`INSERT INTO ${s}.migrations (version, name) VALUES (1, $1)`, [version1.name]);
-    await db.sql(`INSERT INTO ${s}.users (id, balance, multiplier) VALUES ('usr_a', $1, '1'), ('usr_b', 7, '1')`, [MAX_CREDITS]);
-    await db.sql(`INSERT INTO ${s}.api_keys (id, user_id, mode, hash) VALUES ('apk_a', 'usr_a', 'test', $1)`, ["a".repeat(64)]);
+    await db.sql(
+      `INSERT INTO ${s}.users (id, balance, multiplier) VALUES ('usr_a', $1, '1'), ('usr_b', 7, '1')`,
+      [MAX_CREDITS],
+    );
+    await db.sql(
+      `INSERT INTO ${s}.api_keys (id, user_id, mode, hash) VALUES ('apk_a', 'usr_a', 'test', $1)`,
+      ["a".repeat(64)],
+    );
     const commit = (task: string, jobs: number[]) =>
-      db.sql(`SELECT outcome FROM ${s}.commit_task('usr_a', $1, 'apk_a', NULL, NULL, $2, $2, '{}', false, 0, '1', 'v', $3, $4)`, [
-        task,
-        T0,
-        jobs,
-        jobs.reduce((a, b) => a + b, 0),
-      ]);
+      db.sql(
+        `SELECT outcome FROM ${s}.commit_task('usr_a', $1, 'apk_a', NULL, NULL, $2, $2, '{}', false, 0, '1', 'v', $3, $4)`,
+        [task, T0, jobs, jobs.reduce((a, b) => a + b, 0)],
+      );
     await commit("task_1", [30, 20]);
     await commit("task_2", [5]);
     await db.sql(`SELECT ${s}.fail_job('task_1', 0, $1)`, [T0]);
 
-    expect(await migratePostgres({ connectionString: db.connectionString, schema: db.schema })).toMatchObject({
+    expect(
+      await migratePostgres({ connectionString: db.connectionString, schema: db.schema }),
+    ).toMatchObject({
       applied: MIGRATIONS.slice(1).map((m) => m.version),
     });
     const { rows } = await db.sql<{ id: string; balance: string; held: string }>(
@@ -55,7 +63,10 @@ describe("migration 2: credits held by queued jobs", () => {
       { id: "usr_b", balance: "7", held: "0" },
     ]);
 
-    const store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
+    const store = await createPostgresStore({
+      connectionString: db.connectionString,
+      schema: db.schema,
+    });
     try {
       expect(await store.grant("usr_a", 1, T0)).toEqual({
         ok: false,
@@ -66,7 +77,9 @@ describe("migration 2: credits held by queued jobs", () => {
       expect(await store.failJob("task_1", 1, T0)).toBe(20);
       expect(await store.failJob("task_2", 0, T0)).toBe(5);
       expect((await store.getUser("usr_a"))?.balance).toBe(MAX_CREDITS);
-      const after = await db.sql<{ held: string }>(`SELECT held::text FROM ${s}.users WHERE id = 'usr_a'`);
+      const after = await db.sql<{ held: string }>(
+        `SELECT held::text FROM ${s}.users WHERE id = 'usr_a'`,
+      );
       expect(after.rows).toEqual([{ held: "0" }]);
     } finally {
       await store.close();

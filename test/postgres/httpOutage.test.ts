@@ -7,7 +7,11 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningServer, serve } from "../../src/node/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
-import { createReferenceServer, type LogEntry, type ReferenceServer } from "../../src/server/index.js";
+import {
+  createReferenceServer,
+  type LogEntry,
+  type ReferenceServer,
+} from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type HttpAnswer, postJson } from "../support/instances.js";
 import { type PostgresCluster, startPostgres } from "../support/postgres.js";
@@ -46,7 +50,9 @@ function expectUnavailable(res: HttpAnswer) {
   expect(res.status, res.text).toBe(503);
   expect(res.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
   expect(res.headers["content-type"]).toMatch(/^application\/json/);
-  expect(JSON.parse(res.text)).toMatchObject({ error: { code: "service_unavailable", message: expect.any(String) } });
+  expect(JSON.parse(res.text)).toMatchObject({
+    error: { code: "service_unavailable", message: expect.any(String) },
+  });
 }
 
 describe("the database stops while the server runs", () => {
@@ -54,7 +60,12 @@ describe("the database stops while the server runs", () => {
     timeout: 180_000,
   }, async () => {
     const { userId, key } = await account(1000);
-    const body = { prompt: "a lighthouse at dusk", modelId: "beta", imageCount: 2, idempotencyKey: "during-the-outage" };
+    const body = {
+      prompt: "a lighthouse at dusk",
+      modelId: "beta",
+      imageCount: 2,
+      idempotencyKey: "during-the-outage",
+    };
 
     // Hold the user's row so that the request waits inside the database, then stop the database.
     const holder = new pg.Client({ connectionString: cluster.url });
@@ -86,16 +97,22 @@ describe("the database stops while the server runs", () => {
 
     // Still down: another request is refused the same way, and so is a read.
     expectUnavailable(await generate(key, body));
-    const credits = await fetch(`${running.url}/api/query/credits`, { headers: { authorization: `Bearer ${key}` } });
+    const credits = await fetch(`${running.url}/api/query/credits`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(credits.status).toBe(503);
     expect(credits.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
     // The operator is told of each one; the client's key is in none of it.
     expect(JSON.stringify(logs)).not.toContain(key.slice(8));
-    expect(logs.splice(0).map((e) => e.message)).toEqual(Array(3).fill("the store cannot be reached"));
+    expect(logs.splice(0).map((e) => e.message)).toEqual(
+      Array(3).fill("the store cannot be reached"),
+    );
 
     await cluster.start();
     expect(await server.admin.balance(userId)).toBe(1000);
-    expect(await server.admin.ledger(userId)).toEqual([{ kind: "grant", credits: 1000, at: expect.any(String) }]);
+    expect(await server.admin.ledger(userId)).toEqual([
+      { kind: "grant", credits: 1000, at: expect.any(String) },
+    ]);
 
     // The same server object, no restart: the retry is accepted once, then replayed.
     const retry = await generate(key, body);
@@ -105,9 +122,18 @@ describe("the database stops while the server runs", () => {
     expect(again.status).toBe(202);
     expect(again.headers["idempotent-replayed"]).toBe("true");
     expect(again.text).toBe(retry.text);
-    const { batch } = JSON.parse(retry.text) as { batch: { taskId: string; totalCreditCost: number } };
+    const { batch } = JSON.parse(retry.text) as {
+      batch: { taskId: string; totalCreditCost: number };
+    };
     const debits = (await server.admin.ledger(userId)).filter((e) => e.kind === "debit");
-    expect(debits).toEqual([{ kind: "debit", credits: batch.totalCreditCost, at: expect.any(String), taskId: batch.taskId }]);
+    expect(debits).toEqual([
+      {
+        kind: "debit",
+        credits: batch.totalCreditCost,
+        at: expect.any(String),
+        taskId: batch.taskId,
+      },
+    ]);
     expect(await server.admin.balance(userId)).toBe(1000 - batch.totalCreditCost);
   });
 
@@ -117,8 +143,12 @@ describe("the database stops while the server runs", () => {
     const { userId, key } = await account(500);
     const body = { prompt: "a fox", modelId: "beta", idempotencyKey: "before-the-request" };
     await cluster.stop();
-    for (let i = 0; i < 3; i++) expectUnavailable(await generate(key, body));
-    expect(logs.splice(0).map((e) => e.message)).toEqual(Array(3).fill("the store cannot be reached"));
+    for (let i = 0; i < 3; i++) {
+      expectUnavailable(await generate(key, body));
+    }
+    expect(logs.splice(0).map((e) => e.message)).toEqual(
+      Array(3).fill("the store cannot be reached"),
+    );
     await cluster.start();
     expect(await server.admin.balance(userId)).toBe(500);
     const accepted = await generate(key, body);

@@ -14,8 +14,16 @@ let b: PostgresStore;
 beforeAllOrFail(async () => {
   db = await withPostgres();
   [a, b] = await Promise.all([
-    createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() }),
-    createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() }),
+    createPostgresStore({
+      connectionString: db.connectionString,
+      schema: db.schema,
+      ...storeLayout(),
+    }),
+    createPostgresStore({
+      connectionString: db.connectionString,
+      schema: db.schema,
+      ...storeLayout(),
+    }),
   ]);
 }, 180_000);
 afterAll(async () => {
@@ -38,7 +46,9 @@ async function account(credits: number) {
 const reconcile = (schema: string) => {
   const doc = readFileSync(new URL("../../docs/postgres.md", import.meta.url), "utf8");
   const query = /```sql reconcile\n([\s\S]*?)```/.exec(doc)?.[1];
-  if (!query) throw new Error("docs/postgres.md has no ```sql reconcile block");
+  if (!query) {
+    throw new Error("docs/postgres.md has no ```sql reconcile block");
+  }
   return query.replaceAll("imagegen.", `"${schema}".`);
 };
 
@@ -50,15 +60,24 @@ describe("two instances on one database", () => {
     const request = sampleRequest({ imageCount: 2 });
     const claim = { key: request.idempotencyKey ?? "" };
     const drafts = Array.from({ length: 200 }, () => sampleDraft(userId, [21, 21], { request }));
-    const results = await Promise.all(drafts.map((d, i) => instance(i).commitTask({ task: d, apiKeyId, claim }, T0)));
+    const results = await Promise.all(
+      drafts.map((d, i) => instance(i).commitTask({ task: d, apiKeyId, claim }, T0)),
+    );
     const winners = results.filter((r): r is Extract<CommitResult, { ok: true }> => r.ok);
     expect(winners.length).toBe(1);
     const winner = winners[0]?.task;
     const winnerDraft = drafts.find((d) => d.id === winner?.id);
     expect(winnerDraft && accepted(winnerDraft, 10_000 - 42)).toEqual(winner);
-    for (const r of results) if (!r.ok) expect(r).toEqual({ ok: false, reason: "idempotency_key_taken", task: winner });
+    for (const r of results) {
+      if (!r.ok) {
+        expect(r).toEqual({ ok: false, reason: "idempotency_key_taken", task: winner });
+      }
+    }
     expect((await b.getUser(userId))?.balance).toBe(10_000 - 42);
-    const { rows } = await db.sql(`SELECT count(*)::int AS n FROM "${db.schema}".tasks WHERE user_id = $1`, [userId]);
+    const { rows } = await db.sql(
+      `SELECT count(*)::int AS n FROM "${db.schema}".tasks WHERE user_id = $1`,
+      [userId],
+    );
     expect(rows[0]?.n).toBe(1);
     expect((await a.ledger(userId))?.filter((e) => e.kind === "debit")).toEqual([
       { kind: "debit", credits: 42, at: T0, taskId: winner?.id },
@@ -71,11 +90,20 @@ describe("two instances on one database", () => {
     const { userId, apiKeyId } = await account(137 * 9);
     const drafts = Array.from({ length: 500 }, () => sampleDraft(userId, [4, 5]));
     const results = await Promise.all(
-      drafts.map((d, i) => instance(i).commitTask({ task: d, apiKeyId, claim: { key: d.request.idempotencyKey ?? "" } }, T0)),
+      drafts.map((d, i) =>
+        instance(i).commitTask(
+          { task: d, apiKeyId, claim: { key: d.request.idempotencyKey ?? "" } },
+          T0,
+        ),
+      ),
     );
     const ok = results.filter((r): r is Extract<CommitResult, { ok: true }> => r.ok);
     expect(ok.length).toBe(137);
-    for (const r of results) if (!r.ok) expect(r).toMatchObject({ ok: false, reason: "insufficient_credits" });
+    for (const r of results) {
+      if (!r.ok) {
+        expect(r).toMatchObject({ ok: false, reason: "insufficient_credits" });
+      }
+    }
     // Every accepted task saw a distinct balance: the debits are serialized, none lost.
     expect(new Set(ok.map((r) => r.task.balanceAfter)).size).toBe(137);
     expect(Math.min(...ok.map((r) => r.task.balanceAfter))).toBe(0);
@@ -83,13 +111,21 @@ describe("two instances on one database", () => {
     expect((await b.ledger(userId))?.filter((e) => e.kind === "debit").length).toBe(137);
   });
 
-  it("S14 S6: every job failed on both instances at once is refunded exactly once", { timeout: 120_000 }, async () => {
+  it("S14 S6: every job failed on both instances at once is refunded exactly once", {
+    timeout: 120_000,
+  }, async () => {
     const { userId, apiKeyId } = await account(1000);
     const drafts = Array.from({ length: 10 }, (_, i) => sampleDraft(userId, [i + 1, 10, 20]));
-    for (const d of drafts) expect((await a.commitTask({ task: d, apiKeyId }, T0)).ok).toBe(true);
+    for (const d of drafts) {
+      expect((await a.commitTask({ task: d, apiKeyId }, T0)).ok).toBe(true);
+    }
     const balanceBefore = (await a.getUser(userId))?.balance ?? 0;
-    const calls = drafts.flatMap((d) => [0, 1, 2].flatMap((index) => Array.from({ length: 8 }, (_, k) => ({ d, index, k }))));
-    const refunds = await Promise.all(calls.map(({ d, index, k }) => instance(k).failJob(d.id, index, T0 + 1)));
+    const calls = drafts.flatMap((d) =>
+      [0, 1, 2].flatMap((index) => Array.from({ length: 8 }, (_, k) => ({ d, index, k }))),
+    );
+    const refunds = await Promise.all(
+      calls.map(({ d, index, k }) => instance(k).failJob(d.id, index, T0 + 1)),
+    );
     const expected = drafts.reduce((sum, d) => sum + d.totalCredits, 0);
     expect(refunds.reduce<number>((sum, r) => sum + (r ?? Number.NaN), 0)).toBe(expected);
     for (const d of drafts) {
@@ -106,14 +142,18 @@ describe("two instances on one database", () => {
   it("S14 S13: after all of it, balance = grants - debits + refunds for every user, in one SQL query", async () => {
     const { rows } = await db.sql(reconcile(db.schema));
     expect(rows).toEqual([]);
-    const { rows: users } = await db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${db.schema}".users`);
+    const { rows: users } = await db.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${db.schema}".users`,
+    );
     expect(users[0]?.n).toBeGreaterThanOrEqual(3);
   });
 
   it("S13: the reconciliation query finds a user whose balance was changed behind the ledger's back", async () => {
     const { userId } = await account(10);
     await db.sql(`UPDATE "${db.schema}".users SET balance = balance + 1 WHERE id = $1`, [userId]);
-    const { rows } = await db.sql<{ id: string; balance: string; ledger: string }>(reconcile(db.schema));
+    const { rows } = await db.sql<{ id: string; balance: string; ledger: string }>(
+      reconcile(db.schema),
+    );
     expect(rows).toEqual([{ id: userId, balance: "11", ledger: "10" }]);
     await db.sql(`UPDATE "${db.schema}".users SET balance = balance - 1 WHERE id = $1`, [userId]);
   });
@@ -122,7 +162,10 @@ describe("two instances on one database", () => {
     const { userId, apiKeyId } = await account(100);
     expect(await a.revokeApiKey(apiKeyId)).toBe(true);
     const draft = sampleDraft(userId, [5]);
-    expect(await b.commitTask({ task: draft, apiKeyId }, T0)).toEqual({ ok: false, reason: "api_key_revoked" });
+    expect(await b.commitTask({ task: draft, apiKeyId }, T0)).toEqual({
+      ok: false,
+      reason: "api_key_revoked",
+    });
     expect((await b.getUser(userId))?.balance).toBe(100);
   });
 });

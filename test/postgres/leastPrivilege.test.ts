@@ -12,13 +12,21 @@ import { createPostgresStore, migratePostgres } from "../../src/postgres/store.j
 import { oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
 import { storeContract } from "../support/storeContract.js";
 
-type Setup = { db: PostgresTestDatabase; ownerUrl: string; serverUrl: string; owner: string; server: string };
+type Setup = {
+  db: PostgresTestDatabase;
+  ownerUrl: string;
+  serverUrl: string;
+  owner: string;
+  server: string;
+};
 
 /** The docs' grants, as printed there, for a schema and a role of the test's. */
 function grantsFor(schema: string, role: string): string {
   const doc = readFileSync(new URL("../../docs/postgres.md", import.meta.url), "utf8");
   const block = /```sql grants\n([\s\S]*?)```/.exec(doc)?.[1];
-  if (!block) throw new Error("docs/postgres.md has no ```sql grants block");
+  if (!block) {
+    throw new Error("docs/postgres.md has no ```sql grants block");
+  }
   return block
     .replace(/\bimagegen_server\b/g, `"${role}"`)
     .replace(/\bimagegen\./g, `"${schema}".`)
@@ -57,7 +65,9 @@ function setup(): Promise<Setup> {
 }
 
 afterAll(async () => {
-  if (!ready) return;
+  if (!ready) {
+    return;
+  }
   const { db, owner, server } = await ready;
   await db.drop();
   await db.sql(`DROP ROLE IF EXISTS "${server}"`);
@@ -75,11 +85,10 @@ async function userWithKey({ db, serverUrl }: Setup, name: string): Promise<void
   } finally {
     await store.close();
   }
-  await db.sql(`INSERT INTO "${db.schema}".api_keys (id, user_id, mode, hash) VALUES ($1, $2, 'test', $3)`, [
-    `apk_${name}`,
-    `usr_${name}`,
-    randomBytes(32).toString("hex"),
-  ]);
+  await db.sql(
+    `INSERT INTO "${db.schema}".api_keys (id, user_id, mode, hash) VALUES ($1, $2, 'test', $3)`,
+    [`apk_${name}`, `usr_${name}`, randomBytes(32).toString("hex")],
+  );
 }
 
 // Every operation of the store, run as the server's role: the grants are enough.
@@ -138,7 +147,9 @@ describe("what the server's role cannot do", () => {
       // The other way to silence triggers: only a superuser may set it.
       "SET session_replication_role = replica",
     ];
-    for (const text of forbidden) expect(await refusal(serverUrl, text), text).toBe("42501");
+    for (const text of forbidden) {
+      expect(await refusal(serverUrl, text), text).toBe("42501");
+    }
 
     // The owner could switch the ledger's trigger off: that is why the server must not connect as it.
     const owner = new pg.Client({ connectionString: ownerUrl });
@@ -152,7 +163,9 @@ describe("what the server's role cannot do", () => {
     }
 
     // Nothing of it happened.
-    const { rows } = await db.sql(`SELECT kind, credits FROM ${s}.ledger WHERE user_id = 'usr_privilege'`);
+    const { rows } = await db.sql(
+      `SELECT kind, credits FROM ${s}.ledger WHERE user_id = 'usr_privilege'`,
+    );
     expect(rows).toEqual([{ kind: "grant", credits: "100" }]);
     const triggers = await db.sql(
       `SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = '${s}.ledger'::regclass AND NOT tgisinternal ORDER BY tgname`,
@@ -183,18 +196,24 @@ describe("what the server's role cannot do", () => {
       `UPDATE ${s}.jobs SET status = 'failed'`,
       `INSERT INTO ${s}.idempotency (user_id, key, task_id) VALUES ('usr_direct', 'k', 'task_direct')`,
     ];
-    for (const text of forbidden) expect(await refusal(serverUrl, text), text).toBe("42501");
+    for (const text of forbidden) {
+      expect(await refusal(serverUrl, text), text).toBe("42501");
+    }
 
     // Through the function, as the same role: the balance and its entry move together.
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
     try {
-      const { rows } = await client.query(`SELECT ${s}.grant_credits('usr_direct', 50, 2) AS balance`);
+      const { rows } = await client.query(
+        `SELECT ${s}.grant_credits('usr_direct', 50, 2) AS balance`,
+      );
       expect(rows).toEqual([{ balance: "150" }]);
     } finally {
       await client.end();
     }
-    const { rows: users } = await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_direct'`);
+    const { rows: users } = await db.sql(
+      `SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_direct'`,
+    );
     expect(users).toEqual([{ balance: "150", held: "0", ledger_seq: "2" }]);
     const { rows: entries } = await db.sql(
       `SELECT seq, kind, credits FROM ${s}.ledger WHERE user_id = 'usr_direct' ORDER BY seq`,
@@ -214,8 +233,14 @@ describe("what the server's role cannot do", () => {
     const s = `"${db.schema}"`;
     await userWithKey(ready, "forged");
     const state = async () => ({
-      user: (await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_forged'`)).rows,
-      ledger: (await db.sql(`SELECT seq, kind, credits FROM ${s}.ledger WHERE user_id = 'usr_forged' ORDER BY seq`)).rows,
+      user: (
+        await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_forged'`)
+      ).rows,
+      ledger: (
+        await db.sql(
+          `SELECT seq, kind, credits FROM ${s}.ledger WHERE user_id = 'usr_forged' ORDER BY seq`,
+        )
+      ).rows,
       tasks: (await db.sql(`SELECT task_id FROM ${s}.tasks WHERE user_id = 'usr_forged'`)).rows,
       jobs: (await db.sql(`SELECT task_id FROM ${s}.jobs WHERE user_id = 'usr_forged'`)).rows,
       claims: (await db.sql(`SELECT key FROM ${s}.idempotency WHERE user_id = 'usr_forged'`)).rows,
@@ -271,7 +296,9 @@ describe("what the server's role cannot do", () => {
     const s = `"${db.schema}"`;
     await userWithKey(ready, "forged6");
     const state = async () => ({
-      user: (await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_forged6'`)).rows,
+      user: (
+        await db.sql(`SELECT balance, held, ledger_seq FROM ${s}.users WHERE id = 'usr_forged6'`)
+      ).rows,
       tasks: (await db.sql(`SELECT task_id FROM ${s}.tasks WHERE user_id = 'usr_forged6'`)).rows,
       claims: (await db.sql(`SELECT key FROM ${s}.idempotency WHERE user_id = 'usr_forged6'`)).rows,
     });
@@ -349,7 +376,8 @@ describe("what the server's role cannot do", () => {
     const s = `"${db.schema}"`;
     await userWithKey(ready, "shadow");
     // All the attack needs besides EXECUTE: temporary objects, which every role may make by default.
-    const database = (await db.sql<{ name: string }>("SELECT current_database() AS name")).rows[0]?.name;
+    const database = (await db.sql<{ name: string }>("SELECT current_database() AS name")).rows[0]
+      ?.name;
     await db.sql(`GRANT TEMPORARY ON DATABASE "${database}" TO "${server}"`);
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
@@ -372,12 +400,16 @@ describe("what the server's role cannot do", () => {
         `CREATE FUNCTION pg_temp.probe(x pg_catalog.text) RETURNS boolean LANGUAGE plpgsql
          AS $$ BEGIN RAISE EXCEPTION 'ran as %', current_user USING ERRCODE = 'XX001'; END $$`,
       );
-      await client.query("CREATE DOMAIN pg_temp.text AS pg_catalog.text CHECK (pg_temp.probe(VALUE))");
+      await client.query(
+        "CREATE DOMAIN pg_temp.text AS pg_catalog.text CHECK (pg_temp.probe(VALUE))",
+      );
       expect(await outcome("SELECT 'x'::text AS outcome")).toBe(`XX001: ran as ${server}`);
 
       // Pinned: a forged total is refused by the function's own check (its message casts the total to
       // text), and a claim accepted then replayed (whose answer casts the task's numbers) works.
-      expect(await accept("{10}", 5)).toMatch(/^22023: the total must be the sum of the job credits/);
+      expect(await accept("{10}", 5)).toMatch(
+        /^22023: the total must be the sum of the job credits/,
+      );
       expect(await accept("{10}", 10)).toEqual([{ outcome: "ok" }]);
       expect(await accept("{10}", 10)).toEqual([{ outcome: "idempotency_key_taken" }]);
       const { rows } = await db.sql(`SELECT balance FROM ${s}.users WHERE id = 'usr_shadow'`);
@@ -388,7 +420,9 @@ describe("what the server's role cannot do", () => {
       try {
         expect(await accept("{10}", 5)).toBe(`XX001: ran as ${ownerRole}`);
       } finally {
-        await owner.query(`ALTER FUNCTION ${s}.accept_generation SET search_path = pg_catalog, pg_temp`);
+        await owner.query(
+          `ALTER FUNCTION ${s}.accept_generation SET search_path = pg_catalog, pg_temp`,
+        );
       }
     } finally {
       await client.end();
@@ -403,7 +437,13 @@ describe("what the server's role cannot do", () => {
     const { db, serverUrl } = await setup();
     const s = `"${db.schema}"`;
     const store = await createPostgresStore({ connectionString: serverUrl, schema: db.schema });
-    const key = { id: "apk_caller", userId: "usr_caller", mode: "test" as const, hash: "c".repeat(64), revoked: false };
+    const key = {
+      id: "apk_caller",
+      userId: "usr_caller",
+      mode: "test" as const,
+      hash: "c".repeat(64),
+      revoked: false,
+    };
     try {
       await store.createUser({ id: key.userId, credits: 0, multiplier: "1.15" }, 1);
       expect(await store.putApiKey(key)).toBe(true);
@@ -419,13 +459,21 @@ describe("what the server's role cannot do", () => {
            FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id WHERE k.hash = $1`,
           [hash],
         );
-        const routed = await client.query(`SELECT id, user_id, mode, hash, revoked, multiplier FROM ${s}.find_caller($1)`, [
-          hash,
-        ]);
+        const routed = await client.query(
+          `SELECT id, user_id, mode, hash, revoked, multiplier FROM ${s}.find_caller($1)`,
+          [hash],
+        );
         expect(routed.rows).toEqual(join.rows);
         return routed.rows;
       };
-      const row = { id: key.id, user_id: key.userId, mode: "test", hash: key.hash, revoked: false, multiplier: "1.15" };
+      const row = {
+        id: key.id,
+        user_id: key.userId,
+        mode: "test",
+        hash: key.hash,
+        revoked: false,
+        multiplier: "1.15",
+      };
       expect(await lookups(key.hash)).toEqual([row]);
       await client.query(`UPDATE ${s}.api_keys SET revoked = true WHERE id = $1`, [key.id]);
       await client.query(`UPDATE ${s}.users SET multiplier = '0.85' WHERE id = $1`, [key.userId]);

@@ -14,7 +14,9 @@ beforeAllOrFail(async () => {
   dropped.push(db);
 }, 180_000);
 afterAll(async () => {
-  for (const d of dropped) await d.drop();
+  for (const d of dropped) {
+    await d.drop();
+  }
 });
 
 describe("migrations", () => {
@@ -22,7 +24,9 @@ describe("migrations", () => {
     timeout: 60_000,
   }, async () => {
     const stores = await Promise.all(
-      Array.from({ length: 5 }, () => createPostgresStore({ connectionString: db.connectionString, schema: db.schema })),
+      Array.from({ length: 5 }, () =>
+        createPostgresStore({ connectionString: db.connectionString, schema: db.schema }),
+      ),
     );
     try {
       const { rows } = await db.sql<{ version: number; checksum: string }>(
@@ -30,20 +34,32 @@ describe("migrations", () => {
       );
       expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, checksum: m.checksum })));
       // Every instance works on the one schema.
-      for (const [i, store] of stores.entries())
-        expect(await store.createUser({ id: `usr_${i}`, credits: i, multiplier: "1" }, T0)).toBe(true);
-      expect(await stores[0]?.getUser("usr_4")).toEqual({ id: "usr_4", balance: 4, multiplier: "1" });
+      for (const [i, store] of stores.entries()) {
+        expect(await store.createUser({ id: `usr_${i}`, credits: i, multiplier: "1" }, T0)).toBe(
+          true,
+        );
+      }
+      expect(await stores[0]?.getUser("usr_4")).toEqual({
+        id: "usr_4",
+        balance: 4,
+        multiplier: "1",
+      });
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
   });
 
   it("starting again applies nothing and keeps the data", async () => {
-    expect(await migratePostgres({ connectionString: db.connectionString, schema: db.schema })).toEqual({
+    expect(
+      await migratePostgres({ connectionString: db.connectionString, schema: db.schema }),
+    ).toEqual({
       applied: [],
       version: LATEST_VERSION,
     });
-    const store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
+    const store = await createPostgresStore({
+      connectionString: db.connectionString,
+      schema: db.schema,
+    });
     try {
       expect((await store.getUser("usr_3"))?.balance).toBe(3);
     } finally {
@@ -54,7 +70,9 @@ describe("migrations", () => {
   it("migratePostgres on a fresh schema applies every version, in order", async () => {
     const fresh = await withPostgres();
     dropped.push(fresh);
-    expect(await migratePostgres({ connectionString: fresh.connectionString, schema: fresh.schema })).toEqual({
+    expect(
+      await migratePostgres({ connectionString: fresh.connectionString, schema: fresh.schema }),
+    ).toEqual({
       applied: MIGRATIONS.map((m) => m.version),
       version: LATEST_VERSION,
     });
@@ -64,26 +82,45 @@ describe("migrations", () => {
     const fresh = await withPostgres();
     dropped.push(fresh);
     await migratePostgres({ connectionString: fresh.connectionString, schema: fresh.schema });
-    await fresh.sql(`INSERT INTO "${fresh.schema}".migrations (version, name) VALUES ($1, 'from the future')`, [
-      LATEST_VERSION + 1,
-    ]);
-    await expect(createPostgresStore({ connectionString: fresh.connectionString, schema: fresh.schema })).rejects.toThrow(
+    await fresh.sql(
+      `INSERT INTO "${fresh.schema}".migrations (version, name) VALUES ($1, 'from the future')`,
+      [LATEST_VERSION + 1],
+    );
+    await expect(
+      createPostgresStore({ connectionString: fresh.connectionString, schema: fresh.schema }),
+    ).rejects.toThrow(
       `is at version ${LATEST_VERSION + 1}, newer than this package's ${LATEST_VERSION}`,
     );
   });
 
   it("the schema name must be a lowercase identifier; it is quoted, never spliced raw", async () => {
-    for (const schema of ['x"; DROP SCHEMA public; --', "Imagegen", "1abc", "", "a".repeat(64), "a-b"]) {
-      await expect(createPostgresStore({ connectionString: db.connectionString, schema }), schema).rejects.toThrow(TypeError);
+    for (const schema of [
+      'x"; DROP SCHEMA public; --',
+      "Imagegen",
+      "1abc",
+      "",
+      "a".repeat(64),
+      "a-b",
+    ]) {
+      await expect(
+        createPostgresStore({ connectionString: db.connectionString, schema }),
+        schema,
+      ).rejects.toThrow(TypeError);
     }
-    await expect(createPostgresStore({ connectionString: db.connectionString, schema: "a".repeat(63) })).resolves.toBeDefined();
+    await expect(
+      createPostgresStore({ connectionString: db.connectionString, schema: "a".repeat(63) }),
+    ).resolves.toBeDefined();
     await db.sql(`DROP SCHEMA "${"a".repeat(63)}" CASCADE`);
   });
 
   it("exactly one of connectionString and pool is required; a given pool is used and not ended", async () => {
-    await expect(createPostgresStore({ schema: db.schema })).rejects.toThrow(/exactly one of `connectionString` and `pool`/);
+    await expect(createPostgresStore({ schema: db.schema })).rejects.toThrow(
+      /exactly one of `connectionString` and `pool`/,
+    );
     const pool = new pg.Pool({ connectionString: db.connectionString });
-    await expect(createPostgresStore({ pool, connectionString: db.connectionString })).rejects.toThrow(TypeError);
+    await expect(
+      createPostgresStore({ pool, connectionString: db.connectionString }),
+    ).rejects.toThrow(TypeError);
     const store = await createPostgresStore({ pool, schema: db.schema });
     expect((await store.getUser("usr_2"))?.balance).toBe(2);
     await store.close();
@@ -94,7 +131,9 @@ describe("migrations", () => {
   it("S14: starting against a database that cannot be reached rejects with StoreUnavailableError", async () => {
     // Port 1 on the loopback: nothing listens there, whereas a port freed a moment ago may be taken
     // again by another process of a busy run.
-    const error = await createPostgresStore({ connectionString: "postgres://nobody@127.0.0.1:1/none" }).catch((e) => e);
+    const error = await createPostgresStore({
+      connectionString: "postgres://nobody@127.0.0.1:1/none",
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toBe("the database cannot be reached (migrating the schema)");
   });

@@ -8,7 +8,12 @@ import { createPostgresStore, type PostgresStore } from "../../src/postgres/stor
 import { createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
 import { beforeAllOrFail } from "../support/beforeAllOrFail.js";
 import { type Instance, postJson, startInstance } from "../support/instances.js";
-import { type PostgresTestDatabase, reconcileQuery, storeLayout, withPostgres } from "../support/postgres.js";
+import {
+  type PostgresTestDatabase,
+  reconcileQuery,
+  storeLayout,
+  withPostgres,
+} from "../support/postgres.js";
 
 let db: PostgresTestDatabase;
 let store: PostgresStore;
@@ -19,10 +24,20 @@ let instances: Instance[] = [];
 beforeAllOrFail(async () => {
   db = await withPostgres();
   // Migrated here first; the instances find the schema up to date.
-  store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema, ...storeLayout() });
+  store = await createPostgresStore({
+    connectionString: db.connectionString,
+    schema: db.schema,
+    ...storeLayout(),
+  });
   operator = createReferenceServer({ store });
   instances = await Promise.all(
-    [0, 1].map(() => startInstance({ connectionString: db.connectionString, schema: db.schema, connectTimeoutMs: 60_000 })),
+    [0, 1].map(() =>
+      startInstance({
+        connectionString: db.connectionString,
+        schema: db.schema,
+        connectTimeoutMs: 60_000,
+      }),
+    ),
   );
 }, 180_000);
 
@@ -42,9 +57,17 @@ type Answer = { status: number; text: string; replayed: string | null };
 
 /** One POST /api/generations to an instance over loopback HTTP, on a connection of its own. */
 async function generate(instance: Instance, key: string, body: unknown): Promise<Answer> {
-  const res = await postJson(`${instance.url}/api/generations`, { authorization: `Bearer ${key}` }, body);
+  const res = await postJson(
+    `${instance.url}/api/generations`,
+    { authorization: `Bearer ${key}` },
+    body,
+  );
   const replayed = res.headers["idempotent-replayed"];
-  return { status: res.status, text: res.text, replayed: typeof replayed === "string" ? replayed : null };
+  return {
+    status: res.status,
+    text: res.text,
+    replayed: typeof replayed === "string" ? replayed : null,
+  };
 }
 
 const on = (i: number) => instances[i % 2] as Instance;
@@ -54,11 +77,20 @@ describe("two serve() processes on one database", () => {
     timeout: 180_000,
   }, async () => {
     const { userId, key } = await account(10_000);
-    const body = { prompt: "a lighthouse at dusk", modelId: "beta", imageCount: 2, idempotencyKey: "one-key-for-all" };
-    const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => generate(on(i), key, body)));
+    const body = {
+      prompt: "a lighthouse at dusk",
+      modelId: "beta",
+      imageCount: 2,
+      idempotencyKey: "one-key-for-all",
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => generate(on(i), key, body)),
+    );
 
     const statuses = new Map<number, number>();
-    for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+    for (const a of answers) {
+      statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+    }
     expect(Object.fromEntries(statuses)).toEqual({ 202: 1000 });
     const bodies = new Set(answers.map((a) => a.text));
     expect(bodies.size).toBe(1);
@@ -66,15 +98,23 @@ describe("two serve() processes on one database", () => {
     expect(answers.filter((a) => a.replayed === null).length).toBe(1);
     expect(answers.filter((a) => a.replayed === "true").length).toBe(999);
 
-    const batch = (JSON.parse(answers[0]?.text ?? "{}") as { batch: { taskId: string; totalCreditCost: number } }).batch;
+    const batch = (
+      JSON.parse(answers[0]?.text ?? "{}") as { batch: { taskId: string; totalCreditCost: number } }
+    ).batch;
     const ledger = await operator.admin.ledger(userId);
     expect(ledger.filter((e) => e.kind === "debit")).toEqual([
-      { kind: "debit", credits: batch.totalCreditCost, at: expect.any(String), taskId: batch.taskId },
+      {
+        kind: "debit",
+        credits: batch.totalCreditCost,
+        at: expect.any(String),
+        taskId: batch.taskId,
+      },
     ]);
     expect(await operator.admin.balance(userId)).toBe(10_000 - batch.totalCreditCost);
-    const { rows } = await db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${db.schema}".tasks WHERE user_id = $1`, [
-      userId,
-    ]);
+    const { rows } = await db.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${db.schema}".tasks WHERE user_id = $1`,
+      [userId],
+    );
     expect(rows).toEqual([{ n: 1 }]);
   });
 
@@ -94,7 +134,11 @@ describe("two serve() processes on one database", () => {
     // whatever the scheduler does with the burst that follows.
     const first: Answer[] = [];
     for (const side of [0, 1]) {
-      const a = await generate(on(side), key, { prompt: "x", modelId: "beta", idempotencyKey: `first-${side}` });
+      const a = await generate(on(side), key, {
+        prompt: "x",
+        modelId: "beta",
+        idempotencyKey: `first-${side}`,
+      });
       expect(a.status, a.text).toBe(202);
       first.push(a);
     }
@@ -112,7 +156,9 @@ describe("two serve() processes on one database", () => {
     }
     // Every acceptance saw its own balance: the debits were serialized, none lost.
     const after = accepted.map(
-      (a) => (JSON.parse(a.text) as { batch: { balanceAfterCredits: number } }).batch.balanceAfterCredits,
+      (a) =>
+        (JSON.parse(a.text) as { batch: { balanceAfterCredits: number } }).batch
+          .balanceAfterCredits,
     );
     expect(new Set(after).size).toBe(n);
     expect(Math.min(...after)).toBe(0);
@@ -126,12 +172,20 @@ describe("two serve() processes on one database", () => {
     const { userId, key } = await account(100_000);
     const tasks: { taskId: string; totalCreditCost: number; jobs: string[] }[] = [];
     for (let i = 0; i < 12; i++) {
-      const a = await generate(on(i), key, { prompt: "a fox", modelId: "beta", imageCount: 1 + (i % 3) });
+      const a = await generate(on(i), key, {
+        prompt: "a fox",
+        modelId: "beta",
+        imageCount: 1 + (i % 3),
+      });
       expect(a.status).toBe(202);
       const { batch } = JSON.parse(a.text) as {
         batch: { taskId: string; totalCreditCost: number; results: { job: { id: string } }[] };
       };
-      tasks.push({ taskId: batch.taskId, totalCreditCost: batch.totalCreditCost, jobs: batch.results.map((r) => r.job.id) });
+      tasks.push({
+        taskId: batch.taskId,
+        totalCreditCost: batch.totalCreditCost,
+        jobs: batch.results.map((r) => r.job.id),
+      });
     }
     const before = await operator.admin.balance(userId);
     const jobs = tasks.flatMap((t) => t.jobs);
@@ -158,7 +212,9 @@ describe("two serve() processes on one database", () => {
   it("S13 S14: after all of it, balance = grants - debits + refunds for every user, by the query of docs/postgres.md", async () => {
     const { rows } = await db.sql(reconcileQuery(db.schema));
     expect(rows).toEqual([]);
-    const { rows: users } = await db.sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${db.schema}".users`);
+    const { rows: users } = await db.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${db.schema}".users`,
+    );
     expect(users[0]?.n).toBeGreaterThanOrEqual(4);
   });
 });

@@ -33,10 +33,14 @@ type Outcome = CommitResult | "unavailable";
 
 /** Commits with the draft's own key as the claim; an unreachable database is an outcome, any other error is thrown. */
 const commit = (draft: TaskDraft, apiKeyId: string): Promise<Outcome> =>
-  store.commitTask({ task: draft, apiKeyId, claim: { key: draft.request.idempotencyKey ?? "" } }, T0).catch((error) => {
-    if (error instanceof StoreUnavailableError) return "unavailable" as const;
-    throw error;
-  });
+  store
+    .commitTask({ task: draft, apiKeyId, claim: { key: draft.request.idempotencyKey ?? "" } }, T0)
+    .catch((error) => {
+      if (error instanceof StoreUnavailableError) {
+        return "unavailable" as const;
+      }
+      throw error;
+    });
 
 describe("the database goes away and comes back", () => {
   it("S14: while it is stopped every method rejects with StoreUnavailableError; once started, the same store serves and a retry is accepted once", {
@@ -60,7 +64,9 @@ describe("the database goes away and comes back", () => {
     expect(await store.getUser(userId)).toMatchObject({ balance: 90 });
     expect(await store.getTask(draft.id)).toBeUndefined();
     expect(await commit(draft, apiKeyId)).toMatchObject({ ok: true, task: { balanceAfter: 40 } });
-    expect(await commit(sampleDraft(userId, [25, 25], { request: draft.request }), apiKeyId)).toMatchObject({
+    expect(
+      await commit(sampleDraft(userId, [25, 25], { request: draft.request }), apiKeyId),
+    ).toMatchObject({
       ok: false,
       reason: "idempotency_key_taken",
       task: { id: draft.id },
@@ -87,28 +93,43 @@ describe("the database goes away and comes back", () => {
       while (next < drafts.length) {
         const i = next++;
         first[i] = await commit(drafts[i] as TaskDraft, apiKeyId);
-        if (++answered === 60) stopping = cluster.stop();
-        if (stopping) await stopping;
+        if (++answered === 60) {
+          stopping = cluster.stop();
+        }
+        if (stopping) {
+          await stopping;
+        }
       }
     };
     await Promise.all(Array.from({ length: 8 }, client));
     await stopping;
     // Sent after the stop completed: none of these can have reached the database.
     const late = Array.from({ length: 10 }, () => sampleDraft(userId, [7]));
-    for (const d of late) expect(await commit(d, apiKeyId)).toBe("unavailable");
+    for (const d of late) {
+      expect(await commit(d, apiKeyId)).toBe("unavailable");
+    }
 
     const unavailable = first.filter((o) => o === "unavailable").length;
     expect(unavailable).toBeGreaterThan(0);
-    for (const o of first) if (o !== "unavailable") expect(o).toMatchObject({ ok: true });
+    for (const o of first) {
+      if (o !== "unavailable") {
+        expect(o).toMatchObject({ ok: true });
+      }
+    }
 
     await cluster.start();
-    for (const d of late) expect(await store.getTask(d.id)).toBeUndefined();
+    for (const d of late) {
+      expect(await store.getTask(d.id)).toBeUndefined();
+    }
     // Each client retries what it was not told, with the same key: a replay or a first acceptance.
     for (const [i, d] of drafts.entries()) {
-      if (first[i] !== "unavailable") continue;
+      if (first[i] !== "unavailable") {
+        continue;
+      }
       const retry = await commit(d, apiKeyId);
-      if (retry === "unavailable" || !(retry.ok || retry.reason === "idempotency_key_taken"))
+      if (retry === "unavailable" || !(retry.ok || retry.reason === "idempotency_key_taken")) {
         throw new Error(`retry ${i}: ${JSON.stringify(retry)}`);
+      }
       expect(retry.task.id).toBe(d.id);
     }
 
@@ -122,8 +143,13 @@ describe("the database goes away and comes back", () => {
 });
 
 describe("a database the store cannot use", () => {
-  it("a database whose encoding is not UTF8 is refused on start, with the fix", { timeout: 60_000 }, async () => {
-    await oneShot(cluster.url, "CREATE DATABASE latin ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0");
+  it("a database whose encoding is not UTF8 is refused on start, with the fix", {
+    timeout: 60_000,
+  }, async () => {
+    await oneShot(
+      cluster.url,
+      "CREATE DATABASE latin ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0",
+    );
     const url = cluster.url.replace(/\/postgres$/, "/latin");
     await expect(createPostgresStore({ connectionString: url })).rejects.toThrow(
       "the database's encoding is LATIN1; the store needs UTF8",

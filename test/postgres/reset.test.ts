@@ -8,9 +8,18 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgresStore, migratePostgres, type PostgresStore } from "../../src/postgres/store.js";
+import {
+  createPostgresStore,
+  migratePostgres,
+  type PostgresStore,
+} from "../../src/postgres/store.js";
 import { createReferenceServer } from "../../src/server/index.js";
-import { lockWaitersQuery, oneShot, type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
+import {
+  lockWaitersQuery,
+  oneShot,
+  type PostgresTestDatabase,
+  withPostgres,
+} from "../support/postgres.js";
 
 const databases: PostgresTestDatabase[] = [];
 const stores: PostgresStore[] = [];
@@ -19,15 +28,22 @@ const roles: string[] = [];
 afterAll(async () => {
   await Promise.all(stores.map((s) => s.close()));
   await Promise.all(pools.map((p) => p.end()));
-  for (const db of databases) await db.drop();
+  for (const db of databases) {
+    await db.drop();
+  }
   const [db] = databases;
-  for (const role of roles) await db?.sql(`DROP ROLE IF EXISTS "${role}"`);
+  for (const role of roles) {
+    await db?.sql(`DROP ROLE IF EXISTS "${role}"`);
+  }
 }, 60_000);
 
 async function freshStore() {
   const db = await withPostgres();
   databases.push(db);
-  const store = await createPostgresStore({ connectionString: db.connectionString, schema: db.schema });
+  const store = await createPostgresStore({
+    connectionString: db.connectionString,
+    schema: db.schema,
+  });
   stores.push(store);
   return { db, store };
 }
@@ -42,7 +58,13 @@ async function fill(store: PostgresStore) {
     new Request("http://local/api/generations", {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ prompt: "a fox", modelId: "beta2", resolution: "4K", imageCount: 2, idempotencyKey: "k" }),
+      body: JSON.stringify({
+        prompt: "a fox",
+        modelId: "beta2",
+        resolution: "4K",
+        imageCount: 2,
+        idempotencyKey: "k",
+      }),
     }),
   );
   expect(res.status).toBe(202);
@@ -52,11 +74,19 @@ async function fill(store: PostgresStore) {
 }
 
 /** The number of rows in each table of a schema. */
-async function rowCounts(db: PostgresTestDatabase, schema = db.schema): Promise<Record<string, number>> {
-  const { rows } = await db.sql<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = $1", [schema]);
+async function rowCounts(
+  db: PostgresTestDatabase,
+  schema = db.schema,
+): Promise<Record<string, number>> {
+  const { rows } = await db.sql<{ name: string }>(
+    "SELECT tablename AS name FROM pg_tables WHERE schemaname = $1",
+    [schema],
+  );
   const counts: Record<string, number> = {};
   for (const { name } of rows) {
-    const { rows: n } = await db.sql<{ n: string }>(`SELECT count(*) AS n FROM "${schema}"."${name}"`);
+    const { rows: n } = await db.sql<{ n: string }>(
+      `SELECT count(*) AS n FROM "${schema}"."${name}"`,
+    );
     counts[name] = Number(n[0]?.n);
   }
   return counts;
@@ -77,14 +107,25 @@ describe("the PostgreSQL store's reset (S17)", () => {
     const { db, store } = await freshStore();
     await fill(store);
     const before = await rowCounts(db);
-    for (const table of ["users", "api_keys", "assets", "tasks", "jobs", "idempotency", "ledger", "migrations"]) {
+    for (const table of [
+      "users",
+      "api_keys",
+      "assets",
+      "tasks",
+      "jobs",
+      "idempotency",
+      "ledger",
+      "migrations",
+    ]) {
       expect(before[table], table).toBeGreaterThan(0);
     }
 
     await store.reset();
     const after = await rowCounts(db);
     expect(after.migrations).toBe(before.migrations);
-    expect(Object.entries(after).filter(([table, n]) => table !== "migrations" && n > 0)).toEqual([]);
+    expect(Object.entries(after).filter(([table, n]) => table !== "migrations" && n > 0)).toEqual(
+      [],
+    );
 
     // The ledger's triggers are on again: a new entry cannot be truncated, updated or deleted.
     await createReferenceServer({ store }).admin.createUser({ credits: 5 });
@@ -148,7 +189,9 @@ describe("the PostgreSQL store's reset (S17)", () => {
     stores.push(store);
     await fill(store);
     const before = await rowCounts(db);
-    await expect(store.reset()).rejects.toThrow(/only the role that owns them may do; connect as that role to reset/);
+    await expect(store.reset()).rejects.toThrow(
+      /only the role that owns them may do; connect as that role to reset/,
+    );
     expect(await rowCounts(db)).toEqual(before);
     // The owner may.
     const owned = await createPostgresStore({ connectionString: as(owner), schema: db.schema });
@@ -170,7 +213,9 @@ describe("the PostgreSQL store's reset (S17)", () => {
     const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient>;
     // The store's transactions take a client with `await pool.connect()`; `pool.query` passes a callback.
     pool.connect = (async (callback?: unknown) => {
-      if (callback !== undefined) return connect(callback);
+      if (callback !== undefined) {
+        return connect(callback);
+      }
       const client = await connect();
       if (!wrapped.has(client)) {
         wrapped.add(client);
@@ -192,7 +237,9 @@ describe("the PostgreSQL store's reset (S17)", () => {
     const userId = "usr_reset_fixture";
     const server = createReferenceServer({
       store,
-      fixtures: { users: [{ id: userId, credits: 500, apiKeys: ["ck_test_reset_one_transaction_1"] }] },
+      fixtures: {
+        users: [{ id: userId, credits: 500, apiKeys: ["ck_test_reset_one_transaction_1"] }],
+      },
     });
     await server.ready();
     await server.admin.grantCredits(userId, 7);
@@ -214,16 +261,20 @@ describe("the PostgreSQL store's reset (S17)", () => {
     const url = new URL(db.connectionString);
     url.searchParams.set("application_name", reader);
     let read: { balance: string }[] | undefined;
-    const reading = oneShot<{ balance: string }>(url.toString(), `SELECT balance FROM "${db.schema}".users WHERE id = $1`, [
-      userId,
-    ]).then((result) => {
+    const reading = oneShot<{ balance: string }>(
+      url.toString(),
+      `SELECT balance FROM "${db.schema}".users WHERE id = $1`,
+      [userId],
+    ).then((result) => {
       read = result.rows;
     });
     // Until the reader waits on the reset's lock (or has its answer): bounded, and the outcome
     // below holds whichever comes first.
     for (let i = 0; i < 500 && read === undefined; i++) {
       const { rows } = await db.sql<{ n: number }>(lockWaitersQuery(), [reader]);
-      if ((rows[0]?.n ?? 0) > 0) break;
+      if ((rows[0]?.n ?? 0) > 0) {
+        break;
+      }
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     release();

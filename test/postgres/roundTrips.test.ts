@@ -55,7 +55,12 @@ async function countingServer() {
     sent.length = 0;
     const res = await generation(server, key, body);
     const text = await res.text();
-    return { status: res.status, text, replayed: res.headers.get("idempotent-replayed"), statements: sent.slice() };
+    return {
+      status: res.status,
+      text,
+      replayed: res.headers.get("idempotent-replayed"),
+      statements: sent.slice(),
+    };
   };
   return { generate, assetId, other, userId, apiKeyId };
 }
@@ -70,9 +75,16 @@ describe("round trips per generation on PostgreSQL", () => {
     const { generate, assetId } = await countingServer();
     const expectTrips = (statements: string[], ...expected: RegExp[]) => {
       expect(statements).toHaveLength(expected.length);
-      for (const [i, pattern] of expected.entries()) expect(statements[i]).toMatch(pattern);
+      for (const [i, pattern] of expected.entries()) {
+        expect(statements[i]).toMatch(pattern);
+      }
     };
-    const body = { prompt: "a fox", modelId: "beta", generationType: "image-to-image", inputAssetIds: [assetId] };
+    const body = {
+      prompt: "a fox",
+      modelId: "beta",
+      generationType: "image-to-image",
+      inputAssetIds: [assetId],
+    };
 
     const first = await generate({ ...body, idempotencyKey: "trips-0" });
     expect(first.status).toBe(202);
@@ -91,7 +103,11 @@ describe("round trips per generation on PostgreSQL", () => {
     expect(conflict.status).toBe(409);
     expectTrips(conflict.statements, ACCEPT, LOOKUP);
 
-    const foreign = await generate({ ...body, inputAssetIds: ["ast_nobody"], idempotencyKey: "trips-2" });
+    const foreign = await generate({
+      ...body,
+      inputAssetIds: ["ast_nobody"],
+      idempotencyKey: "trips-2",
+    });
     expect(foreign.status).toBe(400);
     expectTrips(foreign.statements, ACCEPT, LOOKUP);
 
@@ -132,13 +148,18 @@ describe("round trips per generation on PostgreSQL", () => {
     const changed = await generate(body);
     expect(changed.status).toBe(202);
     const request = normalizeRequest(body);
-    if (!request.success) throw new Error("the body is valid");
-    const charge = (multiplier: string) => computeCharge(request.output, { account: { multiplier } }).totalCreditCost;
+    if (!request.success) {
+      throw new Error("the body is valid");
+    }
+    const charge = (multiplier: string) =>
+      computeCharge(request.output, { account: { multiplier } }).totalCreditCost;
     expect(before).toBe(charge("1.15"));
     expect(JSON.parse(changed.text).billing.totalCreditCost).toBe(charge("2.3"));
     // Refused once at the old multiplier, then priced again: no lookup of the key.
     expect(changed.statements).toHaveLength(2);
-    for (const statement of changed.statements) expect(statement).toMatch(ACCEPT);
+    for (const statement of changed.statements) {
+      expect(statement).toMatch(ACCEPT);
+    }
 
     const next = await generate(body);
     expect(next.status).toBe(202);

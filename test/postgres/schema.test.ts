@@ -33,22 +33,26 @@ afterAll(async () => {
 describe("what the tables themselves refuse", () => {
   it("S13: a ledger entry can never be updated, deleted or truncated, whoever asks", async () => {
     const t = `"${db.schema}".ledger`;
-    await expect(db.sql(`UPDATE ${t} SET credits = credits + 1 WHERE user_id = $1`, [userId])).rejects.toThrow(
-      "the ledger is append-only: UPDATE is not allowed",
-    );
+    await expect(
+      db.sql(`UPDATE ${t} SET credits = credits + 1 WHERE user_id = $1`, [userId]),
+    ).rejects.toThrow("the ledger is append-only: UPDATE is not allowed");
     await expect(db.sql(`DELETE FROM ${t} WHERE user_id = $1`, [userId])).rejects.toThrow(
       "the ledger is append-only: DELETE is not allowed",
     );
-    await expect(db.sql(`TRUNCATE ${t}`)).rejects.toThrow("the ledger is append-only: TRUNCATE is not allowed");
+    await expect(db.sql(`TRUNCATE ${t}`)).rejects.toThrow(
+      "the ledger is append-only: TRUNCATE is not allowed",
+    );
     expect((await store.ledger(userId))?.map((e) => e.kind)).toEqual(["grant", "debit", "refund"]);
   });
 
   it("S4: a balance below zero or above 2^53 - 1 is refused by the table", async () => {
     const t = `"${db.schema}".users`;
-    await expect(db.sql(`UPDATE ${t} SET balance = -1 WHERE id = $1`, [userId])).rejects.toThrow(/check constraint/);
-    await expect(db.sql(`UPDATE ${t} SET balance = $2 WHERE id = $1`, [userId, `${MAX_CREDITS + 1}`])).rejects.toThrow(
+    await expect(db.sql(`UPDATE ${t} SET balance = -1 WHERE id = $1`, [userId])).rejects.toThrow(
       /check constraint/,
     );
+    await expect(
+      db.sql(`UPDATE ${t} SET balance = $2 WHERE id = $1`, [userId, `${MAX_CREDITS + 1}`]),
+    ).rejects.toThrow(/check constraint/);
     const { rows } = await db.sql(
       `SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND column_name IN ('balance', 'credits')`,
       [db.schema],
@@ -58,12 +62,12 @@ describe("what the tables themselves refuse", () => {
 
   it("S6: a failed job can never be queued again (so never refunded twice), nor its charge changed", async () => {
     const t = `"${db.schema}".jobs`;
-    await expect(db.sql(`UPDATE ${t} SET status = 'queued' WHERE task_id = $1 AND idx = 0`, [taskId])).rejects.toThrow(
-      "a job only moves from queued to failed",
-    );
-    await expect(db.sql(`UPDATE ${t} SET credits = 0 WHERE task_id = $1 AND idx = 1`, [taskId])).rejects.toThrow(
-      "a job only moves from queued to failed",
-    );
+    await expect(
+      db.sql(`UPDATE ${t} SET status = 'queued' WHERE task_id = $1 AND idx = 0`, [taskId]),
+    ).rejects.toThrow("a job only moves from queued to failed");
+    await expect(
+      db.sql(`UPDATE ${t} SET credits = 0 WHERE task_id = $1 AND idx = 1`, [taskId]),
+    ).rejects.toThrow("a job only moves from queued to failed");
     await expect(db.sql(`DELETE FROM ${t} WHERE task_id = $1`, [taskId])).rejects.toThrow(
       "a job only moves from queued to failed",
     );
@@ -72,13 +76,25 @@ describe("what the tables themselves refuse", () => {
 
   it("S2: an API key row holds only a 64-hex SHA-256: the key itself cannot be stored", async () => {
     await expect(
-      store.putApiKey({ id: `apk_${hex(8)}`, userId, mode: "test", hash: `ck_test_${hex(24)}`, revoked: false }),
+      store.putApiKey({
+        id: `apk_${hex(8)}`,
+        userId,
+        mode: "test",
+        hash: `ck_test_${hex(24)}`,
+        revoked: false,
+      }),
     ).rejects.toThrow(/check constraint/);
     const { rows } = await db.sql(
       `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'api_keys'`,
       [db.schema],
     );
-    expect(rows.map((r) => r.column_name).sort()).toEqual(["hash", "id", "mode", "revoked", "user_id"]);
+    expect(rows.map((r) => r.column_name).sort()).toEqual([
+      "hash",
+      "id",
+      "mode",
+      "revoked",
+      "user_id",
+    ]);
   });
 
   it("every table a request writes has the user id first in its primary key", async () => {
@@ -103,11 +119,17 @@ describe("what the tables themselves refuse", () => {
 });
 
 describe("every request path is an index lookup", () => {
-  it("S15: with sequential scans disabled, a whole workload through the store scans no table", { timeout: 60_000 }, async () => {
+  it("S15: with sequential scans disabled, a whole workload through the store scans no table", {
+    timeout: 60_000,
+  }, async () => {
     // A schema of its own, which no other session of this file touches: its counters move only
     // with this workload. It is migrated, and its migrating sessions ended, before they are read.
     const fresh = await withPostgres();
-    const migrating = new pg.Pool({ connectionString: fresh.connectionString, application_name: MIGRATING, max: 1 });
+    const migrating = new pg.Pool({
+      connectionString: fresh.connectionString,
+      application_name: MIGRATING,
+      max: 1,
+    });
     await (await createPostgresStore({ pool: migrating, schema: fresh.schema })).close();
     await migrating.end();
     await sessionsEnded(MIGRATING);
@@ -126,7 +148,13 @@ describe("every request path is an index lookup", () => {
     await s.grant(u, 5, T0);
     await s.grant(`usr_${hex(8)}`, 5, T0);
     await s.setMultiplier(u, "1.5");
-    const key = { id: `apk_${hex(8)}`, userId: u, mode: "live" as const, hash: hex(32), revoked: false };
+    const key = {
+      id: `apk_${hex(8)}`,
+      userId: u,
+      mode: "live" as const,
+      hash: hex(32),
+      revoked: false,
+    };
     await s.putApiKey(key);
     await s.findCaller(key.hash);
     const asset = `ast_${hex(8)}`;
@@ -137,8 +165,14 @@ describe("every request path is an index lookup", () => {
     const claim = { key: first.request.idempotencyKey ?? "" };
     await s.commitTask({ task: first, apiKeyId: key.id, claim, assetIds: [asset] }, T0);
     await s.commitTask({ task: sampleDraft(u, [1], priced), apiKeyId: key.id, claim }, T0);
-    await s.commitTask({ task: sampleDraft(u, [1000], priced), apiKeyId: key.id, claim: { key: "other" } }, T0);
-    await s.commitTask({ task: sampleDraft(u, [1], priced), apiKeyId: key.id, assetIds: [`ast_${hex(8)}`] }, T0);
+    await s.commitTask(
+      { task: sampleDraft(u, [1000], priced), apiKeyId: key.id, claim: { key: "other" } },
+      T0,
+    );
+    await s.commitTask(
+      { task: sampleDraft(u, [1], priced), apiKeyId: key.id, assetIds: [`ast_${hex(8)}`] },
+      T0,
+    );
     await s.commitTask({ task: sampleDraft(u, [1]), apiKeyId: key.id }, T0);
     await s.findClaimedTask(u, claim.key, T0);
     await s.getTask(first.id);
@@ -154,7 +188,9 @@ describe("every request path is an index lookup", () => {
     const after = await scans(fresh.schema);
     await fresh.drop();
     for (const [table, { seq, idx }] of Object.entries(after)) {
-      if (table === "migrations") continue;
+      if (table === "migrations") {
+        continue;
+      }
       expect({ table, seq: seq - (before[table]?.seq ?? 0) }).toEqual({ table, seq: 0 });
       expect(idx - (before[table]?.idx ?? 0), table).toBeGreaterThan(0);
     }
@@ -171,10 +207,13 @@ const WORKLOAD = "imagegen-scan-test-workload";
  */
 async function sessionsEnded(applicationName: string): Promise<void> {
   for (let tries = 0; tries < 600; tries++) {
-    const { rows } = await db.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [
-      applicationName,
-    ]);
-    if (rows[0]?.n === 0) return;
+    const { rows } = await db.sql<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1",
+      [applicationName],
+    );
+    if (rows[0]?.n === 0) {
+      return;
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the sessions of ${applicationName} did not end within about 60 s`);
@@ -186,5 +225,7 @@ async function scans(schema: string): Promise<Record<string, { seq: number; idx:
     `SELECT relname, seq_scan AS seq, coalesce(idx_scan, 0) AS idx FROM pg_stat_user_tables WHERE schemaname = $1`,
     [schema],
   );
-  return Object.fromEntries(rows.map((r) => [r.relname, { seq: Number(r.seq), idx: Number(r.idx) }]));
+  return Object.fromEntries(
+    rows.map((r) => [r.relname, { seq: Number(r.seq), idx: Number(r.idx) }]),
+  );
 }

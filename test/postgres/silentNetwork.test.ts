@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, serve } from "../../src/node/index.js";
 import { StoreUnavailableError } from "../../src/postgres/index.js";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
-import { createReferenceServer, type LogEntry, type ReferenceServer } from "../../src/server/index.js";
+import {
+  createReferenceServer,
+  type LogEntry,
+  type ReferenceServer,
+} from "../../src/server/index.js";
 import { type HttpAnswer, postJson } from "../support/instances.js";
 import { type PostgresTestDatabase, reconcileQuery, withPostgres } from "../support/postgres.js";
 import { type SilentProxy, startSilentProxy, throughProxy } from "../support/silentProxy.js";
@@ -21,7 +25,11 @@ import { sampleDraft, T0 } from "../support/storeContract.js";
  * during the silence then commits for sure, so its lost answer is the case the test shows (a
  * statement timeout is shown on its own below).
  */
-const BOUNDS = { connectionTimeoutMillis: 2000, queryTimeoutMillis: 2000, statementTimeoutMillis: 60_000 } as const;
+const BOUNDS = {
+  connectionTimeoutMillis: 2000,
+  queryTimeoutMillis: 2000,
+  statementTimeoutMillis: 60_000,
+} as const;
 /** How long one answer may take: an idle machine needs about one of the 2 s bounds above. */
 const GENEROUS_MS = 60_000;
 /**
@@ -47,7 +55,11 @@ beforeAll(async () => {
   const target = new URL(db.connectionString);
   proxy = await startSilentProxy({ host: target.hostname, port: Number(target.port || 5432) });
   store = await retrying(() =>
-    createPostgresStore({ connectionString: throughProxy(db.connectionString, proxy), schema: db.schema, ...BOUNDS }),
+    createPostgresStore({
+      connectionString: throughProxy(db.connectionString, proxy),
+      schema: db.schema,
+      ...BOUNDS,
+    }),
   );
   server = createReferenceServer({ store, log: (entry) => logs.push(entry) });
   running = await serve({ port: 0, host: "127.0.0.1", server, handleSignals: false });
@@ -69,7 +81,10 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${GENEROUS_MS} ms`)), GENEROUS_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what}: no answer within ${GENEROUS_MS} ms`)),
+      GENEROUS_MS,
+    );
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
@@ -108,12 +123,17 @@ async function retrying<T>(call: () => Promise<T>): Promise<T> {
       ),
     (outcome) => "error" in outcome && outcome.error instanceof StoreUnavailableError,
   );
-  if ("error" in answer) throw answer.error;
+  if ("error" in answer) {
+    throw answer.error;
+  }
   return answer.value;
 }
 
 const generate = (key: string, body: unknown) =>
-  within(postJson(`${running.url}/api/generations`, { authorization: `Bearer ${key}` }, body), "a generation");
+  within(
+    postJson(`${running.url}/api/generations`, { authorization: `Bearer ${key}` }, body),
+    "a generation",
+  );
 
 /** A generation while the database is reachable, sent again with the same idempotency key while it answers 503. */
 const generateServed = (key: string, body: unknown) =>
@@ -180,12 +200,18 @@ async function untilWaiting<T>(
           WHERE wait_event_type = 'Lock' AND $2::int = ANY (pg_blocking_pids(pid)) AND query LIKE $1`,
         [`%"${db.schema}".${statement}%`, holderPid],
       );
-      if ((rows[0]?.n ?? 0) >= 1) return { answer, awaited: () => awaited };
+      if ((rows[0]?.n ?? 0) >= 1) {
+        return { answer, awaited: () => awaited };
+      }
       await pause(20);
     }
-    if (awaited) throw new Error(`no ${statement} waited on a lock within ${GENEROUS_MS} ms`);
+    if (awaited) {
+      throw new Error(`no ${statement} waited on a lock within ${GENEROUS_MS} ms`);
+    }
     const early = await answer;
-    if (!unavailable(early)) throw new Error(`answered before waiting on the lock: ${String(early)}`);
+    if (!unavailable(early)) {
+      throw new Error(`answered before waiting on the lock: ${String(early)}`);
+    }
   }
   throw new Error(`no ${statement} waited on a lock in 10 attempts`);
 }
@@ -197,7 +223,12 @@ describe("the network to the database goes silent, then heals", () => {
     const start = 10_000;
     const { userId } = await retrying(() => server.admin.createUser({ credits: start }));
     const { key } = await retrying(() => server.admin.createApiKey(userId));
-    const body = (idempotencyKey: string) => ({ prompt: "a harbour at night", modelId: "beta", imageCount: 2, idempotencyKey });
+    const body = (idempotencyKey: string) => ({
+      prompt: "a harbour at night",
+      modelId: "beta",
+      imageCount: 2,
+      idempotencyKey,
+    });
     type Batch = { taskId: string; totalCreditCost: number };
     const batchOf = (res: HttpAnswer) => (JSON.parse(res.text) as { batch: Batch }).batch;
 
@@ -219,7 +250,9 @@ describe("the network to the database goes silent, then heals", () => {
     let inFlight: Promise<HttpAnswer> | undefined;
     let inFlightKey = "";
     for (let round = 1; inFlight === undefined; round++) {
-      if (round > 10) throw new Error("in 10 rounds, the request in flight always gave up before the silence");
+      if (round > 10) {
+        throw new Error("in 10 rounds, the request in flight always gave up before the silence");
+      }
       inFlightKey = `in-flight-${round}`;
       const k = inFlightKey;
       const { holder, pid } = await holdUser(userId);
@@ -247,8 +280,12 @@ describe("the network to the database goes silent, then heals", () => {
     // Still silent: new requests (one after another, and more at once than the pool holds) and a
     // read answer 503 too, each within the bound.
     const during = Array.from({ length: 15 }, (_, i) => `during-${i}`);
-    for (const k of during.slice(0, 3)) expectUnavailable(await generate(key, body(k)));
-    for (const res of await Promise.all(during.slice(3).map((k) => generate(key, body(k))))) expectUnavailable(res);
+    for (const k of during.slice(0, 3)) {
+      expectUnavailable(await generate(key, body(k)));
+    }
+    for (const res of await Promise.all(during.slice(3).map((k) => generate(key, body(k))))) {
+      expectUnavailable(res);
+    }
     const credits = await within(
       fetch(`${running.url}/api/query/credits`, { headers: { authorization: `Bearer ${key}` } }),
       "a credits query",
@@ -259,7 +296,10 @@ describe("the network to the database goes silent, then heals", () => {
     expect(new Set(logs.map((e) => e.message))).toEqual(new Set(["the store cannot be reached"]));
     expect(JSON.stringify(logs)).not.toContain(key.slice(8));
     // None of the requests sent during the silence reached the database.
-    const claimed = await db.sql<{ key: string }>(`SELECT key FROM "${db.schema}".idempotency WHERE user_id = $1`, [userId]);
+    const claimed = await db.sql<{ key: string }>(
+      `SELECT key FROM "${db.schema}".idempotency WHERE user_id = $1`,
+      [userId],
+    );
     expect(claimed.rows.map((row) => row.key).filter((k) => k.startsWith("during-"))).toEqual([]);
 
     // The network heals: new connections pass, the ones open during the silence stay dead. The
@@ -281,7 +321,9 @@ describe("the network to the database goes silent, then heals", () => {
     for (const k of during) {
       const { answer: res, retried } = await generateServed(key, body(k));
       expect(res.status, res.text).toBe(202);
-      if (!retried) expect(res.headers["idempotent-replayed"], k).toBeUndefined();
+      if (!retried) {
+        expect(res.headers["idempotent-replayed"], k).toBeUndefined();
+      }
       accepted.set(k, batchOf(res));
       const { answer: again } = await generateServed(key, body(k));
       expect(again.status, again.text).toBe(202);
@@ -290,9 +332,17 @@ describe("the network to the database goes silent, then heals", () => {
     }
 
     // The ledger is exactly what the client was told: one debit per key, nothing charged twice.
-    const debits = ((await retrying(() => server.admin.ledger(userId))) ?? []).filter((e) => e.kind === "debit");
-    expect(debits.map((e) => e.taskId).sort()).toEqual([...accepted.values()].map((b) => b.taskId).sort());
-    for (const d of debits) expect(d.credits).toBe([...accepted.values()].find((b) => b.taskId === d.taskId)?.totalCreditCost);
+    const debits = ((await retrying(() => server.admin.ledger(userId))) ?? []).filter(
+      (e) => e.kind === "debit",
+    );
+    expect(debits.map((e) => e.taskId).sort()).toEqual(
+      [...accepted.values()].map((b) => b.taskId).sort(),
+    );
+    for (const d of debits) {
+      expect(d.credits).toBe(
+        [...accepted.values()].find((b) => b.taskId === d.taskId)?.totalCreditCost,
+      );
+    }
     const charged = [...accepted.values()].reduce((sum, b) => sum + b.totalCreditCost, 0);
     expect(await retrying(() => server.admin.balance(userId))).toBe(start - charged);
     expect((await db.sql(reconcileQuery(db.schema))).rows).toEqual([]);
@@ -305,7 +355,9 @@ describe("the network to the database goes silent, then heals", () => {
     await retrying(() => store.createUser({ id: userId, credits: 100, multiplier: "1" }, T0));
     const apiKeyId = `apk_revoke_${Date.now()}`;
     const hash = "ab".repeat(32);
-    await retrying(() => store.putApiKey({ id: apiKeyId, userId, mode: "test", hash, revoked: false }));
+    await retrying(() =>
+      store.putApiKey({ id: apiKeyId, userId, mode: "test", hash, revoked: false }),
+    );
 
     // The revocation locks the key's owner inside its transaction; the silence falls right after.
     // A round whose revocation gave up before the silence (a loaded machine) proves nothing: it is
@@ -313,7 +365,9 @@ describe("the network to the database goes silent, then heals", () => {
     const watcher = await direct();
     let revoking: Promise<unknown> | undefined;
     for (let round = 1; revoking === undefined; round++) {
-      if (round > 10) throw new Error("in 10 rounds, the revocation always gave up before the silence");
+      if (round > 10) {
+        throw new Error("in 10 rounds, the revocation always gave up before the silence");
+      }
       const { holder, pid } = await holdUser(userId);
       const attempt = await untilWaiting(
         watcher,
@@ -332,7 +386,9 @@ describe("the network to the database goes silent, then heals", () => {
       }
       await holder.query("COMMIT");
       await release(holder);
-      if (revoking === undefined) expect(await attempt.answer).toBeInstanceOf(StoreUnavailableError);
+      if (revoking === undefined) {
+        expect(await attempt.answer).toBeInstanceOf(StoreUnavailableError);
+      }
     }
     await release(watcher);
     expect(await revoking).toBeInstanceOf(StoreUnavailableError);
@@ -344,7 +400,10 @@ describe("the network to the database goes silent, then heals", () => {
     const { answer: result } = await untilServed(
       () =>
         within(
-          store.commitTask({ task: draft, apiKeyId, claim: { key: draft.request.idempotencyKey ?? "" } }, T0),
+          store.commitTask(
+            { task: draft, apiKeyId, claim: { key: draft.request.idempotencyKey ?? "" } },
+            T0,
+          ),
           "commitTask",
         ).catch((e: unknown) => e),
       (answer) => answer instanceof StoreUnavailableError,
@@ -356,10 +415,16 @@ describe("the network to the database goes silent, then heals", () => {
         : { ok: false, reason: "idempotency_key_taken", task: { id: draft.id, balanceAfter: 90 } },
     );
     expect(await retrying(() => store.getUser(userId))).toMatchObject({ balance: 90 });
-    expect((await retrying(async () => store.findCaller(hash)))?.key).toMatchObject({ id: apiKeyId, revoked: false });
+    expect((await retrying(async () => store.findCaller(hash)))?.key).toMatchObject({
+      id: apiKeyId,
+      revoked: false,
+    });
     // Setting `revoked` again counts the row too: a retry after a lost answer still says true.
     expect(await retrying(() => store.revokeApiKey(apiKeyId))).toBe(true);
-    expect((await retrying(() => store.ledger(userId)))?.map((e) => e.kind)).toEqual(["grant", "debit"]);
+    expect((await retrying(() => store.ledger(userId)))?.map((e) => e.kind)).toEqual([
+      "grant",
+      "debit",
+    ]);
   });
 });
 
@@ -378,7 +443,15 @@ describe("the database answers, but too slowly", () => {
       // Setting up and reading back are retried: a loaded machine can stretch them past 200 ms too.
       await retrying(() => slow.createUser({ id: userId, credits: 100, multiplier: "1" }, T0));
       const apiKeyId = `apk_slow_${Date.now()}`;
-      await retrying(() => slow.putApiKey({ id: apiKeyId, userId, mode: "test", hash: "cd".repeat(32), revoked: false }));
+      await retrying(() =>
+        slow.putApiKey({
+          id: apiKeyId,
+          userId,
+          mode: "test",
+          hash: "cd".repeat(32),
+          revoked: false,
+        }),
+      );
       const draft = sampleDraft(userId, [30]);
       const input = { task: draft, apiKeyId, claim: { key: draft.request.idempotencyKey ?? "" } };
 
@@ -394,7 +467,10 @@ describe("the database answers, but too slowly", () => {
 
       // A statement cancelled by the server rolled back: trying again cannot charge twice.
       expect(await retrying(() => slow.getUser(userId))).toMatchObject({ balance: 100 });
-      expect(await retrying(() => slow.commitTask(input, T0))).toMatchObject({ ok: true, task: { balanceAfter: 70 } });
+      expect(await retrying(() => slow.commitTask(input, T0))).toMatchObject({
+        ok: true,
+        task: { balanceAfter: 70 },
+      });
     } finally {
       await slow.close();
     }
@@ -403,12 +479,22 @@ describe("the database answers, but too slowly", () => {
 
 describe("the timeout options", () => {
   it("refuses a timeout that is not whole milliseconds, naming the option and the range", async () => {
-    for (const name of ["connectionTimeoutMillis", "statementTimeoutMillis", "queryTimeoutMillis"] as const) {
+    for (const name of [
+      "connectionTimeoutMillis",
+      "statementTimeoutMillis",
+      "queryTimeoutMillis",
+    ] as const) {
       for (const value of [0, -1, 1.5, Number.NaN, 2 ** 31]) {
         await expect(
-          createPostgresStore({ connectionString: db.connectionString, schema: db.schema, [name]: value }),
+          createPostgresStore({
+            connectionString: db.connectionString,
+            schema: db.schema,
+            [name]: value,
+          }),
           `${name}: ${value}`,
-        ).rejects.toThrow(new RangeError(`${name} must be whole milliseconds from 1 to 2147483647; got ${value}`));
+        ).rejects.toThrow(
+          new RangeError(`${name} must be whole milliseconds from 1 to 2147483647; got ${value}`),
+        );
       }
     }
   });
@@ -417,7 +503,9 @@ describe("the timeout options", () => {
     const pool = new pg.Pool({ connectionString: db.connectionString, max: 2 });
     try {
       for (const name of ["connectionTimeoutMillis", "statementTimeoutMillis"] as const) {
-        await expect(createPostgresStore({ pool, schema: db.schema, [name]: 1000 })).rejects.toThrow(
+        await expect(
+          createPostgresStore({ pool, schema: db.schema, [name]: 1000 }),
+        ).rejects.toThrow(
           `createPostgresStore: ${name} applies to the store's own pool; with \`pool\`, set it on your pool`,
         );
       }

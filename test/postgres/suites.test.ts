@@ -15,9 +15,11 @@ describe("the suites' store switch", () => {
     expect(b.schema).toBe(a.schema);
     const server = await makeServer();
     const { userId } = await server.admin.createUser({ credits: 42 });
-    const { rows } = await oneShot(await postgresUrl(), `SELECT balance::int AS balance FROM "${a.schema}".users WHERE id = $1`, [
-      userId,
-    ]);
+    const { rows } = await oneShot(
+      await postgresUrl(),
+      `SELECT balance::int AS balance FROM "${a.schema}".users WHERE id = $1`,
+      [userId],
+    );
     expect(rows).toEqual([{ balance: 42 }]);
   });
 });

@@ -8,7 +8,14 @@ import { taskUserId } from "../../src/store/store.js";
 
 describe("task ids that carry their user", () => {
   it("the user id a task id was made for is read back from it, whatever its characters", () => {
-    for (const userId of ["usr_0123456789abcdef", "alice", "ünïcødé ✓", "🦊", "\uFEFFbom", "a\u0000b"]) {
+    for (const userId of [
+      "usr_0123456789abcdef",
+      "alice",
+      "ünïcødé ✓",
+      "🦊",
+      "\uFEFFbom",
+      "a\u0000b",
+    ]) {
       const taskId = newId.task(userId);
       expect(taskId).toMatch(/^task_[0-9a-f]{16}([0-9a-f]{2})+$/);
       expect(taskUserId(taskId)).toBe(userId);

@@ -24,7 +24,9 @@ describe("computeCharge: properties", () => {
         expect(charge.lines).toHaveLength(request.imageCount);
         expect(charge.lines.map((l) => l.index)).toEqual([...Array(request.imageCount).keys()]);
         expect(charge.totalCreditCost).toBe(charge.lines.reduce((sum, l) => sum + l.credits, 0));
-        for (const line of charge.lines) expect(line.credits).toBe(charge.perOutputCredits);
+        for (const line of charge.lines) {
+          expect(line.credits).toBe(charge.perOutputCredits);
+        }
         const q = quote(
           {
             kind: "image",
@@ -36,7 +38,12 @@ describe("computeCharge: properties", () => {
           { account: { multiplier: m } },
         );
         expect(charge.totalCreditCost).toBe(request.imageCount * (q.credits as number));
-        const subtotal = oraclePrice(c.model, c.expected.resolution, c.expected.quality, c.expected.inputAssetIds.length);
+        const subtotal = oraclePrice(
+          c.model,
+          c.expected.resolution,
+          c.expected.quality,
+          c.expected.inputAssetIds.length,
+        );
         expect(charge.perOutputCredits).toBe(bigIntHalfUp(subtotal as number, multiplierText(m)));
       }),
     );
@@ -52,12 +59,22 @@ describe("computeCharge: properties", () => {
           const request = normalized(c.body);
           const listed = c.expected.inputAssetIds.length;
           const authorized = k % (listed + 1);
-          const charge = computeCharge(request, { account: { multiplier: m }, referenceCount: authorized });
-          const subtotal = oraclePrice(c.model, c.expected.resolution, c.expected.quality, authorized) as number;
+          const charge = computeCharge(request, {
+            account: { multiplier: m },
+            referenceCount: authorized,
+          });
+          const subtotal = oraclePrice(
+            c.model,
+            c.expected.resolution,
+            c.expected.quality,
+            authorized,
+          ) as number;
           expect(charge.perOutputCredits).toBe(bigIntHalfUp(subtotal, multiplierText(m)));
           expect(charge.breakdown.referenceCount).toBe(authorized);
           for (const bad of [listed + 1 + (k % 5), -1 - (k % 3), authorized + 0.5]) {
-            expect(() => computeCharge(request, { referenceCount: bad })).toThrow(InvalidRequestError);
+            expect(() => computeCharge(request, { referenceCount: bad })).toThrow(
+              InvalidRequestError,
+            );
           }
         },
       ),
@@ -70,10 +87,19 @@ describe("computeCharge: properties", () => {
         const request = normalized(c.body);
         const refs = k % (request.inputAssetIds.length + 1);
         const charge = computeCharge(request, { account: { multiplier: m }, referenceCount: refs });
-        const spec = { kind: "image", modelId: request.modelId, resolution: request.resolution, quality: request.quality };
-        const q = quote({ ...spec, referenceImageCount: refs } as QuoteSpec, { account: { multiplier: m } });
+        const spec = {
+          kind: "image",
+          modelId: request.modelId,
+          resolution: request.resolution,
+          quality: request.quality,
+        };
+        const q = quote({ ...spec, referenceImageCount: refs } as QuoteSpec, {
+          account: { multiplier: m },
+        });
         expect(q.credits).toBe(charge.perOutputCredits);
-        if (q.credits !== null) expect(q.breakdown).toMatchObject(charge.breakdown);
+        if (q.credits !== null) {
+          expect(q.breakdown).toMatchObject(charge.breakdown);
+        }
       }),
     );
   });
@@ -81,29 +107,48 @@ describe("computeCharge: properties", () => {
   it("P6: law: computeCharge never trusts a client number: extra fields are rejected by normalizing and ignored by a charge", () => {
     const extraKey = fc
       .oneof(
-        fc.constantFrom("cost", "credits", "totalCreditCost", "perOutputCredits", "price", "referenceCount", "multiplier"),
+        fc.constantFrom(
+          "cost",
+          "credits",
+          "totalCreditCost",
+          "perOutputCredits",
+          "price",
+          "referenceCount",
+          "multiplier",
+        ),
         fc.string({ minLength: 1, maxLength: 10 }),
       )
       .filter((k) => !ORACLE_FIELDS.includes(k));
     fc.assert(
       fc.property(
         validCase(),
-        fc.uniqueArray(fc.tuple(extraKey, jsonValue), { minLength: 1, maxLength: 3, selector: ([k]) => k }),
+        fc.uniqueArray(fc.tuple(extraKey, jsonValue), {
+          minLength: 1,
+          maxLength: 3,
+          selector: ([k]) => k,
+        }),
         multiplier,
         (c, extras, m) => {
           const body = { ...c.body };
-          for (const [k, v] of extras) setOwn(body, k, v);
+          for (const [k, v] of extras) {
+            setOwn(body, k, v);
+          }
           const r = normalizeRequest(body);
-          const byPath = (a: string[], b: string[]) => (a[0] as string).localeCompare(b[0] as string);
+          const byPath = (a: string[], b: string[]) =>
+            (a[0] as string).localeCompare(b[0] as string);
           expect((r.success ? [] : r.issues.map((i) => [i.path, i.code])).sort(byPath)).toEqual(
             extras.map(([k]) => [safeEcho(k), "unknown_field"]).sort(byPath),
           );
 
           const request = normalized(c.body);
           const withExtras = { ...request } as Record<string, unknown>;
-          for (const [k, v] of extras) setOwn(withExtras, k, v);
+          for (const [k, v] of extras) {
+            setOwn(withExtras, k, v);
+          }
           const account = { multiplier: m };
-          expect(computeCharge(withExtras as GenerationRequest, { account })).toEqual(computeCharge(request, { account }));
+          expect(computeCharge(withExtras as GenerationRequest, { account })).toEqual(
+            computeCharge(request, { account }),
+          );
         },
       ),
     );

@@ -24,7 +24,9 @@ describe("computeCharge", () => {
         message: "referenceCount must be a whole number from 0 to 2; received 3.",
       },
     ]);
-    const both = thrown(() => computeCharge(request, { referenceCount: -1, account: { multiplier: "x" } }));
+    const both = thrown(() =>
+      computeCharge(request, { referenceCount: -1, account: { multiplier: "x" } }),
+    );
     expect(both.issues.map((i) => [i.path, i.code])).toEqual([
       ["referenceCount", "invalid_reference_count"],
       ["account.multiplier", "invalid_multiplier"],
@@ -59,9 +61,11 @@ describe("computeCharge", () => {
       multiplier: "1.15",
     });
     // beta: 25 x 2.3 = 57.5 -> 58 per output; x4 = 232, not round(230) = 230
-    expect(computeCharge(generation({ modelId: "beta", imageCount: 4 }), { account: { multiplier: 2.3 } }).totalCreditCost).toBe(
-      232,
-    );
+    expect(
+      computeCharge(generation({ modelId: "beta", imageCount: 4 }), {
+        account: { multiplier: 2.3 },
+      }).totalCreditCost,
+    ).toBe(232);
   });
 
   it("P6: references count after de-duplication; referenceCount (the authorized ones) overrides, up to the listed ones", () => {
@@ -73,7 +77,9 @@ describe("computeCharge", () => {
     expect(computeCharge(req, { referenceCount: 0 }).perOutputCredits).toBe(18);
     for (const bad of [3, -1, 1.5, Number.NaN, "2"]) {
       // biome-ignore lint/suspicious/noExplicitAny: invalid on purpose
-      expect(() => computeCharge(req, { referenceCount: bad as any }), String(bad)).toThrow(InvalidRequestError);
+      expect(() => computeCharge(req, { referenceCount: bad as any }), String(bad)).toThrow(
+        InvalidRequestError,
+      );
     }
   });
 
@@ -81,12 +87,21 @@ describe("computeCharge", () => {
     const r = normalizeRequest({ prompt: "x", totalCreditCost: 0, cost: 0, credits: 0 });
     expect(r.success).toBe(false);
     const req = generation({ modelId: "beta2" });
-    const withCost = { ...req, totalCreditCost: 0, perOutputCredits: 0, credits: 1 } as GenerationRequest;
+    const withCost = {
+      ...req,
+      totalCreditCost: 0,
+      perOutputCredits: 0,
+      credits: 1,
+    } as GenerationRequest;
     expect(computeCharge(withCost).totalCreditCost).toBe(80);
   });
 
   it("P5: computeCharge throws a typed error carrying every issue on a request validateForModel rejects", () => {
-    const bad = { ...generation({ modelId: "gamma-image-1.5" }), quality: "high" as const, imageCount: 11 };
+    const bad = {
+      ...generation({ modelId: "gamma-image-1.5" }),
+      quality: "high" as const,
+      imageCount: 11,
+    };
     try {
       computeCharge(bad);
       expect.unreachable();
@@ -97,7 +112,9 @@ describe("computeCharge", () => {
       expect(e.issues.map((i) => i.code)).toEqual(["unsupported_quality", "too_many_images"]);
       expect(e.message).toContain("imageCount");
     }
-    expect(() => computeCharge(generation({}), { account: { multiplier: "abc" } })).toThrow(/multiplier/);
+    expect(() => computeCharge(generation({}), { account: { multiplier: "abc" } })).toThrow(
+      /multiplier/,
+    );
   });
 
   it("P7: quote(spec).credits equals computeCharge's per-output amount for the same inputs", () => {
@@ -109,14 +126,19 @@ describe("computeCharge", () => {
             modelId: modelId as ModelId,
             resolution,
             quality,
-            ...(refs > 0 && { generationType: "image-to-image", inputAssetIds: Array.from({ length: refs }, (_, i) => `a${i}`) }),
+            ...(refs > 0 && {
+              generationType: "image-to-image",
+              inputAssetIds: Array.from({ length: refs }, (_, i) => `a${i}`),
+            }),
           };
           const charge = computeCharge(generation(body), { account: { multiplier } });
           const q = quote(
             { kind: "image", modelId, resolution, quality, referenceImageCount: refs },
             { account: { multiplier } },
           );
-          expect(q.credits, `${modelId} ${resolution} ${quality} ${refs} ${multiplier}`).toBe(charge.perOutputCredits);
+          expect(q.credits, `${modelId} ${resolution} ${quality} ${refs} ${multiplier}`).toBe(
+            charge.perOutputCredits,
+          );
         }
       }
     }
@@ -127,12 +149,19 @@ describe("priceValidated: the charge of a request already validated", () => {
   it("P5/P7: gives computeCharge's charge for a valid request, without validating the request again", () => {
     for (const body of [
       { modelId: "beta2", resolution: "4K", imageCount: 3 },
-      { modelId: "alpha-img2-official", quality: "high", generationType: "image-to-image", inputAssetIds: ["a", "b"] },
+      {
+        modelId: "alpha-img2-official",
+        quality: "high",
+        generationType: "image-to-image",
+        inputAssetIds: ["a", "b"],
+      },
       { modelId: "alpha-img2", resolution: "1K" },
     ]) {
       const request = generation(body);
       for (const options of [{}, { account: { multiplier: "1.15" } }, { referenceCount: 0 }]) {
-        if ("referenceCount" in options && request.inputAssetIds.length === 0) continue;
+        if ("referenceCount" in options && request.inputAssetIds.length === 0) {
+          continue;
+        }
         expect(priceValidated(request, options)).toEqual(computeCharge(request, options));
       }
     }
@@ -144,16 +173,24 @@ describe("priceValidated: the charge of a request already validated", () => {
 
   it("P4/P6: still checks the account's multiplier, the reference count and that the cell has a price", () => {
     const request = generation({ generationType: "image-to-image", inputAssetIds: ["a"] });
-    const e = thrown(() => priceValidated(request, { referenceCount: 2, account: { multiplier: "-1" } }));
+    const e = thrown(() =>
+      priceValidated(request, { referenceCount: 2, account: { multiplier: "-1" } }),
+    );
     expect(e.issues.map((i) => [i.path, i.code])).toEqual([
       ["referenceCount", "invalid_reference_count"],
       ["account.multiplier", "invalid_multiplier"],
     ]);
     const noCell = { ...generation({ modelId: "beta2" }), quality: "high" as const };
     expect(thrown(() => priceValidated(noCell)).issues).toEqual([
-      { path: "", code: "not_priceable", message: "beta2 has no price at resolution 2K and quality high." },
+      {
+        path: "",
+        code: "not_priceable",
+        message: "beta2 has no price at resolution 2K and quality high.",
+      },
     ]);
     const unknownModel = { ...generation({}), modelId: "delta" as never };
-    expect(thrown(() => priceValidated(unknownModel)).issues.map((i) => i.code)).toEqual(["not_priceable"]);
+    expect(thrown(() => priceValidated(unknownModel)).issues.map((i) => i.code)).toEqual([
+      "not_priceable",
+    ]);
   });
 });

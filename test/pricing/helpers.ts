@@ -68,14 +68,20 @@ export const one = fc.constantFrom<AccountPricing | undefined>(
 /** Quote specs over the public lists and beyond, strings padded: priceable or not. */
 export const quoteSpec = fc.record(
   {
-    kind: fc.oneof({ weight: 12, arbitrary: padded("image") }, fc.constantFrom("video", "Image", "", "images")),
+    kind: fc.oneof(
+      { weight: 12, arbitrary: padded("image") },
+      fc.constantFrom("video", "Image", "", "images"),
+    ),
     modelId: fc.oneof(
       { weight: 10, arbitrary: fc.constantFrom(...ORACLE_MODEL_IDS).chain(padded) },
       fc.constantFrom("delta", "__proto__", "BETA2", "toString", ""),
     ),
     resolution: fc.constantFrom("1K", "2K", "4K", "8K", "1k").chain(padded),
     quality: fc.constantFrom("low", "medium", "high", "auto", "xhigh", "max", "LOW").chain(padded),
-    referenceImageCount: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 16 }) }, fc.constantFrom(-1, 1.5, 20)),
+    referenceImageCount: fc.oneof(
+      { weight: 8, arbitrary: fc.integer({ min: 0, max: 16 }) },
+      fc.constantFrom(-1, 1.5, 20),
+    ),
   },
   { requiredKeys: ["kind", "modelId"] },
 );
@@ -88,20 +94,34 @@ export function oracleQuote(spec: {
   quality?: string;
   referenceImageCount?: number;
 }) {
-  if (spec.kind.trim() !== "image") return null;
+  if (spec.kind.trim() !== "image") {
+    return null;
+  }
   const m = spec.modelId.trim();
-  if (!(ORACLE_MODEL_IDS as readonly string[]).includes(m)) return null;
+  if (!(ORACLE_MODEL_IDS as readonly string[]).includes(m)) {
+    return null;
+  }
   const model = m as OracleModel;
-  const resolution = spec.resolution === undefined ? oracleDefaultResolution(model) : spec.resolution.trim();
-  if (resolution === undefined) return null;
-  return oraclePrice(model, resolution, spec.quality?.trim() ?? "low", spec.referenceImageCount ?? 0);
+  const resolution =
+    spec.resolution === undefined ? oracleDefaultResolution(model) : spec.resolution.trim();
+  if (resolution === undefined) {
+    return null;
+  }
+  return oraclePrice(
+    model,
+    resolution,
+    spec.quality?.trim() ?? "low",
+    spec.referenceImageCount ?? 0,
+  );
 }
 
 export const ids = (n: number) => Array.from({ length: n }, (_, i) => `asset_${i}`);
 
 export function normalized(body: unknown): GenerationRequest {
   const r = normalizeRequest(body);
-  if (!r.success) throw new Error(JSON.stringify(r.issues));
+  if (!r.success) {
+    throw new Error(JSON.stringify(r.issues));
+  }
   return r.output;
 }
 
@@ -109,13 +129,18 @@ export function normalized(body: unknown): GenerationRequest {
 export const Exact = Decimal.clone({ precision: 1_000_000_000, rounding: Decimal.ROUND_HALF_UP });
 
 export function byDecimalJs(credits: number, multiplier: Multiplier): number {
-  return new Exact(multiplier.text).times(credits).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
+  return new Exact(multiplier.text)
+    .times(credits)
+    .toDecimalPlaces(0, Decimal.ROUND_HALF_UP)
+    .toNumber();
 }
 
 /** A normalized request from a body with prompt "x". */
 export function generation(body: Record<string, unknown>): GenerationRequest {
   const r = normalizeRequest({ prompt: "x", ...body });
-  if (!r.success) throw new Error(JSON.stringify(r.issues));
+  if (!r.success) {
+    throw new Error(JSON.stringify(r.issues));
+  }
   return r.output;
 }
 
@@ -141,12 +166,15 @@ export const GRID_MULTIPLIERS: readonly string[] =
  * 0.5 ms a case, or 1 ms under mutation testing, where every case runs instrumented; at least the
  * suite's one minute.
  */
-export const timeFor = (cases: number): number => Math.max(60_000, Math.ceil(cases * (process.env.STRYKER === "1" ? 1 : 0.5)));
+export const timeFor = (cases: number): number =>
+  Math.max(60_000, Math.ceil(cases * (process.env.STRYKER === "1" ? 1 : 0.5)));
 
 /** A request normalized from a body with a prompt; throws on a body the rules reject. */
 export const ok = (body: Record<string, unknown>): GenerationRequest => {
   const r = normalizeRequest({ prompt: "x", ...body });
-  if (!r.success) throw new Error(JSON.stringify(r.issues));
+  if (!r.success) {
+    throw new Error(JSON.stringify(r.issues));
+  }
   return r.output;
 };
 
@@ -155,7 +183,9 @@ export const thrown = (f: () => unknown): InvalidRequestError => {
   try {
     f();
   } catch (error) {
-    if (error instanceof InvalidRequestError) return error;
+    if (error instanceof InvalidRequestError) {
+      return error;
+    }
     throw error;
   }
   throw new Error("did not throw");

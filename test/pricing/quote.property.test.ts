@@ -9,18 +9,29 @@ import { cell, ids, normalized, one, oracleQuote, quoteSpec, REASONS, specOf } f
 describe("quote and computeCharge: one property per rule", () => {
   it("P1: property: every cell quotes the table price (P1) at multiplier 1, strings padded", () => {
     fc.assert(
-      fc.property(cell, one, fc.tuple(fc.boolean(), fc.boolean()), (c, account, [padModel, padCell]) => {
-        const ws = (s: string, on: boolean) => (on ? ` ${s}\u3000` : s);
-        const spec = {
-          kind: "image",
-          modelId: ws(c.modelId, padModel),
-          resolution: ws(c.resolution, padCell),
-          quality: ws(c.quality, padCell),
-        } as QuoteSpec;
-        const q = quote(spec, { account: account });
-        expect(q.credits).toBe(ORACLE_PRICES[c.modelId][c.resolution]?.[c.quality]);
-        if (q.credits !== null) expect(q.breakdown).toMatchObject({ baseCredits: q.credits, referenceCount: 0, multiplier: "1" });
-      }),
+      fc.property(
+        cell,
+        one,
+        fc.tuple(fc.boolean(), fc.boolean()),
+        (c, account, [padModel, padCell]) => {
+          const ws = (s: string, on: boolean) => (on ? ` ${s}\u3000` : s);
+          const spec = {
+            kind: "image",
+            modelId: ws(c.modelId, padModel),
+            resolution: ws(c.resolution, padCell),
+            quality: ws(c.quality, padCell),
+          } as QuoteSpec;
+          const q = quote(spec, { account: account });
+          expect(q.credits).toBe(ORACLE_PRICES[c.modelId][c.resolution]?.[c.quality]);
+          if (q.credits !== null) {
+            expect(q.breakdown).toMatchObject({
+              baseCredits: q.credits,
+              referenceCount: 0,
+              multiplier: "1",
+            });
+          }
+        },
+      ),
     );
   });
 
@@ -45,7 +56,9 @@ describe("quote and computeCharge: one property per rule", () => {
         const q = quote(spec as QuoteSpec);
         const expected = oracleQuote(spec);
         expect(q.credits).toBe(expected);
-        if (q.credits === null) expect(REASONS).toContain(q.reason);
+        if (q.credits === null) {
+          expect(REASONS).toContain(q.reason);
+        }
       }),
     );
   });
@@ -54,9 +67,13 @@ describe("quote and computeCharge: one property per rule", () => {
     fc.assert(
       fc.property(cell, (c) => {
         const q = quote(specOf(c));
-        if (q.credits === null) throw new Error(q.message);
+        if (q.credits === null) {
+          throw new Error(q.message);
+        }
         expect(q.breakdown.referenceSurchargeCredits).toBe(ORACLE_SURCHARGE[c.modelId] * c.refs);
-        expect(q.breakdown.subtotalCredits).toBe(q.breakdown.baseCredits + ORACLE_SURCHARGE[c.modelId] * c.refs);
+        expect(q.breakdown.subtotalCredits).toBe(
+          q.breakdown.baseCredits + ORACLE_SURCHARGE[c.modelId] * c.refs,
+        );
       }),
     );
   });
@@ -65,15 +82,24 @@ describe("quote and computeCharge: one property per rule", () => {
 describe("laws of prices", () => {
   it("P2: law: quote is null exactly when the same spec as a request would be rejected by the model", () => {
     const asRequest = quoteSpec.filter(
-      (s) => s.kind.trim() === "image" && Number.isInteger(s.referenceImageCount ?? 0) && (s.referenceImageCount ?? 0) >= 0,
+      (s) =>
+        s.kind.trim() === "image" &&
+        Number.isInteger(s.referenceImageCount ?? 0) &&
+        (s.referenceImageCount ?? 0) >= 0,
     );
     fc.assert(
       fc.property(asRequest, (spec) => {
         const refs = spec.referenceImageCount ?? 0;
         const body: Record<string, unknown> = { prompt: "x", modelId: spec.modelId };
-        if (spec.resolution !== undefined) body.resolution = spec.resolution;
-        if (spec.quality !== undefined) body.quality = spec.quality;
-        if (refs > 0) Object.assign(body, { generationType: "image-to-image", inputAssetIds: ids(refs) });
+        if (spec.resolution !== undefined) {
+          body.resolution = spec.resolution;
+        }
+        if (spec.quality !== undefined) {
+          body.quality = spec.quality;
+        }
+        if (refs > 0) {
+          Object.assign(body, { generationType: "image-to-image", inputAssetIds: ids(refs) });
+        }
         const rejected = !verdict(body).success;
         expect(quote(spec as QuoteSpec).credits === null).toBe(rejected);
       }),
@@ -88,13 +114,22 @@ describe("laws of prices", () => {
         (c, m) => {
           const before = quote(specOf(c), { account: { multiplier: m } });
           const after = quote(specOf({ ...c, refs: c.refs + 1 }), { account: { multiplier: m } });
-          if (before.credits === null || after.credits === null) throw new Error("unpriced");
+          if (before.credits === null || after.credits === null) {
+            throw new Error("unpriced");
+          }
           expect(after.credits).toBeGreaterThanOrEqual(before.credits);
-          expect(after.breakdown.subtotalCredits - before.breakdown.subtotalCredits).toBe(ORACLE_SURCHARGE[c.modelId]);
-          expect(after.credits).toBe(
-            bigIntHalfUp(before.breakdown.subtotalCredits + ORACLE_SURCHARGE[c.modelId], multiplierText(m)),
+          expect(after.breakdown.subtotalCredits - before.breakdown.subtotalCredits).toBe(
+            ORACLE_SURCHARGE[c.modelId],
           );
-          if (ORACLE_SURCHARGE[c.modelId] === 0) expect(after.credits).toBe(before.credits);
+          expect(after.credits).toBe(
+            bigIntHalfUp(
+              before.breakdown.subtotalCredits + ORACLE_SURCHARGE[c.modelId],
+              multiplierText(m),
+            ),
+          );
+          if (ORACLE_SURCHARGE[c.modelId] === 0) {
+            expect(after.credits).toBe(before.credits);
+          }
         },
       ),
     );
@@ -103,7 +138,9 @@ describe("laws of prices", () => {
   it("P4: law: with multiplier 1 the per-output amount is the table price plus the surcharge, exactly", () => {
     fc.assert(
       fc.property(cell, one, (c, account) => {
-        const expected = (ORACLE_PRICES[c.modelId][c.resolution]?.[c.quality] as number) + ORACLE_SURCHARGE[c.modelId] * c.refs;
+        const expected =
+          (ORACLE_PRICES[c.modelId][c.resolution]?.[c.quality] as number) +
+          ORACLE_SURCHARGE[c.modelId] * c.refs;
         expect(quote(specOf(c), { account: account }).credits).toBe(expected);
         const request = normalized({
           prompt: "x",
@@ -112,7 +149,9 @@ describe("laws of prices", () => {
           quality: c.quality,
           ...(c.refs > 0 && { generationType: "image-to-image", inputAssetIds: ids(c.refs) }),
         });
-        expect(computeCharge(request, account === undefined ? {} : { account }).perOutputCredits).toBe(expected);
+        expect(
+          computeCharge(request, account === undefined ? {} : { account }).perOutputCredits,
+        ).toBe(expected);
       }),
     );
   });

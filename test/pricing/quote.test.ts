@@ -1,6 +1,14 @@
 /** quote (P1-P4): the price of one output image for an account, or why a spec has none. */
 import { describe, expect, it } from "vitest";
-import { type Catalog, catalog, computeCharge, defineCatalog, type ModelSpec, type PricedQuote, quote } from "../../src/index.js";
+import {
+  type Catalog,
+  catalog,
+  computeCharge,
+  defineCatalog,
+  type ModelSpec,
+  type PricedQuote,
+  quote,
+} from "../../src/index.js";
 import { ROUNDING } from "../../src/pricing/multiplier.js";
 import {
   bigIntHalfUp,
@@ -13,7 +21,9 @@ import {
 import { CELLS, GRID_MULTIPLIERS, ok, thrown, timeFor } from "./helpers.js";
 
 const priced = (q: ReturnType<typeof quote>): PricedQuote => {
-  if (q.credits === null) throw new Error(`unpriced: ${q.reason} ${q.message}`);
+  if (q.credits === null) {
+    throw new Error(`unpriced: ${q.reason} ${q.message}`);
+  }
   return q;
 };
 
@@ -22,14 +32,21 @@ describe("prices", () => {
     expect(CELLS).toHaveLength(1 + 3 * 9 + 4 * 3);
     for (const { modelId, resolution, quality } of CELLS) {
       const q = priced(quote({ kind: "image", modelId, resolution, quality }));
-      expect(q.credits, `${modelId} ${resolution} ${quality}`).toBe(ORACLE_PRICES[modelId][resolution]?.[quality]);
+      expect(q.credits, `${modelId} ${resolution} ${quality}`).toBe(
+        ORACLE_PRICES[modelId][resolution]?.[quality],
+      );
       expect(q.breakdown.baseCredits).toBe(q.credits);
     }
   });
 
   it("P1: spot prices from the P1 table, typed out", () => {
     const p = (modelId: string, resolution?: string, quality?: string) =>
-      quote({ kind: "image", modelId, ...(resolution && { resolution }), ...(quality && { quality }) }).credits;
+      quote({
+        kind: "image",
+        modelId,
+        ...(resolution && { resolution }),
+        ...(quality && { quality }),
+      }).credits;
     expect(p("alpha-img2", "1K")).toBe(18);
     expect(p("alpha-img2-official", "4K", "high")).toBe(750);
     expect(p("alpha-img2-5-sunburst", "2K", "medium")).toBe(120);
@@ -52,38 +69,75 @@ describe("prices", () => {
     expect(reason({ kind: "image", modelId: "__proto__" })).toBe("unknown_model");
     expect(reason({ kind: "image", modelId: 7 })).toBe("unknown_model");
     expect(reason({ kind: "image" })).toBe("unknown_model");
-    expect(reason({ kind: "image", modelId: "alpha-img2", resolution: "2K" })).toBe("unsupported_resolution");
-    expect(reason({ kind: "image", modelId: "alpha-img2", resolution: "4K" })).toBe("unsupported_resolution");
+    expect(reason({ kind: "image", modelId: "alpha-img2", resolution: "2K" })).toBe(
+      "unsupported_resolution",
+    );
+    expect(reason({ kind: "image", modelId: "alpha-img2", resolution: "4K" })).toBe(
+      "unsupported_resolution",
+    );
     expect(reason({ kind: "image", modelId: "alpha-img2" })).toBe("resolution_required");
-    expect(reason({ kind: "image", modelId: "beta2", resolution: "8K" })).toBe("unsupported_resolution");
-    expect(reason({ kind: "image", modelId: "beta2", resolution: "4k" })).toBe("unsupported_resolution");
-    expect(reason({ kind: "image", modelId: "beta2", quality: "high" })).toBe("unsupported_quality");
-    expect(reason({ kind: "image", modelId: "alpha-img2-official", quality: "xhigh" })).toBe("unsupported_quality");
-    expect(reason({ kind: "image", modelId: "alpha-img2-official", quality: "auto" })).toBe("unsupported_quality");
+    expect(reason({ kind: "image", modelId: "beta2", resolution: "8K" })).toBe(
+      "unsupported_resolution",
+    );
+    expect(reason({ kind: "image", modelId: "beta2", resolution: "4k" })).toBe(
+      "unsupported_resolution",
+    );
+    expect(reason({ kind: "image", modelId: "beta2", quality: "high" })).toBe(
+      "unsupported_quality",
+    );
+    expect(reason({ kind: "image", modelId: "alpha-img2-official", quality: "xhigh" })).toBe(
+      "unsupported_quality",
+    );
+    expect(reason({ kind: "image", modelId: "alpha-img2-official", quality: "auto" })).toBe(
+      "unsupported_quality",
+    );
     expect(reason({ kind: "image", modelId: "beta2", quality: null })).toBe("unsupported_quality"); // null is not absent
-    expect(reason({ kind: "image", modelId: "beta2", resolution: null })).toBe("unsupported_resolution");
-    expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: 1.5 })).toBe("invalid_reference_count");
-    expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: -1 })).toBe("invalid_reference_count");
-    expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: 15 })).toBe("invalid_reference_count");
-    expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: "2" })).toBe("invalid_reference_count");
-    expect(reason({ kind: "image", modelId: "gamma-image-1.5", referenceImageCount: 2 })).toBe("too_many_references");
+    expect(reason({ kind: "image", modelId: "beta2", resolution: null })).toBe(
+      "unsupported_resolution",
+    );
+    expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: 1.5 })).toBe(
+      "invalid_reference_count",
+    );
+    expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: -1 })).toBe(
+      "invalid_reference_count",
+    );
+    expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: 15 })).toBe(
+      "invalid_reference_count",
+    );
+    expect(reason({ kind: "image", modelId: "beta2", referenceImageCount: "2" })).toBe(
+      "invalid_reference_count",
+    );
+    expect(reason({ kind: "image", modelId: "gamma-image-1.5", referenceImageCount: 2 })).toBe(
+      "too_many_references",
+    );
     expect(reason({ kind: "video", modelId: "beta2" })).toBe("invalid_kind");
     expect(reason({ modelId: "beta2" })).toBe("invalid_kind");
-    expect(reason({ kind: "image", modelId: "beta2" }, { multiplier: "-1" })).toBe("invalid_multiplier");
+    expect(reason({ kind: "image", modelId: "beta2" }, { multiplier: "-1" })).toBe(
+      "invalid_multiplier",
+    );
     expect(reason(null)).toBe("invalid_spec");
     expect(reason("beta2")).toBe("invalid_spec");
     const q = quote({ kind: "image", modelId: "alpha-img2", resolution: "4K" });
-    expect(q).toMatchObject({ credits: null, reason: "unsupported_resolution", message: expect.stringContaining("1K") });
+    expect(q).toMatchObject({
+      credits: null,
+      reason: "unsupported_resolution",
+      message: expect.stringContaining("1K"),
+    });
   });
 
   it("P2: a spec's strings are trimmed; omitted resolution, quality and reference count take the defaults", () => {
-    expect(quote({ kind: " image ", modelId: " beta2 ", resolution: " 4K ", quality: " low " } as never).credits).toBe(120);
+    expect(
+      quote({ kind: " image ", modelId: " beta2 ", resolution: " 4K ", quality: " low " } as never)
+        .credits,
+    ).toBe(120);
     expect(priced(quote({ kind: "image", modelId: "beta2" })).breakdown).toMatchObject({
       resolution: "2K",
       quality: "low",
       referenceCount: 0,
     });
-    expect(priced(quote({ kind: "image", modelId: "alpha-img2-5-flare" })).breakdown.resolution).toBe("1K");
+    expect(
+      priced(quote({ kind: "image", modelId: "alpha-img2-5-flare" })).breakdown.resolution,
+    ).toBe("1K");
   });
 
   it("P3: the three quality models add 10 base credits per reference, per output; the others nothing", () => {
@@ -97,21 +151,45 @@ describe("prices", () => {
       }
     }
     expect(
-      quote({ kind: "image", modelId: "alpha-img2-official", resolution: "4K", quality: "high", referenceImageCount: 14 })
-        .credits,
+      quote({
+        kind: "image",
+        modelId: "alpha-img2-official",
+        resolution: "4K",
+        quality: "high",
+        referenceImageCount: 14,
+      }).credits,
     ).toBe(890);
   });
 
   it("P4: per-output amount is rounded half-up after the multiplier, exactly: beta x 2.3 = 58 (binary floats say 57)", () => {
     expect(Math.round(25 * 2.3)).toBe(57); // the trap
-    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: 2.3 } }).credits).toBe(58);
-    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "2.3" } }).credits).toBe(58);
-    expect(quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { account: { multiplier: "1.15" } }).credits).toBe(138);
-    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.5" } }).credits).toBe(13); // 12.5 -> 13
-    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.02" } }).credits).toBe(1); // 0.5 -> 1
-    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.019999" } }).credits).toBe(0);
-    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: 0 } }).credits).toBe(0);
-    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: 1000 } }).credits).toBe(25000);
+    expect(
+      quote({ kind: "image", modelId: "beta" }, { account: { multiplier: 2.3 } }).credits,
+    ).toBe(58);
+    expect(
+      quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "2.3" } }).credits,
+    ).toBe(58);
+    expect(
+      quote(
+        { kind: "image", modelId: "beta2", resolution: "4K" },
+        { account: { multiplier: "1.15" } },
+      ).credits,
+    ).toBe(138);
+    expect(
+      quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.5" } }).credits,
+    ).toBe(13); // 12.5 -> 13
+    expect(
+      quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.02" } }).credits,
+    ).toBe(1); // 0.5 -> 1
+    expect(
+      quote({ kind: "image", modelId: "beta" }, { account: { multiplier: "0.019999" } }).credits,
+    ).toBe(0);
+    expect(quote({ kind: "image", modelId: "beta" }, { account: { multiplier: 0 } }).credits).toBe(
+      0,
+    );
+    expect(
+      quote({ kind: "image", modelId: "beta" }, { account: { multiplier: 1000 } }).credits,
+    ).toBe(25000);
     expect(ROUNDING).toBe("half-up");
   });
 
@@ -128,11 +206,18 @@ describe("prices", () => {
           const subtotal = base + ORACLE_SURCHARGE[modelId] * refs;
           for (const m of GRID_MULTIPLIERS) {
             const expected = bigIntHalfUp(subtotal, m);
-            const spec = { kind: "image", modelId, resolution, quality, referenceImageCount: refs } as const;
+            const spec = {
+              kind: "image",
+              modelId,
+              resolution,
+              quality,
+              referenceImageCount: refs,
+            } as const;
             const fromString = quote(spec, { account: { multiplier: m } }).credits;
             const fromNumber = quote(spec, { account: { multiplier: Number(m) } }).credits;
-            if (fromString !== expected || fromNumber !== expected)
+            if (fromString !== expected || fromNumber !== expected) {
               wrong.push(`${modelId} ${resolution} ${quality} refs=${refs} x ${m}`);
+            }
             checked++;
           }
         }
@@ -147,7 +232,10 @@ describe("prices", () => {
 describe("quote: corners", () => {
   it("P2: a modelId that is not a string is an unknown model, even one that names a model when converted", () => {
     for (const modelId of [["beta2"], { toString: () => "beta2" }, 7]) {
-      expect(quote({ kind: "image", modelId } as never)).toMatchObject({ credits: null, reason: "unknown_model" });
+      expect(quote({ kind: "image", modelId } as never)).toMatchObject({
+        credits: null,
+        reason: "unknown_model",
+      });
     }
   });
 
@@ -182,12 +270,20 @@ describe("quote: corners", () => {
         reason: "not_priceable",
         message: `beta2 has no price at resolution ${resolution} and quality low.`,
       });
-      const e = thrown(() => computeCharge(ok({ modelId: "beta2", resolution }), { catalog: holes }));
+      const e = thrown(() =>
+        computeCharge(ok({ modelId: "beta2", resolution }), { catalog: holes }),
+      );
       expect(e.issues).toEqual([
-        { path: "", code: "not_priceable", message: `beta2 has no price at resolution ${resolution} and quality low.` },
+        {
+          path: "",
+          code: "not_priceable",
+          message: `beta2 has no price at resolution ${resolution} and quality low.`,
+        },
       ]);
     }
-    expect(quote({ kind: "image", modelId: "beta2", resolution: "1K" }, { catalog: holes }).credits).toBe(60);
+    expect(
+      quote({ kind: "image", modelId: "beta2", resolution: "1K" }, { catalog: holes }).credits,
+    ).toBe(60);
   });
 
   it("P2: an omitted quality means low, and a model that does not offer low says unsupported_quality", () => {
@@ -211,6 +307,8 @@ describe("quote: corners", () => {
       reason: "unsupported_quality",
       message: 'quality "low" is not supported by zeta-1; use one of high.',
     });
-    expect(quote({ kind: "image", modelId: "zeta-1", quality: " high " }, { catalog: custom }).credits).toBe(40);
+    expect(
+      quote({ kind: "image", modelId: "zeta-1", quality: " high " }, { catalog: custom }).credits,
+    ).toBe(40);
   });
 });

@@ -4,7 +4,12 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { HIDDEN } from "../../src/echo.js";
 import { type QuoteSpec, quote } from "../../src/index.js";
-import { parseQuoteSpec, QuoteSpecSchema, readQuoteSpec, specFields } from "../../src/pricing/quoteSpec.js";
+import {
+  parseQuoteSpec,
+  QuoteSpecSchema,
+  readQuoteSpec,
+  specFields,
+} from "../../src/pricing/quoteSpec.js";
 import { BOUNDS } from "../../src/request/bounds.js";
 import { issuesOf } from "../properties/helpers.js";
 
@@ -12,11 +17,23 @@ const found = (input: unknown) => issuesOf(parseQuoteSpec(input)).map((i) => [i.
 
 describe("parseQuoteSpec", () => {
   it("S11: a well-formed spec is trimmed, and only its own spec fields are kept, in a new object", () => {
-    const input = { kind: " image ", modelId: " beta2 ", resolution: " 4K", quality: "low ", referenceImageCount: 0 };
+    const input = {
+      kind: " image ",
+      modelId: " beta2 ",
+      resolution: " 4K",
+      quality: "low ",
+      referenceImageCount: 0,
+    };
     const parsed = parseQuoteSpec(input);
     expect(parsed).toEqual({
       success: true,
-      output: { kind: "image", modelId: "beta2", resolution: "4K", quality: "low", referenceImageCount: 0 },
+      output: {
+        kind: "image",
+        modelId: "beta2",
+        resolution: "4K",
+        quality: "low",
+        referenceImageCount: 0,
+      },
     });
     const canonical = { kind: "image", modelId: "beta2" };
     const again = parseQuoteSpec(canonical);
@@ -30,16 +47,35 @@ describe("parseQuoteSpec", () => {
   });
 
   it("S11: a spec that is not an object of the quote's fields gets every issue at once, each with its code and sentence", () => {
-    expect(issuesOf(parseQuoteSpec({ kind: 2, resolution: 5, quality: null, referenceImageCount: "1.5", extra: true }))).toEqual([
+    expect(
+      issuesOf(
+        parseQuoteSpec({
+          kind: 2,
+          resolution: 5,
+          quality: null,
+          referenceImageCount: "1.5",
+          extra: true,
+        }),
+      ),
+    ).toEqual([
       {
         path: "extra",
         code: "unknown_field",
-        message: 'Field "extra" is not part of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.',
+        message:
+          'Field "extra" is not part of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.',
       },
       { path: "kind", code: "invalid_type", message: "kind must be a string; received 2." },
       { path: "modelId", code: "required", message: "modelId is required." },
-      { path: "resolution", code: "invalid_type", message: "resolution must be a string; received 5." },
-      { path: "quality", code: "invalid_type", message: "quality must be a string; received null." },
+      {
+        path: "resolution",
+        code: "invalid_type",
+        message: "resolution must be a string; received 5.",
+      },
+      {
+        path: "quality",
+        code: "invalid_type",
+        message: "quality must be a string; received null.",
+      },
       {
         path: "referenceImageCount",
         code: "invalid_type",
@@ -50,9 +86,15 @@ describe("parseQuoteSpec", () => {
       ["referenceImageCount", "invalid_type"],
     ]);
     expect(issuesOf(parseQuoteSpec({ kind: "image", modelId: null }))).toEqual([
-      { path: "modelId", code: "invalid_type", message: "modelId must be a string; received null." },
+      {
+        path: "modelId",
+        code: "invalid_type",
+        message: "modelId must be a string; received null.",
+      },
     ]);
-    expect(found(JSON.parse('{"kind":"image","modelId":"beta2","__proto__":{"x":1}}'))).toEqual([["__proto__", "unknown_field"]]);
+    expect(found(JSON.parse('{"kind":"image","modelId":"beta2","__proto__":{"x":1}}'))).toEqual([
+      ["__proto__", "unknown_field"],
+    ]);
   });
 
   it("S11, P2: a value outside the public lists, or a count that is not a whole number 0..14, is well formed: quote's to price", () => {
@@ -67,22 +109,33 @@ describe("parseQuoteSpec", () => {
     ]) {
       const parsed = parseQuoteSpec(spec);
       expect(parsed.success, JSON.stringify(spec)).toBe(true);
-      expect(quote((parsed as { output: QuoteSpec }).output).credits, JSON.stringify(spec)).toBeNull();
+      expect(
+        quote((parsed as { output: QuoteSpec }).output).credits,
+        JSON.stringify(spec),
+      ).toBeNull();
     }
     // the reason names the quote's own field, never the request's inputAssetIds
-    expect(quote({ kind: "image", modelId: "gamma-image-1.5", referenceImageCount: 2 })).toMatchObject({
+    expect(
+      quote({ kind: "image", modelId: "gamma-image-1.5", referenceImageCount: 2 }),
+    ).toMatchObject({
       reason: "too_many_references",
       message: "referenceImageCount may be at most 1 for gamma-image-1.5; received 2.",
     });
-    expect(parseQuoteSpec({ kind: "image", modelId: "alpha-img2-5-flare", quality: " xhigh " })).toEqual({
+    expect(
+      parseQuoteSpec({ kind: "image", modelId: "alpha-img2-5-flare", quality: " xhigh " }),
+    ).toEqual({
       success: true,
       output: { kind: "image", modelId: "alpha-img2-5-flare", quality: "xhigh" },
     });
   });
 
   it("S11: the schema alone names a body that is not an object, and a missing field", () => {
-    expect(v.safeParse(QuoteSpecSchema, 5).issues?.[0]?.message).toBe("A quote spec must be a JSON object; received 5.");
-    expect(v.safeParse(QuoteSpecSchema, { kind: "image" }).issues?.[0]?.message).toBe("modelId is required.");
+    expect(v.safeParse(QuoteSpecSchema, 5).issues?.[0]?.message).toBe(
+      "A quote spec must be a JSON object; received 5.",
+    );
+    expect(v.safeParse(QuoteSpecSchema, { kind: "image" }).issues?.[0]?.message).toBe(
+      "modelId is required.",
+    );
     expect(quote(null as never)).toMatchObject({
       reason: "invalid_spec",
       message: "A quote spec must be a JSON object; received null.",
@@ -92,10 +145,17 @@ describe("parseQuoteSpec", () => {
   it("S11: a body that is not a plain object is one issue at path ''", () => {
     for (const input of [[], null, "spec", 3, new Date()]) {
       expect(issuesOf(parseQuoteSpec(input))).toEqual([
-        { path: "", code: "invalid_type", message: expect.stringMatching(/^A quote spec must be a JSON object; received /) },
+        {
+          path: "",
+          code: "invalid_type",
+          message: expect.stringMatching(/^A quote spec must be a JSON object; received /),
+        },
       ]);
     }
-    expect(parseQuoteSpec(Object.assign(Object.create(null), { kind: "image", modelId: "beta" })).success).toBe(true);
+    expect(
+      parseQuoteSpec(Object.assign(Object.create(null), { kind: "image", modelId: "beta" }))
+        .success,
+    ).toBe(true);
   });
 
   it("S15: unknown fields are made safe and cut to 40 characters in path and message, and at most 50 issues come back with a count", () => {
@@ -104,10 +164,16 @@ describe("parseQuoteSpec", () => {
     expect(issue?.path).toBe(`${"q ".repeat(20)}...`);
     expect(issue?.message.length).toBeLessThan(200);
     const body: Record<string, unknown> = { kind: 1, modelId: "beta2" };
-    for (let i = 0; i < 90_000; i++) body[`k${i}`] = i;
+    for (let i = 0; i < 90_000; i++) {
+      body[`k${i}`] = i;
+    }
     const issues = issuesOf(parseQuoteSpec(body));
     expect(issues).toHaveLength(BOUNDS.maxIssues + 1);
-    expect(issues[50]).toMatchObject({ path: "", code: "too_many_issues", message: expect.stringMatching(/^89951 more issues/) });
+    expect(issues[50]).toMatchObject({
+      path: "",
+      code: "too_many_issues",
+      message: expect.stringMatching(/^89951 more issues/),
+    });
     expect(found({ kind: "image", modelId: "m".repeat(1_000_000) })).toEqual([]);
     expect(quote({ kind: "image", modelId: "m".repeat(1_000_000) })).toMatchObject({
       reason: "unknown_model",
@@ -118,7 +184,13 @@ describe("parseQuoteSpec", () => {
 
 describe("readQuoteSpec", () => {
   it("P2/S11: a spec with nothing to trim is read as it is, without the schema; anything else through it", () => {
-    const canonical = { kind: "video", modelId: "delta", resolution: "1K", quality: "high", referenceImageCount: 14 };
+    const canonical = {
+      kind: "video",
+      modelId: "delta",
+      resolution: "1K",
+      quality: "high",
+      referenceImageCount: 14,
+    };
     expect(readQuoteSpec(canonical, false).fields).toBe(canonical);
     expect(readQuoteSpec(canonical, true)).toEqual({ fields: canonical, issues: [] });
     for (const spec of [
@@ -129,7 +201,10 @@ describe("readQuoteSpec", () => {
       expect(readQuoteSpec(spec, true).fields).toBe(spec);
       expect(specFields(spec)).toBe(spec);
     }
-    expect(specFields({ kind: " image", modelId: "beta2" })).toEqual({ kind: "image", modelId: "beta2" });
+    expect(specFields({ kind: " image", modelId: "beta2" })).toEqual({
+      kind: "image",
+      modelId: "beta2",
+    });
     // a spec in code: inherited fields are read, padded or not (P2)
     const inheritedPadded = Object.assign(Object.create({ kind: " image " }), { modelId: "beta2" });
     expect(specFields(inheritedPadded)).toEqual({ kind: "image", modelId: "beta2" });
@@ -147,12 +222,26 @@ describe("readQuoteSpec", () => {
       expect(read.fields).toMatchObject({ kind: "image", modelId: "beta2" });
     }
     // an empty string, a string of whitespace, any non-ASCII ends: trimmed exactly as String.prototype.trim does
-    expect(readQuoteSpec({ kind: "", modelId: " " }, false).fields).toEqual({ kind: "", modelId: "" });
-    expect(readQuoteSpec({ kind: "é", modelId: "ü" }, false).fields).toEqual({ kind: "é", modelId: "ü" });
+    expect(readQuoteSpec({ kind: "", modelId: " " }, false).fields).toEqual({
+      kind: "",
+      modelId: "",
+    });
+    expect(readQuoteSpec({ kind: "é", modelId: "ü" }, false).fields).toEqual({
+      kind: "é",
+      modelId: "ü",
+    });
     // in code, inherited fields count and others are ignored; from a client, only own fields
-    const inherited = Object.assign(Object.create({ kind: "image" }), { modelId: "beta2", other: 1 });
+    const inherited = Object.assign(Object.create({ kind: "image" }), {
+      modelId: "beta2",
+      other: 1,
+    });
     expect(readQuoteSpec(inherited, false).issues).toEqual([]);
-    expect(issuesOf({ success: false, issues: readQuoteSpec(inherited, true).issues }).map((i) => [i.path, i.code])).toEqual([
+    expect(
+      issuesOf({ success: false, issues: readQuoteSpec(inherited, true).issues }).map((i) => [
+        i.path,
+        i.code,
+      ]),
+    ).toEqual([
       ["other", "unknown_field"],
       ["kind", "required"],
     ]);
@@ -163,7 +252,17 @@ describe("readQuoteSpec", () => {
       { kind: "image", modelId: " beta2 ", resolution: 4, quality: null, referenceImageCount: [1] },
       false,
     );
-    expect(read.fields).toEqual({ kind: "image", modelId: "beta2", resolution: 4, quality: null, referenceImageCount: [1] });
-    expect(read.issues.map((i) => i.path)).toEqual(["resolution", "quality", "referenceImageCount"]);
+    expect(read.fields).toEqual({
+      kind: "image",
+      modelId: "beta2",
+      resolution: 4,
+      quality: null,
+      referenceImageCount: [1],
+    });
+    expect(read.issues.map((i) => i.path)).toEqual([
+      "resolution",
+      "quality",
+      "referenceImageCount",
+    ]);
   });
 });

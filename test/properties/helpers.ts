@@ -1,7 +1,13 @@
 /** Small helpers shared by the property files. */
 import fc from "fast-check";
 import { expect, vi } from "vitest";
-import { type GenerationRequest, type Issue, normalizeRequest, type Result, validateForModel } from "../../src/index.js";
+import {
+  type GenerationRequest,
+  type Issue,
+  normalizeRequest,
+  type Result,
+  validateForModel,
+} from "../../src/index.js";
 
 // FC_RUNS raises the runs per property; give each test time in proportion, never less than the
 // suite's one minute (100 runs take well under a second): a bound against a hang, not a speed check,

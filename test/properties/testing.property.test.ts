@@ -48,14 +48,19 @@ const zeta: ModelSpec = {
   outputFormat: "webp",
   prices: { "2K": { high: 33 }, "4K": { high: 44 } },
 };
-const extended: Catalog = defineCatalog({ ...catalog, models: { ...catalog.models, "zeta-1": zeta } });
+const extended: Catalog = defineCatalog({
+  ...catalog,
+  models: { ...catalog.models, "zeta-1": zeta },
+});
 
 describe("imagegen-pricing/testing: the exported arbitraries, checked against the oracle", () => {
   it("N5-N13/V1-V6: generationRequestBody() gives bodies every model accepts, within the oracle's limits", () => {
     fc.assert(
       fc.property(generationRequestBody(), (body) => {
         const r = verdict(body);
-        if (!r.success) throw new Error(JSON.stringify(r.issues));
+        if (!r.success) {
+          throw new Error(JSON.stringify(r.issues));
+        }
         const m = r.output.modelId as OracleModel;
         expect(ORACLE_RATIOS[m]).toContain(r.output.aspectRatio);
         expect(oracleResolutions(m)).toContain(r.output.resolution);
@@ -72,7 +77,9 @@ describe("imagegen-pricing/testing: the exported arbitraries, checked against th
       fc.assert(
         fc.property(generationRequestBody({ modelId }), (body) => {
           expect(verdict(body)).toMatchObject({ success: true, output: { modelId } });
-          if (oracleDefaultResolution(modelId) === undefined) expect(body.resolution).toBeDefined();
+          if (oracleDefaultResolution(modelId) === undefined) {
+            expect(body.resolution).toBeDefined();
+          }
         }),
       );
     }
@@ -87,12 +94,17 @@ describe("imagegen-pricing/testing: the exported arbitraries, checked against th
       }),
     );
     fc.assert(
-      fc.property(nearlyValidRequestBody("V6", { catalog: extended, modelId: "zeta-1" }), ({ body, path }) => {
-        const r = normalizeRequest(body, { catalog: extended });
-        if (!r.success) throw new Error(JSON.stringify(r.issues));
-        const issues = issuesOf(validateForModel(r.output, { catalog: extended }));
-        expect(issues.map((i) => [i.path, i.code])).toEqual([[path, "too_many_references"]]);
-      }),
+      fc.property(
+        nearlyValidRequestBody("V6", { catalog: extended, modelId: "zeta-1" }),
+        ({ body, path }) => {
+          const r = normalizeRequest(body, { catalog: extended });
+          if (!r.success) {
+            throw new Error(JSON.stringify(r.issues));
+          }
+          const issues = issuesOf(validateForModel(r.output, { catalog: extended }));
+          expect(issues.map((i) => [i.path, i.code])).toEqual([[path, "too_many_references"]]);
+        },
+      ),
     );
   });
 
@@ -108,8 +120,12 @@ describe("imagegen-pricing/testing: the exported arbitraries, checked against th
   }
 
   it("V3/V6: nearlyValidRequestBody refuses a rule the chosen model cannot break, and an unknown rule", () => {
-    expect(() => nearlyValidRequestBody("V6", { modelId: "beta" })).toThrow(/cannot break V6|can break V6/);
-    expect(() => nearlyValidRequestBody("V3", { modelId: "alpha-img2-official" })).toThrow(RangeError);
+    expect(() => nearlyValidRequestBody("V6", { modelId: "beta" })).toThrow(
+      /cannot break V6|can break V6/,
+    );
+    expect(() => nearlyValidRequestBody("V3", { modelId: "alpha-img2-official" })).toThrow(
+      RangeError,
+    );
     // biome-ignore lint/suspicious/noExplicitAny: an unknown rule on purpose
     expect(() => nearlyValidRequestBody("Z9" as any)).toThrow(RangeError);
     fc.assert(
@@ -125,7 +141,12 @@ describe("imagegen-pricing/testing: the exported arbitraries, checked against th
         const m = spec.modelId as OracleModel;
         const resolution = spec.resolution ?? oracleDefaultResolution(m);
         expect(quote(spec).credits).toBe(
-          oraclePrice(m, resolution as string, spec.quality ?? "low", spec.referenceImageCount ?? 0),
+          oraclePrice(
+            m,
+            resolution as string,
+            spec.quality ?? "low",
+            spec.referenceImageCount ?? 0,
+          ),
         );
         expect(quote(spec).credits).not.toBeNull();
       }),
@@ -152,7 +173,9 @@ describe("imagegen-pricing/testing: the exported arbitraries, checked against th
           spec.quality ?? "low",
           spec.referenceImageCount ?? 0,
         ) as number;
-        expect(quote(spec, { account: { multiplier } }).credits).toBe(bigIntHalfUp(subtotal, multiplierText(multiplier)));
+        expect(quote(spec, { account: { multiplier } }).credits).toBe(
+          bigIntHalfUp(subtotal, multiplierText(multiplier)),
+        );
       }),
     );
   });
@@ -191,8 +214,11 @@ describe("laws checked with the package's own arbitraries (no oracle needed)", (
     fc.assert(
       fc.property(quoteSpec(), (spec) => {
         const q = quote(spec);
-        if (q.credits === null) expect(q.reason).toMatch(/^[a-z_]+$/);
-        else expect(q.credits).toBe(q.breakdown.subtotalCredits);
+        if (q.credits === null) {
+          expect(q.reason).toMatch(/^[a-z_]+$/);
+        } else {
+          expect(q.credits).toBe(q.breakdown.subtotalCredits);
+        }
       }),
     );
   });

@@ -54,7 +54,11 @@ function overHttp(url: string, key: string, body: unknown): Promise<Answer> {
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
           const replayed = res.headers["idempotent-replayed"];
-          resolve({ status: res.statusCode ?? 0, text, replayed: typeof replayed === "string" ? replayed : null });
+          resolve({
+            status: res.statusCode ?? 0,
+            text,
+            replayed: typeof replayed === "string" ? replayed : null,
+          });
         });
       },
     );
@@ -72,7 +76,12 @@ async function transports(): Promise<[string, (server: ReferenceServer) => Promi
       "over loopback HTTP",
       async (server) => {
         // Every socket comes from 127.0.0.1: one address may hold all of them here.
-        const r = await serve({ port: 0, server, handleSignals: false, maxConnectionsPerAddress: N_REQUESTS });
+        const r = await serve({
+          port: 0,
+          server,
+          handleSignals: false,
+          maxConnectionsPerAddress: N_REQUESTS,
+        });
         running.push(r);
         return (key, body) => overHttp(r.url, key, body);
       },
@@ -93,7 +102,9 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
         imageCount: 2,
         idempotencyKey: "burst-1",
       };
-      const answers = await Promise.all(Array.from({ length: N_REQUESTS }, () => send(me.key, body)));
+      const answers = await Promise.all(
+        Array.from({ length: N_REQUESTS }, () => send(me.key, body)),
+      );
 
       expect(answers.every((a) => a.status === 202)).toBe(true);
       expect(new Set(answers.map((a) => a.text)).size).toBe(1); // every answer is the original body, byte for byte
@@ -113,7 +124,11 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
       const send = await connect(server);
       const answers = await Promise.all(
         Array.from({ length: N_REQUESTS }, (_, i) =>
-          send(me.key, { prompt: `fox ${i}`, modelId: "beta", ...(i % 2 === 0 ? { idempotencyKey: `distinct-${i}` } : {}) }),
+          send(me.key, {
+            prompt: `fox ${i}`,
+            modelId: "beta",
+            ...(i % 2 === 0 ? { idempotencyKey: `distinct-${i}` } : {}),
+          }),
         ),
       );
       expect(answers.filter((a) => a.status === 202)).toHaveLength(covered);
@@ -125,7 +140,11 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
       // Every accepted answer reported a distinct balance: debits were serialized, none was lost.
       const after = answers
         .filter((a) => a.status === 202)
-        .map((a) => (JSON.parse(a.text) as { billing: { balanceAfterCredits: number } }).billing.balanceAfterCredits);
+        .map(
+          (a) =>
+            (JSON.parse(a.text) as { billing: { balanceAfterCredits: number } }).billing
+              .balanceAfterCredits,
+        );
       expect(new Set(after).size).toBe(covered);
       expect(Math.min(...after)).toBe(remainder);
       await checkLedger(server, me.userId);
@@ -137,7 +156,11 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
     const me = users[0] as (typeof users)[0];
     const answers = await Promise.all(
       Array.from({ length: N_REQUESTS }, (_, i) =>
-        inProcess(server, me.key, { prompt: `variant ${i % 4}`, modelId: "beta", idempotencyKey: "contested" }),
+        inProcess(server, me.key, {
+          prompt: `variant ${i % 4}`,
+          modelId: "beta",
+          idempotencyKey: "contested",
+        }),
       ),
     );
     const accepted = answers.filter((a) => a.status === 202);
@@ -157,19 +180,33 @@ describe("reliability: concurrency (S4, S5, S13)", async () => {
     for (let i = 0; i < N_REQUESTS; i++) {
       const u = users[i % users.length] as (typeof users)[0];
       work.push(
-        inProcess(server, u.key, { prompt: `p${i}`, modelId: "beta", imageCount: 1 + (i % 3) }).then(async (a) => {
+        inProcess(server, u.key, {
+          prompt: `p${i}`,
+          modelId: "beta",
+          imageCount: 1 + (i % 3),
+        }).then(async (a) => {
           if (a.status === 202) {
-            const results = (JSON.parse(a.text) as { batch: { results: { job: { id: string } }[] } }).batch.results;
-            for (const r of results) jobs.push(r.job.id);
+            const results = (
+              JSON.parse(a.text) as { batch: { results: { job: { id: string } }[] } }
+            ).batch.results;
+            for (const r of results) {
+              jobs.push(r.job.id);
+            }
           }
           // fail every job seen so far once more, and every other one twice: refunds stay once per job
           const job = jobs[i % Math.max(jobs.length, 1)];
-          if (job !== undefined) await admin.failJob(job);
-          if (i % 50 === 0) await admin.grantCredits(u.userId, 100);
+          if (job !== undefined) {
+            await admin.failJob(job);
+          }
+          if (i % 50 === 0) {
+            await admin.grantCredits(u.userId, 100);
+          }
         }),
       );
     }
     await Promise.all(work);
-    for (const u of users) await checkLedger(server, u.userId);
+    for (const u of users) {
+      await checkLedger(server, u.userId);
+    }
   }, 60_000);
 });

@@ -23,7 +23,17 @@ const ROUTES: Record<string, string> = {
   "/openapi.json": "GET",
 };
 
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "PROPFIND", "M-SEARCH"];
+const METHODS = [
+  "GET",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "HEAD",
+  "OPTIONS",
+  "PROPFIND",
+  "M-SEARCH",
+];
 
 const path = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...Object.keys(ROUTES)) },
@@ -70,17 +80,38 @@ const CONTENT_TYPES: [string | null, boolean][] = [
   ["json", false],
 ];
 
-type AuthCase = { kind: "valid" | "other" | "revoked" | "missing" | "invalid"; header: (keys: Keys) => string | null };
+type AuthCase = {
+  kind: "valid" | "other" | "revoked" | "missing" | "invalid";
+  header: (keys: Keys) => string | null;
+};
 type Keys = { own: string; other: string; revoked: string };
 
-const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 });
+const printable = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 60,
+});
 
 const auth: fc.Arbitrary<AuthCase> = fc.oneof(
-  { weight: 5, arbitrary: fc.constant<AuthCase>({ kind: "valid", header: (k) => `Bearer ${k.own}` }) },
-  { weight: 1, arbitrary: fc.constant<AuthCase>({ kind: "valid", header: (k) => `bEaReR ${k.own}` }) },
-  { weight: 1, arbitrary: fc.constant<AuthCase>({ kind: "valid", header: (k) => `Bearer    ${k.own}   ` }) },
-  { weight: 1, arbitrary: fc.constant<AuthCase>({ kind: "other", header: (k) => `Bearer ${k.other}` }) },
-  { weight: 1, arbitrary: fc.constant<AuthCase>({ kind: "revoked", header: (k) => `Bearer ${k.revoked}` }) },
+  {
+    weight: 5,
+    arbitrary: fc.constant<AuthCase>({ kind: "valid", header: (k) => `Bearer ${k.own}` }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant<AuthCase>({ kind: "valid", header: (k) => `bEaReR ${k.own}` }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant<AuthCase>({ kind: "valid", header: (k) => `Bearer    ${k.own}   ` }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant<AuthCase>({ kind: "other", header: (k) => `Bearer ${k.other}` }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant<AuthCase>({ kind: "revoked", header: (k) => `Bearer ${k.revoked}` }),
+  },
   { weight: 1, arbitrary: fc.constant<AuthCase>({ kind: "missing", header: () => null }) },
   {
     weight: 3,
@@ -108,12 +139,15 @@ const auth: fc.Arbitrary<AuthCase> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: printable.map((s): AuthCase => ({ kind: /^bearer[ \t]/i.test(s) ? "invalid" : "missing", header: () => s })),
+    arbitrary: printable.map(
+      (s): AuthCase => ({ kind: /^bearer[ \t]/i.test(s) ? "invalid" : "missing", header: () => s }),
+    ),
   },
 );
 
 const enc = new TextEncoder();
-const deep = (n: number, open: string, close: string, inner = "1") => `${open.repeat(n)}${inner}${close.repeat(n)}`;
+const deep = (n: number, open: string, close: string, inner = "1") =>
+  `${open.repeat(n)}${inner}${close.repeat(n)}`;
 
 /** A generation body that would be accepted (when the transport and the key are right). */
 const validGeneration = fc.record({
@@ -134,7 +168,9 @@ const body: fc.Arbitrary<Uint8Array> = fc.oneof(
         fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty"),
         fc.jsonValue(),
       )
-      .map(([v, key, value]) => enc.encode(`{"${key}":${JSON.stringify(value) ?? "null"},${JSON.stringify(v).slice(1)}`)),
+      .map(([v, key, value]) =>
+        enc.encode(`{"${key}":${JSON.stringify(value) ?? "null"},${JSON.stringify(v).slice(1)}`),
+      ),
   },
   {
     weight: 1,
@@ -166,7 +202,11 @@ const body: fc.Arbitrary<Uint8Array> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.integer({ min: 1, max: 200_000 }), fc.constantFrom<[string, string]>(["[", "]"], ['{"a":', "}"]), fc.boolean())
+      .tuple(
+        fc.integer({ min: 1, max: 200_000 }),
+        fc.constantFrom<[string, string]>(["[", "]"], ['{"a":', "}"]),
+        fc.boolean(),
+      )
       .map(([n, [open, close], wrap]) => {
         const text = deep(Math.min(n, open === "[" ? 200_000 : 1000), open, close);
         return enc.encode(wrap ? `{"prompt":${text},"inputAssetIds":${text}}` : text);
@@ -175,7 +215,10 @@ const body: fc.Arbitrary<Uint8Array> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.integer({ min: 1, max: 3000 }), fc.constantFrom("modelId", "prompt", "inputAssetIds", "kind", "idempotencyKey"))
+      .tuple(
+        fc.integer({ min: 1, max: 3000 }),
+        fc.constantFrom("modelId", "prompt", "inputAssetIds", "kind", "idempotencyKey"),
+      )
       .map(([n, field]) => enc.encode(`{"${field}":${deep(n, '{"__proto__":', "}")}}`)),
   },
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 64 }) },
@@ -183,7 +226,22 @@ const body: fc.Arbitrary<Uint8Array> = fc.oneof(
     weight: 1,
     arbitrary: fc.constantFrom(
       Uint8Array.of(0xed, 0xa0, 0x80), // a UTF-8-encoded lone surrogate (invalid UTF-8)
-      Uint8Array.of(0x7b, 0x22, 0x70, 0x72, 0x6f, 0x6d, 0x70, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d), // {"prompt":"\xff"}
+      Uint8Array.of(
+        0x7b,
+        0x22,
+        0x70,
+        0x72,
+        0x6f,
+        0x6d,
+        0x70,
+        0x74,
+        0x22,
+        0x3a,
+        0x22,
+        0xff,
+        0x22,
+        0x7d,
+      ), // {"prompt":"\xff"}
       Uint8Array.of(0xc0, 0xaf),
       Uint8Array.of(0xef, 0xbb, 0xbf, 0x7b, 0x7d),
       new Uint8Array(0),
@@ -228,8 +286,12 @@ const input: fc.Arbitrary<Input> = fc.record({
 function toRequest(i: Input, keys: Keys): Request {
   const headers = new Headers();
   const authorization = i.auth.header(keys);
-  if (authorization !== null) headers.set("authorization", authorization);
-  if (i.contentType[0] !== null) headers.set("content-type", i.contentType[0]);
+  if (authorization !== null) {
+    headers.set("authorization", authorization);
+  }
+  if (i.contentType[0] !== null) {
+    headers.set("content-type", i.contentType[0]);
+  }
   const init: RequestInit & { duplex?: "half" } = { method: i.method, headers };
   if (i.method !== "GET" && i.method !== "HEAD") {
     if (i.streamed) {
@@ -237,7 +299,9 @@ function toRequest(i: Input, keys: Keys): Request {
       const bytes = i.body;
       init.body = new ReadableStream<Uint8Array>({
         start(controller) {
-          for (let at = 0; at < bytes.length; at += 1000) controller.enqueue(bytes.slice(at, at + 1000));
+          for (let at = 0; at < bytes.length; at += 1000) {
+            controller.enqueue(bytes.slice(at, at + 1000));
+          }
           controller.close();
         },
       });
@@ -252,13 +316,27 @@ function toRequest(i: Input, keys: Keys): Request {
 /** What S12 says the first failing check is, as far as the transport decides it (undefined: the body decides). */
 function expectedStatus(i: Input): number | undefined {
   const method = ROUTES[i.path];
-  if (method === undefined) return 404;
-  if ((i.method === "HEAD" ? "GET" : i.method) !== method) return 405;
-  if (i.path === "/openapi.json") return 200;
-  if (i.auth.kind !== "valid" && i.auth.kind !== "other") return 401;
-  if (method === "GET") return 200;
-  if (!i.contentType[1]) return 415;
-  if (i.body.length > LIMIT) return 413;
+  if (method === undefined) {
+    return 404;
+  }
+  if ((i.method === "HEAD" ? "GET" : i.method) !== method) {
+    return 405;
+  }
+  if (i.path === "/openapi.json") {
+    return 200;
+  }
+  if (i.auth.kind !== "valid" && i.auth.kind !== "other") {
+    return 401;
+  }
+  if (method === "GET") {
+    return 200;
+  }
+  if (!i.contentType[1]) {
+    return 415;
+  }
+  if (i.body.length > LIMIT) {
+    return 413;
+  }
   return undefined;
 }
 
@@ -278,10 +356,19 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
         const { status, body } = await checkAnswer(res, { head: i.method === "HEAD" });
         seen.set(status, (seen.get(status) ?? 0) + 1);
         const expected = expectedStatus(i);
-        if (expected !== undefined) expect(status).toBe(expected);
-        else expect([200, 202, 400, 402, 409]).toContain(status);
-        if (status === 405) expect(res.headers.get("allow")).toBe(ROUTES[i.path] === "GET" ? "GET, HEAD" : ROUTES[i.path]);
-        if (status === 401) expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+        if (expected !== undefined) {
+          expect(status).toBe(expected);
+        } else {
+          expect([200, 202, 400, 402, 409]).toContain(status);
+        }
+        if (status === 405) {
+          expect(res.headers.get("allow")).toBe(
+            ROUTES[i.path] === "GET" ? "GET, HEAD" : ROUTES[i.path],
+          );
+        }
+        if (status === 401) {
+          expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+        }
 
         const after = [await snapshot(server, me.userId), await snapshot(server, other.userId)];
         // The caller is the key's own user; the other user is never touched.
@@ -291,7 +378,9 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
           const cost = (body.billing as { totalCreditCost: number }).totalCreditCost;
           expect(after[payer]?.balance).toBe((before[payer]?.balance ?? 0) - cost);
           expect(after[payer]?.entries).toBe((before[payer]?.entries ?? 0) + 1);
-          expect((body.billing as { balanceAfterCredits: number }).balanceAfterCredits).toBe(after[payer]?.balance);
+          expect((body.billing as { balanceAfterCredits: number }).balanceAfterCredits).toBe(
+            after[payer]?.balance,
+          );
         } else {
           expect(after[payer]).toEqual(before[payer]); // S4: a rejected request moves nothing
         }
@@ -302,7 +391,9 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
     await checkLedger(server, other.userId);
     expect(logs).toEqual([]); // nothing reached the 500 path
     // The generator reaches every layer of S12, not just the first one.
-    for (const status of [200, 202, 400, 401, 404, 405, 413, 415]) expect(seen.get(status) ?? 0).toBeGreaterThan(0);
+    for (const status of [200, 202, 400, 401, 404, 405, 413, 415]) {
+      expect(seen.get(status) ?? 0).toBeGreaterThan(0);
+    }
   }, 60_000);
 
   it("S12: arbitrary JSON on both POST endpoints, valid key and media type: 200/202 or a JSON 400/402/409, never a lost credit", async () => {
@@ -327,12 +418,22 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
       fc.object({ key: fc.string({ unit: "binary" }), values: [fc.string({ unit: "binary" })] }),
     );
     await fc.assert(
-      fc.asyncProperty(anything, fc.constantFrom("/api/generations", "/api/pricing/quote"), async (value, route) => {
-        const before = await snapshot(server, me.userId);
-        const { status } = await checkAnswer(await post(server, route, me.key, JSON.stringify(value) ?? "null"));
-        expect(route === "/api/generations" ? [202, 400, 402, 409] : [200, 400]).toContain(status);
-        if (status !== 202) expect(await snapshot(server, me.userId)).toEqual(before);
-      }),
+      fc.asyncProperty(
+        anything,
+        fc.constantFrom("/api/generations", "/api/pricing/quote"),
+        async (value, route) => {
+          const before = await snapshot(server, me.userId);
+          const { status } = await checkAnswer(
+            await post(server, route, me.key, JSON.stringify(value) ?? "null"),
+          );
+          expect(route === "/api/generations" ? [202, 400, 402, 409] : [200, 400]).toContain(
+            status,
+          );
+          if (status !== 202) {
+            expect(await snapshot(server, me.userId)).toEqual(before);
+          }
+        },
+      ),
       { numRuns: FUZZ_RUNS },
     );
     await checkLedger(server, me.userId);
@@ -344,18 +445,40 @@ describe("reliability: fuzzing the fetch handler (S1, S12, S13)", () => {
     const me = users[0] as (typeof users)[0];
     const nasty = fc.oneof(
       fc.string({ unit: "binary", maxLength: 20 }),
-      fc.constantFrom("\ud800", "\udfff", "a\ud800b", "\u0000", "x\u0000", "\ud83d\u0000", " \ud800 "),
+      fc.constantFrom(
+        "\ud800",
+        "\udfff",
+        "a\ud800b",
+        "\u0000",
+        "x\u0000",
+        "\ud83d\u0000",
+        " \ud800 ",
+      ),
     );
-    const field = fc.constantFrom("prompt", "modelId", "aspectRatio", "resolution", "quality", "background", "idempotencyKey");
+    const field = fc.constantFrom(
+      "prompt",
+      "modelId",
+      "aspectRatio",
+      "resolution",
+      "quality",
+      "background",
+      "idempotencyKey",
+    );
     await fc.assert(
       fc.asyncProperty(field, nasty, async (name, value) => {
         const before = await snapshot(server, me.userId);
         const payload: Record<string, unknown> = { prompt: "a fox", modelId: "beta" };
         payload[name] = value;
-        const { status } = await checkAnswer(await post(server, "/api/generations", me.key, payload));
+        const { status } = await checkAnswer(
+          await post(server, "/api/generations", me.key, payload),
+        );
         expect([202, 400]).toContain(status);
-        if (status !== 202) expect(await snapshot(server, me.userId)).toEqual(before);
-        const quoted = await checkAnswer(await post(server, "/api/pricing/quote", me.key, { kind: "image", modelId: value }));
+        if (status !== 202) {
+          expect(await snapshot(server, me.userId)).toEqual(before);
+        }
+        const quoted = await checkAnswer(
+          await post(server, "/api/pricing/quote", me.key, { kind: "image", modelId: value }),
+        );
         expect([200, 400]).toContain(quoted.status);
       }),
     );

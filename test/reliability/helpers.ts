@@ -32,14 +32,23 @@ export async function world(count: number, credits: number, options: ReferenceSe
       userId,
       key,
       apiKeyId,
-      assets: [(await server.admin.createAsset(userId)).assetId, (await server.admin.createAsset(userId)).assetId],
+      assets: [
+        (await server.admin.createAsset(userId)).assetId,
+        (await server.admin.createAsset(userId)).assetId,
+      ],
     });
   }
   return { server, admin: server.admin, users, logs };
 }
 
 /** A JSON POST with a Bearer key. */
-export function post(server: ReferenceServer, path: string, key: string, body: unknown, headers: Record<string, string> = {}) {
+export function post(
+  server: ReferenceServer,
+  path: string,
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   return server.fetch(
     new Request(BASE + path, {
       method: "POST",
@@ -87,10 +96,15 @@ export function oracleCredits(
   change?: PriceChange,
 ): number {
   const cell = ORACLE_PRICES[model][resolution]?.[quality];
-  if (cell === undefined) throw new Error(`oracle: ${model} ${resolution} ${quality} is not priceable`);
+  if (cell === undefined) {
+    throw new Error(`oracle: ${model} ${resolution} ${quality} is not priceable`);
+  }
   const base = cell + (change?.addCredits[model] ?? 0);
   const surcharge = change?.surcharge[model] ?? ORACLE_SURCHARGE[model];
-  return new Decimal(base + surcharge * refs).times(new Decimal(multiplier)).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
+  return new Decimal(base + surcharge * refs)
+    .times(new Decimal(multiplier))
+    .toDecimalPlaces(0, Decimal.ROUND_HALF_UP)
+    .toNumber();
 }
 
 /**
@@ -104,10 +118,13 @@ export function changedCatalog(base: Catalog, change: PriceChange): Catalog {
       const prices = Object.fromEntries(
         Object.entries(spec.prices).map(([resolution, row]) => [
           resolution,
-          Object.fromEntries(Object.entries(row ?? {}).map(([quality, credits]) => [quality, credits + add])),
+          Object.fromEntries(
+            Object.entries(row ?? {}).map(([quality, credits]) => [quality, credits + add]),
+          ),
         ]),
       );
-      const referenceSurchargeCredits = change.surcharge[id as OracleModel] ?? spec.referenceSurchargeCredits;
+      const referenceSurchargeCredits =
+        change.surcharge[id as OracleModel] ?? spec.referenceSurchargeCredits;
       return [id, { ...spec, prices, referenceSurchargeCredits }];
     }),
   );
@@ -116,7 +133,10 @@ export function changedCatalog(base: Catalog, change: PriceChange): Catalog {
 
 /** A state snapshot of one user: balance and ledger length. */
 export async function snapshot(server: ReferenceServer, userId: string) {
-  return { balance: await server.admin.balance(userId), entries: (await server.admin.ledger(userId)).length };
+  return {
+    balance: await server.admin.balance(userId),
+    entries: (await server.admin.ledger(userId)).length,
+  };
 }
 
 /**
@@ -137,8 +157,9 @@ export async function checkLedger(
   const debitedTasks = new Set<string>();
   for (const entry of ledger) {
     expect(Number.isSafeInteger(entry.credits) && entry.credits > 0).toBe(true);
-    if (entry.kind === "grant") granted += entry.credits;
-    else if (entry.kind === "debit") {
+    if (entry.kind === "grant") {
+      granted += entry.credits;
+    } else if (entry.kind === "debit") {
       debited += entry.credits;
       expect(entry.taskId).toBeDefined();
       const taskId = entry.taskId as string;
@@ -183,7 +204,9 @@ export async function checkAnswer(
   }
   const body = JSON.parse(text) as Record<string, unknown>;
   if (res.status >= 400) {
-    const error = body.error as { message?: unknown; code?: unknown; requestId?: unknown } | undefined;
+    const error = body.error as
+      | { message?: unknown; code?: unknown; requestId?: unknown }
+      | undefined;
     expect(typeof error?.message).toBe("string");
     expect(String(error?.message).length).toBeGreaterThan(0);
     expect(typeof error?.code).toBe("string");

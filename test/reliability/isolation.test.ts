@@ -18,7 +18,11 @@ async function shape(res: Response, id: string) {
   const { status, body } = await checkAnswer(res);
   const error = body.error as Record<string, unknown>;
   delete error.requestId;
-  return { status, headers, body: JSON.stringify(body).split(JSON.stringify(id).slice(1, -1)).join("<ID>") };
+  return {
+    status,
+    headers,
+    body: JSON.stringify(body).split(JSON.stringify(id).slice(1, -1)).join("<ID>"),
+  };
 }
 
 describe("reliability: isolation between users (S2)", () => {
@@ -37,10 +41,17 @@ describe("reliability: isolation between users (S2)", () => {
       });
       const { body } = await checkAnswer(res);
       const { batch } = body as unknown as Batch;
-      owned.set(u.userId, [...u.assets, batch.taskId, ...batch.results.map((r) => r.job.id), u.apiKeyId, u.userId]);
+      owned.set(u.userId, [
+        ...u.assets,
+        batch.taskId,
+        ...batch.results.map((r) => r.job.id),
+        u.apiKeyId,
+        u.userId,
+      ]);
     }
     // The same id with its first random hex digit changed: same shape and length, owned by nobody.
-    const unknownLike = (id: string) => id.replace(/_([0-9a-f])/, (_m, c: string) => `_${c === "0" ? "1" : "0"}`);
+    const unknownLike = (id: string) =>
+      id.replace(/_([0-9a-f])/, (_m, c: string) => `_${c === "0" ? "1" : "0"}`);
 
     await fc.assert(
       fc.asyncProperty(
@@ -56,7 +67,8 @@ describe("reliability: isolation between users (S2)", () => {
           const unknown = unknownLike(foreign);
           expect(unknown).not.toBe(foreign);
           const ask = (id: string) => {
-            const refs = modelId === "gamma-image-1.5" ? [id] : [...caller.assets.slice(0, position), id];
+            const refs =
+              modelId === "gamma-image-1.5" ? [id] : [...caller.assets.slice(0, position), id];
             return post(server, "/api/generations", caller.key, {
               prompt: "reach",
               modelId,
@@ -74,8 +86,12 @@ describe("reliability: isolation between users (S2)", () => {
         },
       ),
     );
-    for (const u of users) await checkLedger(server, u.userId);
-    expect((await admin.ledger(users[0]?.userId as string)).filter((e) => e.kind === "debit")).toHaveLength(1);
+    for (const u of users) {
+      await checkLedger(server, u.userId);
+    }
+    expect(
+      (await admin.ledger(users[0]?.userId as string)).filter((e) => e.kind === "debit"),
+    ).toHaveLength(1);
   }, 60_000);
 
   it("S2/S5: idempotency keys are per user: the same key name never replays another user's task or reveals its body", async () => {
@@ -92,7 +108,9 @@ describe("reliability: isolation between users (S2)", () => {
     expect(second.text).not.toContain(ta);
     expect((await server.admin.task(tb)).userId).toBe(b.userId);
     // B reusing the name with another body is B's own business: it conflicts with B's task only.
-    const third = await checkAnswer(await post(server, "/api/generations", b.key, { ...body, prompt: "other" }));
+    const third = await checkAnswer(
+      await post(server, "/api/generations", b.key, { ...body, prompt: "other" }),
+    );
     expect(third.status).toBe(409);
     expect(third.text).not.toContain(ta);
     expect((await snapshot(server, a.userId)).balance).toBe(975);
@@ -111,7 +129,11 @@ describe("reliability: isolation between users (S2)", () => {
         apiKeyId: u.apiKeyId,
         creditBalance: await admin.balance(u.userId),
       });
-      for (const other of users) if (other !== u) expect(ping.text + credits.text).not.toContain(other.userId);
+      for (const other of users) {
+        if (other !== u) {
+          expect(ping.text + credits.text).not.toContain(other.userId);
+        }
+      }
     }
     const victim = users[1] as (typeof users)[0];
     await admin.revokeApiKey(victim.apiKeyId);
@@ -120,7 +142,9 @@ describe("reliability: isolation between users (S2)", () => {
       expect(status).toBe(401);
       expect(text).not.toContain(victim.userId);
     }
-    const { status } = await checkAnswer(await post(server, "/api/generations", victim.key, { prompt: "x", modelId: "beta" }));
+    const { status } = await checkAnswer(
+      await post(server, "/api/generations", victim.key, { prompt: "x", modelId: "beta" }),
+    );
     expect(status).toBe(401);
     expect(await admin.balance(victim.userId)).toBe(100);
   }, 60_000);

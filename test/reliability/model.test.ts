@@ -36,7 +36,8 @@ const CHANGE_AT = Date.UTC(2027, 0, 1);
 /** The server's history: the built-in catalog, then the same with the change. */
 const HISTORY = [catalog, changedCatalog(catalog, PRICE_CHANGE)];
 /** The change in force at an instant, by the model's own reading of P8: from its first millisecond on. */
-const changeAt = (now: number): PriceChange | undefined => (now >= CHANGE_AT ? PRICE_CHANGE : undefined);
+const changeAt = (now: number): PriceChange | undefined =>
+  now >= CHANGE_AT ? PRICE_CHANGE : undefined;
 /** What the sequences did, so that the test can show it reached every outcome (and docs/reliability.md its figures). */
 const stats = new Map<string, number>();
 const count = (what: string, n = 1) => stats.set(what, (stats.get(what) ?? 0) + n);
@@ -51,8 +52,21 @@ const MODELS: OracleModel[] = [
   "gamma-image-1.5",
 ];
 
-type Spec = { model: OracleModel; resolution: string; quality: string; imageCount: number; refs: number; prompt: string };
-type Variant = "valid" | "unknown_field" | "zero_images" | "blank_prompt" | "unknown_model" | "foreign_asset";
+type Spec = {
+  model: OracleModel;
+  resolution: string;
+  quality: string;
+  imageCount: number;
+  refs: number;
+  prompt: string;
+};
+type Variant =
+  | "valid"
+  | "unknown_field"
+  | "zero_images"
+  | "blank_prompt"
+  | "unknown_model"
+  | "foreign_asset";
 
 type ModelUser = {
   balance: number;
@@ -86,15 +100,28 @@ const spec: fc.Arbitrary<Spec> = fc.constantFrom(...MODELS).chain((model) =>
   }),
 );
 
-const ownIds = (real: Real, user: number, s: Spec) => (real.users[user]?.assets ?? []).slice(0, s.refs);
+const ownIds = (real: Real, user: number, s: Spec) =>
+  (real.users[user]?.assets ?? []).slice(0, s.refs);
 
 /** Renders a request body; `loose` sends defaults explicitly, pads strings and repeats a reference. */
-function render(s: Spec, ids: string[], key: string | undefined, loose: boolean, variant: Variant): Record<string, unknown> {
+function render(
+  s: Spec,
+  ids: string[],
+  key: string | undefined,
+  loose: boolean,
+  variant: Variant,
+): Record<string, unknown> {
   const pad = (v: string) => (loose ? ` ${v}\t` : v);
   const body: Record<string, unknown> = { prompt: pad(s.prompt), modelId: pad(s.model) };
-  if (loose || s.resolution !== oracleDefaultResolution(s.model)) body.resolution = pad(s.resolution);
-  if (loose || s.quality !== "low") body.quality = pad(s.quality);
-  if (loose || s.imageCount !== 1) body.imageCount = s.imageCount;
+  if (loose || s.resolution !== oracleDefaultResolution(s.model)) {
+    body.resolution = pad(s.resolution);
+  }
+  if (loose || s.quality !== "low") {
+    body.quality = pad(s.quality);
+  }
+  if (loose || s.imageCount !== 1) {
+    body.imageCount = s.imageCount;
+  }
   if (ids.length > 0) {
     body.generationType = pad("image-to-image");
     body.inputAssetIds = loose ? [...ids.map(pad), ids[0]] : ids;
@@ -102,11 +129,21 @@ function render(s: Spec, ids: string[], key: string | undefined, loose: boolean,
     body.generationType = "text-to-image";
     body.inputAssetIds = [];
   }
-  if (key !== undefined) body.idempotencyKey = pad(key);
-  if (variant === "unknown_field") body.totalCreditCost = 0;
-  if (variant === "zero_images") body.imageCount = 0;
-  if (variant === "blank_prompt") body.prompt = "  \t ";
-  if (variant === "unknown_model") body.modelId = "alpha-img3";
+  if (key !== undefined) {
+    body.idempotencyKey = pad(key);
+  }
+  if (variant === "unknown_field") {
+    body.totalCreditCost = 0;
+  }
+  if (variant === "zero_images") {
+    body.imageCount = 0;
+  }
+  if (variant === "blank_prompt") {
+    body.prompt = "  \t ";
+  }
+  if (variant === "unknown_model") {
+    body.modelId = "alpha-img3";
+  }
   return body;
 }
 
@@ -137,21 +174,44 @@ function expectOutcome(
   variant: Variant,
 ) {
   const u = m.users[user] as ModelUser;
-  if (u.revoked[keyIdx]) return { status: 401 } as const;
-  if (variant !== "valid" && variant !== "foreign_asset") return { status: 400, code: "invalid_request" } as const;
+  if (u.revoked[keyIdx]) {
+    return { status: 401 } as const;
+  }
+  if (variant !== "valid" && variant !== "foreign_asset") {
+    return { status: 400, code: "invalid_request" } as const;
+  }
   const record = key === undefined ? undefined : u.records.get(key.trim());
   if (record && record.expiresAt > m.now) {
-    return record.fp === fingerprint(s, ids) ? ({ status: 202, replay: record.text } as const) : ({ status: 409 } as const);
+    return record.fp === fingerprint(s, ids)
+      ? ({ status: 202, replay: record.text } as const)
+      : ({ status: 409 } as const);
   }
-  if (variant === "foreign_asset") return { status: 400, code: "asset_not_found" } as const;
-  const perOutput = oracleCredits(s.model, s.resolution, s.quality, new Set(ids).size, u.multiplier, changeAt(m.now));
+  if (variant === "foreign_asset") {
+    return { status: 400, code: "asset_not_found" } as const;
+  }
+  const perOutput = oracleCredits(
+    s.model,
+    s.resolution,
+    s.quality,
+    new Set(ids).size,
+    u.multiplier,
+    changeAt(m.now),
+  );
   const cost = perOutput * s.imageCount;
-  if (cost > u.balance) return { status: 402 } as const;
+  if (cost > u.balance) {
+    return { status: 402 } as const;
+  }
   return { status: 202, cost, perOutput } as const;
 }
 
 /** Applies an accepted (new) task to the model and checks its 202 body against it. */
-function accept(m: Model, user: number, cost: number, perOutput: number, body: Record<string, unknown>) {
+function accept(
+  m: Model,
+  user: number,
+  cost: number,
+  perOutput: number,
+  body: Record<string, unknown>,
+) {
   const u = m.users[user] as ModelUser;
   u.balance -= cost;
   u.charged += cost;
@@ -174,7 +234,11 @@ async function checkAll(m: Model, real: Real) {
     expect(await real.server.admin.balance(userId)).toBe(u.balance);
     expect(u.balance).toBe(u.granted - u.charged + u.refunded);
     expect(u.balance).toBeGreaterThanOrEqual(0);
-    expect(await checkLedger(real.server, userId)).toEqual({ granted: u.granted, debited: u.charged, refunded: u.refunded });
+    expect(await checkLedger(real.server, userId)).toEqual({
+      granted: u.granted,
+      debited: u.charged,
+      refunded: u.refunded,
+    });
   }
 }
 
@@ -208,29 +272,55 @@ class GenerateCmd implements fc.AsyncCommand<Model, Real> {
           : (recorded[this.keyIdx % recorded.length] as (typeof recorded)[0]);
       key = name;
       variant = "valid";
-      s = this.fromRecord === "reuse" ? { ...record.spec, prompt: `${record.spec.prompt.trim()} again` } : record.spec;
+      s =
+        this.fromRecord === "reuse"
+          ? { ...record.spec, prompt: `${record.spec.prompt.trim()} again` }
+          : record.spec;
     }
     const other = real.users[(this.user + 1) % USERS]?.assets[0] as string;
     const own = ownIds(real, this.user, s);
     const ids = variant === "foreign_asset" ? [other, ...own.slice(1)] : own;
-    const body = render(variant === "foreign_asset" && s.refs === 0 ? { ...s, refs: 1 } : s, ids, key, this.loose, variant);
+    const body = render(
+      variant === "foreign_asset" && s.refs === 0 ? { ...s, refs: 1 } : s,
+      ids,
+      key,
+      this.loose,
+      variant,
+    );
     const expected = expectOutcome(m, this.user, keyIdx, s, ids, key, variant);
     const got = await send(real, keys[keyIdx]?.key as string, body);
     count("requests");
     count(`status ${got.status}${got.replayed ? " replay" : ""}`);
-    if (key !== undefined && u.records.has(key.trim()) && !("replay" in expected) && expected.status !== 409)
+    if (
+      key !== undefined &&
+      u.records.has(key.trim()) &&
+      !("replay" in expected) &&
+      expected.status !== 409
+    ) {
       count("expired key reused");
+    }
     expect(got.status).toBe(expected.status);
-    if ("code" in expected) expect((got.body.error as { code: string }).code).toBe(expected.code);
+    if ("code" in expected) {
+      expect((got.body.error as { code: string }).code).toBe(expected.code);
+    }
     if (expected.status === 202 && "replay" in expected) {
       expect(got.text).toBe(expected.replay); // S5: the original body, byte for byte (P8: whatever the prices now)
       expect(got.replayed).toBe(true);
-      if ((u.records.get((key as string).trim())?.at ?? m.now) < CHANGE_AT && m.now >= CHANGE_AT) count("replay across change");
+      if ((u.records.get((key as string).trim())?.at ?? m.now) < CHANGE_AT && m.now >= CHANGE_AT) {
+        count("replay across change");
+      }
     } else if (expected.status === 202) {
       expect(got.replayed).toBe(false);
       accept(m, this.user, expected.cost, expected.perOutput, got.body);
-      if (key !== undefined)
-        u.records.set(key.trim(), { fp: fingerprint(s, ids), text: got.text, expiresAt: m.now + TTL, spec: s, at: m.now });
+      if (key !== undefined) {
+        u.records.set(key.trim(), {
+          fp: fingerprint(s, ids),
+          text: got.text,
+          expiresAt: m.now + TTL,
+          spec: s,
+          at: m.now,
+        });
+      }
     }
     await checkAll(m, real);
   }
@@ -251,7 +341,9 @@ class FailJobCmd implements fc.AsyncCommand<Model, Real> {
       const { refundedCredits } = await real.server.admin.failJob(job.jobId);
       expect(refundedCredits).toBe(job.failed ? 0 : job.credits); // S6: once, exactly the charge
       count(job.failed ? "repeated failure (no refund)" : "refund");
-      if (!job.failed && job.at < CHANGE_AT && m.now >= CHANGE_AT) count("refund across change");
+      if (!job.failed && job.at < CHANGE_AT && m.now >= CHANGE_AT) {
+        count("refund across change");
+      }
       if (!job.failed) {
         const u = m.users[job.user] as ModelUser;
         u.balance += job.credits;
@@ -271,7 +363,10 @@ class MultiplierCmd implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = () => true;
   async run(m: Model, real: Real) {
-    await real.server.admin.setPriceMultiplier(real.users[this.user]?.userId as string, this.multiplier);
+    await real.server.admin.setPriceMultiplier(
+      real.users[this.user]?.userId as string,
+      this.multiplier,
+    );
     (m.users[this.user] as ModelUser).multiplier = String(this.multiplier).trim();
     await checkAll(m, real);
   }
@@ -329,7 +424,9 @@ class ClockCmd implements fc.AsyncCommand<Model, Real> {
 
 /** Moves both clocks forward to `to`, counting a crossing of the scheduled change. */
 function moveClock(m: Model, real: Real, to: number) {
-  if (m.now < CHANGE_AT && to >= CHANGE_AT) count("clock crossed the change");
+  if (m.now < CHANGE_AT && to >= CHANGE_AT) {
+    count("clock crossed the change");
+  }
   m.now = to;
   real.clock.now = to;
 }
@@ -349,9 +446,14 @@ class TimePassesCmd implements fc.AsyncCommand<Model, Real> {
     moveClock(m, real, Math.max(m.now, CHANGE_AT + this.offset));
     await checkAll(m, real);
     const r = this.retry;
-    if (r === undefined || (m.users[r.user] as ModelUser).records.size === 0) return;
+    if (r === undefined || (m.users[r.user] as ModelUser).records.size === 0) {
+      return;
+    }
     const keyIdx = Math.max(0, (m.users[r.user] as ModelUser).revoked.indexOf(false));
-    await new GenerateCmd(r.user, keyIdx, r.spec, undefined, r.loose, "valid", "latest").run(m, real);
+    await new GenerateCmd(r.user, keyIdx, r.spec, undefined, r.loose, "valid", "latest").run(
+      m,
+      real,
+    );
   }
   toString = () =>
     `timePasses(change ${this.offset >= 0 ? "+" : ""}${this.offset} ms${this.retry ? `, then u${this.retry.user} retries (loose=${this.retry.loose})` : ""})`;
@@ -373,7 +475,10 @@ class QuoteCmd implements fc.AsyncCommand<Model, Real> {
     const res = await real.server.fetch(
       new Request(`${BASE}/api/pricing/quote`, {
         method: "POST",
-        headers: { authorization: `Bearer ${keys[keyIdx]?.key}`, "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${keys[keyIdx]?.key}`,
+          "content-type": "application/json",
+        },
         body: JSON.stringify({
           kind: "image",
           modelId: s.model,
@@ -397,13 +502,15 @@ class QuoteCmd implements fc.AsyncCommand<Model, Real> {
         credits: credits(changeAt(m.now)),
         catalogVersion: after ? PRICE_CHANGE.version : catalog.version,
       });
-      if (after) expect(got.body).not.toHaveProperty("nextChange");
-      else
+      if (after) {
+        expect(got.body).not.toHaveProperty("nextChange");
+      } else {
         expect(got.body.nextChange).toEqual({
           version: PRICE_CHANGE.version,
           effectiveAt: new Date(CHANGE_AT).toISOString(),
           credits: credits(PRICE_CHANGE),
         });
+      }
     }
     await checkAll(m, real);
   }
@@ -424,20 +531,33 @@ class BoundaryCmd implements fc.AsyncCommand<Model, Real> {
     const keyIdx = u.revoked.indexOf(false);
     const ids = ownIds(real, this.user, this.spec);
     const cost =
-      oracleCredits(this.spec.model, this.spec.resolution, this.spec.quality, ids.length, u.multiplier, changeAt(m.now)) *
-      this.spec.imageCount;
+      oracleCredits(
+        this.spec.model,
+        this.spec.resolution,
+        this.spec.quality,
+        ids.length,
+        u.multiplier,
+        changeAt(m.now),
+      ) * this.spec.imageCount;
     const target = cost - (this.short ? 1 : 0);
-    if (keyIdx < 0 || target < u.balance) return void count("boundary skipped");
+    if (keyIdx < 0 || target < u.balance) {
+      return void count("boundary skipped");
+    }
     await real.server.admin.grantCredits(r.userId, target - u.balance);
     u.granted += target - u.balance;
     u.balance = target;
     const expected = expectOutcome(m, this.user, keyIdx, this.spec, ids, undefined, "valid");
-    const got = await send(real, r.keys[keyIdx]?.key as string, render(this.spec, ids, undefined, false, "valid"));
+    const got = await send(
+      real,
+      r.keys[keyIdx]?.key as string,
+      render(this.spec, ids, undefined, false, "valid"),
+    );
     count(`boundary ${got.status}`);
     expect(got.status).toBe(this.short && cost > 0 ? 402 : 202);
     expect(got.status).toBe(expected.status);
-    if (expected.status === 202 && "cost" in expected)
+    if (expected.status === 202 && "cost" in expected) {
       accept(m, this.user, expected.cost ?? 0, expected.perOutput ?? 0, got.body);
+    }
     await checkAll(m, real);
   }
   toString = () => `boundary(u${this.user}, ${JSON.stringify(this.spec)}, short=${this.short})`;
@@ -475,7 +595,9 @@ class BurstCmd implements fc.AsyncCommand<Model, Real> {
     const answers = await Promise.all(bodies.map((b) => send(real, apiKey, b)));
     count(`burst ${this.kind}`);
     count("requests", this.n);
-    for (const a of answers) count(`burst status ${a.status}`);
+    for (const a of answers) {
+      count(`burst status ${a.status}`);
+    }
     const perOutput = oracleCredits(
       this.spec.model,
       this.spec.resolution,
@@ -510,7 +632,9 @@ class BurstCmd implements fc.AsyncCommand<Model, Real> {
       expect(accepted).toHaveLength(fits);
       expect(answers.filter((a) => a.status === 402)).toHaveLength(this.n - fits);
       for (const [i, a] of answers.entries()) {
-        if (a.status !== 202) continue;
+        if (a.status !== 202) {
+          continue;
+        }
         expect(a.replayed).toBe(false);
         const b = bodies[i] as Record<string, unknown>;
         const before = u.balance;
@@ -518,26 +642,45 @@ class BurstCmd implements fc.AsyncCommand<Model, Real> {
         u.charged += cost;
         const { batch } = a.body as { batch: { results: { job: { id: string } }[] } };
         for (const r of batch.results) {
-          m.jobs.push({ jobId: r.job.id, user: this.user, credits: perOutput, failed: false, at: m.now });
+          m.jobs.push({
+            jobId: r.job.id,
+            user: this.user,
+            credits: perOutput,
+            failed: false,
+            at: m.now,
+          });
         }
         count(m.now >= CHANGE_AT ? "task after change" : "task before change");
         const key = b.idempotencyKey as string | undefined;
         if (key !== undefined) {
           const s = { ...this.spec, prompt: b.prompt as string };
-          u.records.set(key, { fp: fingerprint(s, ids), text: a.text, expiresAt: m.now + TTL, spec: s, at: m.now });
+          u.records.set(key, {
+            fp: fingerprint(s, ids),
+            text: a.text,
+            expiresAt: m.now + TTL,
+            spec: s,
+            at: m.now,
+          });
         }
         expect(before).toBeGreaterThanOrEqual(cost);
       }
     }
     await checkAll(m, real);
   }
-  toString = () => `burst(u${this.user}, k${this.keyIdx}, ${this.n}, ${this.kind}, ${JSON.stringify(this.spec)})`;
+  toString = () =>
+    `burst(u${this.user}, k${this.keyIdx}, ${this.n}, ${this.kind}, ${JSON.stringify(this.spec)})`;
 }
 
 const user = fc.nat({ max: USERS - 1 });
 const variant = fc.oneof(
   { weight: 6, arbitrary: fc.constant<Variant>("valid") },
-  fc.constantFrom<Variant>("unknown_field", "zero_images", "blank_prompt", "unknown_model", "foreign_asset"),
+  fc.constantFrom<Variant>(
+    "unknown_field",
+    "zero_images",
+    "blank_prompt",
+    "unknown_model",
+    "foreign_asset",
+  ),
 );
 const idemKey = fc.option(fc.constantFrom("k1", "k2", " k3 ", "k4"), { nil: undefined, freq: 2 });
 
@@ -556,11 +699,18 @@ const commands = fc.commands(
       .map(([u, k, s, key, loose, v, from]) => new GenerateCmd(u, k, s, key, loose, v, from)),
     fc.tuple(fc.nat(), fc.integer({ min: 1, max: 3 })).map(([p, t]) => new FailJobCmd(p, t)),
     fc
-      .tuple(user, fc.constantFrom<string | number>("1", "1.15", "0.5", "2.345", "0", " 0.333 ", 1.07, 3))
+      .tuple(
+        user,
+        fc.constantFrom<string | number>("1", "1.15", "0.5", "2.345", "0", " 0.333 ", 1.07, 3),
+      )
       .map(([u, x]) => new MultiplierCmd(u, x)),
     fc.tuple(user, fc.integer({ min: 0, max: 2000 })).map(([u, c]) => new GrantCmd(u, c)),
     fc
-      .tuple(user, fc.constantFrom<"revoke" | "create">("revoke", "create", "create"), fc.nat({ max: 3 }))
+      .tuple(
+        user,
+        fc.constantFrom<"revoke" | "create">("revoke", "create", "create"),
+        fc.nat({ max: 3 }),
+      )
       .map(([u, a, k]) => new KeyCmd(u, a, k)),
     fc.constantFrom(10, 400, 999, 1000, 1500).map((ms) => new ClockCmd(ms)),
     fc
@@ -589,35 +739,48 @@ describe("reliability: model-based sequences against a model of the ledger (P8, 
     let sequences = 0;
     let steps = 0;
     await fc.assert(
-      fc.asyncProperty(commands, fc.integer({ min: 0, max: 3000 }), fc.constantFrom(3000, 600), async (cmds, credits, lead) => {
-        sequences++;
-        // Shortly before the change, so ordinary clock steps cross it too, not only "time passes"; from
-        // 600 ms before it, every key taken before the change still lives when the clock crosses it.
-        const clock = { now: CHANGE_AT - lead };
-        const w = await world(USERS, credits, { now: () => clock.now, idempotencyTtlMs: TTL, catalogs: HISTORY });
-        const real: Real = {
-          server: w.server,
-          clock,
-          users: w.users.map((u) => ({ userId: u.userId, keys: [{ key: u.key, apiKeyId: u.apiKeyId }], assets: u.assets })),
-        };
-        const model: Model = {
-          now: clock.now,
-          bursts: 0,
-          jobs: [],
-          users: w.users.map(() => ({
-            balance: credits,
-            granted: credits,
-            charged: 0,
-            refunded: 0,
-            multiplier: "1",
-            revoked: [false],
-            records: new Map(),
-          })),
-        };
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        steps += [...cmds].length;
-        expect(w.logs).toEqual([]);
-      }),
+      fc.asyncProperty(
+        commands,
+        fc.integer({ min: 0, max: 3000 }),
+        fc.constantFrom(3000, 600),
+        async (cmds, credits, lead) => {
+          sequences++;
+          // Shortly before the change, so ordinary clock steps cross it too, not only "time passes"; from
+          // 600 ms before it, every key taken before the change still lives when the clock crosses it.
+          const clock = { now: CHANGE_AT - lead };
+          const w = await world(USERS, credits, {
+            now: () => clock.now,
+            idempotencyTtlMs: TTL,
+            catalogs: HISTORY,
+          });
+          const real: Real = {
+            server: w.server,
+            clock,
+            users: w.users.map((u) => ({
+              userId: u.userId,
+              keys: [{ key: u.key, apiKeyId: u.apiKeyId }],
+              assets: u.assets,
+            })),
+          };
+          const model: Model = {
+            now: clock.now,
+            bursts: 0,
+            jobs: [],
+            users: w.users.map(() => ({
+              balance: credits,
+              granted: credits,
+              charged: 0,
+              refunded: 0,
+              multiplier: "1",
+              revoked: [false],
+              records: new Map(),
+            })),
+          };
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          steps += [...cmds].length;
+          expect(w.logs).toEqual([]);
+        },
+      ),
     );
     expect(sequences).toBeGreaterThanOrEqual(fc.readConfigureGlobal().numRuns ?? 100);
     // The sequences reached every outcome the model knows.
@@ -647,7 +810,9 @@ describe("reliability: model-based sequences against a model of the ledger (P8, 
     ]) {
       expect(stats.get(what) ?? 0, what).toBeGreaterThan(0);
     }
-    if (process.env.RELIABILITY_STATS) console.log(JSON.stringify({ sequences, steps, ...Object.fromEntries(stats) }));
+    if (process.env.RELIABILITY_STATS) {
+      console.log(JSON.stringify({ sequences, steps, ...Object.fromEntries(stats) }));
+    }
     expect(steps).toBeGreaterThan(sequences);
   }, 120_000);
 
@@ -656,6 +821,8 @@ describe("reliability: model-based sequences against a model of the ledger (P8, 
     // Some cell moves, so a sequence that crosses the change can tell the two catalogs apart.
     expect(oracleCredits("beta2", "4K", "low", 0, "1", PRICE_CHANGE)).toBe(130);
     expect(oracleCredits("beta2", "4K", "low", 0, "1")).toBe(120);
-    expect(oracleCredits("alpha-img2-official", "1K", "low", 2, "1", PRICE_CHANGE)).toBe(18 + 7 + 2 * 13);
+    expect(oracleCredits("alpha-img2-official", "1K", "low", 2, "1", PRICE_CHANGE)).toBe(
+      18 + 7 + 2 * 13,
+    );
   });
 });

@@ -23,7 +23,9 @@ async function recordingStore() {
   const store = new Proxy(base, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
+      if (typeof value !== "function") {
+        return value;
+      }
       return async (...args: unknown[]) => {
         const result: unknown = await value.apply(target, args);
         calls.push({ method: String(prop), args, result });
@@ -32,7 +34,9 @@ async function recordingStore() {
     },
   }) as Store;
   const dump = () =>
-    JSON.stringify(calls, (_k, v: unknown) => (typeof v === "function" ? `[fn ${(v as { name: string }).name}]` : v));
+    JSON.stringify(calls, (_k, v: unknown) =>
+      typeof v === "function" ? `[fn ${(v as { name: string }).name}]` : v,
+    );
   return { store, calls, dump };
 }
 
@@ -40,16 +44,25 @@ async function recordingStore() {
 const placements: ((key: string) => { path: string; body: unknown })[] = [
   (k) => ({ path: "/api/generations", body: { prompt: "x", modelId: k } }),
   (k) => ({ path: "/api/generations", body: { prompt: "x", [k]: 1 } }),
-  (k) => ({ path: "/api/generations", body: { prompt: "x", quality: k, resolution: ` ${k} `, aspectRatio: k, background: k } }),
+  (k) => ({
+    path: "/api/generations",
+    body: { prompt: "x", quality: k, resolution: ` ${k} `, aspectRatio: k, background: k },
+  }),
   (k) => ({ path: "/api/generations", body: { prompt: "x", generationType: k } }),
-  (k) => ({ path: "/api/generations", body: { prompt: "x", generationType: "image-to-image", inputAssetIds: [k, ` ${k}`] } }),
+  (k) => ({
+    path: "/api/generations",
+    body: { prompt: "x", generationType: "image-to-image", inputAssetIds: [k, ` ${k}`] },
+  }),
   (k) => ({ path: "/api/generations", body: { prompt: "x", imageCount: k } }),
   (k) => ({ path: "/api/generations", body: { prompt: "x", modelId: `${"z".repeat(30)}${k}` } }),
   (k) => ({ path: "/api/generations", body: k }),
   (k) => ({ path: "/api/generations", body: [k] }),
   (k) => ({ path: "/api/pricing/quote", body: { kind: k, modelId: "beta" } }),
   (k) => ({ path: "/api/pricing/quote", body: { kind: "image", modelId: k } }),
-  (k) => ({ path: "/api/pricing/quote", body: { kind: "image", modelId: "beta", quality: k, [k]: k } }),
+  (k) => ({
+    path: "/api/pricing/quote",
+    body: { kind: "image", modelId: "beta", quality: k, [k]: k },
+  }),
   (k) => ({ path: `/api/${k}`, body: {} }),
   (k) => ({ path: `/api/generations?key=${k}`, body: { prompt: "x", modelId: k } }),
 ];
@@ -58,7 +71,9 @@ describe("reliability: secrets (S1, S2)", () => {
   const consoleLines: string[] = [];
   beforeEach(() => {
     for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void consoleLines.push(args.map(String).join(" ")));
+      vi.spyOn(console, method).mockImplementation(
+        (...args: unknown[]) => void consoleLines.push(args.map(String).join(" ")),
+      );
     }
   });
   afterEach(() => {
@@ -70,15 +85,32 @@ describe("reliability: secrets (S1, S2)", () => {
     const { store, calls, dump } = await recordingStore();
     const server = await makeServer({ store });
     const { userId } = await server.admin.createUser({ credits: 1000 });
-    const made = [await server.admin.createApiKey(userId), await server.admin.createApiKey(userId, { mode: "live" })];
+    const made = [
+      await server.admin.createApiKey(userId),
+      await server.admin.createApiKey(userId, { mode: "live" }),
+    ];
     const revoked = await server.admin.createApiKey(userId);
     await server.admin.revokeApiKey(revoked.apiKeyId);
     for (const { key } of [...made, revoked]) {
-      await checkAnswer(await server.fetch(new Request(`${BASE}/api/ping`, { headers: { authorization: `Bearer ${key}` } })));
-      await checkAnswer(await post(server, "/api/generations", key, { prompt: "a fox", modelId: "beta", idempotencyKey: "k1" }));
-      await checkAnswer(await post(server, "/api/pricing/quote", key, { kind: "image", modelId: "beta" }));
+      await checkAnswer(
+        await server.fetch(
+          new Request(`${BASE}/api/ping`, { headers: { authorization: `Bearer ${key}` } }),
+        ),
+      );
+      await checkAnswer(
+        await post(server, "/api/generations", key, {
+          prompt: "a fox",
+          modelId: "beta",
+          idempotencyKey: "k1",
+        }),
+      );
+      await checkAnswer(
+        await post(server, "/api/pricing/quote", key, { kind: "image", modelId: "beta" }),
+      );
     }
-    const stored = calls.filter((c) => c.method === "putApiKey").map((c) => c.args[0] as { id: string; hash: string });
+    const stored = calls
+      .filter((c) => c.method === "putApiKey")
+      .map((c) => c.args[0] as { id: string; hash: string });
     expect(stored).toHaveLength(3);
     for (const [i, { key, apiKeyId }] of [...made, revoked].entries()) {
       expect(stored.find((s) => s.id === apiKeyId)?.hash).toBe(sha256(key));
@@ -86,16 +118,18 @@ describe("reliability: secrets (S1, S2)", () => {
     }
     const lookups = calls.filter((c) => c.method === "findCaller");
     expect(lookups.length).toBeGreaterThanOrEqual(9);
-    for (const l of lookups) expect(l.args[0]).toMatch(/^[0-9a-f]{64}$/);
+    for (const l of lookups) {
+      expect(l.args[0]).toMatch(/^[0-9a-f]{64}$/);
+    }
     const everything = dump();
     for (const { key } of [...made, revoked]) {
       expect(everything).not.toContain(key);
       expect(everything).not.toContain(key.slice(8)); // not even the random part
     }
     // Nor do the operator's views hold it.
-    expect(JSON.stringify([await server.admin.ledger(userId), await server.admin.balance(userId)])).not.toContain(
-      made[0]?.key.slice(8),
-    );
+    expect(
+      JSON.stringify([await server.admin.ledger(userId), await server.admin.balance(userId)]),
+    ).not.toContain(made[0]?.key.slice(8));
   }, 60_000);
 
   it("S2: a presented key is never compared as text: src/server holds no ===/!== or string comparison on a key or hash", () => {
@@ -105,8 +139,11 @@ describe("reliability: secrets (S1, S2)", () => {
     const files: string[] = [];
     const walk = (d: string) => {
       for (const entry of readdirSync(d, { withFileTypes: true })) {
-        if (entry.isDirectory()) walk(join(d, entry.name));
-        else if (entry.name.endsWith(".ts")) files.push(join(d, entry.name));
+        if (entry.isDirectory()) {
+          walk(join(d, entry.name));
+        } else if (entry.name.endsWith(".ts")) {
+          files.push(join(d, entry.name));
+        }
       }
     };
     walk(dir);
@@ -120,11 +157,15 @@ describe("reliability: secrets (S1, S2)", () => {
     for (const file of files) {
       const source = readFileSync(file, "utf8");
       // only the files that handle keys or their hashes (router's "hash" is a URL fragment)
-      if (!/hashApiKey|findCaller|ApiKeyRecord|readCredential/.test(source)) continue;
+      if (!/hashApiKey|findCaller|ApiKeyRecord|readCredential/.test(source)) {
+        continue;
+      }
       scanned++;
       source.split("\n").forEach((line, i) => {
         const code = line.trim().replace(/typeof \w+ [!=]==/g, "");
-        if (!code.startsWith("*") && !code.startsWith("//") && compare.test(code)) offenders.push(`${file}:${i + 1}: ${code}`);
+        if (!code.startsWith("*") && !code.startsWith("//") && compare.test(code)) {
+          offenders.push(`${file}:${i + 1}: ${code}`);
+        }
       });
     }
     expect(offenders).toEqual([]);
@@ -171,7 +212,9 @@ describe("reliability: secrets (S1, S2)", () => {
           const k = variants(pasted)[variant] as string;
           const { path, body } = (placements[where] as (typeof placements)[0])(k);
           // A header carries Latin-1 only: a disguise in another script goes in the path and body.
-          const headers = [`Bearer ${authKey}`, `Bearer ${k}`, `Basic ${k}`, k].filter((h) => /^[\x20-\xff]*$/.test(h));
+          const headers = [`Bearer ${authKey}`, `Bearer ${k}`, `Basic ${k}`, k].filter((h) =>
+            /^[\x20-\xff]*$/.test(h),
+          );
           for (const header of headers) {
             const res = await server.fetch(
               new Request(BASE + path, {
@@ -186,7 +229,9 @@ describe("reliability: secrets (S1, S2)", () => {
               text += `\n${name}: ${value}`;
             });
             expect(res.status).toBeLessThan(500);
-            for (const s of secrets) expect(text).not.toContain(s.slice(8, 24));
+            for (const s of secrets) {
+              expect(text).not.toContain(s.slice(8, 24));
+            }
           }
         },
       ),
@@ -210,7 +255,11 @@ describe("reliability: secrets (S1, S2)", () => {
       expect(String((error as Error).message)).not.toContain(own.key.slice(8, 24));
     }
     expect(logs).toEqual([]);
-    for (const line of consoleLines) for (const s of secrets) expect(line).not.toContain(s.slice(8, 24));
+    for (const line of consoleLines) {
+      for (const s of secrets) {
+        expect(line).not.toContain(s.slice(8, 24));
+      }
+    }
   }, 60_000);
 
   it("S1: regression: a key pasted into a model id, a field name or a quote's kind came back whole in the error (now hidden)", async () => {
@@ -259,7 +308,10 @@ describe("reliability: secrets (S1, S2)", () => {
     const quiet = await makeServer({ store });
     const user = await quiet.admin.createUser({ credits: 100 });
     const other = await quiet.admin.createApiKey(user.userId);
-    expect((await post(quiet, "/api/generations", other.key, { prompt: other.key, modelId: "beta" })).status).toBe(500);
+    expect(
+      (await post(quiet, "/api/generations", other.key, { prompt: other.key, modelId: "beta" }))
+        .status,
+    ).toBe(500);
     expect(consoleLines).toHaveLength(1);
     expect(JSON.parse(consoleLines[0] as string).error.message).toBe("store offline");
     expect(consoleLines[0]).not.toContain(other.key.slice(8));

@@ -42,7 +42,12 @@ const MODEL_CODES = [
 /** Bodies of any kind: valid, or breaking one rule of either stage. */
 const anyBody = fc.oneof(
   { weight: 1, arbitrary: validCase().map((c) => c.body as unknown) },
-  { weight: 3, arbitrary: fc.constantFrom(...BREAKABLE_RULES).chain((rule) => nearlyValid(rule).map((n) => n.body)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom(...BREAKABLE_RULES)
+      .chain((rule) => nearlyValid(rule).map((n) => n.body)),
+  },
 );
 
 describe("checkRequest: every issue of both stages at once", () => {
@@ -53,16 +58,24 @@ describe("checkRequest: every issue of both stages at once", () => {
           MIXABLE.filter((rule) => BREAKERS[rule].applies(c.model)),
           { minLength: 2 },
         )
-        .map((rules) => rules.filter((rule, i) => rules.findIndex((r) => FIELD_OF[r] === FIELD_OF[rule]) === i))
+        .map((rules) =>
+          rules.filter((rule, i) => rules.findIndex((r) => FIELD_OF[r] === FIELD_OF[rule]) === i),
+        )
         .filter((rules) => rules.length >= 2)
-        .chain((rules) => fc.tuple(fc.constant(c), fc.tuple(...rules.map((rule) => BREAKERS[rule].arb(c))))),
+        .chain((rules) =>
+          fc.tuple(fc.constant(c), fc.tuple(...rules.map((rule) => BREAKERS[rule].arb(c)))),
+        ),
     );
     fc.assert(
       fc.property(several, ([c, breaks]) => {
         const found = issuesOf(checkRequest(applyBreaks(c.body, breaks)));
         expectWellFormed(found);
-        expect([...new Set(found.map((i) => i.path))].sort()).toEqual(breaks.map((b) => b.path).sort());
-        for (const issue of found) expect(breaks.find((b) => b.path === issue.path)?.codes).toContain(issue.code);
+        expect([...new Set(found.map((i) => i.path))].sort()).toEqual(
+          breaks.map((b) => b.path).sort(),
+        );
+        for (const issue of found) {
+          expect(breaks.find((b) => b.path === issue.path)?.codes).toContain(issue.code);
+        }
       }),
     );
   });
@@ -101,18 +114,26 @@ const cutName = (name: string) => safeEcho(name);
 const unknownKeys = fc
   .tuple(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 20_000 }), fc.boolean())
   .map(([count, length, long]): Hostility => {
-    const names = Array.from({ length: count }, (_, i) => (long && i === 0 ? `${key(i)}${"k".repeat(length)}` : key(i)));
+    const names = Array.from({ length: count }, (_, i) =>
+      long && i === 0 ? `${key(i)}${"k".repeat(length)}` : key(i),
+    );
     return {
       add: (body) => {
-        for (const name of names) body[name] = 1;
+        for (const name of names) {
+          body[name] = 1;
+        }
       },
-      expected: () => names.map((name) => ({ path: cutName(name), code: "unknown_field", message: "" })),
+      expected: () =>
+        names.map((name) => ({ path: cutName(name), code: "unknown_field", message: "" })),
     };
   });
 
 /** A list of references, short or far too long, of bad entries (numbers, blanks, nulls, nested arrays). */
 const badReferences = fc
-  .tuple(fc.integer({ min: 1, max: 3000 }), fc.constantFrom<unknown>(0, "", " ", null, [[["a"]]], { a: 1 }))
+  .tuple(
+    fc.integer({ min: 1, max: 3000 }),
+    fc.constantFrom<unknown>(0, "", " ", null, [[["a"]]], { a: 1 }),
+  )
   .map(
     ([count, entry]): Hostility => ({
       add: (body) => {
@@ -141,27 +162,38 @@ const hugeValue = fc
     ([field, size, nested]): Hostility => ({
       add: (body) => {
         let deep: unknown = "x";
-        for (let i = 0; i < size && nested; i++) deep = [deep];
+        for (let i = 0; i < size && nested; i++) {
+          deep = [deep];
+        }
         body[field] = nested ? deep : "z".repeat(size);
       },
-      expected: () => [{ path: field, code: nested ? "invalid_type" : "invalid_option", message: "" }],
+      expected: () => [
+        { path: field, code: nested ? "invalid_type" : "invalid_option", message: "" },
+      ],
     }),
   );
 
 /** The reference verdict: unknown fields first, then the fields in order, at most 50 and a count. */
 function reference(hostilities: Hostility[]): { path: string; code: string }[] {
   const all = hostilities.flatMap((h) => h.expected());
-  const order = (i: Issue) => (i.code === "unknown_field" ? -1 : ORACLE_FIELDS.indexOf(i.path.replace(/\[\d+\]$/, "")));
-  const sorted = all.map((i, n) => [i, n] as const).sort(([a, m], [b, n]) => order(a) - order(b) || m - n);
+  const order = (i: Issue) =>
+    i.code === "unknown_field" ? -1 : ORACLE_FIELDS.indexOf(i.path.replace(/\[\d+\]$/, ""));
+  const sorted = all
+    .map((i, n) => [i, n] as const)
+    .sort(([a, m], [b, n]) => order(a) - order(b) || m - n);
   const list = sorted.map(([i]) => ({ path: i.path, code: i.code }));
-  return list.length > BOUNDS.maxIssues ? [...list.slice(0, BOUNDS.maxIssues), { path: "", code: "too_many_issues" }] : list;
+  return list.length > BOUNDS.maxIssues
+    ? [...list.slice(0, BOUNDS.maxIssues), { path: "", code: "too_many_issues" }]
+    : list;
 }
 
 /**
  * Any code point, a lone surrogate too: the values of fast-check's `binary` unit, whose first use in
  * a property builds a reverse table of all 1,114,112 of them (about a second) that nothing here needs.
  */
-const anyCodePoint = fc.integer({ min: 0, max: 0x10ffff }).map((point) => String.fromCodePoint(point));
+const anyCodePoint = fc
+  .integer({ min: 0, max: 0x10ffff })
+  .map((point) => String.fromCodePoint(point));
 
 describe("checkRequest and normalizeRequest on hostile bodies", () => {
   it("S15: property: many bad ids, many unknown keys, huge keys, huge and deep values: at most 51 short issues, the reference's verdict", () => {
@@ -176,7 +208,9 @@ describe("checkRequest and normalizeRequest on hostile bodies", () => {
           const hostilities = kinds.map((k) => [keys, refs, value][k] as Hostility);
           const body: Record<string, unknown> = { ...c.body };
           // a text-to-image body cannot list references; the references hostility makes it image-to-image
-          for (const h of hostilities) h.add(body);
+          for (const h of hostilities) {
+            h.add(body);
+          }
           const expected = reference(hostilities);
           for (const result of [normalizeRequest(body), checkRequest(body)]) {
             const found = issuesOf(result);
@@ -196,13 +230,18 @@ describe("checkRequest and normalizeRequest on hostile bodies", () => {
 
   it("S15: property: an unknown field's name or value, whatever its size, never comes back longer than 40 code points", () => {
     fc.assert(
-      fc.property(validCase(), fc.string({ minLength: 1, maxLength: 2000, unit: anyCodePoint }), jsonValue, (c, name, value) => {
-        fc.pre(!ORACLE_FIELDS.includes(name));
-        const found = issuesOf(checkRequest({ ...c.body, [name]: value }));
-        const issue = found.find((i) => i.code === "unknown_field");
-        expect(issue?.path).toBe(cutName(name));
-        expect(issue?.message.length).toBeLessThanOrEqual(300);
-      }),
+      fc.property(
+        validCase(),
+        fc.string({ minLength: 1, maxLength: 2000, unit: anyCodePoint }),
+        jsonValue,
+        (c, name, value) => {
+          fc.pre(!ORACLE_FIELDS.includes(name));
+          const found = issuesOf(checkRequest({ ...c.body, [name]: value }));
+          const issue = found.find((i) => i.code === "unknown_field");
+          expect(issue?.path).toBe(cutName(name));
+          expect(issue?.message.length).toBeLessThanOrEqual(300);
+        },
+      ),
     );
   });
 });

@@ -1,6 +1,13 @@
 /** checkRequest: the shape rules and the model's own limits in one call, every issue of both at once. */
 import { describe, expect, it } from "vitest";
-import { type Catalog, catalog, checkRequest, defineCatalog, normalizeRequest, validateForModel } from "../../src/index.js";
+import {
+  type Catalog,
+  catalog,
+  checkRequest,
+  defineCatalog,
+  normalizeRequest,
+  validateForModel,
+} from "../../src/index.js";
 import { issuesOf } from "../properties/helpers.js";
 
 const found = (body: unknown, options?: { catalog?: Catalog }) =>
@@ -25,31 +32,55 @@ describe("checkRequest", () => {
           .replace(/\.$/, "")
           .split(", ");
         expect(named, `${model.id} ${field}`).toEqual([...model[list]]);
-        for (const value of named)
-          expect(checkRequest({ ...base, [field]: value }).success, `${model.id} ${field} ${value}`).toBe(true);
+        for (const value of named) {
+          expect(
+            checkRequest({ ...base, [field]: value }).success,
+            `${model.id} ${field} ${value}`,
+          ).toBe(true);
+        }
       }
     }
     // gamma-image-1.5 takes 5 ratios: a bad ratio names those 5, not the 16 of the public lists.
-    expect(issuesOf(checkRequest({ prompt: "x", modelId: "gamma-image-1.5", aspectRatio: "7:5" }))[0]?.message).toBe(
-      'aspectRatio "7:5" is not accepted; use one of 1:1, 16:9, 9:16, 3:2, 2:3.',
-    );
+    expect(
+      issuesOf(checkRequest({ prompt: "x", modelId: "gamma-image-1.5", aspectRatio: "7:5" }))[0]
+        ?.message,
+    ).toBe('aspectRatio "7:5" is not accepted; use one of 1:1, 16:9, 9:16, 3:2, 2:3.');
     // A malformed modelId names no model: the public list stays.
-    expect(issuesOf(checkRequest({ prompt: "x", modelId: 7, aspectRatio: "7:5" }))[1]?.message).toContain("use one of Auto, 1:1");
+    expect(
+      issuesOf(checkRequest({ prompt: "x", modelId: 7, aspectRatio: "7:5" }))[1]?.message,
+    ).toContain("use one of Auto, 1:1");
   });
 
   it("N15: a malformed field never hides a model limit broken by another field: the prompt, the resolution and the count together", () => {
-    const result = checkRequest({ prompt: "", modelId: "alpha-img2", resolution: "4K", imageCount: 20 });
+    const result = checkRequest({
+      prompt: "",
+      modelId: "alpha-img2",
+      resolution: "4K",
+      imageCount: 20,
+    });
     expect(issuesOf(result)).toEqual([
-      { path: "prompt", code: "too_short", message: "prompt must not be empty or only whitespace." },
+      {
+        path: "prompt",
+        code: "too_short",
+        message: "prompt must not be empty or only whitespace.",
+      },
       {
         path: "resolution",
         code: "unsupported_resolution",
         message: 'resolution "4K" is not supported by alpha-img2; use one of 1K.',
       },
-      { path: "imageCount", code: "too_many_images", message: "imageCount may be at most 8 for alpha-img2; received 20." },
+      {
+        path: "imageCount",
+        code: "too_many_images",
+        message: "imageCount may be at most 8 for alpha-img2; received 20.",
+      },
     ]);
     // normalizeRequest alone reports only the shape issue
-    expect(issuesOf(normalizeRequest({ prompt: "", modelId: "alpha-img2", resolution: "4K", imageCount: 20 }))).toHaveLength(1);
+    expect(
+      issuesOf(
+        normalizeRequest({ prompt: "", modelId: "alpha-img2", resolution: "4K", imageCount: 20 }),
+      ),
+    ).toHaveLength(1);
   });
 
   it("V1-V6: every limit of the model is judged on the well-formed fields next to shape issues, unknown fields included", () => {
@@ -104,7 +135,9 @@ describe("checkRequest", () => {
   });
 
   it("N15: a field with a shape issue is not judged by the model again; an absent field takes the model's default", () => {
-    expect(found({ prompt: "", modelId: "beta", quality: "ultra", aspectRatio: 3, imageCount: 0 })).toEqual([
+    expect(
+      found({ prompt: "", modelId: "beta", quality: "ultra", aspectRatio: 3, imageCount: 0 }),
+    ).toEqual([
       ["prompt", "too_short"],
       ["aspectRatio", "invalid_type"],
       ["quality", "invalid_option"],
@@ -112,7 +145,14 @@ describe("checkRequest", () => {
     ]);
     expect(found({ prompt: "", modelId: "gamma-image-1.5" })).toEqual([["prompt", "too_short"]]);
     const twenty = Array.from({ length: 20 }, (_, i) => `a${i}`);
-    expect(found({ prompt: "", modelId: "gamma-image-1.5", generationType: "image-to-image", inputAssetIds: twenty })).toEqual([
+    expect(
+      found({
+        prompt: "",
+        modelId: "gamma-image-1.5",
+        generationType: "image-to-image",
+        inputAssetIds: twenty,
+      }),
+    ).toEqual([
       ["prompt", "too_short"],
       ["inputAssetIds", "too_many_references"],
     ]);
@@ -121,10 +161,17 @@ describe("checkRequest", () => {
   it("N1-N15/V1-V6: a valid body gives what normalizeRequest then validateForModel give", () => {
     const body = { prompt: " a fox ", modelId: "alpha-img2", resolution: " 1K ", imageCount: 8 };
     const normalized = normalizeRequest(body);
-    if (!normalized.success) throw new Error("valid");
+    if (!normalized.success) {
+      throw new Error("valid");
+    }
     expect(checkRequest(body)).toEqual(validateForModel(normalized.output));
-    expect(checkRequest(body)).toMatchObject({ success: true, output: { prompt: "a fox", resolution: "1K", imageCount: 8 } });
-    expect(found({ prompt: "x", modelId: "beta2", quality: "high" })).toEqual([["quality", "unsupported_quality"]]);
+    expect(checkRequest(body)).toMatchObject({
+      success: true,
+      output: { prompt: "a fox", resolution: "1K", imageCount: 8 },
+    });
+    expect(found({ prompt: "x", modelId: "beta2", quality: "high" })).toEqual([
+      ["quality", "unsupported_quality"],
+    ]);
     expect(found([])).toEqual([["", "invalid_type"]]);
   });
 
@@ -137,15 +184,28 @@ describe("checkRequest", () => {
       ["prompt", "too_short"],
       ["imageCount", "too_many_images"],
     ]);
-    expect(found({ prompt: "", modelId: "beta", imageCount: 3 })).toEqual([["prompt", "too_short"]]);
+    expect(found({ prompt: "", modelId: "beta", imageCount: 3 })).toEqual([
+      ["prompt", "too_short"],
+    ]);
   });
 
   it("S15: the issues of both stages together stay within 50 and a count", () => {
-    const body: Record<string, unknown> = { prompt: "", modelId: "beta", quality: "high", imageCount: 9 };
-    for (let i = 0; i < 49; i++) body[`k${i}`] = i;
+    const body: Record<string, unknown> = {
+      prompt: "",
+      modelId: "beta",
+      quality: "high",
+      imageCount: 9,
+    };
+    for (let i = 0; i < 49; i++) {
+      body[`k${i}`] = i;
+    }
     const issues = issuesOf(checkRequest(body));
     expect(issues).toHaveLength(51);
     expect(issues[49]).toMatchObject({ path: "prompt", code: "too_short" });
-    expect(issues[50]).toMatchObject({ path: "", code: "too_many_issues", message: expect.stringMatching(/^2 more issues/) });
+    expect(issues[50]).toMatchObject({
+      path: "",
+      code: "too_many_issues",
+      message: expect.stringMatching(/^2 more issues/),
+    });
   });
 });

@@ -26,6 +26,8 @@ describe("charLength", () => {
       "\ud800\udbff",
       "\ue000\udc00",
     ];
-    for (const s of cases) expect(charLength(s), JSON.stringify(s)).toBe([...s].length);
+    for (const s of cases) {
+      expect(charLength(s), JSON.stringify(s)).toBe([...s].length);
+    }
   });
 });

@@ -48,14 +48,19 @@ describe("issues", () => {
 
   it("N15: coded() gives a check's issues their code, and the path of the field it names; toIssue keeps both", () => {
     const schema = v.pipe(
-      v.object({ a: v.string(), b: v.pipe(v.string(), v.minLength(2, coded("too_short", "b is short."))) }),
+      v.object({
+        a: v.string(),
+        b: v.pipe(v.string(), v.minLength(2, coded("too_short", "b is short."))),
+      }),
       v.check(
         (o) => o.a === o.b,
         coded("references_required", (i) => `not equal: ${typeof i.input}.`, "b"),
       ),
     );
     const short = v.safeParse(schema, { a: "y", b: "y" });
-    expect((short.issues ?? []).map(toIssue)).toEqual([{ path: "b", code: "too_short", message: "b is short." }]);
+    expect((short.issues ?? []).map(toIssue)).toEqual([
+      { path: "b", code: "too_short", message: "b is short." },
+    ]);
     const unequal = v.safeParse(schema, { a: "xx", b: "yy" });
     expect((unequal.issues ?? []).map(toIssue)).toEqual([
       { path: "b", code: "references_required", message: "not equal: object." },
@@ -63,7 +68,10 @@ describe("issues", () => {
   });
 
   it("N14/N4: without a code, a missing key is required and any other issue invalid_type", () => {
-    const schema = v.object({ a: v.string("a must be a string."), b: v.number("b must be a number.") }, "an object.");
+    const schema = v.object(
+      { a: v.string("a must be a string."), b: v.number("b must be a number.") },
+      "an object.",
+    );
     const found = (v.safeParse(schema, { a: 1 }).issues ?? []).map(toIssue);
     expect(found).toEqual([
       { path: "a", code: "invalid_type", message: "a must be a string." },

@@ -16,13 +16,23 @@ import {
 } from "../arbitraries/requests.js";
 import { blank, lengthAround, textOfLength } from "../arbitraries/text.js";
 import { isPlainObject, jsonValue, notAnObject } from "../arbitraries/values.js";
-import { ORACLE_FIELDS, ORACLE_KEY_MAX, ORACLE_PROMPT_MAX, ORACLE_PUBLIC_MAX_REFS } from "../oracle/seed.js";
+import {
+  ORACLE_FIELDS,
+  ORACLE_KEY_MAX,
+  ORACLE_PROMPT_MAX,
+  ORACLE_PUBLIC_MAX_REFS,
+} from "../oracle/seed.js";
 import { expectOnly, expectWellFormed, issuesOf, verdict } from "../properties/helpers.js";
 
 /** Valid bodies and bodies that break one rule, the domain of the laws below. */
 const anyBody = fc.oneof(
   { weight: 2, arbitrary: validCase().map((c) => c.body as unknown) },
-  { weight: 3, arbitrary: fc.constantFrom(...BREAKABLE_RULES).chain((rule) => nearlyValid(rule).map((n) => n.body)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom(...BREAKABLE_RULES)
+      .chain((rule) => nearlyValid(rule).map((n) => n.body)),
+  },
 );
 
 describe("normalizeRequest: one property per rule", () => {
@@ -30,20 +40,31 @@ describe("normalizeRequest: one property per rule", () => {
     fc.assert(
       fc.property(notAnObject, (value) => {
         const r = normalizeRequest(value);
-        expect(issuesOf(r)).toEqual([{ path: "", code: "invalid_type", message: expect.stringContaining("JSON object") }]);
+        expect(issuesOf(r)).toEqual([
+          { path: "", code: "invalid_type", message: expect.stringContaining("JSON object") },
+        ]);
       }),
     );
   });
 
   it("N2: property: each unknown field, whatever its value, is its own unknown_field issue, and the rest is still checked", () => {
-    const unknownKey = fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !ORACLE_FIELDS.includes(k));
+    const unknownKey = fc
+      .string({ minLength: 1, maxLength: 12 })
+      .filter((k) => !ORACLE_FIELDS.includes(k));
     fc.assert(
       fc.property(
         validCase(),
-        fc.uniqueArray(fc.tuple(unknownKey, jsonValue), { minLength: 1, maxLength: 3, selector: ([k]) => k }),
+        fc.uniqueArray(fc.tuple(unknownKey, jsonValue), {
+          minLength: 1,
+          maxLength: 3,
+          selector: ([k]) => k,
+        }),
         fc.option(blank, { nil: undefined }),
         ({ body }, extras, badPrompt) => {
-          const set = { ...Object.fromEntries(extras), ...(badPrompt !== undefined && { prompt: badPrompt }) };
+          const set = {
+            ...Object.fromEntries(extras),
+            ...(badPrompt !== undefined && { prompt: badPrompt }),
+          };
           const b = applyBreak(body, { set, path: "", codes: [] });
           const found = issuesOf(normalizeRequest(b));
           const unknown = found.filter((i) => i.code === "unknown_field").map((i) => i.path);
@@ -74,7 +95,9 @@ describe("normalizeRequest: one property per rule", () => {
   it("N4: property: a prompt is accepted exactly when it has 1 to 12000 code points after trimming", () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.constant(0), lengthAround(ORACLE_PROMPT_MAX)).chain((n) => textOfLength(n).map((t) => [n, t] as const)),
+        fc
+          .oneof(fc.constant(0), lengthAround(ORACLE_PROMPT_MAX))
+          .chain((n) => textOfLength(n).map((t) => [n, t] as const)),
         fc.tuple(blank, blank),
         ([n, text], [before, after]) => {
           const r = normalizeRequest({ prompt: `${before}${text}${after}` });
@@ -82,7 +105,11 @@ describe("normalizeRequest: one property per rule", () => {
             expect(r.success && r.output.prompt).toBe(text);
           } else {
             expect(issuesOf(r)).toEqual([
-              { path: "prompt", code: n === 0 ? "too_short" : "too_long", message: expect.stringContaining("prompt") },
+              {
+                path: "prompt",
+                code: n === 0 ? "too_short" : "too_long",
+                message: expect.stringContaining("prompt"),
+              },
             ]);
           }
         },
@@ -95,7 +122,9 @@ describe("normalizeRequest: one property per rule", () => {
       fc.property(validCase(), ({ body, expected }) => {
         const r = normalizeRequest(body);
         expect(r).toEqual({ success: true, output: expected });
-        if (r.success) expect("idempotencyKey" in r.output).toBe("idempotencyKey" in expected);
+        if (r.success) {
+          expect("idempotencyKey" in r.output).toBe("idempotencyKey" in expected);
+        }
         expect(verdict(body)).toEqual({ success: true, output: expected });
       }),
     );
@@ -103,11 +132,20 @@ describe("normalizeRequest: one property per rule", () => {
 
   it("N11: property: imageCount passes the shape rules exactly when it is a JSON integer >= 1", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: -20, max: 1e6 }), fc.double({ noNaN: true, noDefaultInfinity: true })), (n) => {
-        const r = normalizeRequest({ prompt: "x", imageCount: n });
-        if (Number.isInteger(n) && n >= 1) expect(r.success && r.output.imageCount).toBe(n);
-        else expectOnly({ prompt: "x", imageCount: n }, "imageCount", ["not_integer", "too_small"]);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: -20, max: 1e6 }),
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+        ),
+        (n) => {
+          const r = normalizeRequest({ prompt: "x", imageCount: n });
+          if (Number.isInteger(n) && n >= 1) {
+            expect(r.success && r.output.imageCount).toBe(n);
+          } else {
+            expectOnly({ prompt: "x", imageCount: n }, "imageCount", ["not_integer", "too_small"]);
+          }
+        },
+      ),
     );
   });
 
@@ -115,16 +153,29 @@ describe("normalizeRequest: one property per rule", () => {
     const ids = fc
       .tuple(distinctIds(1, 20), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 6 }))
       .chain(([distinct, copies]) =>
-        padAll({ inputAssetIds: withDuplicates(distinct, copies) }).map((b) => [distinct, b.inputAssetIds] as const),
+        padAll({ inputAssetIds: withDuplicates(distinct, copies) }).map(
+          (b) => [distinct, b.inputAssetIds] as const,
+        ),
       );
     fc.assert(
       fc.property(ids, ([distinct, list]) => {
-        const r = normalizeRequest({ prompt: "x", modelId: "beta", generationType: "image-to-image", inputAssetIds: list });
-        if (distinct.length <= ORACLE_PUBLIC_MAX_REFS) expect(r.success && r.output.inputAssetIds).toEqual(distinct);
-        else
+        const r = normalizeRequest({
+          prompt: "x",
+          modelId: "beta",
+          generationType: "image-to-image",
+          inputAssetIds: list,
+        });
+        if (distinct.length <= ORACLE_PUBLIC_MAX_REFS) {
+          expect(r.success && r.output.inputAssetIds).toEqual(distinct);
+        } else {
           expect(issuesOf(r)).toEqual([
-            { path: "inputAssetIds", code: "too_many_references", message: expect.stringContaining(String(distinct.length)) },
+            {
+              path: "inputAssetIds",
+              code: "too_many_references",
+              message: expect.stringContaining(String(distinct.length)),
+            },
           ]);
+        }
       }),
     );
   });
@@ -132,14 +183,20 @@ describe("normalizeRequest: one property per rule", () => {
   it("N13: property: idempotencyKey is accepted exactly when it has 1 to 128 code points after trimming; absent stays absent", () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.constant(0), lengthAround(ORACLE_KEY_MAX)).chain((n) => textOfLength(n).map((t) => [n, t] as const)),
+        fc
+          .oneof(fc.constant(0), lengthAround(ORACLE_KEY_MAX))
+          .chain((n) => textOfLength(n).map((t) => [n, t] as const)),
         fc.boolean(),
         ([n, key], send) => {
           const body = send ? { prompt: "x", idempotencyKey: ` ${key}\n` } : { prompt: "x" };
           const r = normalizeRequest(body);
-          if (!send) expect(r.success && "idempotencyKey" in r.output).toBe(false);
-          else if (n >= 1 && n <= ORACLE_KEY_MAX) expect(r.success && r.output.idempotencyKey).toBe(key);
-          else expectOnly(body, "idempotencyKey", [n === 0 ? "too_short" : "too_long"]);
+          if (!send) {
+            expect(r.success && "idempotencyKey" in r.output).toBe(false);
+          } else if (n >= 1 && n <= ORACLE_KEY_MAX) {
+            expect(r.success && r.output.idempotencyKey).toBe(key);
+          } else {
+            expectOnly(body, "idempotencyKey", [n === 0 ? "too_short" : "too_long"]);
+          }
         },
       ),
     );
@@ -148,21 +205,33 @@ describe("normalizeRequest: one property per rule", () => {
   it("N14: property: null (never absent) or any other wrong type is an invalid_type issue at that field", () => {
     fc.assert(
       fc.property(validCase(), fc.constantFrom(...ORACLE_FIELDS), (c, field) => {
-        expectOnly(applyBreak(c.body, { set: { [field]: null }, path: field, codes: [] }), field, ["invalid_type"]);
+        expectOnly(applyBreak(c.body, { set: { [field]: null }, path: field, codes: [] }), field, [
+          "invalid_type",
+        ]);
       }),
     );
   });
 
   it("N15: property: breaking several rules at once reports each of them at its own path, every issue well formed", () => {
     const several = fc
-      .tuple(validCase(), fc.uniqueArray(fc.constantFrom(...COMBINABLE), { minLength: 2, maxLength: COMBINABLE.length }))
-      .chain(([c, rules]) => fc.tuple(fc.constant(c), fc.tuple(...rules.map((rule) => BREAKERS[rule].arb(c)))));
+      .tuple(
+        validCase(),
+        fc.uniqueArray(fc.constantFrom(...COMBINABLE), {
+          minLength: 2,
+          maxLength: COMBINABLE.length,
+        }),
+      )
+      .chain(([c, rules]) =>
+        fc.tuple(fc.constant(c), fc.tuple(...rules.map((rule) => BREAKERS[rule].arb(c)))),
+      );
     fc.assert(
       fc.property(several, ([c, breaks]) => {
         const body = applyBreaks(c.body, breaks);
         const found = issuesOf(verdict(body));
         expectWellFormed(found);
-        expect([...new Set(found.map((i) => i.path))].sort()).toEqual(breaks.map((b) => b.path).sort());
+        expect([...new Set(found.map((i) => i.path))].sort()).toEqual(
+          breaks.map((b) => b.path).sort(),
+        );
         for (const issue of found) {
           const b = breaks.find((x) => x.path === issue.path);
           expect(b?.codes).toContain(issue.code);
@@ -190,7 +259,9 @@ describe("laws of normalizing", () => {
     fc.assert(
       fc.property(validCase(), ({ body }) => {
         const once = normalizeRequest(body);
-        if (!once.success) throw new Error(JSON.stringify(once.issues));
+        if (!once.success) {
+          throw new Error(JSON.stringify(once.issues));
+        }
         expect(normalizeRequest(once.output)).toEqual(once);
         expect(normalizeRequest(structuredClone(once.output))).toEqual(once);
       }),
@@ -204,7 +275,9 @@ describe("laws of normalizing", () => {
         b !== null &&
         Array.isArray((b as { inputAssetIds?: unknown }).inputAssetIds) &&
         (b as { inputAssetIds: unknown[] }).inputAssetIds.length > 0 &&
-        (b as { inputAssetIds: unknown[] }).inputAssetIds.every((id) => typeof id === "string" && id.trim() !== ""),
+        (b as { inputAssetIds: unknown[] }).inputAssetIds.every(
+          (id) => typeof id === "string" && id.trim() !== "",
+        ),
     );
     fc.assert(
       fc.property(
@@ -224,10 +297,14 @@ describe("laws of normalizing", () => {
           expect(verdict(dup)).toEqual(before);
           if (before.success) {
             const after = verdict(dup);
-            if (!after.success) throw new Error("unreachable");
+            if (!after.success) {
+              throw new Error("unreachable");
+            }
             expect(computeCharge(after.output)).toEqual(computeCharge(before.output));
             // a hand-built request that keeps the duplicates is charged the same too (P6)
-            expect(computeCharge({ ...before.output, inputAssetIds: more })).toEqual(computeCharge(before.output));
+            expect(computeCharge({ ...before.output, inputAssetIds: more })).toEqual(
+              computeCharge(before.output),
+            );
           }
         },
       ),

@@ -5,12 +5,16 @@ import { GenerationRequestSchema, type Issue, normalizeRequest } from "../../src
 
 const ok = (input: unknown) => {
   const r = normalizeRequest(input);
-  if (!r.success) throw new Error(`expected success, got ${JSON.stringify(r.issues)}`);
+  if (!r.success) {
+    throw new Error(`expected success, got ${JSON.stringify(r.issues)}`);
+  }
   return r.output;
 };
 const issues = (input: unknown): Issue[] => {
   const r = normalizeRequest(input);
-  if (r.success) throw new Error(`expected issues, got ${JSON.stringify(r.output)}`);
+  if (r.success) {
+    throw new Error(`expected issues, got ${JSON.stringify(r.output)}`);
+  }
   return r.issues;
 };
 const only = (input: unknown) => {
@@ -25,8 +29,20 @@ const FIELDS =
 
 describe("normalizeRequest", () => {
   it("N1: a body that is not a plain object is one issue at path ''", () => {
-    for (const body of [[], "prompt", 42, null, true, undefined, [{ prompt: "x" }], new Date(), new Map()]) {
-      expect(issues(body)).toEqual([{ path: "", code: "invalid_type", message: expect.stringContaining("JSON object") }]);
+    for (const body of [
+      [],
+      "prompt",
+      42,
+      null,
+      true,
+      undefined,
+      [{ prompt: "x" }],
+      new Date(),
+      new Map(),
+    ]) {
+      expect(issues(body)).toEqual([
+        { path: "", code: "invalid_type", message: expect.stringContaining("JSON object") },
+      ]);
     }
     expect(ok(Object.assign(Object.create(null), { prompt: "x" })).prompt).toBe("x");
   });
@@ -75,10 +91,22 @@ describe("normalizeRequest", () => {
   });
 
   it("N3: matching stays case-sensitive after trimming", () => {
-    expect(only({ prompt: "x", aspectRatio: "auto" })).toMatchObject({ path: "aspectRatio", code: "invalid_option" });
-    expect(only({ prompt: "x", resolution: "1k" })).toMatchObject({ path: "resolution", code: "invalid_option" });
-    expect(only({ prompt: "x", modelId: "Beta2" })).toMatchObject({ path: "modelId", code: "unknown_model" });
-    expect(only({ prompt: "x", quality: "LOW" })).toMatchObject({ path: "quality", code: "invalid_option" });
+    expect(only({ prompt: "x", aspectRatio: "auto" })).toMatchObject({
+      path: "aspectRatio",
+      code: "invalid_option",
+    });
+    expect(only({ prompt: "x", resolution: "1k" })).toMatchObject({
+      path: "resolution",
+      code: "invalid_option",
+    });
+    expect(only({ prompt: "x", modelId: "Beta2" })).toMatchObject({
+      path: "modelId",
+      code: "unknown_model",
+    });
+    expect(only({ prompt: "x", quality: "LOW" })).toMatchObject({
+      path: "quality",
+      code: "invalid_option",
+    });
   });
 
   it("N4: prompt is required, 1 to 12000 code points after trim", () => {
@@ -123,7 +151,10 @@ describe("normalizeRequest", () => {
 
   it("N6: generationType defaults to text-to-image; only the two types", () => {
     expect(ok({ prompt: "x" }).generationType).toBe("text-to-image");
-    expect(only({ prompt: "x", generationType: "edit" })).toMatchObject({ path: "generationType", code: "invalid_option" });
+    expect(only({ prompt: "x", generationType: "edit" })).toMatchObject({
+      path: "generationType",
+      code: "invalid_option",
+    });
   });
 
   it("N7: aspectRatio defaults to the model's default and is shape-checked against Auto + 15 ratios", () => {
@@ -142,7 +173,10 @@ describe("normalizeRequest", () => {
     for (const id of ["alpha-img2-official", "beta-pro", "beta2", "beta", "gamma-image-1.5"]) {
       expect(ok({ prompt: "x", modelId: id }).resolution).toBe("2K");
     }
-    expect(only({ prompt: "x", resolution: "8K" })).toMatchObject({ path: "resolution", code: "invalid_option" });
+    expect(only({ prompt: "x", resolution: "8K" })).toMatchObject({
+      path: "resolution",
+      code: "invalid_option",
+    });
   });
 
   it("V2: an omitted resolution on alpha-img2 is an issue at resolution that says to pass 1K", () => {
@@ -166,18 +200,36 @@ describe("normalizeRequest", () => {
   it("N10: background defaults to auto; auto, opaque or transparent", () => {
     expect(ok({ prompt: "x" }).background).toBe("auto");
     expect(ok({ prompt: "x", background: "opaque" }).background).toBe("opaque");
-    expect(only({ prompt: "x", background: "white" })).toMatchObject({ path: "background", code: "invalid_option" });
+    expect(only({ prompt: "x", background: "white" })).toMatchObject({
+      path: "background",
+      code: "invalid_option",
+    });
   });
 
   it("N11: imageCount defaults to 1 and must be a JSON integer >= 1", () => {
     expect(ok({ prompt: "x" }).imageCount).toBe(1);
     expect(ok({ prompt: "x", imageCount: 3 }).imageCount).toBe(3);
     expect(ok({ prompt: "x", imageCount: 2.0 }).imageCount).toBe(2);
-    expect(only({ prompt: "x", imageCount: 1.5 })).toMatchObject({ path: "imageCount", code: "not_integer" });
-    expect(only({ prompt: "x", imageCount: 0 })).toMatchObject({ path: "imageCount", code: "too_small" });
-    expect(only({ prompt: "x", imageCount: -1 })).toMatchObject({ path: "imageCount", code: "too_small" });
-    expect(only({ prompt: "x", imageCount: "2" })).toMatchObject({ path: "imageCount", code: "invalid_type" });
-    expect(only({ prompt: "x", imageCount: Number.NaN })).toMatchObject({ path: "imageCount", code: "invalid_type" });
+    expect(only({ prompt: "x", imageCount: 1.5 })).toMatchObject({
+      path: "imageCount",
+      code: "not_integer",
+    });
+    expect(only({ prompt: "x", imageCount: 0 })).toMatchObject({
+      path: "imageCount",
+      code: "too_small",
+    });
+    expect(only({ prompt: "x", imageCount: -1 })).toMatchObject({
+      path: "imageCount",
+      code: "too_small",
+    });
+    expect(only({ prompt: "x", imageCount: "2" })).toMatchObject({
+      path: "imageCount",
+      code: "invalid_type",
+    });
+    expect(only({ prompt: "x", imageCount: Number.NaN })).toMatchObject({
+      path: "imageCount",
+      code: "invalid_type",
+    });
     expect(only({ prompt: "x", imageCount: Number.POSITIVE_INFINITY })).toMatchObject({
       path: "imageCount",
       code: "not_integer",
@@ -185,7 +237,11 @@ describe("normalizeRequest", () => {
   });
 
   it("N12: asset ids are trimmed and de-duplicated, first occurrence and order kept", () => {
-    const out = ok({ prompt: "x", generationType: "image-to-image", inputAssetIds: ["b", " a", "b ", "c", "a"] });
+    const out = ok({
+      prompt: "x",
+      generationType: "image-to-image",
+      inputAssetIds: ["b", " a", "b ", "c", "a"],
+    });
     expect(out.inputAssetIds).toEqual(["b", "a", "c"]);
   });
 
@@ -196,21 +252,33 @@ describe("normalizeRequest", () => {
       path: "inputAssetIds",
       code: "references_required",
     });
-    expect(only({ prompt: "x", generationType: "image-to-image", inputAssetIds: [] })).toMatchObject({
+    expect(
+      only({ prompt: "x", generationType: "image-to-image", inputAssetIds: [] }),
+    ).toMatchObject({
       path: "inputAssetIds",
       code: "references_required",
     });
-    expect(only({ prompt: "x", inputAssetIds: ["a"] })).toMatchObject({ path: "inputAssetIds", code: "references_not_allowed" });
+    expect(only({ prompt: "x", inputAssetIds: ["a"] })).toMatchObject({
+      path: "inputAssetIds",
+      code: "references_not_allowed",
+    });
   });
 
   it("N12: each id is a non-empty string; at most 14 after de-duplication", () => {
-    const i2i = (ids: unknown) => ({ prompt: "x", generationType: "image-to-image", inputAssetIds: ids });
+    const i2i = (ids: unknown) => ({
+      prompt: "x",
+      generationType: "image-to-image",
+      inputAssetIds: ids,
+    });
     expect(only(i2i(["a", "  "]))).toMatchObject({ path: "inputAssetIds[1]", code: "too_short" });
     expect(only(i2i(["a", 7]))).toMatchObject({ path: "inputAssetIds[1]", code: "invalid_type" });
     expect(only(i2i("a"))).toMatchObject({ path: "inputAssetIds", code: "invalid_type" });
     const fourteen = Array.from({ length: 14 }, (_, i) => `asset_${i}`);
     expect(ok(i2i([...fourteen, ...fourteen, " asset_0 "])).inputAssetIds).toHaveLength(14);
-    expect(only(i2i([...fourteen, "asset_14"]))).toMatchObject({ path: "inputAssetIds", code: "too_many_references" });
+    expect(only(i2i([...fourteen, "asset_14"]))).toMatchObject({
+      path: "inputAssetIds",
+      code: "too_many_references",
+    });
   });
 
   it("N13: idempotencyKey is optional, 1 to 128 code points after trim; absent stays absent", () => {
@@ -218,8 +286,14 @@ describe("normalizeRequest", () => {
     expect(ok({ prompt: "x", idempotencyKey: " k " }).idempotencyKey).toBe("k");
     expect(ok({ prompt: "x", idempotencyKey: "é".repeat(128) }).idempotencyKey).toHaveLength(128);
     expect(ok({ prompt: "x", idempotencyKey: "😀".repeat(128) }).idempotencyKey).toHaveLength(256);
-    expect(only({ prompt: "x", idempotencyKey: "k".repeat(129) })).toMatchObject({ path: "idempotencyKey", code: "too_long" });
-    expect(only({ prompt: "x", idempotencyKey: "   " })).toMatchObject({ path: "idempotencyKey", code: "too_short" });
+    expect(only({ prompt: "x", idempotencyKey: "k".repeat(129) })).toMatchObject({
+      path: "idempotencyKey",
+      code: "too_long",
+    });
+    expect(only({ prompt: "x", idempotencyKey: "   " })).toMatchObject({
+      path: "idempotencyKey",
+      code: "too_short",
+    });
   });
 
   it("N14: a wrong type, null included, is an issue at that field", () => {
@@ -242,7 +316,10 @@ describe("normalizeRequest", () => {
     ];
     for (const [field, value] of cases) {
       const body = field === "prompt" ? { prompt: value } : { prompt: "x", [field]: value };
-      expect(only(body), `${field}=${JSON.stringify(value)}`).toMatchObject({ path: field, code: "invalid_type" });
+      expect(only(body), `${field}=${JSON.stringify(value)}`).toMatchObject({
+        path: field,
+        code: "invalid_type",
+      });
     }
   });
 
@@ -278,8 +355,12 @@ describe("normalizeRequest", () => {
       expect(issue.code).toMatch(/^[a-z]+(_[a-z]+)*$/);
       expect(issue.message).toMatch(/^[A-Za-z].*\.$/);
     }
-    const listed = found.filter((i) => ["aspectRatio", "resolution", "quality", "background"].includes(i.path));
-    for (const issue of listed) expect(issue.message).toContain("use one of");
+    const listed = found.filter((i) =>
+      ["aspectRatio", "resolution", "quality", "background"].includes(i.path),
+    );
+    for (const issue of listed) {
+      expect(issue.message).toContain("use one of");
+    }
   });
 
   it("N15: a long received value is shown cut short, never whole", () => {
@@ -298,23 +379,33 @@ describe("normalizeRequest", () => {
 describe("normalizeRequest: messages, and checks across fields next to other issues", () => {
   it("N4: a long prompt of lone low surrogates is counted one per unit (12000 ok, 12001 too long)", () => {
     expect(normalizeRequest({ prompt: "\udc00".repeat(12000) }).success).toBe(true);
-    expect(issues({ prompt: "\udc00".repeat(12001) })).toMatchObject([{ path: "prompt", code: "too_long" }]);
-    expect(issues({ prompt: "A\udc00".repeat(6001) })).toMatchObject([{ path: "prompt", code: "too_long" }]);
+    expect(issues({ prompt: "\udc00".repeat(12001) })).toMatchObject([
+      { path: "prompt", code: "too_long" },
+    ]);
+    expect(issues({ prompt: "A\udc00".repeat(6001) })).toMatchObject([
+      { path: "prompt", code: "too_long" },
+    ]);
     expect(normalizeRequest({ prompt: "\ud800\udc00".repeat(12000) }).success).toBe(true);
   });
 
   it("N14: a wrong type says what the field must be and what it got", () => {
-    const at = (body: Record<string, unknown>, path: string) => issues({ prompt: "x", ...body }).find((i) => i.path === path);
+    const at = (body: Record<string, unknown>, path: string) =>
+      issues({ prompt: "x", ...body }).find((i) => i.path === path);
     expect(at({ modelId: 5 }, "modelId")?.message).toBe("modelId must be a string; received 5.");
     expect(at({ prompt: null }, "prompt")?.message).toBe("prompt must be a string; received null.");
-    expect(at({ imageCount: "2" }, "imageCount")?.message).toBe('imageCount must be a number; received "2".');
-    expect(at({ generationType: "image-to-image", inputAssetIds: ["a", 7] }, "inputAssetIds[1]")?.message).toBe(
-      "each inputAssetIds entry must be a string; received 7.",
+    expect(at({ imageCount: "2" }, "imageCount")?.message).toBe(
+      'imageCount must be a number; received "2".',
     );
+    expect(
+      at({ generationType: "image-to-image", inputAssetIds: ["a", 7] }, "inputAssetIds[1]")
+        ?.message,
+    ).toBe("each inputAssetIds entry must be a string; received 7.");
     expect(at({ inputAssetIds: {} }, "inputAssetIds")?.message).toBe(
       "inputAssetIds must be an array of asset id strings; received an object.",
     );
-    expect(at({ quality: [] }, "quality")?.message).toBe("quality must be a string; received an array.");
+    expect(at({ quality: [] }, "quality")?.message).toBe(
+      "quality must be a string; received an array.",
+    );
   });
 
   it("N7/N9: an option outside the list names the values the model accepts, with the hint only where it applies", () => {
@@ -334,19 +425,27 @@ describe("normalizeRequest: messages, and checks across fields next to other iss
     expect(issues({ prompt: "x", cost: 1 })[0]?.message).toBe(
       `Field "cost" is not part of a generation request; its fields are ${FIELDS}.`,
     );
-    expect(issues([])[0]?.message).toBe("The request body must be a JSON object; received an array.");
+    expect(issues([])[0]?.message).toBe(
+      "The request body must be a JSON object; received an array.",
+    );
   });
 
   it("N12: a blank id on a text-to-image request is one issue at the id, not also 'references not allowed'", () => {
-    expect(issues({ prompt: "x", inputAssetIds: ["a", " "] }).map((i) => [i.path, i.code])).toEqual([
-      ["inputAssetIds[1]", "too_short"],
-    ]);
-    expect(issues({ prompt: "x", generationType: "image-to-image", inputAssetIds: [" "] }).map((i) => [i.path, i.code])).toEqual([
-      ["inputAssetIds[0]", "too_short"],
-    ]);
-    expect(issues({ prompt: "x", generationType: "image-to-image", inputAssetIds: "" }).map((i) => [i.path, i.code])).toEqual([
-      ["inputAssetIds", "invalid_type"],
-    ]);
+    expect(issues({ prompt: "x", inputAssetIds: ["a", " "] }).map((i) => [i.path, i.code])).toEqual(
+      [["inputAssetIds[1]", "too_short"]],
+    );
+    expect(
+      issues({ prompt: "x", generationType: "image-to-image", inputAssetIds: [" "] }).map((i) => [
+        i.path,
+        i.code,
+      ]),
+    ).toEqual([["inputAssetIds[0]", "too_short"]]);
+    expect(
+      issues({ prompt: "x", generationType: "image-to-image", inputAssetIds: "" }).map((i) => [
+        i.path,
+        i.code,
+      ]),
+    ).toEqual([["inputAssetIds", "invalid_type"]]);
   });
 
   it("N12: the references rules are reported together with an issue of another field", () => {
@@ -389,7 +488,9 @@ describe("normalizeRequest: messages, and checks across fields next to other iss
       ["prompt", "too_short"],
       ["resolution", "resolution_required"],
     ]);
-    expect(issues({ prompt: "x", modelId: 7 }).map((i) => [i.path, i.code])).toEqual([["modelId", "invalid_type"]]);
+    expect(issues({ prompt: "x", modelId: 7 }).map((i) => [i.path, i.code])).toEqual([
+      ["modelId", "invalid_type"],
+    ]);
   });
 
   it("N2/S15: an unknown field named '' or ' ' gets a sentence that names it, quoted; a long name is cut in path and message", () => {
@@ -401,14 +502,22 @@ describe("normalizeRequest: messages, and checks across fields next to other iss
       [" ", "unknown_field"],
       [`${"z ".repeat(20)}...`, "unknown_field"],
     ]);
-    expect(issues[0]?.message).toMatch(/^Field "" is not part of a generation request; its fields are prompt, /);
+    expect(issues[0]?.message).toMatch(
+      /^Field "" is not part of a generation request; its fields are prompt, /,
+    );
     expect(issues[1]?.message).toMatch(/^Field " " is not part/);
-    expect(issues[2]?.message).toMatch(new RegExp(`^Field "${"z ".repeat(20)}\\.\\.\\." is not part`));
+    expect(issues[2]?.message).toMatch(
+      new RegExp(`^Field "${"z ".repeat(20)}\\.\\.\\." is not part`),
+    );
   });
 });
 
 describe("normalizeRequest: bounded work and answers (S15)", () => {
-  const i2i = (ids: unknown) => ({ prompt: "x", generationType: "image-to-image", inputAssetIds: ids });
+  const i2i = (ids: unknown) => ({
+    prompt: "x",
+    generationType: "image-to-image",
+    inputAssetIds: ids,
+  });
 
   it("S15: a list of more than 1000 references is one too_many_references issue; its entries are not read", () => {
     for (const length of [1001, 40_000, 200_000]) {
@@ -421,32 +530,49 @@ describe("normalizeRequest: bounded work and answers (S15)", () => {
       ]);
     }
     // valid entries too: the length alone decides
-    expect(only(i2i(Array.from({ length: 1001 }, () => "a")))).toMatchObject({ code: "too_many_references" });
+    expect(only(i2i(Array.from({ length: 1001 }, () => "a")))).toMatchObject({
+      code: "too_many_references",
+    });
     // up to 1000 entries are read, duplicates counted once (N12)
-    expect(ok(i2i(Array.from({ length: 1000 }, (_, i) => `a${i % 14}`))).inputAssetIds).toHaveLength(14);
-    expect(only({ prompt: "x", inputAssetIds: Array(1001).fill("a") })).toMatchObject({ code: "too_many_references" });
+    expect(
+      ok(i2i(Array.from({ length: 1000 }, (_, i) => `a${i % 14}`))).inputAssetIds,
+    ).toHaveLength(14);
+    expect(only({ prompt: "x", inputAssetIds: Array(1001).fill("a") })).toMatchObject({
+      code: "too_many_references",
+    });
     // only a list is sized: a long string is a wrong type
-    expect(only(i2i("a".repeat(5000)))).toMatchObject({ path: "inputAssetIds", code: "invalid_type" });
+    expect(only(i2i("a".repeat(5000)))).toMatchObject({
+      path: "inputAssetIds",
+      code: "invalid_type",
+    });
   });
 
   it("S15: at most 50 issues are reported, then one too_many_issues issue at path '' counting the rest", () => {
     const found = issues(i2i(Array(1000).fill(0)));
     expect(found).toHaveLength(51);
-    expect(found.slice(0, 50).every((i, n) => i.path === `inputAssetIds[${n}]` && i.code === "invalid_type")).toBe(true);
+    expect(
+      found
+        .slice(0, 50)
+        .every((i, n) => i.path === `inputAssetIds[${n}]` && i.code === "invalid_type"),
+    ).toBe(true);
     expect(found[50]).toEqual({
       path: "",
       code: "too_many_issues",
       message: "950 more issues were left out to keep the answer short; fix the ones listed first.",
     });
     const keys: Record<string, unknown> = { prompt: "" };
-    for (let i = 0; i < 90_000; i++) keys[`k${i}`] = i;
+    for (let i = 0; i < 90_000; i++) {
+      keys[`k${i}`] = i;
+    }
     const unknown = issues(keys);
     expect(unknown).toHaveLength(51);
     expect(unknown[0]).toMatchObject({ path: "k0", code: "unknown_field" });
     expect(unknown[50]?.message).toMatch(/^89951 more issues were left out/);
     // exactly 50 issues: no count
     const fifty: Record<string, unknown> = { prompt: "x" };
-    for (let i = 0; i < 50; i++) fifty[`k${i}`] = i;
+    for (let i = 0; i < 50; i++) {
+      fifty[`k${i}`] = i;
+    }
     expect(issues(fifty).map((i) => i.code)).toEqual(Array(50).fill("unknown_field"));
   });
 
@@ -455,8 +581,17 @@ describe("normalizeRequest: bounded work and answers (S15)", () => {
     const found = only({ prompt: "x", [name]: 1 });
     expect(found.path).toBe(`${"n ".repeat(20)}...`);
     expect(only({ prompt: "x", ["n".repeat(300_000)]: 1 }).path).toBe(HIDDEN);
-    expect(found.message).toBe(`Field "${"n ".repeat(20)}..." is not part of a generation request; its fields are ${FIELDS}.`);
-    for (const field of ["modelId", "generationType", "aspectRatio", "resolution", "quality", "background"]) {
+    expect(found.message).toBe(
+      `Field "${"n ".repeat(20)}..." is not part of a generation request; its fields are ${FIELDS}.`,
+    );
+    for (const field of [
+      "modelId",
+      "generationType",
+      "aspectRatio",
+      "resolution",
+      "quality",
+      "background",
+    ]) {
       const issue = only({ prompt: "x", [field]: "v ".repeat(50_000) });
       expect(issue.message, field).toContain(`"${"v ".repeat(20)}..."`);
       expect(issue.message.length, field).toBeLessThan(300);
@@ -464,25 +599,37 @@ describe("normalizeRequest: bounded work and answers (S15)", () => {
     expect(only({ prompt: "p".repeat(1_000_000) }).message).toBe(
       "prompt must be at most 12000 characters after trimming; it has 1000000.",
     );
-    expect(only(i2i(["a", "c".repeat(1_000_000), 7])).message).toBe("each inputAssetIds entry must be a string; received 7.");
+    expect(only(i2i(["a", "c".repeat(1_000_000), 7])).message).toBe(
+      "each inputAssetIds entry must be a string; received 7.",
+    );
   });
 
   it("N1/N4: the schema alone names a body that is not an object, and a missing prompt", () => {
     expect(v.safeParse(GenerationRequestSchema, 5).issues?.[0]?.message).toBe(
       "The request body must be a JSON object; received 5.",
     );
-    expect(v.safeParse(GenerationRequestSchema, {}).issues?.[0]?.message).toBe("prompt is required.");
+    expect(v.safeParse(GenerationRequestSchema, {}).issues?.[0]?.message).toBe(
+      "prompt is required.",
+    );
   });
 
   it("S15: a deeply nested value is named by its type, never walked", () => {
     let deep: unknown = "x";
-    for (let i = 0; i < 100_000; i++) deep = [deep];
+    for (let i = 0; i < 100_000; i++) {
+      deep = [deep];
+    }
     expect(only({ prompt: deep })).toEqual({
       path: "prompt",
       code: "invalid_type",
       message: "prompt must be a string; received an array.",
     });
-    expect(only({ prompt: "x", extra: deep })).toMatchObject({ path: "extra", code: "unknown_field" });
-    expect(issues(i2i([deep, deep])).map((i) => i.path)).toEqual(["inputAssetIds[0]", "inputAssetIds[1]"]);
+    expect(only({ prompt: "x", extra: deep })).toMatchObject({
+      path: "extra",
+      code: "unknown_field",
+    });
+    expect(issues(i2i([deep, deep])).map((i) => i.path)).toEqual([
+      "inputAssetIds[0]",
+      "inputAssetIds[1]",
+    ]);
   });
 });

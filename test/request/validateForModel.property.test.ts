@@ -10,7 +10,13 @@ import {
   quote,
   validateForModel,
 } from "../../src/index.js";
-import { distinctIds, setOwn, type ValidCase, validCase, withDuplicates } from "../arbitraries/requests.js";
+import {
+  distinctIds,
+  setOwn,
+  type ValidCase,
+  validCase,
+  withDuplicates,
+} from "../arbitraries/requests.js";
 import { padded } from "../arbitraries/text.js";
 import {
   ALL_RATIOS,
@@ -38,7 +44,12 @@ type Field = "aspectRatio" | "resolution" | "quality" | "background";
  * oracle says the model accepts it, and otherwise rejected only at that field with `code`. Checked
  * through the whole pipeline (a JSON body) and on a hand-built request given to validateForModel.
  */
-function acceptsExactly(field: Field, all: readonly string[], accepted: (m: OracleModel) => readonly string[], code: string) {
+function acceptsExactly(
+  field: Field,
+  all: readonly string[],
+  accepted: (m: OracleModel) => readonly string[],
+  code: string,
+) {
   fc.assert(
     fc.property(
       validCase().chain((c) =>
@@ -54,8 +65,13 @@ function acceptsExactly(field: Field, all: readonly string[], accepted: (m: Orac
         const r = verdict(body);
         const handBuilt = validateForModel({ ...c.expected, [field]: value } as GenerationRequest);
         for (const result of [r, handBuilt]) {
-          if (ok) expect(result).toEqual({ success: true, output: { ...c.expected, [field]: value } });
-          else expect(issuesOf(result)).toEqual([{ path: field, code, message: expect.stringContaining(c.model) }]);
+          if (ok) {
+            expect(result).toEqual({ success: true, output: { ...c.expected, [field]: value } });
+          } else {
+            expect(issuesOf(result)).toEqual([
+              { path: field, code, message: expect.stringContaining(c.model) },
+            ]);
+          }
         }
       },
     ),
@@ -78,11 +94,20 @@ describe("validateForModel: one property per rule", () => {
         const { resolution: __, ...handBuilt } = c.expected;
         const fallback = oracleDefaultResolution(c.model);
         for (const result of [verdict(body), validateForModel(handBuilt as GenerationRequest)]) {
-          if (fallback === undefined)
+          if (fallback === undefined) {
             expect(issuesOf(result)).toEqual([
-              { path: "resolution", code: "resolution_required", message: expect.stringContaining('"1K"') },
+              {
+                path: "resolution",
+                code: "resolution_required",
+                message: expect.stringContaining('"1K"'),
+              },
             ]);
-          else expect(result).toEqual({ success: true, output: { ...c.expected, resolution: fallback } });
+          } else {
+            expect(result).toEqual({
+              success: true,
+              output: { ...c.expected, resolution: fallback },
+            });
+          }
         }
       }),
     );
@@ -99,11 +124,14 @@ describe("validateForModel: one property per rule", () => {
   it("V5: property: imageCount is accepted up to the model's maximum (alpha-img2 8, gamma-image-1.5 10, others 4), never above", () => {
     fc.assert(
       fc.property(
-        validCase().chain((c) => fc.tuple(fc.constant(c), fc.integer({ min: 1, max: ORACLE_MAX_IMAGES[c.model] + 20 }))),
+        validCase().chain((c) =>
+          fc.tuple(fc.constant(c), fc.integer({ min: 1, max: ORACLE_MAX_IMAGES[c.model] + 20 })),
+        ),
         ([c, n]) => {
           const r = verdict({ ...c.body, imageCount: n });
-          if (n <= ORACLE_MAX_IMAGES[c.model]) expect(r).toEqual({ success: true, output: { ...c.expected, imageCount: n } });
-          else
+          if (n <= ORACLE_MAX_IMAGES[c.model]) {
+            expect(r).toEqual({ success: true, output: { ...c.expected, imageCount: n } });
+          } else {
             expect(issuesOf(r)).toEqual([
               {
                 path: "imageCount",
@@ -111,6 +139,7 @@ describe("validateForModel: one property per rule", () => {
                 message: expect.stringContaining(String(ORACLE_MAX_IMAGES[c.model])),
               },
             ]);
+          }
         },
       ),
     );
@@ -131,11 +160,17 @@ describe("validateForModel: one property per rule", () => {
             inputAssetIds: list,
           } as GenerationRequest);
           for (const result of [r, handBuilt]) {
-            if (ids.length <= ORACLE_MAX_REFS[c.model]) expect(result.success).toBe(true);
-            else
+            if (ids.length <= ORACLE_MAX_REFS[c.model]) {
+              expect(result.success).toBe(true);
+            } else {
               expect(issuesOf(result)).toEqual([
-                { path: "inputAssetIds", code: "too_many_references", message: expect.stringContaining(c.model) },
+                {
+                  path: "inputAssetIds",
+                  code: "too_many_references",
+                  message: expect.stringContaining(c.model),
+                },
               ]);
+            }
           }
         },
       ),
@@ -205,7 +240,10 @@ describe("V7: the model table drives validation and pricing", () => {
           refs: fc.integer({ min: 0, max: ORACLE_PUBLIC_MAX_REFS }),
         }),
         (spec, f) => {
-          const extended: Catalog = defineCatalog({ ...catalog, models: { ...catalog.models, [spec.id]: spec } });
+          const extended: Catalog = defineCatalog({
+            ...catalog,
+            models: { ...catalog.models, [spec.id]: spec },
+          });
           const request = {
             prompt: "x",
             modelId: spec.id,
@@ -225,16 +263,28 @@ describe("V7: the model table drives validation and pricing", () => {
             ...(f.imageCount <= spec.maxImageCount ? [] : ["imageCount"]),
             ...(f.refs <= spec.maxReferenceImages ? [] : ["inputAssetIds"]),
           ];
-          expect(issuesOf(validateForModel(request, { catalog: extended })).map((i) => i.path)).toEqual(expectedPaths);
+          expect(
+            issuesOf(validateForModel(request, { catalog: extended })).map((i) => i.path),
+          ).toEqual(expectedPaths);
 
           const base = spec.prices[f.resolution as "1K"]?.[f.quality as "low"];
           const priceable = base !== undefined && f.refs <= spec.maxReferenceImages;
           const q = quote(
-            { kind: "image", modelId: spec.id, resolution: f.resolution, quality: f.quality, referenceImageCount: f.refs },
+            {
+              kind: "image",
+              modelId: spec.id,
+              resolution: f.resolution,
+              quality: f.quality,
+              referenceImageCount: f.refs,
+            },
             { catalog: extended },
           );
-          expect(q.credits).toBe(priceable ? (base as number) + spec.referenceSurchargeCredits * f.refs : null);
-          expect(capabilities(spec.id, { catalog: extended })?.outputFormat).toBe(spec.outputFormat);
+          expect(q.credits).toBe(
+            priceable ? (base as number) + spec.referenceSurchargeCredits * f.refs : null,
+          );
+          expect(capabilities(spec.id, { catalog: extended })?.outputFormat).toBe(
+            spec.outputFormat,
+          );
         },
       ),
     );

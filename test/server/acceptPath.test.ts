@@ -13,7 +13,9 @@ async function shiftingServer(multipliers: readonly string[]) {
   const overrides: Partial<Store> = {
     commitTask: async (input, now) => {
       const next = multipliers[armed.calls++];
-      if (armed.userId !== undefined && next !== undefined) await base.setMultiplier(armed.userId, next);
+      if (armed.userId !== undefined && next !== undefined) {
+        await base.setMultiplier(armed.userId, next);
+      }
       return base.commitTask(input, now);
     },
   };
@@ -27,7 +29,12 @@ type Batch = { batch: { taskId: string; totalCreditCost: number; balanceAfterCre
 describe("the multiplier a generation is priced with (S7)", () => {
   it("S7: a multiplier changed between authentication and the commit is priced again: charged and stored at the new one", async () => {
     const { s, arm } = await shiftingServer(["2"]);
-    const body = (idempotencyKey: string) => ({ prompt: "a fox", modelId: "beta", imageCount: 1, idempotencyKey });
+    const body = (idempotencyKey: string) => ({
+      prompt: "a fox",
+      modelId: "beta",
+      imageCount: 1,
+      idempotencyKey,
+    });
     const atOne = (await (await s.generate(body("at-one"))).json()) as Batch;
     arm();
     const res = await s.generate(body("shifted"));
@@ -38,8 +45,14 @@ describe("the multiplier a generation is priced with (S7)", () => {
     expect(shifted.batch.totalCreditCost).toBe(atTwo.batch.totalCreditCost);
     expect(shifted.batch.totalCreditCost).not.toBe(atOne.batch.totalCreditCost);
     expect((await s.admin.task(shifted.batch.taskId)).multiplier).toBe("2");
-    const debits = (await s.admin.ledger(s.userId)).filter((e) => e.kind === "debit").map((e) => e.credits);
-    expect(debits).toEqual([atOne.batch.totalCreditCost, shifted.batch.totalCreditCost, atTwo.batch.totalCreditCost]);
+    const debits = (await s.admin.ledger(s.userId))
+      .filter((e) => e.kind === "debit")
+      .map((e) => e.credits);
+    expect(debits).toEqual([
+      atOne.batch.totalCreditCost,
+      shifted.batch.totalCreditCost,
+      atTwo.batch.totalCreditCost,
+    ]);
   });
 
   it("S7: a multiplier that changes under three commits in a row answers 503 with Retry-After and charges nothing", async () => {
@@ -52,7 +65,11 @@ describe("the multiplier a generation is priced with (S7)", () => {
     expect((await errorOf(res)).code).toBe("service_unavailable");
     expect(await s.admin.ledger(s.userId)).toEqual(ledger);
     // The key was not used up: the retry is a new task, charged at the multiplier now in force.
-    const retry = await s.generate({ prompt: "a fox", modelId: "beta", idempotencyKey: "restless" });
+    const retry = await s.generate({
+      prompt: "a fox",
+      modelId: "beta",
+      idempotencyKey: "restless",
+    });
     expect(retry.status).toBe(202);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();
   });

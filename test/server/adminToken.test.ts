@@ -5,7 +5,11 @@
 import { describe, expect, it } from "vitest";
 import { addressKey } from "../../src/server/address.js";
 import { ADMIN_TOKEN_THROTTLE, MIN_ADMIN_TOKEN_CHARS } from "../../src/server/adminToken.js";
-import { AdminTokenError, createReferenceServer, type ReferenceServer } from "../../src/server/index.js";
+import {
+  AdminTokenError,
+  createReferenceServer,
+  type ReferenceServer,
+} from "../../src/server/index.js";
 import { BASE, errorOf, makeServer } from "./helpers.js";
 
 const TOKEN = "admin-token-for-tests";
@@ -37,7 +41,11 @@ describe("the admin token's length (S1)", () => {
   });
 
   it("S15: a token outside A-Z a-z 0-9 _ - is refused, so that every echo and log line hides it by its shape", async () => {
-    const outside = { "p4ss.w0rd!p4ss.w0rd!": 4, "sixteen-chars-ok but-a-space": 1, "tok\u00e9n-tok\u00e9n-tok\u00e9n": 3 };
+    const outside = {
+      "p4ss.w0rd!p4ss.w0rd!": 4,
+      "sixteen-chars-ok but-a-space": 1,
+      "tok\u00e9n-tok\u00e9n-tok\u00e9n": 3,
+    };
     for (const [token, count] of Object.entries(outside)) {
       // The message says how many characters are outside the set (never which), so a right length is not a riddle.
       expect(() => createReferenceServer({ adminToken: token }), token).toThrow(
@@ -47,7 +55,9 @@ describe("the admin token's length (S1)", () => {
     const token = "Adm1n_t0ken-for-the-echo-test";
     const server = createReferenceServer({ adminToken: token });
     const res = await server.fetch(
-      new Request(`http://localhost/admin/${token}/nowhere`, { headers: { authorization: `Bearer ${token}` } }),
+      new Request(`http://localhost/admin/${token}/nowhere`, {
+        headers: { authorization: `Bearer ${token}` },
+      }),
     );
     expect(res.status).toBe(404);
     expect(await res.text()).not.toContain(token.slice(0, 16));
@@ -60,12 +70,18 @@ describe("wrong admin tokens are throttled per client address (S1)", () => {
     const attacker = "203.0.113.9";
     const wrong = { authorization: "Bearer wrong-token-wrong-token" };
     for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures + 2; i++) {
-      const missing = await server.fetch(new Request(`${BASE}/admin/nope-${i}`, { headers: wrong }), { clientAddress: attacker });
+      const missing = await server.fetch(
+        new Request(`${BASE}/admin/nope-${i}`, { headers: wrong }),
+        { clientAddress: attacker },
+      );
       expect(missing.status).toBe(404);
       expect((await errorOf(missing)).code).toBe("not_found");
-      const method = await server.fetch(new Request(`${BASE}/admin/clock`, { method: "DELETE", headers: wrong }), {
-        clientAddress: attacker,
-      });
+      const method = await server.fetch(
+        new Request(`${BASE}/admin/clock`, { method: "DELETE", headers: wrong }),
+        {
+          clientAddress: attacker,
+        },
+      );
       expect(method.status).toBe(405);
     }
     // A known route checks the token, and the address is not locked out: the right token passes.
@@ -109,13 +125,17 @@ describe("wrong admin tokens are throttled per client address (S1)", () => {
     const now = Date.UTC(2026, 0, 1);
     const server = await makeServer({ adminToken: TOKEN, now: () => now });
     const address = "198.51.100.1";
-    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures - 1; i++)
+    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures - 1; i++) {
       expect((await tryToken(server, "wrong", address)).status).toBe(401);
+    }
     expect((await tryToken(server, TOKEN, address)).status).toBe(200);
-    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures - 1; i++)
+    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures - 1; i++) {
       expect((await tryToken(server, "wrong", address)).status).toBe(401);
+    }
     for (let i = 0; i < 20; i++) {
-      const res = await server.fetch(new Request(`${BASE}/admin/openapi.json`), { clientAddress: address });
+      const res = await server.fetch(new Request(`${BASE}/admin/openapi.json`), {
+        clientAddress: address,
+      });
       expect(res.status).toBe(401);
     }
     expect((await tryToken(server, TOKEN, address)).status).toBe(200);
@@ -124,7 +144,9 @@ describe("wrong admin tokens are throttled per client address (S1)", () => {
   it("S1: requests without a client address share one count; Deno's handler info and Bun's server name the address too", async () => {
     const now = Date.UTC(2026, 0, 1);
     const server = await makeServer({ adminToken: TOKEN, now: () => now });
-    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures; i++) expect((await tryToken(server, "wrong")).status).toBe(401);
+    for (let i = 0; i < ADMIN_TOKEN_THROTTLE.failures; i++) {
+      expect((await tryToken(server, "wrong")).status).toBe(401);
+    }
     expect((await tryToken(server, TOKEN)).status).toBe(429);
     const deno = { remoteAddr: { hostname: "192.0.2.9", port: 5555, transport: "tcp" } };
     const res = await server.fetch(

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { BASE, errorOf, makeServer, makeStore, setup } from "./helpers.js";
 
 const ping = (server: { fetch: (r: Request) => Promise<Response> }, authorization?: string) =>
-  server.fetch(new Request(`${BASE}/api/ping`, { headers: authorization === undefined ? {} : { authorization } }));
+  server.fetch(
+    new Request(`${BASE}/api/ping`, {
+      headers: authorization === undefined ? {} : { authorization },
+    }),
+  );
 
 describe("API keys", () => {
   it("S1: every endpoint answers 401 without a key, and the error body never echoes the key", async () => {
@@ -15,7 +19,9 @@ describe("API keys", () => {
     ];
     for (const [method, path] of paths) {
       const init: RequestInit = { method, headers: { "content-type": "application/json" } };
-      if (method === "POST") init.body = "{}";
+      if (method === "POST") {
+        init.body = "{}";
+      }
       const res = await s.server.fetch(new Request(BASE + path, init));
       expect(res.status, path).toBe(401);
       expect((await errorOf(res)).code).toBe("missing_api_key");
@@ -57,12 +63,17 @@ describe("API keys", () => {
       expect((await ping(s.server, `${scheme} ${s.key}`)).status, scheme).toBe(200);
     }
     expect((await ping(s.server, `Bearer  ${s.key}`)).status).toBe(200); // extra space before the key
-    expect((await ping(s.server, `Bearer ${s.key.toUpperCase().replace("CK_TEST_", "ck_test_")}`)).status).toBe(401);
+    expect(
+      (await ping(s.server, `Bearer ${s.key.toUpperCase().replace("CK_TEST_", "ck_test_")}`))
+        .status,
+    ).toBe(401);
   });
 
   it("S1: GET /api/ping accepts only API-key authentication (no other scheme, no cookie)", async () => {
     const s = await setup();
-    const res = await s.server.fetch(new Request(`${BASE}/api/ping`, { headers: { cookie: `session=${s.key}` } }));
+    const res = await s.server.fetch(
+      new Request(`${BASE}/api/ping`, { headers: { cookie: `session=${s.key}` } }),
+    );
     expect(res.status).toBe(401);
     expect((await ping(s.server, `Basic ${btoa(`${s.key}:`)}`)).status).toBe(401);
     expect((await ping(s.server, `Bearer ${s.key}`)).status).toBe(200);
@@ -76,7 +87,9 @@ describe("API keys", () => {
     expect(live.key).toMatch(/^ck_live_[A-Za-z0-9_-]{32}$/);
     expect(test.apiKeyId).toMatch(/^apk_/);
     const many = new Set(
-      (await Promise.all(Array.from({ length: 200 }, () => s.admin.createApiKey(s.userId)))).map((k) => k.key),
+      (await Promise.all(Array.from({ length: 200 }, () => s.admin.createApiKey(s.userId)))).map(
+        (k) => k.key,
+      ),
     );
     expect(many.size).toBe(200);
   });
@@ -86,7 +99,9 @@ describe("API keys", () => {
     const server = await makeServer({ store });
     const { userId } = await server.admin.createUser({ credits: 0 });
     const { key, apiKeyId } = await server.admin.createApiKey(userId, { mode: "live" });
-    const expected = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)))]
+    const expected = [
+      ...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key))),
+    ]
       .map((b) => b.toString(16).padStart(2, "0"))
       .join("");
     const record = (await store.findCaller(expected))?.key;
@@ -101,7 +116,11 @@ describe("API keys", () => {
     const s = await setup();
     const other = await s.admin.createUser({ credits: 1000 });
     const foreign = (await s.admin.createAsset(other.userId)).assetId;
-    const body = (ids: string[]) => ({ prompt: "p", generationType: "image-to-image", inputAssetIds: ids });
+    const body = (ids: string[]) => ({
+      prompt: "p",
+      generationType: "image-to-image",
+      inputAssetIds: ids,
+    });
     const foreignRes = await s.generate(body([s.assets[0] as string, foreign]));
     const unknownRes = await s.generate(body([s.assets[0] as string, "ast_0000000000000000"]));
     expect(foreignRes.status).toBe(400);
@@ -122,7 +141,11 @@ describe("API keys", () => {
   it("S2: param points at the reference as the client wrote it, before de-duplication", async () => {
     const s = await setup();
     const a = s.assets[0] as string;
-    const res = await s.generate({ prompt: "p", generationType: "image-to-image", inputAssetIds: [a, ` ${a} `, " nope "] });
+    const res = await s.generate({
+      prompt: "p",
+      generationType: "image-to-image",
+      inputAssetIds: [a, ` ${a} `, " nope "],
+    });
     const error = await errorOf(res);
     expect(error).toMatchObject({ code: "asset_not_found", param: "inputAssetIds[2]" });
   });
@@ -139,7 +162,11 @@ describe("API keys", () => {
 describe("keys in the wrong place", () => {
   it("S1: a key pasted as an asset id is not echoed in the 400", async () => {
     const s = await setup();
-    const res = await s.generate({ prompt: "p", generationType: "image-to-image", inputAssetIds: [s.key] });
+    const res = await s.generate({
+      prompt: "p",
+      generationType: "image-to-image",
+      inputAssetIds: [s.key],
+    });
     expect(res.status).toBe(400);
     const text = await res.text();
     expect(text).not.toContain(s.key.slice(8, 20));

@@ -14,7 +14,9 @@ const OTHER_KEY = "ck_test_body_limit_key_1111111111";
 /** A JSON string with every UTF-16 unit escaped as `\uXXXX`: the longest way to write it. */
 function escaped(text: string): string {
   let out = '"';
-  for (let i = 0; i < text.length; i++) out += `\\u${text.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  for (let i = 0; i < text.length; i++) {
+    out += `\\u${text.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  }
   return `${out}"`;
 }
 
@@ -32,12 +34,22 @@ describe("the default body limit (S12, S15)", () => {
   it("S12: the largest valid request, every character escaped, fits the default limit and is accepted", async () => {
     // 13 distinct asset ids of 128 astral code points, and one short id repeated to fill the 1,000
     // entries a list may hold: 14 distinct references, the most any model takes.
-    const longIds = Array.from({ length: 13 }, (_, i) => `${String.fromCharCode(0x41 + i)}${astral(127)}`);
+    const longIds = Array.from(
+      { length: 13 },
+      (_, i) => `${String.fromCharCode(0x41 + i)}${astral(127)}`,
+    );
     const shortId = "ast_0123456789abcdef";
     const server = await makeServer({
-      fixtures: { users: [{ id: "usr_big", credits: 1_000_000, apiKeys: [KEY], assets: [...longIds, shortId] }] },
+      fixtures: {
+        users: [
+          { id: "usr_big", credits: 1_000_000, apiKeys: [KEY], assets: [...longIds, shortId] },
+        ],
+      },
     });
-    const ids = [...longIds, ...Array.from({ length: BOUNDS.maxReferenceEntries - longIds.length }, () => shortId)];
+    const ids = [
+      ...longIds,
+      ...Array.from({ length: BOUNDS.maxReferenceEntries - longIds.length }, () => shortId),
+    ];
     const fields: [string, string][] = [
       ["prompt", escaped(astral(12_000))],
       ["modelId", escaped("alpha-img2-5-sunburst")],
@@ -67,7 +79,9 @@ describe("the default body limit (S12, S15)", () => {
   }, 30_000);
 
   it("S12: one byte over the default limit is 413 payload_too_large naming the limit", async () => {
-    const server = await makeServer({ fixtures: { users: [{ credits: 10, apiKeys: [OTHER_KEY] }] } });
+    const server = await makeServer({
+      fixtures: { users: [{ credits: 10, apiKeys: [OTHER_KEY] }] },
+    });
     const res = await server.fetch(
       new Request(`${BASE}/api/generations`, {
         method: "POST",

@@ -13,7 +13,9 @@ describe("balances stay exact (S15)", () => {
     expect(await admin.balance(userId)).toBe(MAX_CREDITS);
     const ledger = await admin.ledger(userId);
     for (const credits of [1, MAX_CREDITS, 2 ** 53, 1e300]) {
-      expect(await adminCodeOf(admin.grantCredits(userId, credits)), String(credits)).toBe("credits_too_large");
+      expect(await adminCodeOf(admin.grantCredits(userId, credits)), String(credits)).toBe(
+        "credits_too_large",
+      );
     }
     const error = await admin.grantCredits(userId, 1).catch((e: unknown) => e as Error);
     expect(error?.message).toContain(String(MAX_CREDITS)); // the balance as it is, not rounded
@@ -24,11 +26,15 @@ describe("balances stay exact (S15)", () => {
   it("S15: createUser with more than 2^53 - 1 credits rejects with credits_too_large; exactly 2^53 - 1 is accepted", async () => {
     const { admin } = await makeServer();
     for (const credits of [2 ** 53, 2 ** 60, 1e300]) {
-      expect(await adminCodeOf(admin.createUser({ credits })), String(credits)).toBe("credits_too_large");
+      expect(await adminCodeOf(admin.createUser({ credits })), String(credits)).toBe(
+        "credits_too_large",
+      );
     }
     const { userId } = await admin.createUser({ credits: MAX_CREDITS });
     expect(await admin.balance(userId)).toBe(MAX_CREDITS);
-    expect(await admin.ledger(userId)).toEqual([{ kind: "grant", credits: MAX_CREDITS, at: expect.any(String) }]);
+    expect(await admin.ledger(userId)).toEqual([
+      { kind: "grant", credits: MAX_CREDITS, at: expect.any(String) },
+    ]);
   });
 });
 
@@ -42,7 +48,9 @@ describe("a key revoked in flight (S15)", () => {
     const armed: { apiKeyId?: string } = {};
     const overrides: Partial<Store> = {
       commitTask: async (input, now) => {
-        if (armed.apiKeyId !== undefined) await base.revokeApiKey(armed.apiKeyId);
+        if (armed.apiKeyId !== undefined) {
+          await base.revokeApiKey(armed.apiKeyId);
+        }
         return base.commitTask(input, now);
       },
     };
@@ -80,7 +88,9 @@ describe("bounded answers (S15)", () => {
     const s = await setup();
     const spec: Record<string, unknown> = { kind: "image", modelId: "beta" };
     // 250 fields of 1,000 characters: within the default body limit, five times the issues listed.
-    for (let i = 0; i < 250; i++) spec[`${"f".repeat(1000)}${i}`] = i;
+    for (let i = 0; i < 250; i++) {
+      spec[`${"f".repeat(1000)}${i}`] = i;
+    }
     const res = await s.post("/api/pricing/quote", spec);
     expect(res.status).toBe(400);
     const text = await res.text();
@@ -91,7 +101,9 @@ describe("bounded answers (S15)", () => {
       issues: { path: string; code: string; message: string }[];
     };
     // The core lists the first 50 and counts the rest in one more issue, which the answer keeps.
-    expect(error.message).toBe(`The request has more than ${MAX_LISTED_ISSUES} problems; see issues.`);
+    expect(error.message).toBe(
+      `The request has more than ${MAX_LISTED_ISSUES} problems; see issues.`,
+    );
     expect(error.issues).toHaveLength(MAX_LISTED_ISSUES + 1);
     expect(error.issues.at(-1)).toMatchObject({ path: "", code: "too_many_issues" });
     expect(error.issues.at(-1)?.message).toContain(`${250 - MAX_LISTED_ISSUES} more issues`);
@@ -107,7 +119,9 @@ describe("bounded answers (S15)", () => {
     const s = await setup();
     const body: Record<string, unknown> = { prompt: "p" };
     // 2 bytes a character in UTF-8: 270 KB, within the default body limit.
-    for (let i = 0; i < 90; i++) body[`${"\u00e9".repeat(1500)}${i}`] = 1;
+    for (let i = 0; i < 90; i++) {
+      body[`${"\u00e9".repeat(1500)}${i}`] = 1;
+    }
     const res = await s.generate(body);
     expect(res.status).toBe(400);
     expect(bytes(await res.text())).toBeLessThanOrEqual(MAX_ERROR_BODY_BYTES);
@@ -115,7 +129,9 @@ describe("bounded answers (S15)", () => {
     const notFound = await s.get(`/${"x".repeat(100_000)}`);
     expect(notFound.status).toBe(404);
     expect(bytes(await notFound.text())).toBeLessThan(1024);
-    const wrongMethod = await s.server.fetch(new Request(`${BASE}/api/ping`, { method: "X".repeat(10_000), headers: s.auth }));
+    const wrongMethod = await s.server.fetch(
+      new Request(`${BASE}/api/ping`, { method: "X".repeat(10_000), headers: s.auth }),
+    );
     expect(wrongMethod.status).toBe(405);
     expect(bytes(await wrongMethod.text())).toBeLessThan(1024);
   });
@@ -125,16 +141,23 @@ describe("HEAD (S12)", () => {
   it("S12: HEAD /api/ping answers 200 like GET, with the same headers, the GET's length and no body", async () => {
     const s = await setup();
     const get = await s.server.fetch(new Request(`${BASE}/api/ping`, { headers: s.auth }));
-    const head = await s.server.fetch(new Request(`${BASE}/api/ping`, { method: "HEAD", headers: s.auth }));
+    const head = await s.server.fetch(
+      new Request(`${BASE}/api/ping`, { method: "HEAD", headers: s.auth }),
+    );
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
     const body = await get.text();
     expect(body.length).toBeGreaterThan(0);
     // The GET's length is left to the runtime, which counts what it sends; the HEAD carries it.
-    expect(head.headers.get("content-length")).toBe(String(new TextEncoder().encode(body).byteLength));
+    expect(head.headers.get("content-length")).toBe(
+      String(new TextEncoder().encode(body).byteLength),
+    );
     const headersOf = (res: Response) => {
       const all: [string, string][] = [];
-      res.headers.forEach((value, name) => void (name !== "request-id" && name !== "content-length" && all.push([name, value])));
+      res.headers.forEach(
+        (value, name) =>
+          void (name !== "request-id" && name !== "content-length" && all.push([name, value])),
+      );
       return all;
     };
     expect(headersOf(head)).toEqual(headersOf(get));

@@ -12,17 +12,24 @@ const PAGE = "http://127.0.0.1:5173";
 const accessControl = (res: Response) => {
   const names: string[] = [];
   res.headers.forEach((_, name) => {
-    if (name.startsWith("access-control-")) names.push(name);
+    if (name.startsWith("access-control-")) {
+      names.push(name);
+    }
   });
   return names;
 };
 
-const varied = (res: Response) => (res.headers.get("vary") ?? "").split(",").map((name) => name.trim());
+const varied = (res: Response) =>
+  (res.headers.get("vary") ?? "").split(",").map((name) => name.trim());
 
 const preflight = (origin: string, path = "/api/generations") =>
   new Request(BASE + path, {
     method: "OPTIONS",
-    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+    headers: {
+      origin,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "authorization, content-type",
+    },
   });
 
 describe("CORS", () => {
@@ -42,7 +49,9 @@ describe("CORS", () => {
     expect(await res.text()).toBe("");
     expect(res.headers.get("access-control-allow-origin")).toBe(PAGE);
     expect(res.headers.get("access-control-allow-methods")).toContain("POST");
-    expect(res.headers.get("access-control-allow-headers")).toBe("Authorization, Content-Type, Idempotency-Key");
+    expect(res.headers.get("access-control-allow-headers")).toBe(
+      "Authorization, Content-Type, Idempotency-Key",
+    );
     expect(Number(res.headers.get("access-control-max-age"))).toBeGreaterThan(0);
     expect(varied(res)).toContain("Origin");
     expect(res.headers.get("request-id")).toMatch(/^req_/);
@@ -60,7 +69,9 @@ describe("CORS", () => {
     expect(ok.headers.get("access-control-allow-origin")).toBe(PAGE);
     expect(ok.headers.get("vary")).toBe("Origin");
     const exposed = (ok.headers.get("access-control-expose-headers") ?? "").split(", ");
-    for (const name of ["Request-Id", "Retry-After", "Idempotent-Replayed"]) expect(exposed).toContain(name);
+    for (const name of ["Request-Id", "Retry-After", "Idempotent-Replayed"]) {
+      expect(exposed).toContain(name);
+    }
     const denied = await s.get("/api/ping", { origin: PAGE });
     expect(denied.status).toBe(401);
     expect(denied.headers.get("access-control-allow-origin")).toBe(PAGE);
@@ -77,7 +88,9 @@ describe("CORS", () => {
     const ping = await s.get("/api/ping", { ...s.auth, origin: "http://localhost:3000" });
     expect(ping.headers.get("access-control-allow-origin")).toBe("*");
     // An OPTIONS that is not a preflight is answered as before.
-    const plain = await s.server.fetch(new Request(`${BASE}/api/ping`, { method: "OPTIONS", headers: { origin: PAGE } }));
+    const plain = await s.server.fetch(
+      new Request(`${BASE}/api/ping`, { method: "OPTIONS", headers: { origin: PAGE } }),
+    );
     expect(plain.status).toBe(405);
   });
 
@@ -104,13 +117,21 @@ describe("CORS", () => {
       }
     }
     const doc = await server.fetch(
-      new Request(`${BASE}/admin/openapi.json`, { headers: { origin: PAGE, authorization: `Bearer ${token}` } }),
+      new Request(`${BASE}/admin/openapi.json`, {
+        headers: { origin: PAGE, authorization: `Bearer ${token}` },
+      }),
     );
     expect(doc.status).toBe(200);
     expect(accessControl(doc)).toEqual([]);
     // A page's wrong tokens are never sent: no wrong token is counted, and the right one still works.
     expect(
-      (await server.fetch(new Request(`${BASE}/admin/openapi.json`, { headers: { authorization: `Bearer ${token}` } }))).status,
+      (
+        await server.fetch(
+          new Request(`${BASE}/admin/openapi.json`, {
+            headers: { authorization: `Bearer ${token}` },
+          }),
+        )
+      ).status,
     ).toBe(200);
   });
 
@@ -123,8 +144,16 @@ describe("CORS", () => {
   });
 
   it("refuses an option that is not an origin, naming it and the form", async () => {
-    for (const bad of [[], ["127.0.0.1:5173"], ["http://127.0.0.1:5173/app"], ["ftp://x"], ["http://u:p@x"]]) {
-      await expect(makeServer({ cors: bad })).rejects.toThrow(/scheme:\/\/host\[:port\]|non-empty list/);
+    for (const bad of [
+      [],
+      ["127.0.0.1:5173"],
+      ["http://127.0.0.1:5173/app"],
+      ["ftp://x"],
+      ["http://u:p@x"],
+    ]) {
+      await expect(makeServer({ cors: bad })).rejects.toThrow(
+        /scheme:\/\/host\[:port\]|non-empty list/,
+      );
     }
   });
 });

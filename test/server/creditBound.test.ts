@@ -6,7 +6,10 @@ import { describe, expect, it } from "vitest";
 import { MAX_CREDITS } from "../../src/store/store.js";
 import { adminCodeOf, setup } from "./helpers.js";
 
-type Accepted = { batch: { results: { job: { id: string } }[] }; billing: { totalCreditCost: number } };
+type Accepted = {
+  batch: { results: { job: { id: string } }[] };
+  billing: { totalCreditCost: number };
+};
 
 describe("the largest balance", () => {
   it("S15: at 2^53 - 1, charged, a grant of the charge is credits_too_large naming the held credits; the refund is paid exactly", async () => {

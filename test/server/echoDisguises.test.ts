@@ -36,7 +36,9 @@ const DISGUISES: [string, string, string][] = [
 /** Neither the secret nor the form it is written in, as a whole or in any 6-character piece. */
 function expectNoSecret(text: string, written: string, where: string) {
   for (const source of [SECRET, written]) {
-    for (let i = 0; i + 6 <= source.length; i++) expect(text, where).not.toContain(source.slice(i, i + 6));
+    for (let i = 0; i + 6 <= source.length; i++) {
+      expect(text, where).not.toContain(source.slice(i, i + 6));
+    }
   }
 }
 
@@ -46,7 +48,9 @@ async function logged(options: Parameters<typeof setup>[0] = {}) {
   const s = await setup({ ...options, onResponse: (event) => events.push(event) });
   /** GETs a path with a key; answers the status, the body and what `onResponse` was told. */
   const get = async (path: string, key = s.key) => {
-    const res = await s.server.fetch(new Request(BASE + path, { headers: { authorization: `Bearer ${key}` } }));
+    const res = await s.server.fetch(
+      new Request(BASE + path, { headers: { authorization: `Bearer ${key}` } }),
+    );
     return { status: res.status, text: await res.text(), event: events.at(-1) as ResponseEvent };
   };
   return { ...s, get };
@@ -77,13 +81,17 @@ describe("disguised keys are never echoed (S1, S15)", () => {
       expectNoSecret(missing.text, written, "404");
       // A URL reads each backslash as a slash: the JSON-escaped secret is already broken up, nothing left to hide.
       const broken = written.includes("\\");
-      if (!broken) expect(JSON.parse(missing.text).error.message).toContain(HIDDEN);
+      if (!broken) {
+        expect(JSON.parse(missing.text).error.message).toContain(HIDDEN);
+      }
 
       // (3) the line `serve --log` writes for it, as text and as JSON
       for (const json of [false, true]) {
         const line = requestLine(missing.event, json);
         expectNoSecret(line, written, "--log");
-        if (!broken) expect(line).toContain(HIDDEN);
+        if (!broken) {
+          expect(line).toContain(HIDDEN);
+        }
       }
     },
   );
@@ -95,8 +103,12 @@ describe("disguised keys are never echoed (S1, S15)", () => {
     expect(error.issues[0]).toMatchObject({ path: "foo", code: "unknown_field" });
     expect(error.issues[0].message).toContain('Field "foo" is not part of a generation request');
     const missing = await get("/api/nothing/here");
-    expect(JSON.parse(missing.text).error.message).toBe('There is no endpoint at "/api/nothing/here".');
-    expect(requestLine(missing.event, false)).toMatch(/^GET \/api\/nothing\/here 404 \d+\.\dms req_/);
+    expect(JSON.parse(missing.text).error.message).toBe(
+      'There is no endpoint at "/api/nothing/here".',
+    );
+    expect(requestLine(missing.event, false)).toMatch(
+      /^GET \/api\/nothing\/here 404 \d+\.\dms req_/,
+    );
   });
 
   it("S1: an admin token put in a path is neither echoed by the 404 nor logged", async () => {

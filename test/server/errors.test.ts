@@ -23,7 +23,14 @@ const raw = (
 describe("errors and their order", () => {
   it("S12: unknown route is 404 before the key is looked at", async () => {
     const s = await setup();
-    for (const path of ["/", "/api", "/api/ping/", "/api/generation", "/API/ping", "/api/query/credits/x"]) {
+    for (const path of [
+      "/",
+      "/api",
+      "/api/ping/",
+      "/api/generation",
+      "/API/ping",
+      "/api/query/credits/x",
+    ]) {
       const res = await raw(s, path, { method: "GET", key: false });
       expect(res.status, path).toBe(404);
       expect((await errorOf(res)).code).toBe("not_found");
@@ -47,8 +54,11 @@ describe("errors and their order", () => {
       const res = await raw(s, path, { method, key: false });
       expect(res.status, `${method} ${path}`).toBe(405);
       expect(res.headers.get("allow")).toBe(allow);
-      if (method !== "HEAD") expect((await errorOf(res)).code).toBe("method_not_allowed");
-      else expect(await res.text()).toBe("");
+      if (method !== "HEAD") {
+        expect((await errorOf(res)).code).toBe("method_not_allowed");
+      } else {
+        expect(await res.text()).toBe("");
+      }
     }
   });
 
@@ -77,7 +87,11 @@ describe("errors and their order", () => {
       expect(res.status, type).toBe(415);
       expect((await errorOf(res)).code).toBe("unsupported_media_type");
     }
-    for (const type of ["application/json", "Application/JSON; charset=UTF-8", 'application/json;charset="utf-8"']) {
+    for (const type of [
+      "application/json",
+      "Application/JSON; charset=UTF-8",
+      'application/json;charset="utf-8"',
+    ]) {
       const res = await raw(s, "/api/pricing/quote", {
         headers: { "content-type": type },
         body: '{"kind":"image","modelId":"beta"}',
@@ -91,11 +105,17 @@ describe("errors and their order", () => {
     const json = { "content-type": "application/json" };
     const limit = DEFAULT_MAX_BODY_BYTES;
     // Invalid JSON, but too large: the size is checked first.
-    const declared = await raw(s, "/api/generations", { headers: json, body: "{".repeat(limit + 1) });
+    const declared = await raw(s, "/api/generations", {
+      headers: json,
+      body: "{".repeat(limit + 1),
+    });
     expect(declared.status).toBe(413);
     expect((await errorOf(declared)).code).toBe("payload_too_large");
     // Exactly at the limit is read (and then judged as JSON).
-    const atLimit = await raw(s, "/api/generations", { headers: json, body: `"${"x".repeat(limit - 2)}"` });
+    const atLimit = await raw(s, "/api/generations", {
+      headers: json,
+      body: `"${"x".repeat(limit - 2)}"`,
+    });
     expect(atLimit.status).toBe(400);
 
     // A stream with no Content-Length that never ends: reading stops just past the limit.
@@ -117,7 +137,11 @@ describe("errors and their order", () => {
     const lying = await small.fetch(
       new Request(`${BASE}/api/pricing/quote`, {
         method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": "5" },
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": "application/json",
+          "content-length": "5",
+        },
         body: "{".repeat(11),
       }),
     );
@@ -137,7 +161,9 @@ describe("errors and their order", () => {
         }),
       );
     expect((await post('{"kind":"image","modelId":"beta"}')).status).toBe(200);
-    expect((await post(`{"kind":"image","modelId":"beta","x":"${"y".repeat(64)}"}`)).status).toBe(413);
+    expect((await post(`{"kind":"image","modelId":"beta","x":"${"y".repeat(64)}"}`)).status).toBe(
+      413,
+    );
   });
 
   it("S12: JSON (400 invalid_json) comes before request rules", async () => {
@@ -145,9 +171,25 @@ describe("errors and their order", () => {
     const utf8 = (text: string) => [...new TextEncoder().encode(text)];
     // The last: a valid generation but for one byte of invalid UTF-8 in its prompt, which a lenient
     // decoder would read as U+FFFD, and JSON.parse would then accept.
-    const invalidInString = new Uint8Array([...utf8('{"prompt":"'), 0xff, ...utf8('","modelId":"beta2"}')]);
-    for (const body of ["", "   ", "{", "{'a':1}", "[1,]", "nul", new Uint8Array([0x7b, 0xff, 0x7d]), invalidInString]) {
-      const res = await raw(s, "/api/generations", { headers: { "content-type": "application/json" }, body });
+    const invalidInString = new Uint8Array([
+      ...utf8('{"prompt":"'),
+      0xff,
+      ...utf8('","modelId":"beta2"}'),
+    ]);
+    for (const body of [
+      "",
+      "   ",
+      "{",
+      "{'a':1}",
+      "[1,]",
+      "nul",
+      new Uint8Array([0x7b, 0xff, 0x7d]),
+      invalidInString,
+    ]) {
+      const res = await raw(s, "/api/generations", {
+        headers: { "content-type": "application/json" },
+        body,
+      });
       expect(res.status, String(body)).toBe(400);
       expect((await errorOf(res)).code).toBe("invalid_json");
     }
@@ -170,17 +212,34 @@ describe("errors and their order", () => {
   it("S12: idempotency (replay or 409) comes before assets (400) and balance (402)", async () => {
     const s = await setup({ credits: 18 });
     await s.generate({ prompt: "p", idempotencyKey: "k" });
-    const body = { prompt: "p", generationType: "image-to-image", inputAssetIds: ["nope"], imageCount: 4, idempotencyKey: "k" };
+    const body = {
+      prompt: "p",
+      generationType: "image-to-image",
+      inputAssetIds: ["nope"],
+      imageCount: 4,
+      idempotencyKey: "k",
+    };
     const res = await s.generate(body);
     expect(res.status).toBe(409);
   });
 
   it("S12: assets (400 asset_not_found) come before balance (402)", async () => {
     const s = await setup({ credits: 0 });
-    const res = await s.generate({ prompt: "p", generationType: "image-to-image", inputAssetIds: [s.assets[0], "nope"] });
+    const res = await s.generate({
+      prompt: "p",
+      generationType: "image-to-image",
+      inputAssetIds: [s.assets[0], "nope"],
+    });
     expect(res.status).toBe(400);
-    expect(await errorOf(res)).toMatchObject({ code: "asset_not_found", param: "inputAssetIds[1]" });
-    const poor = await s.generate({ prompt: "p", generationType: "image-to-image", inputAssetIds: [s.assets[0]] });
+    expect(await errorOf(res)).toMatchObject({
+      code: "asset_not_found",
+      param: "inputAssetIds[1]",
+    });
+    const poor = await s.generate({
+      prompt: "p",
+      generationType: "image-to-image",
+      inputAssetIds: [s.assets[0]],
+    });
     expect(poor.status).toBe(402);
   });
 
@@ -191,7 +250,10 @@ describe("errors and their order", () => {
       await raw(s, "/api/ping", { method: "POST" }),
       await raw(s, "/api/ping", { method: "GET", key: false }),
       await raw(s, "/api/generations", { body: "{}" }),
-      await raw(s, "/api/generations", { headers: { "content-type": "application/json" }, body: "{" }),
+      await raw(s, "/api/generations", {
+        headers: { "content-type": "application/json" },
+        body: "{",
+      }),
       await s.generate({ prompt: "" }),
     ];
     const ids = new Set<string>();
@@ -204,7 +266,11 @@ describe("errors and their order", () => {
       expect(body.error.requestId).toBe(id);
       expect(body.error.message.length).toBeGreaterThan(0);
     }
-    for (const res of [await s.get("/api/ping"), await s.get("/openapi.json", {}), await s.generate({ prompt: "p" })]) {
+    for (const res of [
+      await s.get("/api/ping"),
+      await s.get("/openapi.json", {}),
+      await s.generate({ prompt: "p" }),
+    ]) {
       expect(res.headers.get("request-id")).toMatch(/^req_/);
       ids.add(res.headers.get("request-id") as string);
     }
@@ -287,7 +353,9 @@ describe("errors and their order", () => {
     let failing = false;
     const store = wrapStore(base, {
       getUser: async (id) => {
-        if (failing) throw new Error("disk on fire");
+        if (failing) {
+          throw new Error("disk on fire");
+        }
         return base.getUser(id);
       },
     });
@@ -295,7 +363,9 @@ describe("errors and their order", () => {
     const { userId } = await server.admin.createUser({ credits: 100 });
     const { key } = await server.admin.createApiKey(userId);
     failing = true;
-    const res = await server.fetch(new Request(`${BASE}/api/query/credits`, { headers: { authorization: `Bearer ${key}` } }));
+    const res = await server.fetch(
+      new Request(`${BASE}/api/query/credits`, { headers: { authorization: `Bearer ${key}` } }),
+    );
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(JSON.parse(text).error.code).toBe("internal_error");

@@ -7,7 +7,12 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningServer, serve } from "../../src/node/index.js";
-import { FAULT_KINDS, FAULT_LIMITS, FAULT_METHODS, FAULT_PATHS } from "../../src/server/controls.js";
+import {
+  FAULT_KINDS,
+  FAULT_LIMITS,
+  FAULT_METHODS,
+  FAULT_PATHS,
+} from "../../src/server/controls.js";
 import { AnswerLostError, type ReferenceServer } from "../../src/server/index.js";
 import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
 import { adminCodeOf, BASE, errorOf, makeServer, setup } from "./helpers.js";
@@ -18,9 +23,15 @@ const ADMIN = { authorization: `Bearer ${TOKEN}` };
 /** An admin request through `server.fetch`. */
 function adminCall(server: ReferenceServer, method: string, path: string, body?: unknown) {
   const headers: Record<string, string> = { ...ADMIN };
-  if (body !== undefined) headers["content-type"] = "application/json";
+  if (body !== undefined) {
+    headers["content-type"] = "application/json";
+  }
   return server.fetch(
-    new Request(BASE + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+    new Request(BASE + path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
   );
 }
 
@@ -123,7 +134,10 @@ describe("what a fault matches (S17)", () => {
     await s.admin.addFault({ kind: "internal" });
     const res = await s.get("/api/ping", {});
     expect(res.status).toBe(401);
-    expect((await s.get("/api/ping", { authorization: "Bearer ck_test_not-a-key-of-this-server" })).status).toBe(401);
+    expect(
+      (await s.get("/api/ping", { authorization: "Bearer ck_test_not-a-key-of-this-server" }))
+        .status,
+    ).toBe(401);
     expect((await s.admin.faults())[0]?.timesLeft).toBe(1);
     expect((await s.get("/api/ping")).status).toBe(500);
   });
@@ -132,7 +146,12 @@ describe("what a fault matches (S17)", () => {
     const s = await setup({ adminToken: TOKEN });
     const other = await s.admin.createApiKey(s.userId);
     const asOther = { authorization: `Bearer ${other.key}` };
-    await s.admin.addFault({ kind: "internal", apiKeyId: other.apiKeyId, method: "GET", path: "/api/query/credits" });
+    await s.admin.addFault({
+      kind: "internal",
+      apiKeyId: other.apiKeyId,
+      method: "GET",
+      path: "/api/query/credits",
+    });
     expect((await s.get("/api/query/credits")).status).toBe(200); // another key
     expect((await s.get("/api/ping", asOther)).status).toBe(200); // another path
     expect((await s.post("/api/query/credits", {}, asOther)).status).toBe(405); // another method: answered as usual
@@ -141,7 +160,10 @@ describe("what a fault matches (S17)", () => {
     expect((await s.get("/api/query/credits", asOther)).status).toBe(500);
     // A HEAD counts as its GET.
     await s.admin.addFault({ kind: "internal", method: "GET", path: "/api/ping" });
-    expect((await s.server.fetch(new Request(`${BASE}/api/ping`, { method: "HEAD", headers: s.auth }))).status).toBe(500);
+    expect(
+      (await s.server.fetch(new Request(`${BASE}/api/ping`, { method: "HEAD", headers: s.auth })))
+        .status,
+    ).toBe(500);
   });
 
   it("S17: a fault never touches the admin routes or /openapi.json, whatever it matches", async () => {
@@ -157,7 +179,9 @@ describe("what a fault matches (S17)", () => {
     const s = await setup({ adminToken: TOKEN, credits: 10_000 });
     await s.admin.addFault({ kind: "unavailable", path: "/api/generations", times: 3 });
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => s.generate({ prompt: "a fox", idempotencyKey: `c-${i}` })),
+      Array.from({ length: 10 }, (_, i) =>
+        s.generate({ prompt: "a fox", idempotencyKey: `c-${i}` }),
+      ),
     );
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses.filter((x) => x === 503)).toHaveLength(3);
@@ -185,7 +209,9 @@ describe("the fault routes (S17)", () => {
 
     const listed = await adminCall(s.server, "GET", "/admin/faults");
     expect(listed.status).toBe(200);
-    const { faults } = (await listed.json()) as { faults: { faultId: string; timesLeft: number }[] };
+    const { faults } = (await listed.json()) as {
+      faults: { faultId: string; timesLeft: number }[];
+    };
     expect(faults).toEqual([
       {
         faultId,
@@ -210,21 +236,43 @@ describe("the fault routes (S17)", () => {
     expect(cleared.status).toBe(200);
     expect(await cleared.json()).toEqual({ removed: 1 });
     expect(await s.admin.faults()).toEqual([]);
-    expect((await adminCall(s.server, "PUT", "/admin/faults")).headers.get("allow")).toBe("POST, GET, HEAD, DELETE");
+    expect((await adminCall(s.server, "PUT", "/admin/faults")).headers.get("allow")).toBe(
+      "POST, GET, HEAD, DELETE",
+    );
   });
 
   it("S17: a bad fault is 400 naming the field, its snake_case code and the allowed values, and nothing is added", async () => {
     const s = await setup({ adminToken: TOKEN });
     const cases: [unknown, string, RegExp, string][] = [
       [{ kind: "explode" }, "kind", new RegExp(FAULT_KINDS.join(", ")), "invalid_kind"],
-      [{}, "kind", /kind is required: one of unavailable, internal, delay, lose_answer/, "required"],
-      [{ kind: "internal", times: 0 }, "times", /times must be a whole number from 1 to 1000/, "invalid_times"],
+      [
+        {},
+        "kind",
+        /kind is required: one of unavailable, internal, delay, lose_answer/,
+        "required",
+      ],
+      [
+        { kind: "internal", times: 0 },
+        "times",
+        /times must be a whole number from 1 to 1000/,
+        "invalid_times",
+      ],
       [{ kind: "internal", times: 1001 }, "times", /from 1 to 1000/, "invalid_times"],
       [{ kind: "internal", times: 1.5 }, "times", /whole number/, "invalid_times"],
-      [{ kind: "delay", delayMs: 60_001 }, "delayMs", /delayMs must be a whole number from 0 to 60000/, "invalid_delay_ms"],
+      [
+        { kind: "delay", delayMs: 60_001 },
+        "delayMs",
+        /delayMs must be a whole number from 0 to 60000/,
+        "invalid_delay_ms",
+      ],
       [{ kind: "delay" }, "delayMs", /delayMs is required with kind delay/, "required"],
       [{ kind: "internal", delayMs: 5 }, "delayMs", /only for kind delay/, "invalid_delay_ms"],
-      [{ kind: "unavailable", retryAfterS: 0 }, "retryAfterS", /from 1 to 3600/, "invalid_retry_after_s"],
+      [
+        { kind: "unavailable", retryAfterS: 0 },
+        "retryAfterS",
+        /from 1 to 3600/,
+        "invalid_retry_after_s",
+      ],
       [{ kind: "internal", method: "DELETE" }, "method", /one of GET, POST/, "invalid_method"],
       [
         { kind: "internal", path: "/admin/users" },
@@ -250,7 +298,11 @@ describe("the fault routes (S17)", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       const text = await res.text();
       expect(text).not.toContain("AbCdEfGhIjKlMnOp");
-      const error = JSON.parse(text).error as { code: string; param: string; issues: { code: string; message: string }[] };
+      const error = JSON.parse(text).error as {
+        code: string;
+        param: string;
+        issues: { code: string; message: string }[];
+      };
       expect(error.code).toBe("invalid_request");
       expect(error.param, JSON.stringify(body)).toBe(param);
       expect(error.issues.map((i) => i.message).join(" "), JSON.stringify(body)).toMatch(message);
@@ -278,7 +330,12 @@ describe("the controls in the admin OpenAPI document (S17)", () => {
           }
         >
       >;
-      components: { schemas: Record<string, { properties: Record<string, { enum?: string[]; maximum?: number }> }> };
+      components: {
+        schemas: Record<
+          string,
+          { properties: Record<string, { enum?: string[]; maximum?: number }> }
+        >;
+      };
     };
     const routes: [string, string][] = [
       ["/admin/faults", "post"],
@@ -290,7 +347,9 @@ describe("the controls in the admin OpenAPI document (S17)", () => {
     for (const [path, method] of routes) {
       const operation = doc.paths[path]?.[method];
       expect(operation, `${method} ${path}`).toBeDefined();
-      const answer = Object.entries(operation?.responses ?? {}).find(([status]) => status.startsWith("2"))?.[1];
+      const answer = Object.entries(operation?.responses ?? {}).find(([status]) =>
+        status.startsWith("2"),
+      )?.[1];
       expect(answer?.content?.["application/json"]?.example, `${method} ${path}`).toBeDefined();
       if (method === "post") {
         const content = operation?.requestBody?.content as Record<string, { example?: unknown }>;
@@ -336,7 +395,12 @@ describe("a lost answer over a socket (S17)", () => {
     const r = await serve({ port: 0, server, handleSignals: false });
     running.push(r);
     await server.admin.addFault({ kind: "lose_answer", method: "POST", path: "/api/generations" });
-    const body = JSON.stringify({ prompt: "a fox", modelId: "beta2", imageCount: 2, idempotencyKey: "socket-1" });
+    const body = JSON.stringify({
+      prompt: "a fox",
+      modelId: "beta2",
+      imageCount: 2,
+      idempotencyKey: "socket-1",
+    });
     const request =
       `POST /api/generations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;

@@ -7,7 +7,12 @@ import { errorOf, setup } from "./helpers.js";
 describe("POST /api/generations", () => {
   it("S3: 202 with batch.request, one queued job per output image, and both billing copies", async () => {
     const s = await setup({ credits: 1000 });
-    const res = await s.generate({ prompt: "  a red fox ", modelId: "beta2", resolution: "4K", imageCount: 3 });
+    const res = await s.generate({
+      prompt: "  a red fox ",
+      modelId: "beta2",
+      resolution: "4K",
+      imageCount: 3,
+    });
     expect(res.status).toBe(202);
     expect(res.headers.get("idempotent-replayed")).toBeNull();
     const body = v.parse(GenerationAcceptedSchema, await res.json());
@@ -56,7 +61,9 @@ describe("POST /api/generations", () => {
     expect(res.status).toBe(400);
     const error = await errorOf(res);
     expect(error.code).toBe("invalid_request");
-    expect(error.issues).toContainEqual(expect.objectContaining({ path: "totalCreditCost", code: "unknown_field" }));
+    expect(error.issues).toContainEqual(
+      expect.objectContaining({ path: "totalCreditCost", code: "unknown_field" }),
+    );
     expect(await s.admin.balance(s.userId)).toBe(1000);
   });
 
@@ -76,7 +83,12 @@ describe("POST /api/generations", () => {
   it("S4: too few credits is 402 and nothing changes: balance, ledger, tasks, the key", async () => {
     const s = await setup({ credits: 99 });
     const before = await s.admin.ledger(s.userId);
-    const res = await s.generate({ prompt: "p", modelId: "beta", imageCount: 4, idempotencyKey: "k" });
+    const res = await s.generate({
+      prompt: "p",
+      modelId: "beta",
+      imageCount: 4,
+      idempotencyKey: "k",
+    });
     expect(res.status).toBe(402);
     const error = await errorOf(res);
     expect(error.code).toBe("insufficient_credits");
@@ -89,7 +101,9 @@ describe("POST /api/generations", () => {
 
   it("S4: the balance never goes below zero, however many requests race for it", async () => {
     const s = await setup({ credits: 250 });
-    const responses = await Promise.all(Array.from({ length: 20 }, () => s.generate({ prompt: "p", modelId: "beta" })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => s.generate({ prompt: "p", modelId: "beta" })),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((x) => x === 202)).toHaveLength(10);
     expect(statuses.filter((x) => x === 402)).toHaveLength(10);
@@ -112,7 +126,9 @@ describe("POST /api/generations", () => {
       idempotencyKey: " my-key ",
     });
     expect(res.status).toBe(202);
-    const { batch } = (await res.json()) as { batch: { taskId: string; results: { job: { id: string } }[] } };
+    const { batch } = (await res.json()) as {
+      batch: { taskId: string; results: { job: { id: string } }[] };
+    };
     const task = await s.admin.task(batch.taskId);
     expect(task).toMatchObject({
       aspectRatio: "21:9",
@@ -126,7 +142,12 @@ describe("POST /api/generations", () => {
     });
     // (250 + 10) x 2 = 520 per image.
     expect(task.jobs).toEqual(
-      batch.results.map((r) => ({ jobId: r.job.id, taskId: batch.taskId, status: "queued", credits: 520 })),
+      batch.results.map((r) => ({
+        jobId: r.job.id,
+        taskId: batch.taskId,
+        status: "queued",
+        credits: 520,
+      })),
     );
     expect(task.request).toEqual({
       prompt: "sunset",
@@ -171,7 +192,12 @@ describe("POST /api/generations", () => {
     expect(error.code).toBe("invalid_request");
     const paths = (error.issues as { path: string }[]).map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(["prompt", "quality"]));
-    const model = await s.generate({ prompt: "p", modelId: "gamma-image-1.5", aspectRatio: "4:3", imageCount: 11 });
+    const model = await s.generate({
+      prompt: "p",
+      modelId: "gamma-image-1.5",
+      aspectRatio: "4:3",
+      imageCount: 11,
+    });
     const modelError = await errorOf(model);
     expect((modelError.issues as { code: string }[]).map((i) => i.code).sort()).toEqual([
       "too_many_images",

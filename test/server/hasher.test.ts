@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { hashApiKey, webCryptoHash } from "../../src/server/auth.js";
 import { makeServer, makeStore } from "./helpers.js";
 
-const ping = (key: string) => new Request("http://local/api/ping", { headers: { authorization: `Bearer ${key}` } });
+const ping = (key: string) =>
+  new Request("http://local/api/ping", { headers: { authorization: `Bearer ${key}` } });
 
 describe("the API-key hash (docs/decisions.md, S2)", () => {
   it("S2: on Node a key is hashed at once with node:crypto, to the same hex as Web Crypto's digest", async () => {

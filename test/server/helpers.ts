@@ -9,7 +9,11 @@
 import pg from "pg";
 import { afterAll } from "vitest";
 import { createPostgresStore } from "../../src/postgres/store.js";
-import { createReferenceServer, type ReferenceServer, type ReferenceServerOptions } from "../../src/server/index.js";
+import {
+  createReferenceServer,
+  type ReferenceServer,
+  type ReferenceServerOptions,
+} from "../../src/server/index.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import type { Store } from "../../src/store/store.js";
 import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js";
@@ -17,9 +21,12 @@ import { type PostgresTestDatabase, withPostgres } from "../support/postgres.js"
 export const BASE = "http://localhost";
 
 /** Which store the suites run on: `"memory"` (the default) or `"postgres"`. */
-export const STORE_KIND: "memory" | "postgres" = process.env.IMAGEGEN_TEST_STORE === "postgres" ? "postgres" : "memory";
+export const STORE_KIND: "memory" | "postgres" =
+  process.env.IMAGEGEN_TEST_STORE === "postgres" ? "postgres" : "memory";
 if (!["memory", "postgres", undefined].includes(process.env.IMAGEGEN_TEST_STORE)) {
-  throw new Error(`IMAGEGEN_TEST_STORE must be "memory" or "postgres"; got ${process.env.IMAGEGEN_TEST_STORE}`);
+  throw new Error(
+    `IMAGEGEN_TEST_STORE must be "memory" or "postgres"; got ${process.env.IMAGEGEN_TEST_STORE}`,
+  );
 }
 
 /** Every store made for the current test file, closed once the file is done. */
@@ -54,7 +61,11 @@ export async function makeStore(): Promise<Store> {
       // More connections than the store's default 10: the concurrency tests send bursts of requests.
       // A request of a burst may wait its turn for a connection a long while on a busy machine: the
       // wait is bounded generously (60 s), so that load never turns into a 503 the test did not expect.
-      pool: new pg.Pool({ connectionString: db.connectionString, max: 20, connectionTimeoutMillis: 60_000 }),
+      pool: new pg.Pool({
+        connectionString: db.connectionString,
+        max: 20,
+        connectionTimeoutMillis: 60_000,
+      }),
     }));
     // Each store on the pool listens for its idle-connection errors until the file ends.
     (await database).pool.setMaxListeners(0);
@@ -73,12 +84,20 @@ export async function makeServer(options: ReferenceServerOptions = {}): Promise<
 }
 
 /** A server with one user (1000 credits by default), a ck_test_ key and two assets. */
-export async function setup(options: ReferenceServerOptions & { credits?: number; multiplier?: string | number } = {}) {
+export async function setup(
+  options: ReferenceServerOptions & { credits?: number; multiplier?: string | number } = {},
+) {
   const { credits = 1000, multiplier, ...serverOptions } = options;
   const server = await makeServer(serverOptions);
-  const { userId } = await server.admin.createUser({ credits, ...(multiplier === undefined ? {} : { multiplier }) });
+  const { userId } = await server.admin.createUser({
+    credits,
+    ...(multiplier === undefined ? {} : { multiplier }),
+  });
   const { key, apiKeyId } = await server.admin.createApiKey(userId);
-  const assets = [(await server.admin.createAsset(userId)).assetId, (await server.admin.createAsset(userId)).assetId];
+  const assets = [
+    (await server.admin.createAsset(userId)).assetId,
+    (await server.admin.createAsset(userId)).assetId,
+  ];
   const auth = { authorization: `Bearer ${key}` };
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -89,8 +108,10 @@ export async function setup(options: ReferenceServerOptions & { credits?: number
         body: typeof body === "string" ? body : JSON.stringify(body),
       }),
     );
-  const get = (path: string, headers: Record<string, string> = auth) => server.fetch(new Request(BASE + path, { headers }));
-  const generate = (body: unknown, headers?: Record<string, string>) => post("/api/generations", body, headers);
+  const get = (path: string, headers: Record<string, string> = auth) =>
+    server.fetch(new Request(BASE + path, { headers }));
+  const generate = (body: unknown, headers?: Record<string, string>) =>
+    post("/api/generations", body, headers);
 
   return { server, admin: server.admin, userId, key, apiKeyId, assets, auth, post, get, generate };
 }
@@ -115,7 +136,9 @@ export async function adminCodeOf(promise: Promise<unknown>): Promise<string | u
   try {
     await promise;
   } catch (error) {
-    if ((error as Error).name !== "AdminError") throw error;
+    if ((error as Error).name !== "AdminError") {
+      throw error;
+    }
     return (error as { code: string }).code;
   }
   return undefined;
@@ -131,7 +154,9 @@ export async function adminCodeOf(promise: Promise<unknown>): Promise<string | u
 export function wrapStore(base: Store, overrides: Partial<Store>): Store {
   return new Proxy(base, {
     get(target, prop) {
-      if (Object.hasOwn(overrides, prop)) return overrides[prop as keyof Store];
+      if (Object.hasOwn(overrides, prop)) {
+        return overrides[prop as keyof Store];
+      }
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
     },

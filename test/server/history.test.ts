@@ -5,7 +5,13 @@
  */
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { type Catalog, CatalogHistoryError, catalog, defineCatalog, quote } from "../../src/index.js";
+import {
+  type Catalog,
+  CatalogHistoryError,
+  catalog,
+  defineCatalog,
+  quote,
+} from "../../src/index.js";
 import { createReferenceServer, type LogEntry } from "../../src/server/index.js";
 import { createOpenApiDocument } from "../../src/server/openapi/document.js";
 import { PricedQuoteSchema, UnpricedQuoteSchema } from "../../src/server/openapi/schemas.js";
@@ -55,7 +61,13 @@ type Accepted = {
 async function onHistory(catalogs: readonly Catalog[] = [V1, V2], start = CHANGE - 1) {
   const clock = { now: start };
   const logs: LogEntry[] = [];
-  const s = await setup({ catalogs, now: () => clock.now, credits: 10_000, multiplier: "1.15", log: (e) => logs.push(e) });
+  const s = await setup({
+    catalogs,
+    now: () => clock.now,
+    credits: 10_000,
+    multiplier: "1.15",
+    log: (e) => logs.push(e),
+  });
   const quoteOf = async (spec: Record<string, unknown>) => {
     const res = await s.post("/api/pricing/quote", { kind: "image", ...spec });
     expect(res.status).toBe(200);
@@ -92,13 +104,25 @@ describe("the server on a price history (P8)", () => {
 
   it("P8/S11: nextChange says what the same spec costs under the next catalog, surcharge included, and null where it cannot be priced", async () => {
     const s = await onHistory();
-    const spec = { modelId: "alpha-img2-official", resolution: "2K", quality: "medium", referenceImageCount: 2 };
+    const spec = {
+      modelId: "alpha-img2-official",
+      resolution: "2K",
+      quality: "medium",
+      referenceImageCount: 2,
+    };
     // (120 + 2 x 10) x 1.15 = 161 now; (135 + 2 x 12) x 1.15 = 182.85 from the change.
     expect(await s.quoteOf(spec)).toMatchObject({ credits: 161, nextChange: { credits: 183 } });
 
     const unpriced = await s.quoteOf({ modelId: "alpha-img2", resolution: "4K" });
-    expect(v.parse(UnpricedQuoteSchema, unpriced)).toMatchObject({ credits: null, reason: "unsupported_resolution" });
-    expect(unpriced.nextChange).toEqual({ version: "2027-01-01", effectiveAt: "2027-01-01T00:00:00.000Z", credits: null });
+    expect(v.parse(UnpricedQuoteSchema, unpriced)).toMatchObject({
+      credits: null,
+      reason: "unsupported_resolution",
+    });
+    expect(unpriced.nextChange).toEqual({
+      version: "2027-01-01",
+      effectiveAt: "2027-01-01T00:00:00.000Z",
+      credits: null,
+    });
 
     // A model the change adds: unknown now, priced from the change on.
     expect(await s.quoteOf({ modelId: "beta2-turbo", resolution: "4K" })).toMatchObject({
@@ -107,7 +131,9 @@ describe("the server on a price history (P8)", () => {
       nextChange: { credits: 138 },
     });
     s.clock.now = CHANGE;
-    expect(await s.quoteOf({ modelId: "beta2-turbo", resolution: "4K" })).toMatchObject({ credits: 138 });
+    expect(await s.quoteOf({ modelId: "beta2-turbo", resolution: "4K" })).toMatchObject({
+      credits: 138,
+    });
   });
 
   it("P8/S11: with three catalogs nextChange names only the next one, and is absent after the last", async () => {
@@ -117,13 +143,19 @@ describe("the server on a price history (P8)", () => {
       s.clock.now = now;
       return s.quoteOf(spec);
     };
-    expect(await at(CHANGE - 1)).toMatchObject({ credits: 138, nextChange: { version: "2027-01-01", credits: 150 } });
+    expect(await at(CHANGE - 1)).toMatchObject({
+      credits: 138,
+      nextChange: { version: "2027-01-01", credits: 150 },
+    });
     expect(await at(CHANGE)).toMatchObject({
       credits: 150,
       catalogVersion: "2027-01-01",
       nextChange: { version: "2027-03-01", effectiveAt: "2027-03-01T00:00:00.000Z", credits: 161 }, // 140 x 1.15
     });
-    expect(await at(Date.UTC(2027, 2, 1) - 1)).toMatchObject({ credits: 150, nextChange: { version: "2027-03-01" } });
+    expect(await at(Date.UTC(2027, 2, 1) - 1)).toMatchObject({
+      credits: 150,
+      nextChange: { version: "2027-03-01" },
+    });
     const last = await at(Date.UTC(2027, 2, 1));
     expect(last).toMatchObject({ credits: 161, catalogVersion: "2027-03-01" });
     expect(last).not.toHaveProperty("nextChange");
@@ -139,15 +171,28 @@ describe("the server on a price history (P8)", () => {
 
     s.clock.now = CHANGE;
     const fresh = await s.accept(body);
-    expect(fresh.body.billing).toEqual({ totalCreditCost: 300, balanceAfterCredits: 10_000 - 276 - 300 }); // 2 x 150
+    expect(fresh.body.billing).toEqual({
+      totalCreditCost: 300,
+      balanceAfterCredits: 10_000 - 276 - 300,
+    }); // 2 x 150
 
     const oldTask = await s.admin.task(old.body.batch.taskId);
-    expect(oldTask).toMatchObject({ catalogVersion: "2026-11-20", totalCreditCost: 276, createdAt: "2026-12-31T23:59:59.999Z" });
+    expect(oldTask).toMatchObject({
+      catalogVersion: "2026-11-20",
+      totalCreditCost: 276,
+      createdAt: "2026-12-31T23:59:59.999Z",
+    });
     expect(oldTask.jobs.map((j) => j.credits)).toEqual([138, 138]);
     const newTask = await s.admin.task(fresh.body.batch.taskId);
-    expect(newTask).toMatchObject({ catalogVersion: "2027-01-01", totalCreditCost: 300, createdAt: "2027-01-01T00:00:00.000Z" });
+    expect(newTask).toMatchObject({
+      catalogVersion: "2027-01-01",
+      totalCreditCost: 300,
+      createdAt: "2027-01-01T00:00:00.000Z",
+    });
     expect(newTask.jobs.map((j) => j.credits)).toEqual([150, 150]);
-    const debits = (await s.admin.ledger(s.userId)).filter((e) => e.kind === "debit").map((e) => e.credits);
+    const debits = (await s.admin.ledger(s.userId))
+      .filter((e) => e.kind === "debit")
+      .map((e) => e.credits);
     expect(debits).toEqual([276, 300]);
   });
 
@@ -169,7 +214,9 @@ describe("the server on a price history (P8)", () => {
     expect(await s.admin.ledger(s.userId)).toHaveLength(entries);
     expect((await s.admin.task(first.body.batch.taskId)).catalogVersion).toBe("2026-11-20");
     // The same body with a new key is a new task, at the new price.
-    expect((await s.accept({ ...body, idempotencyKey: "order-2" })).body.billing.totalCreditCost).toBe(300);
+    expect(
+      (await s.accept({ ...body, idempotencyKey: "order-2" })).body.billing.totalCreditCost,
+    ).toBe(300);
   });
 
   it("P8/S6/S7: a refund after the change refunds what the job was charged before it; a later task's refund its own charge", async () => {
@@ -188,7 +235,9 @@ describe("the server on a price history (P8)", () => {
     s.clock.now = CHANGE + 30 * DAY;
     expect(await s.admin.failJob(oldJob0)).toEqual({ refundedCredits: 138 });
     const ledger = await s.admin.ledger(s.userId);
-    expect(ledger.filter((e) => e.kind === "refund").map((e) => e.credits)).toEqual([138, 150, 138]);
+    expect(ledger.filter((e) => e.kind === "refund").map((e) => e.credits)).toEqual([
+      138, 150, 138,
+    ]);
     expect(await s.admin.balance(s.userId)).toBe(10_000 - 276 - 150 + 138 + 150 + 138);
     expect(ledgerBalance(ledger)).toBe(await s.admin.balance(s.userId));
   });
@@ -225,9 +274,15 @@ describe("the server on a price history (P8)", () => {
       expect(res.status).toBe(200);
       const doc = (await res.json()) as {
         info: { version: string };
-        components: { schemas: { GenerationRequest: { properties: { modelId: { enum: string[] } } } } };
+        components: {
+          schemas: { GenerationRequest: { properties: { modelId: { enum: string[] } } } };
+        };
       };
-      return { version: doc.info.version, ids: doc.components.schemas.GenerationRequest.properties.modelId.enum, doc };
+      return {
+        version: doc.info.version,
+        ids: doc.components.schemas.GenerationRequest.properties.modelId.enum,
+        doc,
+      };
     };
 
     const before = await s.generate({ prompt: "a fox", modelId: "beta2-turbo", resolution: "4K" });
@@ -249,7 +304,11 @@ describe("the server on a price history (P8)", () => {
     let ticking = false;
     const clock = { now: CHANGE - 1 };
     // Every read of the clock during the request is a millisecond later: a second read would cross the change.
-    const s = await setup({ catalogs: [V1, V2], credits: 10_000, now: () => (ticking ? clock.now++ : clock.now) });
+    const s = await setup({
+      catalogs: [V1, V2],
+      credits: 10_000,
+      now: () => (ticking ? clock.now++ : clock.now),
+    });
     ticking = true;
     const res = await s.generate({ prompt: "a fox", modelId: "beta2", resolution: "4K" });
     ticking = false;
@@ -264,7 +323,11 @@ describe("the server on a price history (P8)", () => {
 
   it("P8/S14: before the first catalog no price is known: quotes and tasks answer 503 with Retry-After, charge nothing and are logged; ping, credits and /openapi.json still answer", async () => {
     const s = await onHistory([V2], CHANGE - 1);
-    const quoteRes = await s.post("/api/pricing/quote", { kind: "image", modelId: "beta2", resolution: "4K" });
+    const quoteRes = await s.post("/api/pricing/quote", {
+      kind: "image",
+      modelId: "beta2",
+      resolution: "4K",
+    });
     expect(quoteRes.status).toBe(503);
     expect(quoteRes.headers.get("retry-after")).toBe("1");
     const error = await errorOf(quoteRes);
@@ -272,7 +335,12 @@ describe("the server on a price history (P8)", () => {
     expect(error.message).toContain("2027-01-01T00:00:00.000Z");
     expect(error.requestId).toBe(quoteRes.headers.get("request-id"));
 
-    const task = await s.generate({ prompt: "a fox", modelId: "beta2", resolution: "4K", idempotencyKey: "early" });
+    const task = await s.generate({
+      prompt: "a fox",
+      modelId: "beta2",
+      resolution: "4K",
+      idempotencyKey: "early",
+    });
     expect(task.status).toBe(503);
     expect(await s.admin.balance(s.userId)).toBe(10_000);
     expect((await s.admin.ledger(s.userId)).map((e) => e.kind)).toEqual(["grant"]);
@@ -282,9 +350,17 @@ describe("the server on a price history (P8)", () => {
     ]);
 
     s.clock.now = CHANGE - 1500;
-    expect((await s.post("/api/pricing/quote", { kind: "image", modelId: "beta2" })).headers.get("retry-after")).toBe("2");
+    expect(
+      (await s.post("/api/pricing/quote", { kind: "image", modelId: "beta2" })).headers.get(
+        "retry-after",
+      ),
+    ).toBe("2");
     s.clock.now = CHANGE - 10 * DAY; // a long wait is asked an hour at a time
-    expect((await s.post("/api/pricing/quote", { kind: "image", modelId: "beta2" })).headers.get("retry-after")).toBe("3600");
+    expect(
+      (await s.post("/api/pricing/quote", { kind: "image", modelId: "beta2" })).headers.get(
+        "retry-after",
+      ),
+    ).toBe("3600");
 
     expect((await s.get("/api/ping")).status).toBe(200);
     expect((await s.get("/api/query/credits")).status).toBe(200);
@@ -293,15 +369,20 @@ describe("the server on a price history (P8)", () => {
 
     s.clock.now = CHANGE; // from the first catalog's instant, everything answers; the early key was never used
     expect((await s.quoteOf({ modelId: "beta2", resolution: "4K" })).credits).toBe(150);
-    expect((await s.accept({ modelId: "beta2", resolution: "4K", idempotencyKey: "early" })).body.billing.totalCreditCost).toBe(
-      150,
-    );
+    expect(
+      (await s.accept({ modelId: "beta2", resolution: "4K", idempotencyKey: "early" })).body.billing
+        .totalCreditCost,
+    ).toBe(150);
   });
 
   it("P8: a server given one catalog (or none) prices with it whatever the clock, and its quotes have no nextChange", async () => {
     const clock = { now: Date.UTC(2000, 0, 1) };
     const builtIn = await setup({ now: () => clock.now });
-    const res = await builtIn.post("/api/pricing/quote", { kind: "image", modelId: "beta2", resolution: "4K" });
+    const res = await builtIn.post("/api/pricing/quote", {
+      kind: "image",
+      modelId: "beta2",
+      resolution: "4K",
+    });
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ credits: 120, catalogVersion: catalog.version });
     expect(body).not.toHaveProperty("nextChange");
@@ -316,13 +397,18 @@ describe("the server on a price history (P8)", () => {
 
   it("P8: `catalog` and `catalogs` together are a RangeError naming both; a bad history is refused when the server is made, naming its entry", () => {
     expect(() => createReferenceServer({ catalog: V1, catalogs: [V1] })).toThrow(RangeError);
-    expect(() => createReferenceServer({ catalog: V1, catalogs: [V1] })).toThrow(/`catalog`.*`catalogs`.*not both/);
+    expect(() => createReferenceServer({ catalog: V1, catalogs: [V1] })).toThrow(
+      /`catalog`.*`catalogs`.*not both/,
+    );
 
     expect(() => createReferenceServer({ catalogs: [] })).toThrow(CatalogHistoryError);
     expect(() => createReferenceServer({ catalogs: [V2, V1] })).toThrow(
       /entry 1 \(version 2026-11-20\): versions must be strictly increasing/,
     );
-    const broken = { ...V2, models: { ...V2.models, beta2: { ...beta2, prices: { "1K": { low: 60 } } } } } as Catalog;
+    const broken = {
+      ...V2,
+      models: { ...V2.models, beta2: { ...beta2, prices: { "1K": { low: 60 } } } },
+    } as Catalog;
     let thrown: unknown;
     try {
       createReferenceServer({ catalogs: [V1, broken] });
@@ -330,8 +416,12 @@ describe("the server on a price history (P8)", () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(CatalogHistoryError);
-    expect((thrown as CatalogHistoryError).problems.map((p) => [p.index, p.version])).toContainEqual([1, "2027-01-01"]);
-    expect(String((thrown as Error).message)).toMatch(/entry 1 \(version 2027-01-01\): models\.beta2/);
+    expect(
+      (thrown as CatalogHistoryError).problems.map((p) => [p.index, p.version]),
+    ).toContainEqual([1, "2027-01-01"]);
+    expect(String((thrown as Error).message)).toMatch(
+      /entry 1 \(version 2027-01-01\): models\.beta2/,
+    );
   });
 
   it("P8: the history is read once, when the server is made: changing the array afterwards changes no price", async () => {
@@ -339,7 +429,9 @@ describe("the server on a price history (P8)", () => {
     const s = await setup({ catalogs: list, now: () => CHANGE });
     list.pop();
     list.push(defineCatalog({ ...V3, version: "2027-01-01" }));
-    const body = (await (await s.post("/api/pricing/quote", { kind: "image", modelId: "beta2", resolution: "4K" })).json()) as {
+    const body = (await (
+      await s.post("/api/pricing/quote", { kind: "image", modelId: "beta2", resolution: "4K" })
+    ).json()) as {
       credits: number;
     };
     expect(body.credits).toBe(130);

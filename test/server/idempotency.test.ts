@@ -69,7 +69,10 @@ describe("idempotency", () => {
     ]) {
       const res = await s.generate(body);
       expect(res.status).toBe(409);
-      expect(await errorOf(res)).toMatchObject({ code: "idempotency_key_reused", param: "idempotencyKey" });
+      expect(await errorOf(res)).toMatchObject({
+        code: "idempotency_key_reused",
+        param: "idempotencyKey",
+      });
     }
     expect(await s.admin.ledger(s.userId)).toEqual(ledger);
   });
@@ -79,7 +82,10 @@ describe("idempotency", () => {
     const other = await s.admin.createUser({ credits: 1000 });
     const otherKey = (await s.admin.createApiKey(other.userId)).key;
     await s.generate({ prompt: "p", idempotencyKey: "shared" });
-    const res = await s.generate({ prompt: "different", idempotencyKey: "shared" }, { authorization: `Bearer ${otherKey}` });
+    const res = await s.generate(
+      { prompt: "different", idempotencyKey: "shared" },
+      { authorization: `Bearer ${otherKey}` },
+    );
     expect(res.status).toBe(202);
     expect(res.headers.get("idempotent-replayed")).toBeNull();
     expect(await s.admin.balance(other.userId)).toBe(1000 - 18);
@@ -92,14 +98,18 @@ describe("idempotency", () => {
     const texts = await Promise.all(responses.map((r) => r.text()));
     expect(responses.every((r) => r.status === 202)).toBe(true);
     expect(new Set(texts).size).toBe(1);
-    expect(responses.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(24);
+    expect(responses.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(
+      24,
+    );
     expect(await s.admin.balance(s.userId)).toBe(1000 - 80);
   });
 
   it("S5: concurrent different requests with one key: exactly one is accepted, the rest are 409", async () => {
     const s = await setup();
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => s.generate({ prompt: `p${i}`, modelId: "beta2", idempotencyKey: "race" })),
+      Array.from({ length: 10 }, (_, i) =>
+        s.generate({ prompt: `p${i}`, modelId: "beta2", idempotencyKey: "race" }),
+      ),
     );
     expect(responses.filter((r) => r.status === 202)).toHaveLength(1);
     expect(responses.filter((r) => r.status === 409)).toHaveLength(9);
@@ -110,14 +120,21 @@ describe("idempotency", () => {
     const s = await setup({ credits: 10 });
     const body = { prompt: "p", modelId: "beta", idempotencyKey: "retry-me" };
     expect((await s.generate(body)).status).toBe(402);
-    const badAsset = { prompt: "p", generationType: "image-to-image", inputAssetIds: ["nope"], idempotencyKey: "other" };
+    const badAsset = {
+      prompt: "p",
+      generationType: "image-to-image",
+      inputAssetIds: ["nope"],
+      idempotencyKey: "other",
+    };
     expect((await s.generate(badAsset)).status).toBe(400);
     await s.admin.grantCredits(s.userId, 100);
     const ok = await s.generate(body);
     expect(ok.status).toBe(202);
     expect(ok.headers.get("idempotent-replayed")).toBeNull();
     // The key rejected for its asset is free for a different request.
-    expect((await s.generate({ prompt: "p", modelId: "beta", idempotencyKey: "other" })).status).toBe(202);
+    expect(
+      (await s.generate({ prompt: "p", modelId: "beta", idempotencyKey: "other" })).status,
+    ).toBe(202);
     expect(await s.admin.balance(s.userId)).toBe(110 - 50);
   });
 
@@ -151,7 +168,9 @@ describe("idempotency", () => {
     const fresh = await s.generate(body);
     expect(fresh.status).toBe(202);
     expect(fresh.headers.get("idempotent-replayed")).toBeNull();
-    expect(((await fresh.json()) as { batch: { taskId: string } }).batch.taskId).not.toBe(firstTask);
+    expect(((await fresh.json()) as { batch: { taskId: string } }).batch.taskId).not.toBe(
+      firstTask,
+    );
     expect(await s.admin.balance(s.userId)).toBe(1000 - 36);
     // After the window the key is free for a different request too.
     now += window;
@@ -160,10 +179,19 @@ describe("idempotency", () => {
 
   it("S5: a replay renders the first 202 byte for byte from the stored task, after the balance changed", async () => {
     const s = await setup({ credits: 1000 });
-    const body = { prompt: "a fox", modelId: "beta-pro", resolution: "4K", imageCount: 2, idempotencyKey: "render-me" };
+    const body = {
+      prompt: "a fox",
+      modelId: "beta-pro",
+      resolution: "4K",
+      imageCount: 2,
+      idempotencyKey: "render-me",
+    };
     const first = await s.generate(body);
     const firstText = await first.text();
-    expect(JSON.parse(firstText).billing).toEqual({ totalCreditCost: 200, balanceAfterCredits: 800 });
+    expect(JSON.parse(firstText).billing).toEqual({
+      totalCreditCost: 200,
+      balanceAfterCredits: 800,
+    });
     await s.admin.grantCredits(s.userId, 123);
     await s.generate({ prompt: "another task", modelId: "beta" });
     await s.admin.failJob(JSON.parse(firstText).batch.results[0].job.id); // even a failed job does not change it

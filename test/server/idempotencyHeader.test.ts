@@ -50,13 +50,20 @@ describe("the Idempotency-Key header (S5)", () => {
 
   it("S5: a header and a body field that differ are 400 invalid_request naming both, and charge nothing", async () => {
     const s = await setup();
-    const res = await s.generate({ prompt: "a fox", idempotencyKey: "body-key" }, { "idempotency-key": "header-key" });
+    const res = await s.generate(
+      { prompt: "a fox", idempotencyKey: "body-key" },
+      { "idempotency-key": "header-key" },
+    );
     expect(res.status).toBe(400);
     const error = await errorOf(res);
     expect(error.code).toBe("invalid_request");
     expect(error.param).toBe("idempotencyKey");
     expect(error.issues).toEqual([
-      { path: "idempotencyKey", code: "idempotency_key_mismatch", message: expect.stringContaining('"body-key"') },
+      {
+        path: "idempotencyKey",
+        code: "idempotency_key_mismatch",
+        message: expect.stringContaining('"body-key"'),
+      },
     ]);
     expect(JSON.stringify(error.issues)).toContain(String.raw`\"header-key\"`);
     expect(await debits(s)).toBe(0);
@@ -73,11 +80,17 @@ describe("the Idempotency-Key header (S5)", () => {
       expect(res.status, code).toBe(400);
       const error = await errorOf(res);
       expect(error.issues).toEqual([
-        { path: "idempotencyKey", code, message: expect.stringContaining("Idempotency-Key header") },
+        {
+          path: "idempotencyKey",
+          code,
+          message: expect.stringContaining("Idempotency-Key header"),
+        },
       ]);
     }
     // 128 characters after trimming are accepted, as in the body.
-    expect((await s.generate({ prompt: "a fox" }, { "idempotency-key": ` ${"k".repeat(128)} ` })).status).toBe(202);
+    expect(
+      (await s.generate({ prompt: "a fox" }, { "idempotency-key": ` ${"k".repeat(128)} ` })).status,
+    ).toBe(202);
     expect(await debits(s)).toBe(1);
   });
 
@@ -85,7 +98,9 @@ describe("the Idempotency-Key header (S5)", () => {
     const s = await setup();
     const res = await s.generate({ prompt: "", idempotencyKey: "a" }, { "idempotency-key": "b" });
     expect(res.status).toBe(400);
-    const codes = ((await errorOf(res)).issues as { path: string; code: string }[]).map((i) => `${i.path}:${i.code}`);
+    const codes = ((await errorOf(res)).issues as { path: string; code: string }[]).map(
+      (i) => `${i.path}:${i.code}`,
+    );
     expect(codes).toEqual(["prompt:too_short", "idempotencyKey:idempotency_key_mismatch"]);
   });
 
@@ -94,13 +109,17 @@ describe("the Idempotency-Key header (S5)", () => {
     expect((await s.generate({ prompt: "p" }, { "idempotency-key": "k" })).status).toBe(202);
     const res = await s.generate({ prompt: "q" }, { "idempotency-key": "k" });
     expect(res.status).toBe(409);
-    expect(await errorOf(res)).toMatchObject({ code: "idempotency_key_reused", param: "idempotencyKey" });
+    expect(await errorOf(res)).toMatchObject({
+      code: "idempotency_key_reused",
+      param: "idempotencyKey",
+    });
     expect(await debits(s)).toBe(1);
   });
 
   it("S5: the OpenAPI document describes the header on POST /api/generations", () => {
-    const post = (createOpenApiDocument().paths as Record<string, { post?: { parameters?: unknown[] } }>)["/api/generations"]
-      ?.post;
+    const post = (
+      createOpenApiDocument().paths as Record<string, { post?: { parameters?: unknown[] } }>
+    )["/api/generations"]?.post;
     expect(post?.parameters).toContainEqual(
       expect.objectContaining({
         name: "Idempotency-Key",

@@ -18,7 +18,10 @@ const expectBalanceIsLedger = async (s: Setup) =>
 
 const journalOf = async (server: ReferenceServer, query = "") => {
   const res = await server.fetch(new Request(`${BASE}/admin/requests${query}`, { headers: ADMIN }));
-  return { res, body: res.status === 200 ? ((await res.json()) as { requests: JournalEntry[] }) : undefined };
+  return {
+    res,
+    body: res.status === 200 ? ((await res.json()) as { requests: JournalEntry[] }) : undefined,
+  };
 };
 
 describe("the request journal (S17)", () => {
@@ -31,7 +34,11 @@ describe("the request journal (S17)", () => {
     clock += 1000;
     const uuid = "3f2a6c1e-9b7d-4e5f-8a1b-2c3d4e5f6a7b";
     await s.generate({ prompt: "p" }, { "idempotency-key": uuid });
-    const bad = await s.post("/api/pricing/quote", { kind: "image", modelId: "nope", imageCount: 0 });
+    const bad = await s.post("/api/pricing/quote", {
+      kind: "image",
+      modelId: "nope",
+      imageCount: 0,
+    });
     expect(bad.status).toBe(400);
     const badCodes = ((await errorOf(bad)).issues as { code: string }[]).map((i) => i.code);
     await s.get("/api/ping", {}); // no key: 401, no key id
@@ -63,7 +70,10 @@ describe("the request journal (S17)", () => {
       durationMs: expect.any(Number),
       apiKeyId: s.apiKeyId,
     });
-    expect(withBody).toMatchObject({ requestId: accepted.headers.get("request-id"), at: "2026-03-01T12:00:01.000Z" });
+    expect(withBody).toMatchObject({
+      requestId: accepted.headers.get("request-id"),
+      at: "2026-03-01T12:00:01.000Z",
+    });
     expect(withBody.idempotencyKey).toBe("order-7");
     expect(withHeader.idempotencyKey).toBe(uuid);
     expect(quote.issueCodes).toEqual(badCodes);
@@ -114,7 +124,9 @@ describe("the request journal (S17)", () => {
     await s.generate({ prompt: "a fox" }, { "idempotency-key": key });
     await s.generate({ prompt: "a fox", idempotencyKey: key });
     // The method is masked before it is cut too: a cut at 16 would keep 6 characters of the secret.
-    const method = await s.server.fetch(new Request(`${BASE}/api/ping`, { method: `A.ck_test_${secret}`, headers: s.auth }));
+    const method = await s.server.fetch(
+      new Request(`${BASE}/api/ping`, { method: `A.ck_test_${secret}`, headers: s.auth }),
+    );
     expect(method.status).toBe(405);
     const list = await s.admin.requests({ limit: 3 });
     expect(list.map((r) => [r.method, r.status])).toEqual([
@@ -122,9 +134,13 @@ describe("the request journal (S17)", () => {
       ["POST", 400],
       ["POST", 400],
     ]);
-    for (const entry of list.slice(1)) expect(entry.idempotencyKey).toBe(`${"a.".repeat(56)}ck.test.<hidden>`);
+    for (const entry of list.slice(1)) {
+      expect(entry.idempotencyKey).toBe(`${"a.".repeat(56)}ck.test.<hidden>`);
+    }
     const text = JSON.stringify(list);
-    for (let i = 0; i + 4 <= secret.length; i++) expect(text).not.toContain(secret.slice(i, i + 4));
+    for (let i = 0; i + 4 <= secret.length; i++) {
+      expect(text).not.toContain(secret.slice(i, i + 4));
+    }
     await expectBalanceIsLedger(s);
   });
 
@@ -144,14 +160,18 @@ describe("the request journal (S17)", () => {
   it("S17: a ring buffer: the newest 1,000 requests whatever the traffic; limit defaults to 100 and is 1 to 1,000", async () => {
     const s = await setup({ adminToken: TOKEN });
     const total = JOURNAL_CAPACITY + 50;
-    for (let i = 0; i < total; i++) await s.get(`/api/ping?i=${i}`);
+    for (let i = 0; i < total; i++) {
+      await s.get(`/api/ping?i=${i}`);
+    }
     const all = await s.admin.requests({ limit: JOURNAL_CAPACITY });
     expect(all).toHaveLength(JOURNAL_CAPACITY);
     expect(await s.admin.requests()).toHaveLength(DEFAULT_JOURNAL_LIMIT);
     const ids = new Set(all.map((r) => r.requestId));
     expect(ids.size).toBe(JOURNAL_CAPACITY);
     const last = await s.get("/api/ping");
-    expect((await s.admin.requests({ limit: 1 }))[0]?.requestId).toBe(last.headers.get("request-id"));
+    expect((await s.admin.requests({ limit: 1 }))[0]?.requestId).toBe(
+      last.headers.get("request-id"),
+    );
     expect(await s.admin.requests({ limit: JOURNAL_CAPACITY })).toHaveLength(JOURNAL_CAPACITY);
 
     const { body } = await journalOf(s.server, "?limit=3");
@@ -167,7 +187,10 @@ describe("the request journal (S17)", () => {
     expect(await adminCodeOf(s.admin.requests({ limit: 0 }))).toBe("invalid_limit");
     // Only a limit left out is the default: null and every other non-integer are refused.
     for (const limit of [null, "5", 1.5, Number.NaN, true, [5], {}]) {
-      expect(await adminCodeOf(s.admin.requests({ limit } as unknown as { limit: number })), String(limit)).toBe("invalid_limit");
+      expect(
+        await adminCodeOf(s.admin.requests({ limit } as unknown as { limit: number })),
+        String(limit),
+      ).toBe("invalid_limit");
     }
     expect(await s.admin.requests({})).toHaveLength(DEFAULT_JOURNAL_LIMIT);
   });
@@ -176,7 +199,8 @@ describe("the request journal (S17)", () => {
     const s = await setup({ adminToken: TOKEN });
     await s.admin.addFault({ kind: "unavailable", path: "/api/generations", times: 2 });
     await s.admin.addFault({ kind: "internal", path: "/api/generations" });
-    const attempt = (headers?: Record<string, string>) => s.generate({ prompt: "a fox", idempotencyKey: "retry-7" }, headers);
+    const attempt = (headers?: Record<string, string>) =>
+      s.generate({ prompt: "a fox", idempotencyKey: "retry-7" }, headers);
     const statuses = [
       (await attempt()).status,
       (await attempt({ "idempotency-key": "retry-7" })).status,

@@ -15,7 +15,12 @@ const TOKEN = "admin-token-for-multiplier-tests";
 /** 32 characters: the longest multiplier. */
 const LONGEST = `1.${"0".repeat(29)}1`;
 /** 33 characters, and the probe's 300,003. */
-const TOO_LONG = [`1.${"0".repeat(30)}1`, `1.${"0".repeat(300_001)}`, 1e-31, `  ${"0".repeat(33)}  `];
+const TOO_LONG = [
+  `1.${"0".repeat(30)}1`,
+  `1.${"0".repeat(300_001)}`,
+  1e-31,
+  `  ${"0".repeat(33)}  `,
+];
 
 describe("the multiplier's length on the server (P4)", () => {
   it("P4: the admin API refuses a multiplier longer than 32 characters with 400 naming multiplier and the bound", async () => {
@@ -56,7 +61,9 @@ describe("the multiplier's length on the server (P4)", () => {
     const server = await makeServer();
     const { userId } = await server.admin.createUser({ credits: 10, multiplier: "1.15" });
     for (const multiplier of TOO_LONG) {
-      expect(await adminCodeOf(server.admin.createUser({ credits: 10, multiplier }))).toBe("invalid_multiplier");
+      expect(await adminCodeOf(server.admin.createUser({ credits: 10, multiplier }))).toBe(
+        "invalid_multiplier",
+      );
       const refused = server.admin.setPriceMultiplier(userId, multiplier);
       await expect(refused).rejects.toThrow(`at most ${MAX_MULTIPLIER_CHARS} characters`);
     }
@@ -67,7 +74,9 @@ describe("the multiplier's length on the server (P4)", () => {
     for (const multiplier of TOO_LONG) {
       const checked = checkFixtures({ users: [{ id: "usr_long", credits: 1, multiplier }] });
       expect(checked.success).toBe(false);
-      if (checked.success) continue;
+      if (checked.success) {
+        continue;
+      }
       expect(checked.issues).toEqual([
         expect.objectContaining({
           path: "users[0].multiplier",
@@ -75,7 +84,9 @@ describe("the multiplier's length on the server (P4)", () => {
           message: expect.stringContaining(`at most ${MAX_MULTIPLIER_CHARS} characters`),
         }),
       ]);
-      expect(() => createReferenceServer({ fixtures: { users: [{ credits: 1, multiplier }] } })).toThrow(FixturesError);
+      expect(() =>
+        createReferenceServer({ fixtures: { users: [{ credits: 1, multiplier }] } }),
+      ).toThrow(FixturesError);
     }
     expect(checkFixtures({ users: [{ credits: 1, multiplier: LONGEST }] }).success).toBe(true);
   });

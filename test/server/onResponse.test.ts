@@ -22,7 +22,9 @@ describe("onResponse", () => {
     const auth = { authorization: `Bearer ${key}` };
 
     const ping = await server.fetch(new Request(`${BASE}/api/ping?x=1`, { headers: auth }));
-    const missing = await server.fetch(new Request(`${BASE}/nothing`, { method: "POST", headers: auth, body: "{}" }));
+    const missing = await server.fetch(
+      new Request(`${BASE}/nothing`, { method: "POST", headers: auth, body: "{}" }),
+    );
     const r = await serve({ port: 0, server, handleSignals: false });
     running.push(r);
     const quote = await fetch(`${r.url}/api/pricing/quote`, {
@@ -36,10 +38,18 @@ describe("onResponse", () => {
       ["POST", "/nothing", 404],
       ["POST", "/api/pricing/quote", 200],
     ]);
-    expect(events.map((e) => e.requestId)).toEqual([ping, missing, quote].map((res) => res.headers.get("request-id")));
+    expect(events.map((e) => e.requestId)).toEqual(
+      [ping, missing, quote].map((res) => res.headers.get("request-id")),
+    );
     for (const event of events) {
       expect(event.durationMs).toBeGreaterThanOrEqual(0);
-      expect(Object.keys(event).sort()).toEqual(["durationMs", "method", "path", "requestId", "status"]);
+      expect(Object.keys(event).sort()).toEqual([
+        "durationMs",
+        "method",
+        "path",
+        "requestId",
+        "status",
+      ]);
       expect(JSON.stringify(event)).not.toContain(key.slice(8));
     }
   });

@@ -23,7 +23,12 @@ describe("OpenAPI", () => {
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc).toEqual(JSON.parse(JSON.stringify(createOpenApiDocument())));
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/api/generations", "/api/ping", "/api/pricing/quote", "/api/query/credits"]);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/api/generations",
+      "/api/ping",
+      "/api/pricing/quote",
+      "/api/query/credits",
+    ]);
   });
 
   it("the committed openapi.d.ts matches a fresh generation (run scripts/gen-openapi-types.ts)", async () => {
@@ -43,7 +48,9 @@ describe("OpenAPI", () => {
     const balance: number | undefined = credits.data?.creditBalance;
     expect(balance).toBe(500);
 
-    const quote = await client.POST("/api/pricing/quote", { body: { kind: "image", modelId: "beta-pro", resolution: "4K" } });
+    const quote = await client.POST("/api/pricing/quote", {
+      body: { kind: "image", modelId: "beta-pro", resolution: "4K" },
+    });
     const priced = quote.data && "breakdown" in quote.data ? quote.data : undefined;
     expect(priced?.credits).toBe(100);
     expect(priced?.breakdown.baseCredits).toBe(100);
@@ -53,7 +60,13 @@ describe("OpenAPI", () => {
     expect(unpriced.data).toMatchObject({ credits: null, reason: "unsupported_resolution" });
 
     const created = await client.POST("/api/generations", {
-      body: { prompt: "a lighthouse", modelId: "beta-pro", resolution: "4K", imageCount: 2, idempotencyKey: "lh-1" },
+      body: {
+        prompt: "a lighthouse",
+        modelId: "beta-pro",
+        resolution: "4K",
+        imageCount: 2,
+        idempotencyKey: "lh-1",
+      },
     });
     expect(created.response.status).toBe(202);
     const jobIds: string[] = created.data?.batch.results.map((r) => r.job.id) ?? [];
@@ -61,7 +74,13 @@ describe("OpenAPI", () => {
     expect(created.data?.billing).toEqual({ totalCreditCost: 200, balanceAfterCredits: 300 });
 
     const replay = await client.POST("/api/generations", {
-      body: { prompt: "a lighthouse", modelId: "beta-pro", resolution: "4K", imageCount: 2, idempotencyKey: "lh-1" },
+      body: {
+        prompt: "a lighthouse",
+        modelId: "beta-pro",
+        resolution: "4K",
+        imageCount: 2,
+        idempotencyKey: "lh-1",
+      },
     });
     expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.data).toEqual(created.data);
@@ -85,15 +104,33 @@ describe("OpenAPI", () => {
  * An example's value in a document: of a request body (`status` "request") or of an answer; the one
  * `example` of a body, or the one of its `examples` that `name` names.
  */
-function exampleOf(document: OpenApiDocument, method: string, path: string, status: string, name?: string): unknown {
-  const operation = (document.paths as Record<string, Record<string, JsonOperation>>)[path]?.[method];
+function exampleOf(
+  document: OpenApiDocument,
+  method: string,
+  path: string,
+  status: string,
+  name?: string,
+): unknown {
+  const operation = (document.paths as Record<string, Record<string, JsonOperation>>)[path]?.[
+    method
+  ];
   const answer = operation?.responses[status];
   // A shared answer is written once, under components.responses.
   const responses = (document.components as { responses: Record<string, JsonAnswer> }).responses;
-  const shared = answer?.$ref === undefined ? undefined : responses[answer.$ref.replace("#/components/responses/", "")];
-  const media = (status === "request" ? operation?.requestBody : (shared ?? answer))?.content["application/json"];
-  const example = name === undefined ? media && "example" in media && { value: media.example } : media?.examples?.[name];
-  if (!example) throw new Error(`no example "${name ?? "example"}" at ${method} ${path} ${status}`);
+  const shared =
+    answer?.$ref === undefined
+      ? undefined
+      : responses[answer.$ref.replace("#/components/responses/", "")];
+  const media = (status === "request" ? operation?.requestBody : (shared ?? answer))?.content[
+    "application/json"
+  ];
+  const example =
+    name === undefined
+      ? media && "example" in media && { value: media.example }
+      : media?.examples?.[name];
+  if (!example) {
+    throw new Error(`no example "${name ?? "example"}" at ${method} ${path} ${status}`);
+  }
   return example.value;
 }
 type JsonMedia = { example?: unknown; examples?: Record<string, { value: unknown }> };
@@ -103,7 +140,9 @@ type JsonOperation = { requestBody?: JsonAnswer; responses: Record<string, JsonA
 /** An answer's body with the server's random ids and instants replaced by the examples' own. */
 function asExample(value: unknown, ids: Record<string, string>): unknown {
   let text = JSON.stringify(value).replace(/req_[0-9a-f]{16}/g, "req_2c0b44b53bb54e0b");
-  for (const [actual, example] of Object.entries(ids)) text = text.replaceAll(actual, example);
+  for (const [actual, example] of Object.entries(ids)) {
+    text = text.replaceAll(actual, example);
+  }
   return JSON.parse(text);
 }
 
@@ -111,7 +150,8 @@ describe("the documents' examples are what a server answers (S12)", () => {
   it("S3, S9, S10, S11: the service document's examples are the answers the example account gets, prices included", async () => {
     const doc = createOpenApiDocument();
     const s = await setup({ credits: 1000, multiplier: "1.15" });
-    const ex = (method: string, path: string, status: string, name?: string) => exampleOf(doc, method, path, status, name);
+    const ex = (method: string, path: string, status: string, name?: string) =>
+      exampleOf(doc, method, path, status, name);
     const created = await s.generate(ex("post", "/api/generations", "request"));
     expect(created.status).toBe(202);
     const accepted = (await created.json()) as { batch: { taskId: string } };
@@ -122,41 +162,78 @@ describe("the documents' examples are what a server answers (S12)", () => {
     };
     expect(asExample(accepted, ids)).toEqual(ex("post", "/api/generations", "202"));
     for (const name of ["priced", "unpriced"]) {
-      const res = await s.post("/api/pricing/quote", ex("post", "/api/pricing/quote", "request", name));
+      const res = await s.post(
+        "/api/pricing/quote",
+        ex("post", "/api/pricing/quote", "request", name),
+      );
       expect(await res.json(), name).toEqual(ex("post", "/api/pricing/quote", "200", name));
     }
-    expect(asExample(await (await s.get("/api/ping")).json(), ids)).toEqual(ex("get", "/api/ping", "200"));
-    expect(asExample(await (await s.get("/api/query/credits")).json(), ids)).toEqual(ex("get", "/api/query/credits", "200"));
+    expect(asExample(await (await s.get("/api/ping")).json(), ids)).toEqual(
+      ex("get", "/api/ping", "200"),
+    );
+    expect(asExample(await (await s.get("/api/query/credits")).json(), ids)).toEqual(
+      ex("get", "/api/query/credits", "200"),
+    );
 
     // Errors: the sentences and issues are the server's own.
     const invalid = await s.generate({ prompt: " ", modelId: catalogDefault(), resolution: "8K" });
-    expect(asExample(await invalid.json(), ids)).toEqual(ex("post", "/api/generations", "400", "invalid_request"));
+    expect(asExample(await invalid.json(), ids)).toEqual(
+      ex("post", "/api/generations", "400", "invalid_request"),
+    );
     const notJson = await s.generate("{nope");
-    expect(asExample(await notJson.json(), ids)).toEqual(ex("post", "/api/generations", "400", "invalid_json"));
-    const badSpec = await s.post("/api/pricing/quote", { kind: "image", modelId: catalogDefault(), referenceImageCount: "2" });
-    expect(asExample(await badSpec.json(), ids)).toEqual(ex("post", "/api/pricing/quote", "400", "invalid_request"));
-    const reused = await s.generate({ ...(ex("post", "/api/generations", "request") as object), imageCount: 1 });
-    expect(asExample(await reused.json(), ids)).toEqual(ex("post", "/api/generations", "409", "idempotency_key_reused"));
+    expect(asExample(await notJson.json(), ids)).toEqual(
+      ex("post", "/api/generations", "400", "invalid_json"),
+    );
+    const badSpec = await s.post("/api/pricing/quote", {
+      kind: "image",
+      modelId: catalogDefault(),
+      referenceImageCount: "2",
+    });
+    expect(asExample(await badSpec.json(), ids)).toEqual(
+      ex("post", "/api/pricing/quote", "400", "invalid_request"),
+    );
+    const reused = await s.generate({
+      ...(ex("post", "/api/generations", "request") as object),
+      imageCount: 1,
+    });
+    expect(asExample(await reused.json(), ids)).toEqual(
+      ex("post", "/api/generations", "409", "idempotency_key_reused"),
+    );
     const anonymous = await s.get("/api/ping", {});
-    expect(asExample(await anonymous.json(), ids)).toEqual(ex("get", "/api/ping", "401", "missing_api_key"));
+    expect(asExample(await anonymous.json(), ids)).toEqual(
+      ex("get", "/api/ping", "401", "missing_api_key"),
+    );
     const plain = await s.post("/api/pricing/quote", "hi", { "content-type": "text/plain" });
-    expect(asExample(await plain.json(), ids)).toEqual(ex("post", "/api/pricing/quote", "415", "unsupported_media_type"));
+    expect(asExample(await plain.json(), ids)).toEqual(
+      ex("post", "/api/pricing/quote", "415", "unsupported_media_type"),
+    );
   });
 
   it("S6, S8, S13: the admin document's examples are what the admin API answers for the same account", async () => {
     const doc = createAdminOpenApiDocument();
     const token = "admin-token-for-example-tests";
     const s = await setup({ adminToken: token });
-    const ex = (method: string, path: string, status: string) => exampleOf(doc, method, path, status);
+    const ex = (method: string, path: string, status: string) =>
+      exampleOf(doc, method, path, status);
     const admin = async (method: string, path: string, body?: unknown) => {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-      if (body !== undefined) headers["content-type"] = "application/json";
+      if (body !== undefined) {
+        headers["content-type"] = "application/json";
+      }
       const res = await s.server.fetch(
-        new Request(BASE + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+        new Request(BASE + path, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
       );
       return (await res.json()) as Record<string, unknown>;
     };
-    const { userId } = (await admin("post", "/admin/users", ex("post", "/admin/users", "request"))) as { userId: string };
+    const { userId } = (await admin(
+      "post",
+      "/admin/users",
+      ex("post", "/admin/users", "request"),
+    )) as { userId: string };
     const { key, apiKeyId } = (await admin(
       "post",
       `/admin/users/${userId}/api-keys`,
@@ -174,25 +251,53 @@ describe("the documents' examples are what a server answers (S12)", () => {
       }),
     );
     const taskId = ((await created.json()) as { batch: { taskId: string } }).batch.taskId;
-    const ids = { [taskId.slice(5)]: "625ca9b6334f2d26", [userId]: "usr_5a0830785b7c5777", [apiKeyId]: "apk_1cf73ac11fd29458" };
+    const ids = {
+      [taskId.slice(5)]: "625ca9b6334f2d26",
+      [userId]: "usr_5a0830785b7c5777",
+      [apiKeyId]: "apk_1cf73ac11fd29458",
+    };
     const example = (value: unknown) => asExample(value, ids);
 
-    expect(example(await admin("get", `/admin/users/${userId}`))).toEqual(ex("get", "/admin/users/{userId}", "200"));
+    expect(example(await admin("get", `/admin/users/${userId}`))).toEqual(
+      ex("get", "/admin/users/{userId}", "200"),
+    );
     const job = `job_${taskId.slice(5)}_0`;
-    expect(example(await admin("get", `/admin/jobs/${job}`))).toEqual(ex("get", "/admin/jobs/{jobId}", "200"));
-    expect(example(await admin("post", `/admin/jobs/${job}/fail`))).toEqual(ex("post", "/admin/jobs/{jobId}/fail", "200"));
+    expect(example(await admin("get", `/admin/jobs/${job}`))).toEqual(
+      ex("get", "/admin/jobs/{jobId}", "200"),
+    );
+    expect(example(await admin("post", `/admin/jobs/${job}/fail`))).toEqual(
+      ex("post", "/admin/jobs/{jobId}/fail", "200"),
+    );
     const task = example(await admin("get", `/admin/tasks/${taskId}`)) as { createdAt: string };
     const taskExample = ex("get", "/admin/tasks/{taskId}", "200") as { createdAt: string };
     expect({ ...task, createdAt: taskExample.createdAt }).toEqual(taskExample);
     // Instants are the clock's: compared as the example's.
-    const ledgerExample = ex("get", "/admin/users/{userId}/ledger", "200") as { entries: { at: string }[] };
-    const ledger = example(await admin("get", `/admin/users/${userId}/ledger`)) as { entries: { at: string }[] };
-    expect({ entries: ledger.entries.map((e, i) => ({ ...e, at: ledgerExample.entries[i]?.at })) }).toEqual(ledgerExample);
+    const ledgerExample = ex("get", "/admin/users/{userId}/ledger", "200") as {
+      entries: { at: string }[];
+    };
+    const ledger = example(await admin("get", `/admin/users/${userId}/ledger`)) as {
+      entries: { at: string }[];
+    };
+    expect({
+      entries: ledger.entries.map((e, i) => ({ ...e, at: ledgerExample.entries[i]?.at })),
+    }).toEqual(ledgerExample);
     expect(
-      example(await admin("put", `/admin/users/${userId}/multiplier`, ex("put", "/admin/users/{userId}/multiplier", "request"))),
+      example(
+        await admin(
+          "put",
+          `/admin/users/${userId}/multiplier`,
+          ex("put", "/admin/users/{userId}/multiplier", "request"),
+        ),
+      ),
     ).toEqual(ex("put", "/admin/users/{userId}/multiplier", "200"));
     expect(
-      example(await admin("post", `/admin/users/${userId}/grants`, ex("post", "/admin/users/{userId}/grants", "request"))),
+      example(
+        await admin(
+          "post",
+          `/admin/users/${userId}/grants`,
+          ex("post", "/admin/users/{userId}/grants", "request"),
+        ),
+      ),
     ).toEqual(ex("post", "/admin/users/{userId}/grants", "200"));
     expect(example(await admin("get", "/admin/users/usr_0000000000000000"))).toEqual(
       exampleOf(doc, "get", "/admin/users/{userId}", "404", "unknown_user"),
@@ -202,5 +307,8 @@ describe("the documents' examples are what a server answers (S12)", () => {
 
 /** The built-in catalog's default model, which the service document's examples use. */
 const catalogDefault = () =>
-  (createOpenApiDocument().components as { schemas: { GenerationRequest: { properties: { modelId: { default: string } } } } })
-    .schemas.GenerationRequest.properties.modelId.default;
+  (
+    createOpenApiDocument().components as {
+      schemas: { GenerationRequest: { properties: { modelId: { default: string } } } };
+    }
+  ).schemas.GenerationRequest.properties.modelId.default;

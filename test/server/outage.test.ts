@@ -4,16 +4,21 @@ import { BASE, errorOf, makeServer, makeStore, wrapStore } from "./helpers.js";
 
 /** A server whose store can be taken down: every call rejects while `down` is set. */
 async function flakyServer(
-  fault: () => Error = () => new StoreUnavailableError("the database is down", { retryAfterSeconds: 3 }),
+  fault: () => Error = () =>
+    new StoreUnavailableError("the database is down", { retryAfterSeconds: 3 }),
 ) {
   const base = await makeStore();
   const state = { down: false };
   const store = new Proxy(base, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
+      if (typeof value !== "function") {
+        return value;
+      }
       return async (...args: unknown[]) => {
-        if (state.down) throw fault();
+        if (state.down) {
+          throw fault();
+        }
         return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
       };
     },
@@ -24,7 +29,13 @@ async function flakyServer(
   const { key } = await server.admin.createApiKey(userId);
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const generate = (body: unknown) =>
-    server.fetch(new Request(`${BASE}/api/generations`, { method: "POST", headers, body: JSON.stringify(body) }));
+    server.fetch(
+      new Request(`${BASE}/api/generations`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+      }),
+    );
   return { server, state, logs, userId, key, headers, generate };
 }
 
@@ -47,7 +58,11 @@ describe("the store cannot be reached (S14)", () => {
       expect(error.message).toMatch(/nothing was charged/);
       expect(error.requestId).toBe(res.headers.get("request-id"));
     }
-    expect(f.logs.map((l) => l.error.name)).toEqual(["StoreUnavailableError", "StoreUnavailableError", "StoreUnavailableError"]);
+    expect(f.logs.map((l) => l.error.name)).toEqual([
+      "StoreUnavailableError",
+      "StoreUnavailableError",
+      "StoreUnavailableError",
+    ]);
     expect(JSON.stringify(f.logs)).not.toContain(f.key.slice(8));
 
     // The same server serves again once the store is back; the retried request is accepted once.
@@ -65,7 +80,9 @@ describe("the store cannot be reached (S14)", () => {
     let down = true;
     const store = wrapStore(base, {
       commitTask: async (input, now) => {
-        if (down) throw new StoreUnavailableError("connection reset", { retryAfterSeconds: 2.2 });
+        if (down) {
+          throw new StoreUnavailableError("connection reset", { retryAfterSeconds: 2.2 });
+        }
         return base.commitTask(input, now);
       },
     });
@@ -91,7 +108,8 @@ describe("the store cannot be reached (S14)", () => {
   });
 
   it("S14: any error named StoreUnavailableError counts, with Retry-After 1 when it gives no hint", async () => {
-    const foreign = () => Object.assign(new Error("pool exhausted"), { name: "StoreUnavailableError" });
+    const foreign = () =>
+      Object.assign(new Error("pool exhausted"), { name: "StoreUnavailableError" });
     const f = await flakyServer(foreign);
     f.state.down = true;
     const res = await f.server.fetch(new Request(`${BASE}/api/ping`, { headers: f.headers }));
@@ -100,15 +118,21 @@ describe("the store cannot be reached (S14)", () => {
     // Any other error stays a 500: only a store outage is worth a retry.
     const g = await flakyServer(() => new TypeError("a bug"));
     g.state.down = true;
-    expect((await g.server.fetch(new Request(`${BASE}/api/ping`, { headers: g.headers }))).status).toBe(500);
+    expect(
+      (await g.server.fetch(new Request(`${BASE}/api/ping`, { headers: g.headers }))).status,
+    ).toBe(500);
   });
 
   it("S14: admin calls reject with the store's StoreUnavailableError", async () => {
     const f = await flakyServer();
     f.state.down = true;
     await expect(f.server.admin.balance(f.userId)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(f.server.admin.createUser({ credits: 5 })).rejects.toMatchObject({ retryAfterSeconds: 3 });
-    await expect(f.server.admin.grantCredits(f.userId, 5)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(f.server.admin.createUser({ credits: 5 })).rejects.toMatchObject({
+      retryAfterSeconds: 3,
+    });
+    await expect(f.server.admin.grantCredits(f.userId, 5)).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
     f.state.down = false;
     expect(await f.server.admin.balance(f.userId)).toBe(1000);
   });

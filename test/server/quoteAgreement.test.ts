@@ -46,7 +46,9 @@ describe("the quote endpoint, quote(), computeCharge and the debit agree", () =>
   it("P5, P7: property: an accepted generation debits imageCount x the endpoint's quote, which is computeCharge's total", async () => {
     const s = await setup({ credits: CREDITS });
     const assets = [...s.assets];
-    while (assets.length < 14) assets.push((await s.admin.createAsset(s.userId)).assetId);
+    while (assets.length < 14) {
+      assets.push((await s.admin.createAsset(s.userId)).assetId);
+    }
     await fc.assert(
       fc.asyncProperty(
         priceableSpec({ priceable: true }),
@@ -65,12 +67,19 @@ describe("the quote endpoint, quote(), computeCharge and the debit agree", () =>
             inputAssetIds: assets.slice(0, references),
           };
           const checked = checkRequest(body);
-          if (!checked.success) throw new Error(JSON.stringify(checked.issues));
+          if (!checked.success) {
+            throw new Error(JSON.stringify(checked.issues));
+          }
           // The model's own image limit (V5) bounds the count.
-          const imageCount = Math.min(wanted, spec.modelId === "alpha-img2" ? 8 : spec.modelId === "gamma-image-1.5" ? 10 : 4);
+          const imageCount = Math.min(
+            wanted,
+            spec.modelId === "alpha-img2" ? 8 : spec.modelId === "gamma-image-1.5" ? 10 : 4,
+          );
           const request = { ...checked.output, imageCount };
 
-          const quoted = (await (await s.post("/api/pricing/quote", spec)).json()) as { credits: number | null };
+          const quoted = (await (await s.post("/api/pricing/quote", spec)).json()) as {
+            credits: number | null;
+          };
           const local = quote(spec, { account }).credits;
           const charge = computeCharge(request, { account });
           expect(quoted.credits).toBe(local);
@@ -85,7 +94,10 @@ describe("the quote endpoint, quote(), computeCharge and the debit agree", () =>
           expect(before - (await s.admin.balance(s.userId))).toBe(charge.totalCreditCost);
           // A free task (multiplier 0) moves nothing, so it has no ledger entry.
           if (charge.totalCreditCost > 0) {
-            expect((await s.admin.ledger(s.userId)).at(-1)).toMatchObject({ kind: "debit", credits: charge.totalCreditCost });
+            expect((await s.admin.ledger(s.userId)).at(-1)).toMatchObject({
+              kind: "debit",
+              credits: charge.totalCreditCost,
+            });
           }
         },
       ),

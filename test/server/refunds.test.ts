@@ -4,12 +4,20 @@ import { AdminError } from "../../src/server/index.js";
 import { ledgerBalance } from "../support/ledger.js";
 import { setup } from "./helpers.js";
 
-type Accepted = { batch: { taskId: string; results: { job: { id: string } }[] }; billing: { totalCreditCost: number } };
+type Accepted = {
+  batch: { taskId: string; results: { job: { id: string } }[] };
+  billing: { totalCreditCost: number };
+};
 
 describe("refunds and the ledger", () => {
   it("S6: a failed job refunds exactly its own charge, once; failing it again refunds nothing", async () => {
     const s = await setup({ credits: 1000, multiplier: "1.5" });
-    const res = await s.generate({ prompt: "p", modelId: "beta-pro", resolution: "4K", imageCount: 3 });
+    const res = await s.generate({
+      prompt: "p",
+      modelId: "beta-pro",
+      resolution: "4K",
+      imageCount: 3,
+    });
     const body = (await res.json()) as Accepted;
     expect(body.billing.totalCreditCost).toBe(450); // 100 x 1.5 per image
     const [job0, job1] = body.batch.results.map((r) => r.job.id) as [string, string];
@@ -20,7 +28,15 @@ describe("refunds and the ledger", () => {
     expect((await s.admin.job(job1)).status).toBe("failed");
     expect((await s.admin.job(job0)).status).toBe("queued");
     const refunds = (await s.admin.ledger(s.userId)).filter((e) => e.kind === "refund");
-    expect(refunds).toEqual([{ kind: "refund", credits: 150, at: expect.any(String), taskId: body.batch.taskId, jobId: job1 }]);
+    expect(refunds).toEqual([
+      {
+        kind: "refund",
+        credits: 150,
+        at: expect.any(String),
+        taskId: body.batch.taskId,
+        jobId: job1,
+      },
+    ]);
   });
 
   it("S6: an unknown job is an AdminError, and nothing is refunded", async () => {
@@ -34,10 +50,14 @@ describe("refunds and the ledger", () => {
 
   it("S7: nothing is charged retroactively: a new multiplier prices new tasks only, refunds use the stored charge", async () => {
     const s = await setup({ credits: 10_000 });
-    const old = (await (await s.generate({ prompt: "p", modelId: "beta2", resolution: "4K", imageCount: 2 })).json()) as Accepted;
+    const old = (await (
+      await s.generate({ prompt: "p", modelId: "beta2", resolution: "4K", imageCount: 2 })
+    ).json()) as Accepted;
     expect(old.billing.totalCreditCost).toBe(240);
     await s.admin.setPriceMultiplier(s.userId, "2.5");
-    const fresh = (await (await s.generate({ prompt: "p", modelId: "beta2", resolution: "4K" })).json()) as Accepted;
+    const fresh = (await (
+      await s.generate({ prompt: "p", modelId: "beta2", resolution: "4K" })
+    ).json()) as Accepted;
     expect(fresh.billing.totalCreditCost).toBe(300);
     expect((await s.admin.task(old.batch.taskId)).jobs.map((j) => j.credits)).toEqual([120, 120]);
     expect((await s.admin.task(old.batch.taskId)).multiplier).toBe("1");
@@ -49,7 +69,11 @@ describe("refunds and the ledger", () => {
   it("S7: the quote and the charge both follow the current multiplier; old tasks keep theirs", async () => {
     const s = await setup({ credits: 10_000 });
     const quote = async () =>
-      ((await (await s.post("/api/pricing/quote", { kind: "image", modelId: "beta" })).json()) as { credits: number }).credits;
+      (
+        (await (await s.post("/api/pricing/quote", { kind: "image", modelId: "beta" })).json()) as {
+          credits: number;
+        }
+      ).credits;
     expect(await quote()).toBe(25);
     await s.admin.setPriceMultiplier(s.userId, 1.1);
     expect(await quote()).toBe(28); // 27.5 rounds half-up
@@ -68,8 +92,14 @@ describe("refunds and the ledger", () => {
               key: fc.option(fc.constantFrom("a", "b")),
             }),
             fc.record({ op: fc.constant("fail" as const), pick: fc.nat() }),
-            fc.record({ op: fc.constant("grant" as const), credits: fc.integer({ min: 0, max: 200 }) }),
-            fc.record({ op: fc.constant("multiplier" as const), m: fc.constantFrom("0", "0.5", "1", "1.15", "3") }),
+            fc.record({
+              op: fc.constant("grant" as const),
+              credits: fc.integer({ min: 0, max: 200 }),
+            }),
+            fc.record({
+              op: fc.constant("multiplier" as const),
+              m: fc.constantFrom("0", "0.5", "1", "1.15", "3"),
+            }),
           ),
           { maxLength: 25 },
         ),
@@ -87,11 +117,21 @@ describe("refunds and the ledger", () => {
           };
           for (const op of ops) {
             if (op.op === "generate") {
-              const body: Record<string, unknown> = { prompt: "p", modelId: "beta2", imageCount: op.count };
-              if (op.key !== null) body.idempotencyKey = op.key;
+              const body: Record<string, unknown> = {
+                prompt: "p",
+                modelId: "beta2",
+                imageCount: op.count,
+              };
+              if (op.key !== null) {
+                body.idempotencyKey = op.key;
+              }
               const res = await s.generate(body);
               expect([202, 402, 409]).toContain(res.status);
-              if (res.status === 202) for (const r of ((await res.json()) as Accepted).batch.results) jobs.push(r.job.id);
+              if (res.status === 202) {
+                for (const r of ((await res.json()) as Accepted).batch.results) {
+                  jobs.push(r.job.id);
+                }
+              }
             } else if (op.op === "fail" && jobs.length > 0) {
               await s.admin.failJob(jobs[op.pick % jobs.length] as string);
             } else if (op.op === "grant") {

@@ -18,7 +18,10 @@ function reference(task: TaskRecord): string {
         resolution: r.resolution,
         prompt: r.prompt,
       },
-      results: task.jobCredits.map((_, i) => ({ job: { id: `job_${task.id.slice(5)}_${i}`, status: "queued" }, assets: [] })),
+      results: task.jobCredits.map((_, i) => ({
+        job: { id: `job_${task.id.slice(5)}_${i}`, status: "queued" },
+        assets: [],
+      })),
       totalCreditCost: task.totalCredits,
       balanceAfterCredits: task.balanceAfter,
     },
@@ -46,7 +49,14 @@ function task(id: string, prompt: string, jobCredits: number[], balanceAfter: nu
 
 describe("the 202 body of an accepted generation", () => {
   it("S3: is the documented object as JSON writes it: one job, several, none; prompts that need escaping", () => {
-    const prompts = ["a fox", 'quote " backslash \\ slash /', "tab\tnew\nline\u0000\u001f", "é 😀 \u2028", "\ud800 lone", ""];
+    const prompts = [
+      "a fox",
+      'quote " backslash \\ slash /',
+      "tab\tnew\nline\u0000\u001f",
+      "é 😀 \u2028",
+      "\ud800 lone",
+      "",
+    ];
     const ids = ["task_00ff1234abcd5678757372", 'task_"odd\\id', "task_"];
     const jobs = [[1], [3, 3, 3, 3], [], [0, 9_007_199_254_740_991]];
     for (const prompt of prompts) {

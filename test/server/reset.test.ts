@@ -8,7 +8,12 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { FAULT_LIMITS } from "../../src/server/controls.js";
-import { createReferenceServer, type Fixtures, type ReferenceServer, StoreUnavailableError } from "../../src/server/index.js";
+import {
+  createReferenceServer,
+  type Fixtures,
+  type ReferenceServer,
+  StoreUnavailableError,
+} from "../../src/server/index.js";
 import type { Store } from "../../src/store/store.js";
 import { ledgerBalance } from "../support/ledger.js";
 import { adminCodeOf, BASE, errorOf, makeStore, wrapStore } from "./helpers.js";
@@ -17,7 +22,9 @@ import { adminCodeOf, BASE, errorOf, makeStore, wrapStore } from "./helpers.js";
 const resetDownWhile = (base: Store, down: () => boolean): Store =>
   wrapStore(base, {
     reset: async (fixtures) => {
-      if (down()) throw new StoreUnavailableError("the database is down (a test)");
+      if (down()) {
+        throw new StoreUnavailableError("the database is down (a test)");
+      }
       return base.reset(fixtures);
     },
   });
@@ -29,7 +36,13 @@ const REAL_START = Date.UTC(2026, 11, 1);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Fixtures of their own per test: a key is one user's in the whole (shared) store. */
-function fixtures(credits = 500): { fixtures: Fixtures; key: string; otherKey: string; userId: string; asset: string } {
+function fixtures(credits = 500): {
+  fixtures: Fixtures;
+  key: string;
+  otherKey: string;
+  userId: string;
+  asset: string;
+} {
   const tag = randomBytes(6).toString("hex");
   const key = `ck_test_reset_${tag}_aaaaaaaaaaaa`;
   const otherKey = `ck_test_reset_${tag}_bbbbbbbbbbbb`;
@@ -58,7 +71,11 @@ async function onFixtures() {
     adminToken: TOKEN,
     now: () => real.now,
   });
-  const call = (path: string, key: string | undefined, init: { method?: string; body?: unknown } = {}) =>
+  const call = (
+    path: string,
+    key: string | undefined,
+    init: { method?: string; body?: unknown } = {},
+  ) =>
     server.fetch(
       new Request(BASE + path, {
         method: init.method ?? "GET",
@@ -66,11 +83,16 @@ async function onFixtures() {
           ...(key === undefined ? ADMIN : { authorization: `Bearer ${key}` }),
           ...(init.body === undefined ? {} : { "content-type": "application/json" }),
         },
-        ...(init.body === undefined ? {} : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }),
+        ...(init.body === undefined
+          ? {}
+          : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }),
       }),
     );
   const generate = (key: string, body: Record<string, unknown> = {}) =>
-    call("/api/generations", key, { method: "POST", body: { prompt: "a fox", modelId: "beta2", resolution: "4K", ...body } });
+    call("/api/generations", key, {
+      method: "POST",
+      body: { prompt: "a fox", modelId: "beta2", resolution: "4K", ...body },
+    });
   const resetOverHttp = async () => {
     const res = await call("/admin/reset", undefined, { method: "POST" });
     expect(res.status).toBe(200);
@@ -94,7 +116,10 @@ describe("reset to the start-up fixtures (S17)", () => {
     });
 
     // Spend, grant, change the multiplier, revoke the fixture key.
-    expect((await s.generate(s.key, { generationType: "image-to-image", inputAssetIds: [s.asset] })).status).toBe(202);
+    expect(
+      (await s.generate(s.key, { generationType: "image-to-image", inputAssetIds: [s.asset] }))
+        .status,
+    ).toBe(202);
     await s.server.admin.grantCredits(s.userId, 1000);
     await s.server.admin.setPriceMultiplier(s.userId, "2");
     const { apiKeyId } = (await (await s.call("/api/ping", s.key)).json()) as { apiKeyId: string };
@@ -102,16 +127,25 @@ describe("reset to the start-up fixtures (S17)", () => {
     expect((await s.call("/api/ping", s.key)).status).toBe(401);
     s.real.now += 60_000;
 
-    expect(await s.resetOverHttp()).toEqual({ reset: true, clock: { now: iso(REAL_START + 60_000), frozen: false } });
+    expect(await s.resetOverHttp()).toEqual({
+      reset: true,
+      clock: { now: iso(REAL_START + 60_000), frozen: false },
+    });
     expect(await stateOf(s.server, s.userId)).toEqual({
       user: { userId: s.userId, balance: 500, multiplier: "1.15" },
       ledger: [{ kind: "grant", credits: 500, at: iso(REAL_START + 60_000) }],
     });
     expect((await s.call("/api/ping", s.key)).status).toBe(200);
     expect((await s.call("/api/ping", s.otherKey)).status).toBe(200);
-    const again = await s.generate(s.key, { generationType: "image-to-image", inputAssetIds: [s.asset] });
+    const again = await s.generate(s.key, {
+      generationType: "image-to-image",
+      inputAssetIds: [s.asset],
+    });
     expect(again.status).toBe(202);
-    expect(((await again.json()) as { billing: { balanceAfterCredits: number } }).billing.balanceAfterCredits).toBe(500 - 138);
+    expect(
+      ((await again.json()) as { billing: { balanceAfterCredits: number } }).billing
+        .balanceAfterCredits,
+    ).toBe(500 - 138);
   });
 
   it("S17: reset also removes the waiting faults and empties the request journal", async () => {
@@ -126,7 +160,9 @@ describe("reset to the start-up fixtures (S17)", () => {
     expect(await s.server.admin.requests()).toEqual([]);
     // The fault is gone: the next ping is answered normally, and it is the journal's only entry.
     expect((await s.call("/api/ping", s.key)).status).toBe(200);
-    expect((await s.server.admin.requests()).map((r) => [r.path, r.status])).toEqual([["/api/ping", 200]]);
+    expect((await s.server.admin.requests()).map((r) => [r.path, r.status])).toEqual([
+      ["/api/ping", 200],
+    ]);
   });
 
   it("S17: reset twice in a row gives the start-up fixtures each time, with one opening grant", async () => {
@@ -165,7 +201,10 @@ describe("reset to the start-up fixtures (S17)", () => {
       expect((await errorOf(res)).code).toBe("invalid_api_key");
     }
     expect(await adminCodeOf(s.server.admin.user(userId))).toBe("unknown_user");
-    const foreign = await s.generate(s.key, { generationType: "image-to-image", inputAssetIds: [assetId] });
+    const foreign = await s.generate(s.key, {
+      generationType: "image-to-image",
+      inputAssetIds: [assetId],
+    });
     expect(foreign.status).toBe(400);
     expect((await errorOf(foreign)).code).toBe("asset_not_found");
   });
@@ -181,7 +220,9 @@ describe("reset to the start-up fixtures (S17)", () => {
     const second = await s.generate(s.key, { idempotencyKey: "after-reset" });
     expect(second.status).toBe(202);
     expect(second.headers.get("idempotent-replayed")).toBeNull();
-    expect(((await second.json()) as { batch: { taskId: string } }).batch.taskId).not.toBe(batch.taskId);
+    expect(((await second.json()) as { batch: { taskId: string } }).batch.taskId).not.toBe(
+      batch.taskId,
+    );
     expect(await s.server.admin.balance(s.userId)).toBe(500 - 138);
   });
 
@@ -191,7 +232,9 @@ describe("reset to the start-up fixtures (S17)", () => {
     s.real.now += 5;
     await s.server.admin.reset();
     expect(await s.server.admin.clock()).toEqual({ now: iso(REAL_START + 5), frozen: false });
-    expect(await s.server.admin.ledger(s.userId)).toEqual([{ kind: "grant", credits: 500, at: iso(REAL_START + 5) }]);
+    expect(await s.server.admin.ledger(s.userId)).toEqual([
+      { kind: "grant", credits: 500, at: iso(REAL_START + 5) },
+    ]);
     // Running on real time again: it follows real time.
     s.real.now += 10;
     expect(await s.server.admin.clock()).toEqual({ now: iso(REAL_START + 15), frozen: false });
@@ -220,7 +263,10 @@ describe("reset to the start-up fixtures (S17)", () => {
     await server.ready();
     const reset = server.admin.reset();
     await hasStarted;
-    const ping = () => server.fetch(new Request(`${BASE}/api/ping`, { headers: { authorization: `Bearer ${f.key}` } }));
+    const ping = () =>
+      server.fetch(
+        new Request(`${BASE}/api/ping`, { headers: { authorization: `Bearer ${f.key}` } }),
+      );
     const pings = Array.from({ length: 5 }, ping);
     const balance = server.admin.balance(f.userId);
     release();
@@ -241,12 +287,21 @@ describe("reset to the start-up fixtures (S17)", () => {
         throw new Error("this role may not reset (a test)");
       },
     });
-    const server = createReferenceServer({ store, fixtures: f.fixtures, adminToken: TOKEN, log: () => {} });
+    const server = createReferenceServer({
+      store,
+      fixtures: f.fixtures,
+      adminToken: TOKEN,
+      log: () => {},
+    });
     await server.ready();
     await server.admin.grantCredits(f.userId, 7);
-    const reset = server.fetch(new Request(`${BASE}/admin/reset`, { method: "POST", headers: ADMIN }));
+    const reset = server.fetch(
+      new Request(`${BASE}/admin/reset`, { method: "POST", headers: ADMIN }),
+    );
     await started.promise;
-    const credits = server.fetch(new Request(`${BASE}/api/query/credits`, { headers: { authorization: `Bearer ${f.key}` } }));
+    const credits = server.fetch(
+      new Request(`${BASE}/api/query/credits`, { headers: { authorization: `Bearer ${f.key}` } }),
+    );
     const balance = server.admin.balance(f.userId);
     gate.open();
     expect((await reset).status).toBe(500);
@@ -264,12 +319,20 @@ describe("reset to the start-up fixtures (S17)", () => {
       const res = await s.call("/admin/reset", undefined, { method: "POST", body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       const error = await errorOf(res);
-      if (typeof body === "string") expect(error.code).toBe("invalid_json");
-      else expect(error).toMatchObject({ code: "invalid_request", param: Array.isArray(body) ? "" : "keepUsers" });
+      if (typeof body === "string") {
+        expect(error.code).toBe("invalid_json");
+      } else {
+        expect(error).toMatchObject({
+          code: "invalid_request",
+          param: Array.isArray(body) ? "" : "keepUsers",
+        });
+      }
     }
     expect(await s.server.admin.balance(s.userId)).toBe(500 - 138);
     // `{}` is the same as no body.
-    expect((await s.call("/admin/reset", undefined, { method: "POST", body: {} })).status).toBe(200);
+    expect((await s.call("/admin/reset", undefined, { method: "POST", body: {} })).status).toBe(
+      200,
+    );
     expect(await s.server.admin.balance(s.userId)).toBe(500);
   });
 
@@ -279,7 +342,9 @@ describe("reset to the start-up fixtures (S17)", () => {
     const { key } = await server.admin.createApiKey(userId);
     await server.admin.reset();
     expect(await adminCodeOf(server.admin.user(userId))).toBe("unknown_user");
-    const res = await server.fetch(new Request(`${BASE}/api/ping`, { headers: { authorization: `Bearer ${key}` } }));
+    const res = await server.fetch(
+      new Request(`${BASE}/api/ping`, { headers: { authorization: `Bearer ${key}` } }),
+    );
     expect(res.status).toBe(401);
   });
 
@@ -287,10 +352,17 @@ describe("reset to the start-up fixtures (S17)", () => {
     const f = fixtures();
     let down = true;
     const store = resetDownWhile(await makeStore(), () => down);
-    const server = createReferenceServer({ store, fixtures: f.fixtures, adminToken: TOKEN, log: () => {} });
+    const server = createReferenceServer({
+      store,
+      fixtures: f.fixtures,
+      adminToken: TOKEN,
+      log: () => {},
+    });
     await server.ready();
     await server.admin.grantCredits(f.userId, 7);
-    const res = await server.fetch(new Request(`${BASE}/admin/reset`, { method: "POST", headers: ADMIN }));
+    const res = await server.fetch(
+      new Request(`${BASE}/admin/reset`, { method: "POST", headers: ADMIN }),
+    );
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("1");
     expect(await server.admin.balance(f.userId)).toBe(507);
@@ -346,7 +418,11 @@ describe("a reset is one step for a request in flight (S17)", () => {
   it("S17: a request whose key was checked before a reset is committed before the reset runs: 202, and the reset then gives the fixtures as loaded", async () => {
     const f = fixtures();
     const held = holdFirstCommit(await makeStore());
-    const server = createReferenceServer({ store: held.store, fixtures: f.fixtures, adminToken: TOKEN });
+    const server = createReferenceServer({
+      store: held.store,
+      fixtures: f.fixtures,
+      adminToken: TOKEN,
+    });
     const answer = generateOn(server, f.key);
     await held.reached;
     let resetDone = false;
@@ -383,7 +459,9 @@ describe("a reset is one step for a request in flight (S17)", () => {
     const res = await answer;
     // The fixture key keeps its id across the reset, so the commit's re-check of the key passes.
     expect(res.status).toBe(202);
-    const { billing } = (await res.json()) as { billing: { totalCreditCost: number; balanceAfterCredits: number } };
+    const { billing } = (await res.json()) as {
+      billing: { totalCreditCost: number; balanceAfterCredits: number };
+    };
     expect(billing.totalCreditCost).toBe(138);
     expect(billing.balanceAfterCredits).toBe(500 - 138);
     expect((await a.admin.ledger(f.userId)).map((e) => [e.kind, e.credits])).toEqual([
@@ -402,7 +480,9 @@ describe("a reset is one step for a request in flight (S17)", () => {
     const store = new Proxy(base, {
       get(target, prop) {
         const value: unknown = Reflect.get(target, prop, target);
-        if (typeof value !== "function") return value;
+        if (typeof value !== "function") {
+          return value;
+        }
         const method = value as (...args: unknown[]) => Promise<unknown>;
         if (prop === "reset") {
           return async (...args: unknown[]) => {
@@ -415,7 +495,9 @@ describe("a reset is one step for a request in flight (S17)", () => {
           };
         }
         return (...args: unknown[]) => {
-          if (resetting) beside.push(String(prop));
+          if (resetting) {
+            beside.push(String(prop));
+          }
           return method.apply(target, args);
         };
       },
@@ -433,7 +515,9 @@ describe("a reset is one step for a request in flight (S17)", () => {
     // and the ledger their debits, one each.
     const journal = await server.admin.requests({ limit: 1000 });
     const ids = new Set(journal.map((entry) => entry.requestId));
-    for (const res of answers.slice(100)) expect(ids.has(res.headers.get("request-id") ?? "")).toBe(true);
+    for (const res of answers.slice(100)) {
+      expect(ids.has(res.headers.get("request-id") ?? "")).toBe(true);
+    }
     const debits = (await server.admin.ledger(f.userId)).filter((e) => e.kind === "debit");
     expect(debits).toHaveLength(journal.length);
     expect(journal.every((entry) => entry.status === 202)).toBe(true);
@@ -453,7 +537,11 @@ describe("a reset is one step for a request in flight (S17)", () => {
     });
     const server = createReferenceServer({ store, fixtures: f.fixtures, adminToken: TOKEN });
     // Held for the longest delay there is: the test would time out if the reset waited for it.
-    await server.admin.addFault({ kind: "delay", path: "/api/generations", delayMs: FAULT_LIMITS.maxDelayMs });
+    await server.admin.addFault({
+      kind: "delay",
+      path: "/api/generations",
+      delayMs: FAULT_LIMITS.maxDelayMs,
+    });
     const answer = generateOn(server, f.key);
     await committed.promise;
     await server.admin.reset();
@@ -466,8 +554,12 @@ describe("a reset is one step for a request in flight (S17)", () => {
       ledger: [{ kind: "grant", credits: 500, at: expect.any(String) }],
     });
     // The next test's traffic is all the journal holds.
-    const ping = await server.fetch(new Request(`${BASE}/api/ping`, { headers: { authorization: `Bearer ${f.key}` } }));
-    expect((await server.admin.requests()).map((entry) => entry.requestId)).toEqual([ping.headers.get("request-id")]);
+    const ping = await server.fetch(
+      new Request(`${BASE}/api/ping`, { headers: { authorization: `Bearer ${f.key}` } }),
+    );
+    expect((await server.admin.requests()).map((entry) => entry.requestId)).toEqual([
+      ping.headers.get("request-id"),
+    ]);
     await expectBalanceIsLedger(server, f.userId);
   });
 });

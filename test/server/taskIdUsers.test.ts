@@ -6,7 +6,13 @@ import { taskUserId } from "../../src/store/store.js";
 describe("task ids made in a row", () => {
   it("every id reads back its own user: the same user again, a user after thousands of others, ids never shared", () => {
     const seen = new Set<string>();
-    const users = ["alice", "🦊", ...Array.from({ length: 3000 }, (_, i) => `usr_${i}_ü`), "alice", "🦊"];
+    const users = [
+      "alice",
+      "🦊",
+      ...Array.from({ length: 3000 }, (_, i) => `usr_${i}_ü`),
+      "alice",
+      "🦊",
+    ];
     for (const userId of users) {
       const taskId = newId.task(userId);
       expect(taskId).toMatch(/^task_[0-9a-f]{16}([0-9a-f]{2})+$/);

@@ -25,6 +25,8 @@ export function beforeAllOrFail(setup: () => unknown, timeoutMs?: number): void 
     }
   }, timeoutMs);
   beforeEach(() => {
-    if (failure) throw failure.error;
+    if (failure) {
+      throw failure.error;
+    }
   });
 }

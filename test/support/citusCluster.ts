@@ -37,18 +37,27 @@ export type CitusCluster = {
  * @throws Error with {@link CITUS_HINT} and the script's output when there is no Citus to use.
  */
 export async function citusBinDir(): Promise<string> {
-  if (process.env.CITUS_BINDIR) return process.env.CITUS_BINDIR;
+  if (process.env.CITUS_BINDIR) {
+    return process.env.CITUS_BINDIR;
+  }
   const script = fileURLToPath(new URL("../../scripts/citus.sh", import.meta.url));
   try {
     // A bound, not a speed check: the first build takes minutes on a busy machine.
-    const { stdout } = await run("bash", [script], { timeout: 30 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run("bash", [script], {
+      timeout: 30 * 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const lines = stdout.trim().split("\n");
     const bin = lines[lines.length - 1];
-    if (!bin) throw new Error("scripts/citus.sh printed nothing");
+    if (!bin) {
+      throw new Error("scripts/citus.sh printed nothing");
+    }
     return bin;
   } catch (error) {
     const e = error as { stderr?: string; message: string };
-    throw new Error(`scripts/citus.sh failed: ${e.message}\n${(e.stderr ?? "").slice(-3000)}\n${CITUS_HINT}`);
+    throw new Error(
+      `scripts/citus.sh failed: ${e.message}\n${(e.stderr ?? "").slice(-3000)}\n${CITUS_HINT}`,
+    );
   }
 }
 
@@ -64,18 +73,30 @@ export async function citusBinDir(): Promise<string> {
 export async function startCitus(options: { workers?: number } = {}): Promise<CitusCluster> {
   const binDir = await citusBinDir();
   // Few shards per table: each test file distributes a fresh schema, and two workers need no more.
-  const settings = ["shared_preload_libraries=citus", "citus.shard_count=8", "max_prepared_transactions=200"];
+  const settings = [
+    "shared_preload_libraries=citus",
+    "citus.shard_count=8",
+    "max_prepared_transactions=200",
+  ];
   const nodes: PostgresCluster[] = [];
   const destroy = async () => {
     await Promise.all(nodes.map((node) => node.destroy()));
   };
   try {
     // One after another: initdb and a first start are most of the CPU of a start-up.
-    for (let i = 0; i <= (options.workers ?? 2); i++) nodes.push(await startPostgres({ binDir, settings }));
-    for (const node of nodes) await sql(node.url, "CREATE EXTENSION IF NOT EXISTS citus");
+    for (let i = 0; i <= (options.workers ?? 2); i++) {
+      nodes.push(await startPostgres({ binDir, settings }));
+    }
+    for (const node of nodes) {
+      await sql(node.url, "CREATE EXTENSION IF NOT EXISTS citus");
+    }
     const [coordinator, ...workers] = nodes as [PostgresCluster, ...PostgresCluster[]];
-    await sql(coordinator.url, "SELECT citus_set_coordinator_host('127.0.0.1', $1)", [coordinator.port]);
-    for (const worker of workers) await sql(coordinator.url, "SELECT citus_add_node('127.0.0.1', $1)", [worker.port]);
+    await sql(coordinator.url, "SELECT citus_set_coordinator_host('127.0.0.1', $1)", [
+      coordinator.port,
+    ]);
+    for (const worker of workers) {
+      await sql(coordinator.url, "SELECT citus_add_node('127.0.0.1', $1)", [worker.port]);
+    }
     return { url: coordinator.url, coordinator, workers, destroy };
   } catch (error) {
     await destroy();

@@ -24,7 +24,9 @@ export type AdminAnswer =
 
 const connectionString = process.env.DATABASE_URL;
 const schema = process.env.IMAGEGEN_SCHEMA;
-if (!connectionString || !schema) throw new Error("instance.ts needs DATABASE_URL and IMAGEGEN_SCHEMA");
+if (!connectionString || !schema) {
+  throw new Error("instance.ts needs DATABASE_URL and IMAGEGEN_SCHEMA");
+}
 
 // The store's own pool would do (10 connections, 5 s to get one); the tests send bursts of 1,000
 // requests on a shared 2-core machine, where a request may wait longer than 5 s for a connection.
@@ -43,7 +45,13 @@ const store = await createPostgresStore({
 });
 const server = createReferenceServer({ store });
 // The tests load an instance from 127.0.0.1 alone, with hundreds of connections at once.
-const running = await serve({ port: 0, host: "127.0.0.1", server, handleSignals: false, maxConnectionsPerAddress: 1000 });
+const running = await serve({
+  port: 0,
+  host: "127.0.0.1",
+  server,
+  handleSignals: false,
+  maxConnectionsPerAddress: 1000,
+});
 
 const shutdown = async () => {
   await running.close();
@@ -66,7 +74,11 @@ if (process.send) {
         (error: Error & { code?: string }): AdminAnswer => ({
           id: message.id,
           ok: false,
-          error: { name: error.name, message: error.message, ...(error.code === undefined ? {} : { code: error.code }) },
+          error: {
+            name: error.name,
+            message: error.message,
+            ...(error.code === undefined ? {} : { code: error.code }),
+          },
         }),
       )
       .then((answer) => process.send?.(answer));

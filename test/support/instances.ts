@@ -17,7 +17,10 @@ export type Instance = {
   readonly pid: number;
   readonly process: ChildProcess;
   /** Calls `server.admin[method](...args)` inside the instance's process. */
-  admin<M extends keyof Admin>(method: M, ...args: Parameters<Admin[M]>): Promise<Awaited<ReturnType<Admin[M]>>>;
+  admin<M extends keyof Admin>(
+    method: M,
+    ...args: Parameters<Admin[M]>
+  ): Promise<Awaited<ReturnType<Admin[M]>>>;
   /** Sends `signal` and resolves once the process has exited. */
   kill(signal?: NodeJS.Signals): Promise<void>;
 };
@@ -59,7 +62,9 @@ export async function startInstance(options: {
     const onData = (chunk: Buffer) => {
       line += chunk.toString();
       const end = line.indexOf("\n");
-      if (end < 0) return;
+      if (end < 0) {
+        return;
+      }
       child.stdout?.off("data", onData);
       try {
         resolve(JSON.parse(line.slice(0, end)) as { port: number; pid: number });
@@ -80,7 +85,9 @@ export async function startInstance(options: {
     pending.delete(answer.id);
   });
   child.once("exit", () => {
-    for (const [id, settle] of pending) settle({ id, ok: false, error: { name: "Error", message: "the instance exited" } });
+    for (const [id, settle] of pending) {
+      settle({ id, ok: false, error: { name: "Error", message: "the instance exited" } });
+    }
     pending.clear();
   });
 
@@ -92,21 +99,30 @@ export async function startInstance(options: {
       const id = next++;
       return new Promise((resolve, reject) => {
         pending.set(id, (answer) => {
-          if (answer.ok) resolve(answer.value as never);
-          else reject(Object.assign(new Error(answer.error.message), answer.error));
+          if (answer.ok) {
+            resolve(answer.value as never);
+          } else {
+            reject(Object.assign(new Error(answer.error.message), answer.error));
+          }
         });
         child.send({ id, method, args } satisfies AdminCall);
       });
     },
     async kill(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill(signal);
+      }
       await exited;
     },
   };
 }
 
 /** An HTTP answer as a client got it. */
-export type HttpAnswer = { status: number; headers: Record<string, string | string[] | undefined>; text: string };
+export type HttpAnswer = {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+};
 
 /**
  * One POST with a JSON body on a connection of its own (`Connection: close`): no socket is reused,
@@ -118,7 +134,11 @@ export type HttpAnswer = { status: number; headers: Record<string, string | stri
  * @param body - Sent as JSON.
  * @returns The status, headers and body text.
  */
-export function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<HttpAnswer> {
+export function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<HttpAnswer> {
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -126,14 +146,22 @@ export function postJson(url: string, headers: Record<string, string>, body: unk
       {
         method: "POST",
         agent: false,
-        headers: { ...headers, "content-type": "application/json", "content-length": String(payload.length) },
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          "content-length": String(payload.length),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("error", reject);
         res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString("utf8"),
+          }),
         );
       },
     );

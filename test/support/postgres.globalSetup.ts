@@ -39,17 +39,23 @@ export async function startClusterBroker(
     cluster.then(
       (c) => response.writeHead(200, { "content-type": "text/plain" }).end(c.url),
       (error: unknown) =>
-        response.writeHead(500, { "content-type": "text/plain" }).end(error instanceof Error ? error.message : String(error)),
+        response
+          .writeHead(500, { "content-type": "text/plain" })
+          .end(error instanceof Error ? error.message : String(error)),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
-  if (typeof address !== "object" || address === null) throw new Error(`the ${what} broker has no port`);
+  if (typeof address !== "object" || address === null) {
+    throw new Error(`the ${what} broker has no port`);
+  }
   project.provide("postgresBroker", `http://127.0.0.1:${address.port}`);
 
   return async () => {
     await new Promise((resolve) => server.close(resolve));
-    if (cluster) await (await cluster.catch(() => undefined))?.destroy();
+    if (cluster) {
+      await (await cluster.catch(() => undefined))?.destroy();
+    }
   };
 }
 

@@ -29,12 +29,20 @@ declare module "vitest" {
  * @throws Error with postgresCluster.ts's `INSTALL_HINT` when there is no PostgreSQL to run.
  */
 export async function postgresUrl(): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  if (process.env.DATABASE_URL) {
+    return process.env.DATABASE_URL;
+  }
   const broker = inject("postgresBroker");
-  if (!broker) throw new Error("vitest.config.ts must list test/support/postgres.globalSetup.ts in globalSetup");
+  if (!broker) {
+    throw new Error(
+      "vitest.config.ts must list test/support/postgres.globalSetup.ts in globalSetup",
+    );
+  }
   const response = await fetch(`${broker}/url`);
   const text = await response.text();
-  if (!response.ok) throw new Error(text);
+  if (!response.ok) {
+    throw new Error(text);
+  }
   return text;
 }
 
@@ -46,7 +54,11 @@ export async function postgresUrl(): Promise<string> {
  *
  * @returns The options to add.
  */
-export function storeLayout(): { distributed?: true; connectionTimeoutMillis: number; statementTimeoutMillis: number } {
+export function storeLayout(): {
+  distributed?: true;
+  connectionTimeoutMillis: number;
+  statementTimeoutMillis: number;
+} {
   // Bounds, not speed checks: these tests send bursts of hundreds of commits at two stores' pools, and
   // on a loaded machine a commit can wait longer than the default 5 s for a pooled connection or for
   // the user's row; on Citus each statement is also a hop more (coordinator, then worker). The
@@ -79,7 +91,10 @@ export type PostgresTestDatabase = {
   /** A fresh, unused schema name (`t_` and 16 hex digits). */
   readonly schema: string;
   /** Runs one statement on a connection of its own. */
-  sql<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  sql<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
   /** Drops the schema and everything in it. */
   drop(): Promise<void>;
 };
@@ -97,7 +112,8 @@ export async function withPostgres(): Promise<PostgresTestDatabase> {
     connectionString,
     schema,
     sql: (text, values) => oneShot(connectionString, text, values),
-    drop: () => oneShot(connectionString, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`).then(() => {}),
+    drop: () =>
+      oneShot(connectionString, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`).then(() => {}),
   };
 }
 
@@ -133,7 +149,9 @@ export async function oneShot<R extends pg.QueryResultRow = pg.QueryResultRow>(
 export function reconcileQuery(schema: string): string {
   const doc = readFileSync(new URL("../../docs/postgres.md", import.meta.url), "utf8");
   const query = /```sql reconcile\n([\s\S]*?)```/.exec(doc)?.[1];
-  if (!query) throw new Error("docs/postgres.md has no ```sql reconcile block");
+  if (!query) {
+    throw new Error("docs/postgres.md has no ```sql reconcile block");
+  }
   return query.replaceAll("imagegen.", `"${schema}".`);
 }
 

@@ -3,7 +3,15 @@
  * start again, remove. No vitest import: the global setup loads this in vitest's main process.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,21 +53,34 @@ export type PostgresCluster = {
  */
 export function postgresBinDir(): string {
   const candidates: string[] = [];
-  if (process.env.PG_BINDIR) candidates.push(process.env.PG_BINDIR);
+  if (process.env.PG_BINDIR) {
+    candidates.push(process.env.PG_BINDIR);
+  }
   const debian = "/usr/lib/postgresql";
   if (existsSync(debian)) {
     const versions = readdirSync(debian)
       .filter((v) => /^\d+(\.\d+)?$/.test(v))
       .sort((a, b) => Number(b) - Number(a));
-    for (const v of versions) candidates.push(join(debian, v, "bin"));
+    for (const v of versions) {
+      candidates.push(join(debian, v, "bin"));
+    }
   }
   try {
-    candidates.push(execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
+    candidates.push(
+      execFileSync("pg_config", ["--bindir"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim(),
+    );
   } catch {
     // no pg_config: the other candidates decide
   }
-  const found = candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")));
-  if (!found) throw new Error(INSTALL_HINT);
+  const found = candidates.find(
+    (dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")),
+  );
+  if (!found) {
+    throw new Error(INSTALL_HINT);
+  }
   return found;
 }
 
@@ -70,7 +91,11 @@ async function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -117,20 +142,35 @@ export async function startPostgres(
     chmodSync(dir, 0o700);
   }
   const exec = async (tool: string, args: string[]) => {
-    const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, tool), ...args]] : [join(bin, tool), args];
+    const [file, argv] = asRoot
+      ? ["runuser", ["-u", "postgres", "--", join(bin, tool), ...args]]
+      : [join(bin, tool), args];
     try {
       await run(file as string, argv as string[], { timeout: 120_000 });
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string; message: string };
       const log = existsSync(logFile) ? readFileSync(logFile, "utf8").slice(-2000) : "";
-      throw new Error(`${tool} ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}\n${log}`);
+      throw new Error(
+        `${tool} ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}\n${log}`,
+      );
     }
   };
 
   let destroyed = false;
   const removeFiles = () => rmSync(dir, { recursive: true, force: true });
   try {
-    await exec("initdb", ["-D", dataDir, "-A", "trust", "-U", "imagegen", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    await exec("initdb", [
+      "-D",
+      dataDir,
+      "-A",
+      "trust",
+      "-U",
+      "imagegen",
+      "-E",
+      "UTF8",
+      "--locale=C",
+      "--no-sync",
+    ]);
   } catch (error) {
     removeFiles();
     throw error;
@@ -166,8 +206,13 @@ export async function startPostgres(
   const stopSync = () => {
     try {
       const args = ["-D", dataDir, "-m", "immediate", "-w", "stop"];
-      if (asRoot) execFileSync("runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args], { stdio: "ignore" });
-      else execFileSync(join(bin, "pg_ctl"), args, { stdio: "ignore" });
+      if (asRoot) {
+        execFileSync("runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args], {
+          stdio: "ignore",
+        });
+      } else {
+        execFileSync(join(bin, "pg_ctl"), args, { stdio: "ignore" });
+      }
     } catch {
       // already stopped
     }
@@ -182,7 +227,9 @@ export async function startPostgres(
     stop: (mode = "fast") => exec("pg_ctl", ["-D", dataDir, "-m", mode, "-w", "stop"]),
     start: () => startOn(port),
     async destroy() {
-      if (destroyed) return;
+      if (destroyed) {
+        return;
+      }
       destroyed = true;
       process.off("exit", stopSync);
       await exec("pg_ctl", ["-D", dataDir, "-m", "fast", "-w", "stop"]).catch(() => {});

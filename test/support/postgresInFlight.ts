@@ -9,7 +9,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/postgres/store.js";
 import type { CommitResult } from "../../src/store/store.js";
 import { beforeAllOrFail } from "./beforeAllOrFail.js";
-import { lockWaitersQuery, type PostgresTestDatabase, storeLayout, withPostgres } from "./postgres.js";
+import {
+  lockWaitersQuery,
+  type PostgresTestDatabase,
+  storeLayout,
+  withPostgres,
+} from "./postgres.js";
 import { sampleDraft, T0 } from "./storeContract.js";
 
 /** A bound against a hang, not a speed check: a commit queues on a row within this on any machine. */
@@ -25,9 +30,17 @@ export function inFlightSuite(): void {
   let store: PostgresStore;
   beforeAllOrFail(async () => {
     db = await withPostgres();
-    pool = new pg.Pool({ connectionString: db.connectionString, application_name: application, max: 4 });
+    pool = new pg.Pool({
+      connectionString: db.connectionString,
+      application_name: application,
+      max: 4,
+    });
     const { distributed } = storeLayout();
-    store = await createPostgresStore({ pool, schema: db.schema, ...(distributed ? { distributed } : {}) });
+    store = await createPostgresStore({
+      pool,
+      schema: db.schema,
+      ...(distributed ? { distributed } : {}),
+    });
   }, 180_000);
   afterAll(async () => {
     await store?.close();
@@ -47,7 +60,10 @@ export function inFlightSuite(): void {
    * Runs `change` in a transaction that takes the user's row first, starts `commit`, waits until
    * the commit queues on that row, then commits the change.
    */
-  async function whileQueued(change: (client: pg.Client) => Promise<unknown>, commit: () => Promise<CommitResult>) {
+  async function whileQueued(
+    change: (client: pg.Client) => Promise<unknown>,
+    commit: () => Promise<CommitResult>,
+  ) {
     const holder = new pg.Client({ connectionString: db.connectionString });
     const watcher = new pg.Client({ connectionString: db.connectionString });
     await Promise.all([holder.connect(), watcher.connect()]);
@@ -59,7 +75,8 @@ export function inFlightSuite(): void {
       let waiting = 0;
       while (waiting === 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        waiting = (await watcher.query<{ n: number }>(lockWaitersQuery(), [application])).rows[0]?.n ?? 0;
+        waiting =
+          (await watcher.query<{ n: number }>(lockWaitersQuery(), [application])).rows[0]?.n ?? 0;
       }
       expect(waiting, "the commit queued on the user's row").toBe(1);
       await holder.query("COMMIT");
@@ -70,7 +87,9 @@ export function inFlightSuite(): void {
   }
 
   describe("a change committed while a commit waits for the user's row", () => {
-    it("S15: a key revoked meanwhile charges nothing, and the idempotency key stays free", { timeout: 120_000 }, async () => {
+    it("S15: a key revoked meanwhile charges nothing, and the idempotency key stays free", {
+      timeout: 120_000,
+    }, async () => {
       const { userId, apiKeyId } = await account();
       const draft = sampleDraft(userId, [30]);
       const claim = { key: draft.request.idempotencyKey ?? "" };
@@ -80,7 +99,9 @@ export function inFlightSuite(): void {
         await client.query(`SELECT id FROM ${s}.users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
         await client.query(`UPDATE ${s}.api_keys SET revoked = true WHERE id = $1`, [apiKeyId]);
       };
-      expect(await whileQueued(revoke, () => store.commitTask({ task: draft, apiKeyId, claim }, T0))).toEqual({
+      expect(
+        await whileQueued(revoke, () => store.commitTask({ task: draft, apiKeyId, claim }, T0)),
+      ).toEqual({
         ok: false,
         reason: "api_key_revoked",
       });
@@ -90,13 +111,17 @@ export function inFlightSuite(): void {
       expect(await store.findClaimedTask(userId, claim.key, T0)).toBeUndefined();
     });
 
-    it("S7: a multiplier changed meanwhile charges nothing and names the new one", { timeout: 120_000 }, async () => {
+    it("S7: a multiplier changed meanwhile charges nothing and names the new one", {
+      timeout: 120_000,
+    }, async () => {
       const { userId, apiKeyId } = await account();
       const draft = sampleDraft(userId, [30]);
       const reprice = (client: pg.Client) =>
         client.query(`UPDATE "${db.schema}".users SET multiplier = '1.5' WHERE id = $1`, [userId]);
       const claim = { key: draft.request.idempotencyKey ?? "" };
-      expect(await whileQueued(reprice, () => store.commitTask({ task: draft, apiKeyId, claim }, T0))).toEqual({
+      expect(
+        await whileQueued(reprice, () => store.commitTask({ task: draft, apiKeyId, claim }, T0)),
+      ).toEqual({
         ok: false,
         reason: "multiplier_changed",
         multiplier: "1.5",
@@ -105,13 +130,19 @@ export function inFlightSuite(): void {
       expect(await store.findClaimedTask(userId, claim.key, T0)).toBeUndefined();
     });
 
-    it("S4: a lock that changed nothing lets the commit through, debited once", { timeout: 120_000 }, async () => {
+    it("S4: a lock that changed nothing lets the commit through, debited once", {
+      timeout: 120_000,
+    }, async () => {
       const { userId, apiKeyId } = await account();
       const draft = sampleDraft(userId, [30]);
       const lock = (client: pg.Client) =>
-        client.query(`SELECT id FROM "${db.schema}".users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
+        client.query(`SELECT id FROM "${db.schema}".users WHERE id = $1 FOR NO KEY UPDATE`, [
+          userId,
+        ]);
       const claim = { key: draft.request.idempotencyKey ?? "" };
-      const result = await whileQueued(lock, () => store.commitTask({ task: draft, apiKeyId, claim }, T0));
+      const result = await whileQueued(lock, () =>
+        store.commitTask({ task: draft, apiKeyId, claim }, T0),
+      );
       expect(result).toMatchObject({ ok: true, task: { id: draft.id, balanceAfter: 970 } });
       expect((await store.getUser(userId))?.balance).toBe(970);
     });

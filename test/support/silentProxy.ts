@@ -28,7 +28,10 @@ export type SilentProxy = {
  * @param target - The server's host and port.
  * @returns The running forwarder, forwarding.
  */
-export async function startSilentProxy(target: { host: string; port: number }): Promise<SilentProxy> {
+export async function startSilentProxy(target: {
+  host: string;
+  port: number;
+}): Promise<SilentProxy> {
   let silent = false;
   let closed = false;
   const sockets = new Set<Socket>();
@@ -59,13 +62,19 @@ export async function startSilentProxy(target: { host: string; port: number }): 
     track(upstream);
     const forward = (from: Socket, to: Socket) => {
       from.on("data", (chunk: Buffer) => {
-        if (!pair.silent) to.write(chunk);
+        if (!pair.silent) {
+          to.write(chunk);
+        }
       });
       from.on("end", () => {
-        if (!pair.silent) to.end();
+        if (!pair.silent) {
+          to.end();
+        }
       });
       from.on("close", () => {
-        if (!pair.silent) to.destroy();
+        if (!pair.silent) {
+          to.destroy();
+        }
       });
     };
     forward(client, upstream);
@@ -76,13 +85,17 @@ export async function startSilentProxy(target: { host: string; port: number }): 
     server.listen(0, "127.0.0.1", () => resolve());
   });
   const address = server.address();
-  if (typeof address !== "object" || address === null) throw new Error("the silent proxy has no port");
+  if (typeof address !== "object" || address === null) {
+    throw new Error("the silent proxy has no port");
+  }
 
   return {
     port: address.port,
     blackhole() {
       silent = true;
-      for (const pair of pairs) pair.silent = true;
+      for (const pair of pairs) {
+        pair.silent = true;
+      }
       pairs.clear();
     },
     heal() {
@@ -90,7 +103,9 @@ export async function startSilentProxy(target: { host: string; port: number }): 
     },
     async close() {
       closed = true;
-      for (const socket of sockets) socket.destroy();
+      for (const socket of sockets) {
+        socket.destroy();
+      }
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -53,7 +53,11 @@ export function sampleRequest(overrides: Partial<GenerationRequest> = {}): Gener
  * @param overrides - Other fields to change.
  * @returns The draft, with a fresh task id.
  */
-export function sampleDraft(userId: string, jobCredits: readonly number[], overrides: Partial<TaskDraft> = {}): TaskDraft {
+export function sampleDraft(
+  userId: string,
+  jobCredits: readonly number[],
+  overrides: Partial<TaskDraft> = {},
+): TaskDraft {
   return {
     id: `task_${hex(8)}`,
     userId,
@@ -84,7 +88,9 @@ export const accepted = (draft: TaskDraft, balanceAfter: number): TaskRecord => 
  */
 export function exactSum(ledger: readonly LedgerRecord[]): bigint {
   let sum = 0n;
-  for (const entry of ledger) sum += entry.kind === "debit" ? -BigInt(entry.credits) : BigInt(entry.credits);
+  for (const entry of ledger) {
+    sum += entry.kind === "debit" ? -BigInt(entry.credits) : BigInt(entry.credits);
+  }
   return sum;
 }
 
@@ -110,7 +116,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       return id;
     };
     const newKey = async (userId: string): Promise<ApiKeyRecord> => {
-      const key: ApiKeyRecord = { id: `apk_${hex(8)}`, userId, mode: "test", hash: hex(32), revoked: false };
+      const key: ApiKeyRecord = {
+        id: `apk_${hex(8)}`,
+        userId,
+        mode: "test",
+        hash: hex(32),
+        revoked: false,
+      };
       expect(await store.putApiKey(key)).toBe(true);
       return key;
     };
@@ -120,8 +132,16 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       const key = await newKey(userId);
       return { userId, apiKeyId: key.id, key };
     };
-    const commit = (draft: TaskDraft, apiKeyId: string, claim: { key: string; expiresAt?: number } | undefined, now = T0) =>
-      store.commitTask(claim === undefined ? { task: draft, apiKeyId } : { task: draft, apiKeyId, claim }, now);
+    const commit = (
+      draft: TaskDraft,
+      apiKeyId: string,
+      claim: { key: string; expiresAt?: number } | undefined,
+      now = T0,
+    ) =>
+      store.commitTask(
+        claim === undefined ? { task: draft, apiKeyId } : { task: draft, apiKeyId, claim },
+        now,
+      );
     const claimOf = (draft: TaskDraft) => ({ key: draft.request.idempotencyKey ?? "" });
     const balance = async (userId: string) => (await store.getUser(userId))?.balance;
 
@@ -161,7 +181,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         });
         expect(await balance(id)).toBe(MAX_CREDITS - 5);
         expect(await store.grant(id, 5, T0)).toEqual({ ok: true, balance: MAX_CREDITS });
-        expect(await store.grant(`usr_${hex(8)}`, 5, T0)).toEqual({ ok: false, reason: "unknown_user" });
+        expect(await store.grant(`usr_${hex(8)}`, 5, T0)).toEqual({
+          ok: false,
+          reason: "unknown_user",
+        });
         expect((await store.ledger(id))?.length).toBe(2);
       });
 
@@ -176,7 +199,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
           balance: MAX_CREDITS - 80,
           held: 80,
         });
-        expect(await store.grant(userId, 1, T0)).toMatchObject({ ok: false, reason: "balance_too_large" });
+        expect(await store.grant(userId, 1, T0)).toMatchObject({
+          ok: false,
+          reason: "balance_too_large",
+        });
         expect(await store.grant(userId, 0, T0)).toEqual({ ok: true, balance: MAX_CREDITS - 80 });
         expect(await store.failJob(draft.id, 0, T0 + 1)).toBe(80);
         expect(await balance(userId)).toBe(MAX_CREDITS);
@@ -194,7 +220,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         const { userId, apiKeyId } = await account(MAX_CREDITS - 100);
         const draft = sampleDraft(userId, [30, 20]);
         expect(await commit(draft, apiKeyId, claimOf(draft))).toMatchObject({ ok: true });
-        expect(await store.grant(userId, 101, T0)).toMatchObject({ ok: false, reason: "balance_too_large", held: 50 });
+        expect(await store.grant(userId, 101, T0)).toMatchObject({
+          ok: false,
+          reason: "balance_too_large",
+          held: 50,
+        });
         expect(await store.grant(userId, 100, T0)).toEqual({ ok: true, balance: MAX_CREDITS - 50 });
         expect(await store.failJob(draft.id, 1, T0)).toBe(20);
         expect(await store.failJob(draft.id, 0, T0)).toBe(30);
@@ -209,8 +239,14 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         await commit(paid, apiKeyId, claimOf(paid));
         await commit(free, apiKeyId, claimOf(free));
         // Balance 600, held 400: the headroom is 2^53 - 1 - 1000.
-        expect(await store.grant(userId, MAX_CREDITS - 999, T0)).toMatchObject({ ok: false, held: 400 });
-        expect(await store.grant(userId, MAX_CREDITS - 1000, T0)).toEqual({ ok: true, balance: MAX_CREDITS - 400 });
+        expect(await store.grant(userId, MAX_CREDITS - 999, T0)).toMatchObject({
+          ok: false,
+          held: 400,
+        });
+        expect(await store.grant(userId, MAX_CREDITS - 1000, T0)).toEqual({
+          ok: true,
+          balance: MAX_CREDITS - 400,
+        });
         expect(await store.failJob(free.id, 1, T0)).toBe(0);
         expect(await store.failJob(paid.id, 0, T0)).toBe(400);
         expect(await balance(userId)).toBe(MAX_CREDITS);
@@ -227,14 +263,20 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
 
     describe("loading fixtures", () => {
       const load = (users: FixtureUserLoad[], at = T0) => {
-        if (!store.loadFixtures) throw new Error("the store has no loadFixtures");
+        if (!store.loadFixtures) {
+          throw new Error("the store has no loadFixtures");
+        }
         return store.loadFixtures(users, at);
       };
       const fixtureUser = (credits: number, keys = 1, assets = 1): FixtureUserLoad => ({
         id: `usr_${hex(8)}`,
         credits,
         multiplier: "1.5",
-        apiKeys: Array.from({ length: keys }, () => ({ id: `apk_${hex(8)}`, hash: hex(32), mode: "test" as const })),
+        apiKeys: Array.from({ length: keys }, () => ({
+          id: `apk_${hex(8)}`,
+          hash: hex(32),
+          mode: "test" as const,
+        })),
         assets: Array.from({ length: assets }, () => `ast_${hex(8)}`),
       });
 
@@ -245,8 +287,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.getUser(a.id)).toEqual({ id: a.id, balance: 100, multiplier: "1.5" });
         expect(await store.ledger(a.id)).toEqual([{ kind: "grant", credits: 100, at: T0 }]);
         expect(await store.ledger(b.id)).toEqual([]);
-        for (const key of a.apiKeys)
-          expect((await store.findCaller(key.hash))?.key).toEqual({ ...key, userId: a.id, revoked: false });
+        for (const key of a.apiKeys) {
+          expect((await store.findCaller(key.hash))?.key).toEqual({
+            ...key,
+            userId: a.id,
+            revoked: false,
+          });
+        }
         expect(await store.ownedAssets(a.id, a.assets)).toEqual(new Set(a.assets));
         await store.grant(a.id, 5, T0);
         // Again, with one key and one asset more: the user keeps its balance, the new ones are added.
@@ -323,7 +370,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.findCaller(key.hash)).toEqual({ key, multiplier: "1.15" });
         expect(await store.setMultiplier(userId, "0.85")).toBe(true);
         await store.revokeApiKey(key.id);
-        expect(await store.findCaller(key.hash)).toEqual({ key: { ...key, revoked: true }, multiplier: "0.85" });
+        expect(await store.findCaller(key.hash)).toEqual({
+          key: { ...key, revoked: true },
+          multiplier: "0.85",
+        });
         expect(await store.findCaller(hex(32))).toBeUndefined();
         expect(await store.findCaller("\u0000")).toBeUndefined();
       });
@@ -336,7 +386,9 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.putAsset(mine, alice)).toBe(true);
         expect(await store.putAsset(theirs, bob)).toBe(true);
         expect(await store.putAsset(mine, bob)).toBe(false);
-        expect(await store.ownedAssets(alice, [mine, theirs, `ast_${hex(8)}`])).toEqual(new Set([mine]));
+        expect(await store.ownedAssets(alice, [mine, theirs, `ast_${hex(8)}`])).toEqual(
+          new Set([mine]),
+        );
         expect(await store.ownedAssets(bob, [mine, theirs])).toEqual(new Set([theirs]));
         expect(await store.ownedAssets(alice, [])).toEqual(new Set());
       });
@@ -350,13 +402,24 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(result).toEqual({ ok: true, task: accepted(draft, 63) });
         expect(await store.getTask(draft.id)).toEqual(accepted(draft, 63));
         expect(await balance(userId)).toBe(63);
-        expect((await store.ledger(userId))?.at(-1)).toEqual({ kind: "debit", credits: 37, at: T0 + 42, taskId: draft.id });
+        expect((await store.ledger(userId))?.at(-1)).toEqual({
+          kind: "debit",
+          credits: 37,
+          at: T0 + 42,
+          taskId: draft.id,
+        });
       });
 
       it("S8: the stored task gives back exactly what was committed, odd characters included", async () => {
         const { userId, apiKeyId } = await account(1000, "1.15");
-        const prompt = 'quotes " \\ back\\slash, tab\t, NUL \u0000, é, 🎨, lone \ud800 surrogate, </script>';
-        const request = sampleRequest({ prompt, imageCount: 1, inputAssetIds: ["ast_1", "ast_2"], idempotencyKey: "k ✓" });
+        const prompt =
+          'quotes " \\ back\\slash, tab\t, NUL \u0000, é, 🎨, lone \ud800 surrogate, </script>';
+        const request = sampleRequest({
+          prompt,
+          imageCount: 1,
+          inputAssetIds: ["ast_1", "ast_2"],
+          idempotencyKey: "k ✓",
+        });
         const draft = sampleDraft(userId, [7], {
           request,
           referenceCount: 2,
@@ -379,7 +442,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         const draft = sampleDraft(userId, [12, 13], { request, referenceCount: 1 });
         const claim = claimOf(draft);
         const committed = structuredClone(accepted(draft, 75));
-        const result = await store.commitTask({ task: draft, apiKeyId, claim, assetIds: [asset] }, T0);
+        const result = await store.commitTask(
+          { task: draft, apiKeyId, claim, assetIds: [asset] },
+          T0,
+        );
         const tasks = [
           result.ok ? result.task : undefined,
           await store.getTask(draft.id),
@@ -447,7 +513,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       it("S4: too few credits: insufficient_credits with the balance, and nothing changes; the key stays free", async () => {
         const { userId, apiKeyId } = await account(20);
         const draft = sampleDraft(userId, [11, 11]);
-        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({ ok: false, reason: "insufficient_credits", balance: 20 });
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({
+          ok: false,
+          reason: "insufficient_credits",
+          balance: 20,
+        });
         expect(await balance(userId)).toBe(20);
         expect(await store.getTask(draft.id)).toBeUndefined();
         expect(await store.findClaimedTask(userId, claimOf(draft).key, T0)).toBeUndefined();
@@ -462,7 +532,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         const { userId, apiKeyId } = await account(50);
         await store.revokeApiKey(apiKeyId);
         const draft = sampleDraft(userId, [5]);
-        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({ ok: false, reason: "api_key_revoked" });
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({
+          ok: false,
+          reason: "api_key_revoked",
+        });
         expect(await balance(userId)).toBe(50);
         expect(await store.getTask(draft.id)).toBeUndefined();
         expect(await store.findClaimedTask(userId, claimOf(draft).key, T0)).toBeUndefined();
@@ -483,8 +556,13 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
           [[`ast_${hex(8)}`, mine], 0],
           [[mine, "ast_\u0000"], 1],
         ] as const) {
-          const draft = sampleDraft(userId, [5], { request: sampleRequest({ inputAssetIds: [...assetIds] }), referenceCount: 2 });
-          expect(await store.commitTask({ task: draft, apiKeyId, claim: claimOf(draft), assetIds }, T0)).toEqual({
+          const draft = sampleDraft(userId, [5], {
+            request: sampleRequest({ inputAssetIds: [...assetIds] }),
+            referenceCount: 2,
+          });
+          expect(
+            await store.commitTask({ task: draft, apiKeyId, claim: claimOf(draft), assetIds }, T0),
+          ).toEqual({
             ok: false,
             reason: "asset_not_found",
             index,
@@ -494,8 +572,16 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         }
         expect(await balance(userId)).toBe(100);
         expect(await store.ledger(userId)).toEqual(ledger);
-        const draft = sampleDraft(userId, [5], { request: sampleRequest({ inputAssetIds: [mine] }), referenceCount: 1 });
-        expect(await store.commitTask({ task: draft, apiKeyId, claim: claimOf(draft), assetIds: [mine] }, T0)).toEqual({
+        const draft = sampleDraft(userId, [5], {
+          request: sampleRequest({ inputAssetIds: [mine] }),
+          referenceCount: 1,
+        });
+        expect(
+          await store.commitTask(
+            { task: draft, apiKeyId, claim: claimOf(draft), assetIds: [mine] },
+            T0,
+          ),
+        ).toEqual({
           ok: true,
           task: accepted(draft, 95),
         });
@@ -513,7 +599,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect(await store.getTask(draft.id)).toBeUndefined();
         expect(await store.findClaimedTask(userId, claimOf(draft).key, T0)).toBeUndefined();
         const repriced = { ...draft, multiplier: "1.15", jobCredits: [6], totalCredits: 6 };
-        expect(await commit(repriced, apiKeyId, claimOf(draft))).toEqual({ ok: true, task: accepted(repriced, 94) });
+        expect(await commit(repriced, apiKeyId, claimOf(draft))).toEqual({
+          ok: true,
+          task: accepted(repriced, 94),
+        });
       });
 
       it("S12: a live claim wins over a foreign reference, a changed multiplier and a short balance; a revoked key over the last three", async () => {
@@ -522,7 +611,12 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect((await commit(first, apiKeyId, claimOf(first))).ok).toBe(true);
         const foreign = `ast_${hex(8)}`;
         const retry = sampleDraft(userId, [400], { request: first.request, multiplier: "2" });
-        expect(await store.commitTask({ task: retry, apiKeyId, claim: claimOf(first), assetIds: [foreign] }, T0)).toEqual({
+        expect(
+          await store.commitTask(
+            { task: retry, apiKeyId, claim: claimOf(first), assetIds: [foreign] },
+            T0,
+          ),
+        ).toEqual({
           ok: false,
           reason: "idempotency_key_taken",
           task: accepted(first, 6),
@@ -530,7 +624,10 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         // Nothing the first commit left is shared with the calls below: a fresh request key each.
         const foreignFirst = sampleDraft(userId, [400], { multiplier: "2" });
         expect(
-          await store.commitTask({ task: foreignFirst, apiKeyId, claim: claimOf(foreignFirst), assetIds: [foreign] }, T0),
+          await store.commitTask(
+            { task: foreignFirst, apiKeyId, claim: claimOf(foreignFirst), assetIds: [foreign] },
+            T0,
+          ),
         ).toEqual({ ok: false, reason: "asset_not_found", index: 0 });
         const multiplierFirst = sampleDraft(userId, [400], { multiplier: "2" });
         expect(await commit(multiplierFirst, apiKeyId, claimOf(multiplierFirst))).toEqual({
@@ -544,7 +641,9 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
           [sampleDraft(userId, [400], { multiplier: "2" }), []],
           [sampleDraft(userId, [400]), []],
         ] as const) {
-          expect(await store.commitTask({ task: draft, apiKeyId, claim: claimOf(draft), assetIds }, T0)).toEqual({
+          expect(
+            await store.commitTask({ task: draft, apiKeyId, claim: claimOf(draft), assetIds }, T0),
+          ).toEqual({
             ok: false,
             reason: "api_key_revoked",
           });
@@ -555,14 +654,20 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
       it("S4: a commit for an unknown user is refused", async () => {
         const { apiKeyId } = await account(50);
         const draft = sampleDraft(`usr_${hex(8)}`, [5]);
-        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({ ok: false, reason: "unknown_user" });
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({
+          ok: false,
+          reason: "unknown_user",
+        });
         expect(await store.getTask(draft.id)).toBeUndefined();
       });
 
       it("S13: a free task (total 0) is stored with no debit entry", async () => {
         const { userId, apiKeyId } = await account(5);
         const draft = sampleDraft(userId, [0, 0]);
-        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({ ok: true, task: accepted(draft, 5) });
+        expect(await commit(draft, apiKeyId, claimOf(draft))).toEqual({
+          ok: true,
+          task: accepted(draft, 5),
+        });
         expect(await store.ledger(userId)).toEqual([{ kind: "grant", credits: 5, at: T0 }]);
       });
     });
@@ -582,7 +687,9 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         });
         expect(await balance(userId)).toBe(1090);
         expect(await store.getTask(retry.id)).toBeUndefined();
-        expect(await store.findClaimedTask(userId, claim.key, T0 + 10 ** 12)).toEqual(accepted(first, 90));
+        expect(await store.findClaimedTask(userId, claim.key, T0 + 10 ** 12)).toEqual(
+          accepted(first, 90),
+        );
       });
 
       it("S5: keys are per user: another user's claim on the same key is its own", async () => {
@@ -605,13 +712,20 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         expect((await store.findClaimedTask(userId, key, T0 + 999))?.id).toBe(first.id);
         expect(await store.findClaimedTask(userId, key, T0 + 1000)).toBeUndefined();
         const early = sampleDraft(userId, [10]);
-        expect(await commit(early, apiKeyId, { key, expiresAt: T0 + 2000 }, T0 + 999)).toMatchObject({
+        expect(
+          await commit(early, apiKeyId, { key, expiresAt: T0 + 2000 }, T0 + 999),
+        ).toMatchObject({
           ok: false,
           reason: "idempotency_key_taken",
         });
         const second = sampleDraft(userId, [10]);
-        expect(await commit(second, apiKeyId, { key }, T0 + 1000)).toEqual({ ok: true, task: accepted(second, 80) });
-        expect((await store.findClaimedTask(userId, key, Number.MAX_SAFE_INTEGER))?.id).toBe(second.id);
+        expect(await commit(second, apiKeyId, { key }, T0 + 1000)).toEqual({
+          ok: true,
+          task: accepted(second, 80),
+        });
+        expect((await store.findClaimedTask(userId, key, Number.MAX_SAFE_INTEGER))?.id).toBe(
+          second.id,
+        );
         expect((await store.getTask(first.id))?.id).toBe(first.id); // the old task stays
       });
 
@@ -621,16 +735,30 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         const b = sampleDraft(userId, [10], { clientKey: false, request: a.request });
         expect((await commit(a, apiKeyId, undefined)).ok).toBe(true);
         expect((await commit(b, apiKeyId, undefined)).ok).toBe(true);
-        expect(await store.findClaimedTask(userId, a.request.idempotencyKey ?? "", T0)).toBeUndefined();
+        expect(
+          await store.findClaimedTask(userId, a.request.idempotencyKey ?? "", T0),
+        ).toBeUndefined();
         expect(await balance(userId)).toBe(80);
       });
 
       it("S5: keys that differ only in a NUL, a lone surrogate, U+FFFD, a quote or a backslash are distinct claims", async () => {
         const { userId, apiKeyId } = await account(1000);
-        const keys = ["k", "k\u0000", "k\ud800", "k\ud801", "k\ufffd", 'k"', "k\\", "k\\u0000", "\u0000"];
+        const keys = [
+          "k",
+          "k\u0000",
+          "k\ud800",
+          "k\ud801",
+          "k\ufffd",
+          'k"',
+          "k\\",
+          "k\\u0000",
+          "\u0000",
+        ];
         const drafts = keys.map(() => sampleDraft(userId, [3]));
         for (const [i, key] of keys.entries()) {
-          expect(await commit(drafts[i] as TaskDraft, apiKeyId, { key })).toMatchObject({ ok: true });
+          expect(await commit(drafts[i] as TaskDraft, apiKeyId, { key })).toMatchObject({
+            ok: true,
+          });
         }
         for (const [i, key] of keys.entries()) {
           expect((await store.findClaimedTask(userId, key, T0))?.id).toBe(drafts[i]?.id);
@@ -655,10 +783,16 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
           expect(await store.findClaimedTask(odd, "k", T0)).toBeUndefined();
           expect(await store.ownedAssets(userId, [odd, asset])).toEqual(new Set([asset]));
           expect(await store.ownedAssets(odd, [asset])).toEqual(new Set());
-          expect(await commit(sampleDraft(odd, [5]), apiKeyId, { key: "k" })).toEqual({ ok: false, reason: "unknown_user" });
+          expect(await commit(sampleDraft(odd, [5]), apiKeyId, { key: "k" })).toEqual({
+            ok: false,
+            reason: "unknown_user",
+          });
         }
         expect(await balance(userId)).toBe(100);
-        expect((await store.findCaller(key.hash))?.key).toMatchObject({ id: apiKeyId, revoked: false });
+        expect((await store.findCaller(key.hash))?.key).toMatchObject({
+          id: apiKeyId,
+          revoked: false,
+        });
       });
 
       it("S5: 50 concurrent commits with one key: one accepted, every other answered with its task", async () => {
@@ -670,7 +804,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         const winners = results.filter((r): r is Extract<CommitResult, { ok: true }> => r.ok);
         expect(winners.length).toBe(1);
         const winner = winners[0]?.task;
-        for (const r of results) if (!r.ok) expect(r).toEqual({ ok: false, reason: "idempotency_key_taken", task: winner });
+        for (const r of results) {
+          if (!r.ok) {
+            expect(r).toEqual({ ok: false, reason: "idempotency_key_taken", task: winner });
+          }
+        }
         expect(await balance(userId)).toBe(993);
         expect((await store.ledger(userId))?.filter((e) => e.kind === "debit").length).toBe(1);
       });
@@ -682,7 +820,11 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         const drafts = Array.from({ length: 60 }, () => sampleDraft(userId, [4, 5]));
         const results = await Promise.all(drafts.map((d) => commit(d, apiKeyId, claimOf(d))));
         expect(results.filter((r) => r.ok).length).toBe(20);
-        for (const r of results) if (!r.ok) expect(r).toMatchObject({ reason: "insufficient_credits" });
+        for (const r of results) {
+          if (!r.ok) {
+            expect(r).toMatchObject({ reason: "insufficient_credits" });
+          }
+        }
         expect(await balance(userId)).toBe(0);
       });
     });
@@ -712,7 +854,9 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         const { userId, apiKeyId } = await account(100);
         const draft = sampleDraft(userId, [30]);
         await commit(draft, apiKeyId, claimOf(draft));
-        const refunds = await Promise.all(Array.from({ length: 20 }, () => store.failJob(draft.id, 0, T0)));
+        const refunds = await Promise.all(
+          Array.from({ length: 20 }, () => store.failJob(draft.id, 0, T0)),
+        );
         expect(refunds.filter((r) => r === 30).length).toBe(1);
         expect(refunds.filter((r) => r === 0).length).toBe(19);
         expect(await balance(userId)).toBe(100);
@@ -739,7 +883,8 @@ export function storeContract(name: string, makeStore: () => Promise<Store>): vo
         }
         const ledger = (await store.ledger(userId)) ?? [];
         expect(ledger.map(({ kind, credits }) => ({ kind, credits }))).toEqual(expected);
-        const sum = (kind: string) => ledger.filter((e) => e.kind === kind).reduce((s, e) => s + e.credits, 0);
+        const sum = (kind: string) =>
+          ledger.filter((e) => e.kind === kind).reduce((s, e) => s + e.credits, 0);
         expect(await balance(userId)).toBe(sum("grant") - sum("debit") + sum("refund"));
         expect(ledger.filter((e) => e.kind === "debit").length).toBeGreaterThan(3);
       });

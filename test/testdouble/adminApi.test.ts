@@ -6,7 +6,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { constantTimeEqual } from "../../src/server/adminToken.js";
 import { ADMIN_ERRORS } from "../../src/server/errors.js";
-import { createReferenceServer, type ReferenceServer, StoreUnavailableError } from "../../src/server/index.js";
+import {
+  createReferenceServer,
+  type ReferenceServer,
+  StoreUnavailableError,
+} from "../../src/server/index.js";
 import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
 import { BASE, errorOf, makeServer, makeStore } from "../server/helpers.js";
 
@@ -29,7 +33,11 @@ const ADMIN = { authorization: `Bearer ${TOKEN}` };
 type Call = { method?: string; body?: unknown; headers?: Record<string, string> };
 
 /** A request to a server: JSON bodies get their media type unless `headers` says otherwise. */
-function call(server: ReferenceServer, path: string, { method = "GET", body, headers = ADMIN }: Call = {}) {
+function call(
+  server: ReferenceServer,
+  path: string,
+  { method = "GET", body, headers = ADMIN }: Call = {},
+) {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
@@ -61,21 +69,40 @@ describe("the admin API is off without a token (S12)", () => {
 describe("the admin token and API keys do not cross (S1)", () => {
   it("S1: no token is 401 missing_admin_token with a Bearer challenge; a wrong token is 401 invalid_admin_token", async () => {
     const server = await adminServer();
-    for (const headers of [{}, { authorization: `Basic ${btoa(`admin:${TOKEN}`)}` }, { authorization: TOKEN }]) {
-      const res = await call(server, "/admin/users", { method: "POST", body: { credits: 1 }, headers });
+    for (const headers of [
+      {},
+      { authorization: `Basic ${btoa(`admin:${TOKEN}`)}` },
+      { authorization: TOKEN },
+    ]) {
+      const res = await call(server, "/admin/users", {
+        method: "POST",
+        body: { credits: 1 },
+        headers,
+      });
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="admin"');
       const error = await errorOf(res);
       expect(error.code).toBe("missing_admin_token");
       expect(error.requestId).toBe(res.headers.get("request-id"));
     }
-    for (const token of [`${TOKEN}x`, TOKEN.slice(0, -1), "a", TOKEN.toUpperCase(), `${TOKEN} ${TOKEN}`]) {
-      const res = await call(server, "/admin/users/usr_x", { headers: { authorization: `Bearer ${token}` } });
+    for (const token of [
+      `${TOKEN}x`,
+      TOKEN.slice(0, -1),
+      "a",
+      TOKEN.toUpperCase(),
+      `${TOKEN} ${TOKEN}`,
+    ]) {
+      const res = await call(server, "/admin/users/usr_x", {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(res.status, token).toBe(401);
       expect((await errorOf(res)).code).toBe("invalid_admin_token");
     }
     // The scheme is case-insensitive, the token is not.
-    expect((await call(server, "/admin/openapi.json", { headers: { authorization: `bEaReR ${TOKEN}` } })).status).toBe(200);
+    expect(
+      (await call(server, "/admin/openapi.json", { headers: { authorization: `bEaReR ${TOKEN}` } }))
+        .status,
+    ).toBe(200);
   });
 
   it("S1: an API key gets 401 under /admin/ (never echoed), and the admin token gets 401 on every service endpoint", async () => {
@@ -90,7 +117,11 @@ describe("the admin token and API keys do not cross (S1)", () => {
       [`/admin/users/${userId}/grants`, "POST"],
       ["/admin/openapi.json", "GET"],
     ] as const) {
-      const res = await call(server, path, { method, headers: asKey, ...(method === "POST" ? { body: { credits: 5 } } : {}) });
+      const res = await call(server, path, {
+        method,
+        headers: asKey,
+        ...(method === "POST" ? { body: { credits: 5 } } : {}),
+      });
       expect(res.status, path).toBe(401);
       const text = await res.text();
       expect(JSON.parse(text).error.code).toBe("invalid_admin_token");
@@ -116,7 +147,10 @@ describe("the admin token and API keys do not cross (S1)", () => {
   it("S1: the token is compared as SHA-256 digests in constant time, never as text", async () => {
     hashed.length = 0;
     const server = createReferenceServer({ store: await makeStore(), adminToken: TOKEN });
-    expect((await call(server, "/admin/openapi.json", { headers: { authorization: "Bearer a-guess" } })).status).toBe(401);
+    expect(
+      (await call(server, "/admin/openapi.json", { headers: { authorization: "Bearer a-guess" } }))
+        .status,
+    ).toBe(401);
     expect((await call(server, "/admin/openapi.json")).status).toBe(200);
     // Both the presented token and the configured one went through the hash; the configured one once.
     expect(hashed.filter((t) => t === "a-guess")).toHaveLength(1);
@@ -146,7 +180,9 @@ describe("the admin token and API keys do not cross (S1)", () => {
         error = e;
       }
       expect(error, JSON.stringify(token)).toBeInstanceOf(TypeError);
-      if (token.length > 3) expect((error as Error).message).not.toContain(token);
+      if (token.length > 3) {
+        expect((error as Error).message).not.toContain(token);
+      }
     }
     expect(() => createReferenceServer({ adminToken: 42 as unknown as string })).toThrow(TypeError);
     expect(() => createReferenceServer({ adminToken: "t" })).toThrow(TypeError);
@@ -159,7 +195,10 @@ describe("every admin route (S2, S6, S13)", () => {
   it("S13: users, keys, assets, multiplier, grants, a generation, jobs, tasks, refunds and the ledger over HTTP", async () => {
     const server = await adminServer();
 
-    const created = await call(server, "/admin/users", { method: "POST", body: { credits: 500, multiplier: "1.150" } });
+    const created = await call(server, "/admin/users", {
+      method: "POST",
+      body: { credits: 500, multiplier: "1.150" },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get("request-id")).toMatch(/^req_/);
     const { userId } = (await created.json()) as { userId: string };
@@ -176,9 +215,15 @@ describe("every admin route (S2, S6, S13)", () => {
     const { apiKeyId, key } = (await keyRes.json()) as { apiKeyId: string; key: string };
     expect(apiKeyId).toMatch(/^apk_/);
     expect(key).toMatch(/^ck_test_[A-Za-z0-9_-]{32}$/);
-    const live = await call(server, `/admin/users/${userId}/api-keys`, { method: "POST", body: { mode: "live" } });
+    const live = await call(server, `/admin/users/${userId}/api-keys`, {
+      method: "POST",
+      body: { mode: "live" },
+    });
     expect(((await live.json()) as { key: string }).key).toMatch(/^ck_live_/);
-    const withEmptyObject = await call(server, `/admin/users/${userId}/api-keys`, { method: "POST", body: {} });
+    const withEmptyObject = await call(server, `/admin/users/${userId}/api-keys`, {
+      method: "POST",
+      body: {},
+    });
     expect(((await withEmptyObject.json()) as { key: string }).key).toMatch(/^ck_test_/);
 
     const assetRes = await call(server, `/admin/users/${userId}/assets`, { method: "POST" });
@@ -186,11 +231,17 @@ describe("every admin route (S2, S6, S13)", () => {
     const { assetId } = (await assetRes.json()) as { assetId: string };
     expect(assetId).toMatch(/^ast_/);
 
-    const multiplier = await call(server, `/admin/users/${userId}/multiplier`, { method: "PUT", body: { multiplier: 2.3 } });
+    const multiplier = await call(server, `/admin/users/${userId}/multiplier`, {
+      method: "PUT",
+      body: { multiplier: 2.3 },
+    });
     expect(multiplier.status).toBe(200);
     expect(await multiplier.json()).toEqual({ userId, multiplier: "2.3" });
 
-    const grant = await call(server, `/admin/users/${userId}/grants`, { method: "POST", body: { credits: 100 } });
+    const grant = await call(server, `/admin/users/${userId}/grants`, {
+      method: "POST",
+      body: { credits: 100 },
+    });
     expect(grant.status).toBe(200);
     expect(await grant.json()).toEqual({ userId, balance: 600 });
 
@@ -198,7 +249,13 @@ describe("every admin route (S2, S6, S13)", () => {
     const generation = await call(server, "/api/generations", {
       method: "POST",
       headers: { authorization: `Bearer ${key}` },
-      body: { prompt: "a fox", modelId: "beta", imageCount: 2, generationType: "image-to-image", inputAssetIds: [assetId] },
+      body: {
+        prompt: "a fox",
+        modelId: "beta",
+        imageCount: 2,
+        generationType: "image-to-image",
+        inputAssetIds: [assetId],
+      },
     });
     expect(generation.status).toBe(202);
     const accepted = (await generation.json()) as {
@@ -210,9 +267,19 @@ describe("every admin route (S2, S6, S13)", () => {
 
     const task = await call(server, `/admin/tasks/${accepted.batch.taskId}`);
     expect(task.status).toBe(200);
-    expect(await task.json()).toMatchObject({ taskId: accepted.batch.taskId, userId, multiplier: "2.3", referenceCount: 1 });
+    expect(await task.json()).toMatchObject({
+      taskId: accepted.batch.taskId,
+      userId,
+      multiplier: "2.3",
+      referenceCount: 1,
+    });
     const job = await call(server, `/admin/jobs/${job1}`);
-    expect(await job.json()).toEqual({ jobId: job1, taskId: accepted.batch.taskId, status: "queued", credits: perJob });
+    expect(await job.json()).toEqual({
+      jobId: job1,
+      taskId: accepted.batch.taskId,
+      status: "queued",
+      credits: perJob,
+    });
 
     const failed = await call(server, `/admin/jobs/${job0}/fail`, { method: "POST" });
     expect(failed.status).toBe(200);
@@ -222,7 +289,9 @@ describe("every admin route (S2, S6, S13)", () => {
 
     const ledger = await call(server, `/admin/users/${userId}/ledger`);
     expect(ledger.status).toBe(200);
-    const { entries } = (await ledger.json()) as { entries: { kind: string; credits: number; jobId?: string; at: string }[] };
+    const { entries } = (await ledger.json()) as {
+      entries: { kind: string; credits: number; jobId?: string; at: string }[];
+    };
     expect(entries.map((e) => [e.kind, e.credits])).toEqual([
       ["grant", 500],
       ["grant", 100],
@@ -236,9 +305,13 @@ describe("every admin route (S2, S6, S13)", () => {
     const revoked = await call(server, `/admin/api-keys/${apiKeyId}/revoke`, { method: "POST" });
     expect(revoked.status).toBe(200);
     expect(await revoked.json()).toEqual({ apiKeyId });
-    expect((await call(server, "/api/ping", { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+    expect(
+      (await call(server, "/api/ping", { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(401);
     // Revoking again is fine, as with admin.revokeApiKey.
-    expect((await call(server, `/admin/api-keys/${apiKeyId}/revoke`, { method: "POST" })).status).toBe(200);
+    expect(
+      (await call(server, `/admin/api-keys/${apiKeyId}/revoke`, { method: "POST" })).status,
+    ).toBe(200);
   });
 
   it("S12: an unknown id is 404 with a code naming what is unknown, and a key-shaped id is not echoed", async () => {
@@ -266,7 +339,10 @@ describe("every admin route (S2, S6, S13)", () => {
       ["/admin/users/usr_nobody/grants", { credits: 1 }],
       ["/admin/users/usr_nobody/multiplier", { multiplier: "1" }],
     ] as const) {
-      const res = await call(server, path, { method: path.endsWith("multiplier") ? "PUT" : "POST", body });
+      const res = await call(server, path, {
+        method: path.endsWith("multiplier") ? "PUT" : "POST",
+        body,
+      });
       expect(res.status, path).toBe(404);
       expect((await errorOf(res)).code).toBe("unknown_user");
     }
@@ -280,14 +356,25 @@ describe("every admin route (S2, S6, S13)", () => {
     const server = await adminServer();
     const { userId } = await server.admin.createUser({ credits: 10 });
 
-    const bad = await call(server, "/admin/users", { method: "POST", body: { credits: -1, multiplier: "abc", extra: true } });
+    const bad = await call(server, "/admin/users", {
+      method: "POST",
+      body: { credits: -1, multiplier: "abc", extra: true },
+    });
     expect(bad.status).toBe(400);
     const error = await errorOf(bad);
     expect(error.code).toBe("invalid_request");
     expect(error.param).toBe("extra");
     expect(error.issues).toEqual([
-      { path: "extra", code: "unknown_field", message: '"extra" is not a field of this request; use credits, multiplier.' },
-      { path: "credits", code: "invalid_credits", message: "credits must be a non-negative whole number; received -1." },
+      {
+        path: "extra",
+        code: "unknown_field",
+        message: '"extra" is not a field of this request; use credits, multiplier.',
+      },
+      {
+        path: "credits",
+        code: "invalid_credits",
+        message: "credits must be a non-negative whole number; received -1.",
+      },
       {
         path: "multiplier",
         code: "invalid_multiplier",
@@ -304,11 +391,29 @@ describe("every admin route (S2, S6, S13)", () => {
       ["/admin/users", "POST", [], "", "invalid_type"],
       ["/admin/users", "POST", "null", "", "invalid_type"],
       [`/admin/users/${userId}/grants`, "POST", { credits: "5" }, "credits", "invalid_credits"],
-      [`/admin/users/${userId}/grants`, "POST", { credits: Number.MAX_SAFE_INTEGER }, "credits", "credits_too_large"],
+      [
+        `/admin/users/${userId}/grants`,
+        "POST",
+        { credits: Number.MAX_SAFE_INTEGER },
+        "credits",
+        "credits_too_large",
+      ],
       [`/admin/users/${userId}/multiplier`, "PUT", {}, "multiplier", "required"],
-      [`/admin/users/${userId}/multiplier`, "PUT", { multiplier: -1 }, "multiplier", "invalid_multiplier"],
+      [
+        `/admin/users/${userId}/multiplier`,
+        "PUT",
+        { multiplier: -1 },
+        "multiplier",
+        "invalid_multiplier",
+      ],
       [`/admin/users/${userId}/api-keys`, "POST", { mode: "prod" }, "mode", "invalid_mode"],
-      [`/admin/users/${userId}/assets`, "POST", { assetId: "ast_mine" }, "assetId", "unknown_field"],
+      [
+        `/admin/users/${userId}/assets`,
+        "POST",
+        { assetId: "ast_mine" },
+        "assetId",
+        "unknown_field",
+      ],
     ];
     for (const [path, method, body, param, code] of cases) {
       const res = await call(server, path, { method, body });
@@ -316,9 +421,17 @@ describe("every admin route (S2, S6, S13)", () => {
       const e = await errorOf(res);
       expect(e.code).toBe("invalid_request");
       expect(e.param).toBe(param);
-      expect((e.issues?.[0] as { code?: string } | undefined)?.code, `${path} ${JSON.stringify(body)}`).toBe(code);
+      expect(
+        (e.issues?.[0] as { code?: string } | undefined)?.code,
+        `${path} ${JSON.stringify(body)}`,
+      ).toBe(code);
     }
-    const mode = await errorOf(await call(server, `/admin/users/${userId}/api-keys`, { method: "POST", body: { mode: "prod" } }));
+    const mode = await errorOf(
+      await call(server, `/admin/users/${userId}/api-keys`, {
+        method: "POST",
+        body: { mode: "prod" },
+      }),
+    );
     expect((mode.issues?.[0] as { message?: string } | undefined)?.message).toBe(
       'mode must be "live" or "test"; received "prod".',
     );
@@ -327,36 +440,67 @@ describe("every admin route (S2, S6, S13)", () => {
   });
 
   it("S12: the body reader's rules hold here too: 415 media type, 400 invalid JSON, 413 size", async () => {
-    const server = createReferenceServer({ store: await makeStore(), adminToken: TOKEN, maxBodyBytes: 64 });
+    const server = createReferenceServer({
+      store: await makeStore(),
+      adminToken: TOKEN,
+      maxBodyBytes: 64,
+    });
     const { userId } = await server.admin.createUser({ credits: 10 });
     const post = (path: string, body: string, headers: Record<string, string>) =>
-      server.fetch(new Request(BASE + path, { method: "POST", body, headers: { ...ADMIN, ...headers } }));
+      server.fetch(
+        new Request(BASE + path, { method: "POST", body, headers: { ...ADMIN, ...headers } }),
+      );
 
     const noType = await post("/admin/users", '{"credits":1}', {});
     expect(noType.status).toBe(415);
     expect((await errorOf(noType)).code).toBe("unsupported_media_type");
-    expect((await post("/admin/users", '{"credits":1}', { "content-type": "text/plain" })).status).toBe(415);
-    const notJson = await post("/admin/users", "{credits:1}", { "content-type": "application/json" });
-    expect(notJson.status).toBe(400);
-    expect((await errorOf(notJson)).code).toBe("invalid_json");
-    const big = await post("/admin/users", JSON.stringify({ credits: 1, multiplier: "1".padEnd(80, "0") }), {
+    expect(
+      (await post("/admin/users", '{"credits":1}', { "content-type": "text/plain" })).status,
+    ).toBe(415);
+    const notJson = await post("/admin/users", "{credits:1}", {
       "content-type": "application/json",
     });
+    expect(notJson.status).toBe(400);
+    expect((await errorOf(notJson)).code).toBe("invalid_json");
+    const big = await post(
+      "/admin/users",
+      JSON.stringify({ credits: 1, multiplier: "1".padEnd(80, "0") }),
+      {
+        "content-type": "application/json",
+      },
+    );
     expect(big.status).toBe(413);
     expect((await errorOf(big)).code).toBe("payload_too_large");
 
     // A route whose body is optional takes an empty body whatever its media type; anything else must be JSON.
     const empty = (headers: Record<string, string>) =>
-      server.fetch(new Request(`${BASE}/admin/users/${userId}/assets`, { method: "POST", headers: { ...ADMIN, ...headers } }));
+      server.fetch(
+        new Request(`${BASE}/admin/users/${userId}/assets`, {
+          method: "POST",
+          headers: { ...ADMIN, ...headers },
+        }),
+      );
     expect((await empty({})).status).toBe(201);
     expect((await empty({ "content-type": "application/json" })).status).toBe(201);
     expect((await post(`/admin/users/${userId}/assets`, "", {})).status).toBe(201); // fetch sends text/plain
-    expect((await post(`/admin/users/${userId}/assets`, "{}", { "content-type": "text/plain" })).status).toBe(415);
-    expect((await post(`/admin/users/${userId}/assets`, "{}", { "content-type": "application/json" })).status).toBe(201);
-    expect((await post(`/admin/users/${userId}/assets`, "x".repeat(100), { "content-type": "application/json" })).status).toBe(
-      413,
-    );
-    expect((await post(`/admin/users/${userId}/api-keys`, "[1]", { "content-type": "application/json" })).status).toBe(400);
+    expect(
+      (await post(`/admin/users/${userId}/assets`, "{}", { "content-type": "text/plain" })).status,
+    ).toBe(415);
+    expect(
+      (await post(`/admin/users/${userId}/assets`, "{}", { "content-type": "application/json" }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await post(`/admin/users/${userId}/assets`, "x".repeat(100), {
+          "content-type": "application/json",
+        })
+      ).status,
+    ).toBe(413);
+    expect(
+      (await post(`/admin/users/${userId}/api-keys`, "[1]", { "content-type": "application/json" }))
+        .status,
+    ).toBe(400);
   });
 
   it("S12: an unknown admin path is 404 and a wrong method is 405 with Allow; HEAD answers like GET", async () => {
@@ -398,9 +542,13 @@ describe("every admin route (S2, S6, S13)", () => {
     const store = new Proxy(base, {
       get(target, prop) {
         const value: unknown = Reflect.get(target, prop, target);
-        if (typeof value !== "function") return value;
+        if (typeof value !== "function") {
+          return value;
+        }
         return async (...args: unknown[]) => {
-          if (down) throw new StoreUnavailableError("down", { retryAfterSeconds: 2 });
+          if (down) {
+            throw new StoreUnavailableError("down", { retryAfterSeconds: 2 });
+          }
           return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         };
       },
@@ -430,7 +578,9 @@ describe("the admin OpenAPI document (S12)", () => {
     expect(doc).toEqual(JSON.parse(JSON.stringify(createAdminOpenApiDocument())));
     expect(doc.info.license.name).toBe("MIT");
     expect(doc.servers.length).toBeGreaterThan(0);
-    const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(routes.sort()).toEqual(
       [
         "POST /admin/users",
@@ -456,6 +606,8 @@ describe("the admin OpenAPI document (S12)", () => {
       ].sort(),
     );
     const codes = JSON.stringify(doc);
-    for (const code of Object.keys(ADMIN_ERRORS)) expect(codes).toContain(`"${code}"`);
+    for (const code of Object.keys(ADMIN_ERRORS)) {
+      expect(codes).toContain(`"${code}"`);
+    }
   });
 });

@@ -23,12 +23,17 @@ function newestSource(): number {
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else newest = Math.max(newest, statSync(path).mtimeMs);
+      if (entry.isDirectory()) {
+        walk(path);
+      } else {
+        newest = Math.max(newest, statSync(path).mtimeMs);
+      }
     }
   };
   walk(join(ROOT, "src"));
-  for (const file of ["package.json", "tsup.config.ts"]) newest = Math.max(newest, statSync(join(ROOT, file)).mtimeMs);
+  for (const file of ["package.json", "tsup.config.ts"]) {
+    newest = Math.max(newest, statSync(join(ROOT, file)).mtimeMs);
+  }
   return newest;
 }
 
@@ -44,8 +49,13 @@ const BUILD_LIMIT_MS = 300_000;
  * @throws Error with the build's output when the build fails.
  */
 export async function builtCli(): Promise<string> {
-  if (fresh()) return CLI;
-  const lock = join(tmpdir(), `imagegen-pricing-build-${createHash("sha256").update(ROOT).digest("hex").slice(0, 12)}`);
+  if (fresh()) {
+    return CLI;
+  }
+  const lock = join(
+    tmpdir(),
+    `imagegen-pricing-build-${createHash("sha256").update(ROOT).digest("hex").slice(0, 12)}`,
+  );
   const started = Date.now();
   for (;;) {
     try {
@@ -53,15 +63,23 @@ export async function builtCli(): Promise<string> {
       break;
     } catch {
       // Another test file is building: wait for it, then use its build.
-      if (Date.now() - started > BUILD_LIMIT_MS) throw new Error(`a build lock at ${lock} was held too long; remove it`);
+      if (Date.now() - started > BUILD_LIMIT_MS) {
+        throw new Error(`a build lock at ${lock} was held too long; remove it`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 500));
-      if (!existsSync(lock) && fresh()) return CLI;
+      if (!existsSync(lock) && fresh()) {
+        return CLI;
+      }
     }
   }
   try {
     if (!fresh()) {
       try {
-        await run("npm", ["run", "build"], { cwd: ROOT, timeout: BUILD_LIMIT_MS, maxBuffer: 16 * 1024 * 1024 });
+        await run("npm", ["run", "build"], {
+          cwd: ROOT,
+          timeout: BUILD_LIMIT_MS,
+          maxBuffer: 16 * 1024 * 1024,
+        });
       } catch (error) {
         const e = error as { stdout?: string; stderr?: string };
         throw new Error(`npm run build failed:\n${e.stdout ?? ""}${e.stderr ?? ""}`);
@@ -97,13 +115,19 @@ export type Child = {
 export function start(file: string, args: string[], env: Record<string, string> = {}): Child {
   // serve reads these when its options do not say: a test gives them itself, never from the runner's environment.
   const { DATABASE_URL: _url, IMAGEGEN_ADMIN_TOKEN: _token, ...inherited } = process.env;
-  const child = spawn(file, args, { cwd: ROOT, env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(file, args, {
+    cwd: ROOT,
+    env: { ...inherited, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   const waiters: (() => void)[] = [];
   child.stdout?.on("data", (chunk: Buffer) => {
     out += chunk.toString();
-    for (const wake of waiters.splice(0)) wake();
+    for (const wake of waiters.splice(0)) {
+      wake();
+    }
   });
   child.stderr?.on("data", (chunk: Buffer) => {
     err += chunk.toString();
@@ -114,10 +138,13 @@ export function start(file: string, args: string[], env: Record<string, string> 
     child.on("close", (code, signal) => {
       done = true;
       resolve({ code, signal });
-      for (const wake of waiters.splice(0)) wake();
+      for (const wake of waiters.splice(0)) {
+        wake();
+      }
     }),
   );
-  const has = (text: string | RegExp) => (typeof text === "string" ? out.includes(text) : text.test(out));
+  const has = (text: string | RegExp) =>
+    typeof text === "string" ? out.includes(text) : text.test(out);
   return {
     process: child,
     stdout: () => out,
@@ -126,9 +153,13 @@ export function start(file: string, args: string[], env: Record<string, string> 
     waitFor: (text) =>
       new Promise<void>((resolve, reject) => {
         const check = () => {
-          if (has(text)) resolve();
-          else if (done) reject(new Error(`exited before printing ${String(text)}:\n${out}\n${err}`));
-          else waiters.push(check);
+          if (has(text)) {
+            resolve();
+          } else if (done) {
+            reject(new Error(`exited before printing ${String(text)}:\n${out}\n${err}`));
+          } else {
+            waiters.push(check);
+          }
         };
         check();
       }),

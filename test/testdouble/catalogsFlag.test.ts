@@ -27,7 +27,10 @@ const LATER: Catalog = {
   version: "2100-01-01",
   models: {
     ...catalog.models,
-    beta2: { ...catalog.models.beta2, prices: { ...catalog.models.beta2.prices, "4K": { low: 130 } } },
+    beta2: {
+      ...catalog.models.beta2,
+      prices: { ...catalog.models.beta2.prices, "4K": { low: 130 } },
+    },
   },
 };
 
@@ -59,10 +62,18 @@ function serveInProcess(args: string[]) {
   const url = async () => {
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
-      const found = /^Listening on (\S+)/.exec(stdout) ?? /^\{"event":"listening","url":"([^"]+)"/.exec(stdout);
-      if (found) return found[1] as string;
-      const settled = await Promise.race([code.then(() => true), new Promise((r) => setTimeout(() => r(false), 20))]);
-      if (settled) throw new Error(`serve exited: ${stderr}`);
+      const found =
+        /^Listening on (\S+)/.exec(stdout) ?? /^\{"event":"listening","url":"([^"]+)"/.exec(stdout);
+      if (found) {
+        return found[1] as string;
+      }
+      const settled = await Promise.race([
+        code.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 20)),
+      ]);
+      if (settled) {
+        throw new Error(`serve exited: ${stderr}`);
+      }
     }
     throw new Error(`serve printed no URL within 30 s: ${stdout} ${stderr}`);
   };
@@ -72,8 +83,17 @@ function serveInProcess(args: string[]) {
 describe("serve --catalogs (S17)", () => {
   it("S17: serve --catalogs prices on the test clock: the quote's price and nextChange change when the clock crosses the change", async () => {
     const history = file("history.json", [catalog, LATER]);
-    const fixtures = file("fixtures.json", { users: [{ id: "usr_catalogs", credits: 1000, apiKeys: [KEY] }] });
-    const s = serveInProcess(["--catalogs", history, "--fixtures", fixtures, "--admin-token", TOKEN]);
+    const fixtures = file("fixtures.json", {
+      users: [{ id: "usr_catalogs", credits: 1000, apiKeys: [KEY] }],
+    });
+    const s = serveInProcess([
+      "--catalogs",
+      history,
+      "--fixtures",
+      fixtures,
+      "--admin-token",
+      TOKEN,
+    ]);
     try {
       const base = await s.url();
       expect(s.out()).toContain(
@@ -83,7 +103,12 @@ describe("serve --catalogs (S17)", () => {
         const res = await fetch(`${base}/api/pricing/quote`, {
           method: "POST",
           headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-          body: JSON.stringify({ kind: "image", modelId: "beta2", resolution: "4K", quality: "low" }),
+          body: JSON.stringify({
+            kind: "image",
+            modelId: "beta2",
+            resolution: "4K",
+            quality: "low",
+          }),
         });
         expect(res.status).toBe(200);
         return (await res.json()) as Record<string, unknown>;
@@ -91,7 +116,11 @@ describe("serve --catalogs (S17)", () => {
       expect(await quote()).toMatchObject({
         credits: 120,
         catalogVersion: catalog.version,
-        nextChange: { version: "2100-01-01", effectiveAt: "2100-01-01T00:00:00.000Z", credits: 130 },
+        nextChange: {
+          version: "2100-01-01",
+          effectiveAt: "2100-01-01T00:00:00.000Z",
+          credits: 130,
+        },
       });
       const moved = await fetch(`${base}/admin/clock`, {
         method: "POST",
@@ -109,14 +138,22 @@ describe("serve --catalogs (S17)", () => {
   });
 
   it("S17: the form of the package's data/catalog.json ({ $schema, catalogs }) is read too, and --json lists the versions", async () => {
-    const shipped = JSON.parse(readFileSync(new URL("../../data/catalog.json", import.meta.url), "utf8")) as {
+    const shipped = JSON.parse(
+      readFileSync(new URL("../../data/catalog.json", import.meta.url), "utf8"),
+    ) as {
       catalogs: Catalog[];
     };
     const s = serveInProcess(["--catalogs", file("shipped.json", shipped), "--json"]);
     try {
       await s.url();
-      const first = JSON.parse(s.out().split("\n")[0] ?? "{}") as { event: string; catalogs: string[] };
-      expect(first).toMatchObject({ event: "listening", catalogs: shipped.catalogs.map((c) => c.version) });
+      const first = JSON.parse(s.out().split("\n")[0] ?? "{}") as {
+        event: string;
+        catalogs: string[];
+      };
+      expect(first).toMatchObject({
+        event: "listening",
+        catalogs: shipped.catalogs.map((c) => c.version),
+      });
     } finally {
       s.stop("the test");
     }
@@ -154,7 +191,9 @@ describe("serve --catalogs (S17)", () => {
       expect(s.out()).toBe("");
       expect(s.err().split("\n")).toHaveLength(2); // one line and its newline
       expect(s.err()).toMatch(/^The catalogs file .*bad\.json/);
-      for (const text of says) expect(s.err()).toMatch(text);
+      for (const text of says) {
+        expect(s.err()).toMatch(text);
+      }
     }
     const missing = serveInProcess(["--catalogs", join(tmp, "no-such-file.json")]);
     expect(await missing.code).toBe(2);

@@ -23,7 +23,9 @@ const running: RunningServer[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's with "apt-get install -y chromium", or set CHROMIUM_PATH.`);
+    throw new Error(
+      `No Chromium at ${CHROMIUM}: install Debian's with "apt-get install -y chromium", or set CHROMIUM_PATH.`,
+    );
   }
   pageServer = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -32,7 +34,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
   profile = mkdtempSync(join(tmpdir(), "imagegen-cors-"));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+  });
   page = context.pages()[0] ?? (await context.newPage());
   await page.goto(origin);
 }, 120_000);
@@ -41,7 +47,9 @@ afterAll(async () => {
   await context?.close();
   await Promise.all(running.splice(0).map((r) => r.close()));
   await new Promise((resolve) => pageServer?.close(resolve));
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  if (profile) {
+    rmSync(profile, { recursive: true, force: true });
+  }
 });
 
 /** A reference server on its own port (another origin than the page's), with one user and key. */
@@ -72,7 +80,12 @@ function callFromPage(url: string, key: string) {
       return { error: String(error) };
     }
   })()`;
-  return page.evaluate(script) as Promise<{ status?: number; requestId?: string | null; body?: unknown; error?: string }>;
+  return page.evaluate(script) as Promise<{
+    status?: number;
+    requestId?: string | null;
+    body?: unknown;
+    error?: string;
+  }>;
 }
 
 describe("CORS in headless Chromium", { timeout: 60_000 }, () => {
@@ -83,7 +96,9 @@ describe("CORS in headless Chromium", { timeout: 60_000 }, () => {
     expect(result.error).toBeUndefined();
     expect(result.status).toBe(202);
     expect(result.requestId).toMatch(/^req_/);
-    expect(result.body).toMatchObject({ billing: { totalCreditCost: 18, balanceAfterCredits: 982 } });
+    expect(result.body).toMatchObject({
+      billing: { totalCreditCost: 18, balanceAfterCredits: 982 },
+    });
     expect(await api.server.admin.balance(api.userId)).toBe(1000 - 18);
   });
 

@@ -25,7 +25,9 @@ describe("checkFixtures", () => {
       newUserId,
     );
     expect(result.success).toBe(true);
-    if (!result.success) return;
+    if (!result.success) {
+      return;
+    }
     const [alice, other] = result.output.users;
     expect(alice).toEqual({
       id: "usr_alice",
@@ -53,7 +55,13 @@ describe("checkFixtures", () => {
             apiKeys: ["ck_test_short", "sk_test_0000000000000000"],
             assets: [" x", ""],
           },
-          { id: "usr_a", credits: 1.5, apiKeys: [ALICE_KEY, ALICE_KEY], assets: ["dup", "dup"], extra: true },
+          {
+            id: "usr_a",
+            credits: 1.5,
+            apiKeys: [ALICE_KEY, ALICE_KEY],
+            assets: ["dup", "dup"],
+            extra: true,
+          },
           { id: "alice", credits: 2 ** 53 },
         ],
         more: 1,
@@ -61,7 +69,9 @@ describe("checkFixtures", () => {
       newUserId,
     );
     expect(result.success).toBe(false);
-    if (result.success) return;
+    if (result.success) {
+      return;
+    }
     expect(result.issues.map((i) => `${i.path} ${i.code}`).sort()).toEqual(
       [
         "more unknown_field",
@@ -93,9 +103,15 @@ describe("checkFixtures", () => {
       newUserId,
     );
     expect(result.success).toBe(false);
-    if (result.success) return;
+    if (result.success) {
+      return;
+    }
     expect(result.issues).toEqual([
-      { path: "users[1].apiKeys[0]", code: "duplicate", message: "This API key is also given at users[0].apiKeys[0]." },
+      {
+        path: "users[1].apiKeys[0]",
+        code: "duplicate",
+        message: "This API key is also given at users[0].apiKeys[0].",
+      },
     ]);
     const bad = checkFixtures(
       { users: [{ credits: 1, apiKeys: ["ck_test_tiny"], assets: ["ck_test_0000000000000000"] }] },
@@ -108,7 +124,10 @@ describe("checkFixtures", () => {
   it("S1: anything but an object of users is one issue at the root or at users", () => {
     for (const input of [null, [], "x", 1]) {
       const result = checkFixtures(input, newUserId);
-      expect(result).toEqual({ success: false, issues: [expect.objectContaining({ path: "", code: "invalid_type" })] });
+      expect(result).toEqual({
+        success: false,
+        issues: [expect.objectContaining({ path: "", code: "invalid_type" })],
+      });
     }
     expect(checkFixtures({ users: {} }, newUserId)).toEqual({
       success: false,
@@ -117,9 +136,14 @@ describe("checkFixtures", () => {
   });
 
   it("S15: a huge fixture is bounded: problems are named, not one per item past the cap", () => {
-    const result = checkFixtures({ users: [{ credits: 1, assets: Array.from({ length: 20_000 }, () => 0) }] }, newUserId);
+    const result = checkFixtures(
+      { users: [{ credits: 1, assets: Array.from({ length: 20_000 }, () => 0) }] },
+      newUserId,
+    );
     expect(result.success).toBe(false);
-    if (result.success) return;
+    if (result.success) {
+      return;
+    }
     expect(result.issues[0]).toMatchObject({ path: "users[0].assets", code: "too_many" });
     expect(result.issues.length).toBe(101);
     expect(result.issues[100]).toEqual({
@@ -130,9 +154,15 @@ describe("checkFixtures", () => {
   });
 
   it("FixturesError's message lists the first problems and counts the rest", () => {
-    const issues = Array.from({ length: 12 }, (_, i) => ({ path: `users[${i}]`, code: "invalid_type", message: "bad." }));
+    const issues = Array.from({ length: 12 }, (_, i) => ({
+      path: `users[${i}]`,
+      code: "invalid_type",
+      message: "bad.",
+    }));
     const error = new FixturesError(issues);
-    expect(error.message).toMatch(/^Fixtures refused, nothing loaded: users\[0\]: bad; users\[1\]: bad; /);
+    expect(error.message).toMatch(
+      /^Fixtures refused, nothing loaded: users\[0\]: bad; users\[1\]: bad; /,
+    );
     expect(error.message).toContain("users[9]: bad; and 2 more.");
     expect(error.message).not.toContain("users[10]");
   });
@@ -143,16 +173,26 @@ describe("asset ids every store keeps as given", () => {
     const odd = ["a\u0000b", "a\tb", "a\u007fb", "a\u0085b", "c\ud800", "c\udc00d"];
     const result = checkFixtures({ users: [{ credits: 1, assets: odd }] }, newUserId);
     expect(result.success).toBe(false);
-    if (result.success) return;
-    expect(result.issues.map((i) => `${i.path} ${i.code}`)).toEqual(odd.map((_, i) => `users[0].assets[${i}] invalid_asset_id`));
+    if (result.success) {
+      return;
+    }
+    expect(result.issues.map((i) => `${i.path} ${i.code}`)).toEqual(
+      odd.map((_, i) => `users[0].assets[${i}] invalid_asset_id`),
+    );
     expect(result.issues[0]?.message).toBe(
       'An asset id is 1 to 128 characters of well-formed Unicode with no control character (U+0000 to U+001F, U+007F to U+009F) and no leading or trailing space; got "a\\u0000b".',
     );
   });
 
   it("S1: two asset ids that differ only in a lone surrogate are both refused (a database would store both as U+FFFD)", () => {
-    const result = checkFixtures({ users: [{ credits: 1, assets: ["c\ud800", "c\ud801"] }] }, newUserId);
-    expect(result.success ? [] : result.issues.map((i) => i.code)).toEqual(["invalid_asset_id", "invalid_asset_id"]);
+    const result = checkFixtures(
+      { users: [{ credits: 1, assets: ["c\ud800", "c\ud801"] }] },
+      newUserId,
+    );
+    expect(result.success ? [] : result.issues.map((i) => i.code)).toEqual([
+      "invalid_asset_id",
+      "invalid_asset_id",
+    ]);
   });
 
   it("S2: spaces inside, accents, emoji and surrogate pairs are still asset ids", () => {
@@ -173,7 +213,10 @@ describe("duplicateKeyIssues", () => {
       ["users", "duplicate_key"],
     ]);
     const clean = JSON.stringify({
-      users: [{ id: "usr_a", credits: 1, apiKeys: [{ key: "k" }], assets: ["x", "x"] }, { credits: 1 }],
+      users: [
+        { id: "usr_a", credits: 1, apiKeys: [{ key: "k" }], assets: ["x", "x"] },
+        { credits: 1 },
+      ],
     });
     expect(duplicateKeyIssues(clean)).toEqual([]);
     expect(duplicateKeyIssues('{"a":{"b":1},"c":{"b":2}}')).toEqual([]);

@@ -42,7 +42,9 @@ async function serveRefused(args: string[]) {
 }
 
 describe("serve --fixtures: the file", () => {
-  it("S15: a FIFO is refused at once (it would block the start forever), exit 2", { timeout: 30_000 }, async () => {
+  it("S15: a FIFO is refused at once (it would block the start forever), exit 2", {
+    timeout: 30_000,
+  }, async () => {
     const fifo = join(tmp, "fifo.json");
     execFileSync("mkfifo", [fifo]);
     const { code, stderr } = await serveRefused(["--fixtures", fifo]);
@@ -79,7 +81,11 @@ describe("serve --fixtures: the file", () => {
   it("S1: bytes that are not UTF-8 are refused, not read as U+FFFD", async () => {
     const path = file(
       "latin1.json",
-      new Uint8Array([...Buffer.from('{"users":[{"credits":1,"assets":["caf'), 0xe9, ...Buffer.from('"]}]}')]),
+      new Uint8Array([
+        ...Buffer.from('{"users":[{"credits":1,"assets":["caf'),
+        0xe9,
+        ...Buffer.from('"]}]}'),
+      ]),
     );
     const { code, stderr } = await serveRefused(["--fixtures", path]);
     expect(code).toBe(2);
@@ -99,8 +105,16 @@ describe("serve --fixtures: the file", () => {
   });
 
   it("S1: an asset id with U+0000 or two that differ only in a lone surrogate are refused before any store is made", async () => {
-    const path = file("odd.json", '{"users":[{"credits":1,"assets":["a\\u0000b","c\\ud800","c\\ud801"]}]}');
-    const { code, stderr } = await serveRefused(["--fixtures", path, "--database-url", "postgres://nobody@127.0.0.1:1/none"]);
+    const path = file(
+      "odd.json",
+      '{"users":[{"credits":1,"assets":["a\\u0000b","c\\ud800","c\\ud801"]}]}',
+    );
+    const { code, stderr } = await serveRefused([
+      "--fixtures",
+      path,
+      "--database-url",
+      "postgres://nobody@127.0.0.1:1/none",
+    ]);
     expect(code).toBe(2);
     expect(stderr).toMatch(
       /^The fixtures file .*odd\.json: Fixtures refused, nothing loaded: users\[0\]\.assets\[0\]: An asset id is /,

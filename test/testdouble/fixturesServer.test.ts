@@ -3,7 +3,12 @@
  * loaded before the first answer, and loaded again into a durable store without giving twice.
  */
 import { describe, expect, it } from "vitest";
-import { createReferenceServer, type Fixtures, FixturesError, StoreUnavailableError } from "../../src/server/index.js";
+import {
+  createReferenceServer,
+  type Fixtures,
+  FixturesError,
+  StoreUnavailableError,
+} from "../../src/server/index.js";
 import type { Store } from "../../src/store/store.js";
 import { BASE, errorOf, makeStore, wrapStore } from "../server/helpers.js";
 
@@ -13,13 +18,21 @@ const BOB_KEY = "ck_test_bob_00000000000000001";
 
 const FIXTURES: Fixtures = {
   users: [
-    { id: "usr_alice", credits: 1000, multiplier: "1.15", apiKeys: [ALICE_KEY, { key: ALICE_LIVE }], assets: ["ast_alice_1"] },
+    {
+      id: "usr_alice",
+      credits: 1000,
+      multiplier: "1.15",
+      apiKeys: [ALICE_KEY, { key: ALICE_LIVE }],
+      assets: ["ast_alice_1"],
+    },
     { id: "usr_bob", credits: 50, apiKeys: [BOB_KEY] },
   ],
 };
 
 const sha256 = async (text: string) =>
-  Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).toString("hex");
+  Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).toString(
+    "hex",
+  );
 
 const get = (server: { fetch: (r: Request) => Promise<Response> }, path: string, key: string) =>
   server.fetch(new Request(BASE + path, { headers: { authorization: `Bearer ${key}` } }));
@@ -30,10 +43,16 @@ describe("createReferenceServer({ fixtures })", () => {
     // No await between creation and the request: the request waits for the load.
     const ping = await get(server, "/api/ping", ALICE_KEY);
     expect(ping.status).toBe(200);
-    expect(await ping.json()).toMatchObject({ ok: true, userId: "usr_alice", apiKeyId: expect.stringMatching(/^apk_/) });
+    expect(await ping.json()).toMatchObject({
+      ok: true,
+      userId: "usr_alice",
+      apiKeyId: expect.stringMatching(/^apk_/),
+    });
     const live = await (await get(server, "/api/query/credits", ALICE_LIVE)).json();
     expect(live).toMatchObject({ creditBalance: 1000, userId: "usr_alice" });
-    expect((await (await get(server, "/api/query/credits", BOB_KEY)).json()).creditBalance).toBe(50);
+    expect((await (await get(server, "/api/query/credits", BOB_KEY)).json()).creditBalance).toBe(
+      50,
+    );
     expect((await get(server, "/api/ping", "ck_test_not_a_fixture_key_00000")).status).toBe(401);
   });
 
@@ -59,13 +78,22 @@ describe("createReferenceServer({ fixtures })", () => {
     const alices = await generate(ALICE_KEY, "ast_alice_1");
     expect(alices.status).toBe(202);
     // beta2 at 4K is 120; with 1.15 it is 138.
-    expect(((await alices.json()) as { billing: unknown }).billing).toEqual({ totalCreditCost: 138, balanceAfterCredits: 862 });
+    expect(((await alices.json()) as { billing: unknown }).billing).toEqual({
+      totalCreditCost: 138,
+      balanceAfterCredits: 862,
+    });
   });
 
   it("S13: admin calls wait for the load too, and the opening balance is a grant in the ledger", async () => {
     const server = createReferenceServer({ store: await makeStore(), fixtures: FIXTURES });
-    expect(await server.admin.user("usr_alice")).toEqual({ userId: "usr_alice", balance: 1000, multiplier: "1.15" });
-    expect(await server.admin.ledger("usr_bob")).toEqual([{ kind: "grant", credits: 50, at: expect.any(String) }]);
+    expect(await server.admin.user("usr_alice")).toEqual({
+      userId: "usr_alice",
+      balance: 1000,
+      multiplier: "1.15",
+    });
+    expect(await server.admin.ledger("usr_bob")).toEqual([
+      { kind: "grant", credits: 50, at: expect.any(String) },
+    ]);
     await expect(server.ready()).resolves.toBeUndefined();
   });
 
@@ -94,7 +122,11 @@ describe("createReferenceServer({ fixtures })", () => {
     }
     expect(error).toBeInstanceOf(FixturesError);
     const issues = (error as FixturesError).issues.map((i) => `${i.path} ${i.code}`);
-    expect(issues).toEqual(["users[1].id duplicate", "users[1].credits invalid_credits", "users[1].apiKeys[0] invalid_api_key"]);
+    expect(issues).toEqual([
+      "users[1].id duplicate",
+      "users[1].credits invalid_credits",
+      "users[1].apiKeys[0] invalid_api_key",
+    ]);
     expect((error as Error).message).toMatch(/^Fixtures refused, nothing loaded: users\[1\]\.id: /);
     expect(writes).toEqual([]);
     expect(await store.getUser("usr_ok")).toBeUndefined();
@@ -109,11 +141,18 @@ describe("createReferenceServer({ fixtures })", () => {
 
     // A second instance (or a restart) on the same store, with one more key for bob in the file.
     const more: Fixtures = {
-      users: [FIXTURES.users[0] as Fixtures["users"][number], { id: "usr_bob", credits: 50, apiKeys: [BOB_KEY, `${BOB_KEY}9`] }],
+      users: [
+        FIXTURES.users[0] as Fixtures["users"][number],
+        { id: "usr_bob", credits: 50, apiKeys: [BOB_KEY, `${BOB_KEY}9`] },
+      ],
     };
     const second = createReferenceServer({ store, fixtures: more });
     await second.ready();
-    expect(await second.admin.user("usr_bob")).toEqual({ userId: "usr_bob", balance: 57, multiplier: "2" });
+    expect(await second.admin.user("usr_bob")).toEqual({
+      userId: "usr_bob",
+      balance: 57,
+      multiplier: "2",
+    });
     expect((await second.admin.ledger("usr_alice")).map((e) => e.kind)).toEqual(["grant"]);
     expect((await get(second, "/api/ping", `${BOB_KEY}9`)).status).toBe(200);
     expect((await (await get(second, "/api/ping", BOB_KEY)).json()).userId).toBe("usr_bob");
@@ -131,7 +170,11 @@ describe("createReferenceServer({ fixtures })", () => {
     const error = await thief.ready().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FixturesError);
     expect((error as FixturesError).issues).toEqual([
-      { path: "users[0].apiKeys[0]", code: "taken", message: "This API key already belongs to another user in the store." },
+      {
+        path: "users[0].apiKeys[0]",
+        code: "taken",
+        message: "This API key already belongs to another user in the store.",
+      },
     ]);
     expect(await store.getUser("usr_mallory")).toBeUndefined();
     const res = await get(thief, "/api/ping", ALICE_KEY);
@@ -145,7 +188,9 @@ describe("createReferenceServer({ fixtures })", () => {
     let down = true;
     const flaky = wrapStore(store, {
       loadFixtures: async (load, at) => {
-        if (down) throw new StoreUnavailableError("down", { retryAfterSeconds: 1 });
+        if (down) {
+          throw new StoreUnavailableError("down", { retryAfterSeconds: 1 });
+        }
         return (store.loadFixtures as NonNullable<Store["loadFixtures"]>)(load, at);
       },
     });
@@ -157,7 +202,9 @@ describe("createReferenceServer({ fixtures })", () => {
     expect((await get(server, "/api/ping", ALICE_KEY)).status).toBe(200);
     expect((await get(server, "/api/ping", BOB_KEY)).status).toBe(200);
     // The user made before the outage was not given its opening credits twice.
-    expect((await server.admin.ledger("usr_alice")).map((e) => [e.kind, e.credits])).toEqual([["grant", 1000]]);
+    expect((await server.admin.ledger("usr_alice")).map((e) => [e.kind, e.credits])).toEqual([
+      ["grant", 1000],
+    ]);
   });
 
   it("S14: an asset another user owns refuses the whole load: no user of the file is created, nothing is written", async () => {
@@ -167,7 +214,12 @@ describe("createReferenceServer({ fixtures })", () => {
       store,
       fixtures: {
         users: [
-          { id: "usr_first", credits: 10, apiKeys: ["ck_test_first_00000000000001"], assets: ["ast_first"] },
+          {
+            id: "usr_first",
+            credits: 10,
+            apiKeys: ["ck_test_first_00000000000001"],
+            assets: ["ast_first"],
+          },
           { id: "usr_second", credits: 20, assets: ["ast_second", "ast_alice_1"] },
         ],
       },

@@ -10,8 +10,14 @@ import { makeServer } from "../server/helpers.js";
 
 async function lint(document: unknown) {
   const config = await createConfig({ extends: ["recommended"] });
-  const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "/openapi.json", config });
-  return problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? "?"}`);
+  const problems = await lintFromString({
+    source: JSON.stringify(document),
+    absoluteRef: "/openapi.json",
+    config,
+  });
+  return problems.map(
+    (p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? "?"}`,
+  );
 }
 
 describe("the OpenAPI documents pass Redocly's recommended ruleset (S12)", () => {
@@ -28,7 +34,10 @@ describe("the OpenAPI documents pass Redocly's recommended ruleset (S12)", () =>
   });
 
   it("S12: the linter does catch what it is meant to (a document without servers or license fails)", async () => {
-    const { servers: _servers, ...rest } = createOpenApiDocument() as unknown as { servers: unknown; info: object };
+    const { servers: _servers, ...rest } = createOpenApiDocument() as unknown as {
+      servers: unknown;
+      info: object;
+    };
     const stripped = { ...rest, info: { ...rest.info, license: undefined } };
     const problems = await lint(stripped);
     expect(problems.some((p) => p.startsWith("error no-empty-servers"))).toBe(true);

@@ -51,11 +51,15 @@ describe("recipe: a Python test suite against imagegen-pricing serve", () => {
     };
     let output: string;
     try {
-      const result = await run("python3", ["-m", "unittest", "-v", "examples/python/test_reference_server.py"], {
-        cwd: ROOT,
-        env,
-        timeout: 150_000,
-      });
+      const result = await run(
+        "python3",
+        ["-m", "unittest", "-v", "examples/python/test_reference_server.py"],
+        {
+          cwd: ROOT,
+          env,
+          timeout: 150_000,
+        },
+      );
       output = result.stdout + result.stderr;
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string };
@@ -63,7 +67,9 @@ describe("recipe: a Python test suite against imagegen-pricing serve", () => {
     }
     // unittest prints its report on standard error.
     expect(output).toMatch(new RegExp(`Ran ${RECIPE_TESTS.length} tests in [\\d.]+s\\n\\nOK\\n`));
-    for (const name of RECIPE_TESTS) expect(output).toMatch(new RegExp(`^${name} \\(.*\\)\\n.* \\.\\.\\. ok$`, "m"));
+    for (const name of RECIPE_TESTS) {
+      expect(output).toMatch(new RegExp(`^${name} \\(.*\\)\\n.* \\.\\.\\. ok$`, "m"));
+    }
     expect(output).toContain("S17, S5: a lose_answer fault closes the connection after the charge");
     expect(output).toContain("S17, P8: the clock is set a second before a price change");
     expect(output).not.toContain(adminToken);
@@ -87,7 +93,14 @@ describe("recipe: a Python test suite against imagegen-pricing serve", () => {
     expect(first).toEqual(catalog);
     expect(second?.version).toBe("2100-01-01");
     expect(diffCatalogs(catalog, second as Catalog)).toEqual([
-      expect.objectContaining({ kind: "price", modelId: "beta2", resolution: "4K", quality: "low", before: 120, after: 130 }),
+      expect.objectContaining({
+        kind: "price",
+        modelId: "beta2",
+        resolution: "4K",
+        quality: "low",
+        before: 120,
+        after: 130,
+      }),
     ]);
   });
 });

@@ -24,7 +24,9 @@ beforeAllOrFail(async () => {
   cli = await builtCli();
 }, 320_000);
 afterAll(() => {
-  for (const child of children) child.process.kill("SIGKILL");
+  for (const child of children) {
+    child.process.kill("SIGKILL");
+  }
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -59,7 +61,14 @@ async function failing(args: string[]) {
 
 describe("imagegen-pricing serve (built CLI)", () => {
   it("S9, S1: port 0 prints its URL first and the fixture test keys; live keys and the admin token are never printed; SIGTERM exits 0", async () => {
-    const child = serve(["--port", "0", "--fixtures", "examples/fixtures.json", "--admin-token", TOKEN]);
+    const child = serve([
+      "--port",
+      "0",
+      "--fixtures",
+      "examples/fixtures.json",
+      "--admin-token",
+      TOKEN,
+    ]);
     const url = await baseUrl(child);
     const out = child.stdout();
     expect(out).toContain(ALICE_KEY);
@@ -68,9 +77,13 @@ describe("imagegen-pricing serve (built CLI)", () => {
     expect(out).not.toContain(TOKEN);
     expect(out).toContain(`Admin API: ${url}/admin/`);
 
-    const ping = await fetch(`${url}/api/ping`, { headers: { authorization: `Bearer ${ALICE_KEY}` } });
+    const ping = await fetch(`${url}/api/ping`, {
+      headers: { authorization: `Bearer ${ALICE_KEY}` },
+    });
     expect(await ping.json()).toMatchObject({ ok: true, userId: "usr_alice" });
-    const admin = await fetch(`${url}/admin/users/usr_bob`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const admin = await fetch(`${url}/admin/users/usr_bob`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(await admin.json()).toEqual({ userId: "usr_bob", balance: 50, multiplier: "1" });
 
     child.process.kill("SIGTERM");
@@ -80,10 +93,20 @@ describe("imagegen-pricing serve (built CLI)", () => {
   });
 
   it("S9: --log prints one line per request (method, path, status, time, request id) and never a key; SIGINT exits 0", async () => {
-    const child = serve(["--port", "0", "--fixtures", "examples/fixtures.json", "--admin-token", TOKEN, "--log"]);
+    const child = serve([
+      "--port",
+      "0",
+      "--fixtures",
+      "examples/fixtures.json",
+      "--admin-token",
+      TOKEN,
+      "--log",
+    ]);
     const url = await baseUrl(child);
     const before = child.stdout().length;
-    const ping = await fetch(`${url}/api/ping?x=1`, { headers: { authorization: `Bearer ${ALICE_KEY}` } });
+    const ping = await fetch(`${url}/api/ping?x=1`, {
+      headers: { authorization: `Bearer ${ALICE_KEY}` },
+    });
     const missing = await fetch(`${url}/api/nothing/${ALICE_KEY}`);
     const admin = await fetch(`${url}/admin/users`, {
       method: "POST",
@@ -108,7 +131,12 @@ describe("imagegen-pricing serve (built CLI)", () => {
     const child = serve(["--port", "0", "--fixtures", "examples/fixtures.json", "--log", "--json"]);
     await child.waitFor('"event":"listening"');
     const startup = JSON.parse(child.stdout().split("\n")[0] ?? "");
-    expect(startup).toMatchObject({ event: "listening", store: "memory", admin: false, userCount: 2 });
+    expect(startup).toMatchObject({
+      event: "listening",
+      store: "memory",
+      admin: false,
+      userCount: 2,
+    });
     expect(startup.users[0]).toEqual({
       userId: "usr_alice",
       balance: 1000,
@@ -122,7 +150,10 @@ describe("imagegen-pricing serve (built CLI)", () => {
     expect(line).toMatchObject({ event: "request", method: "GET", path: "/api/ping", status: 200 });
     child.process.kill("SIGTERM");
     expect((await child.exited).code).toBe(0);
-    expect(JSON.parse(child.stdout().trimEnd().split("\n").at(-1) ?? "")).toEqual({ event: "closed", by: "SIGTERM" });
+    expect(JSON.parse(child.stdout().trimEnd().split("\n").at(-1) ?? "")).toEqual({
+      event: "closed",
+      by: "SIGTERM",
+    });
   });
 
   it("S2: a fixture user given without an id is served under the id printed for it", async () => {
@@ -138,7 +169,9 @@ describe("imagegen-pricing serve (built CLI)", () => {
     const startup = JSON.parse(child.stdout().split("\n")[0] ?? "");
     const printed = startup.users[0].userId as string;
     expect(printed).toMatch(/^usr_[0-9a-f]{16}$/);
-    const ping = await (await fetch(`${startup.url}/api/ping`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const ping = await (
+      await fetch(`${startup.url}/api/ping`, { headers: { authorization: `Bearer ${key}` } })
+    ).json();
     expect(ping.userId).toBe(printed);
     child.process.kill("SIGTERM");
     expect((await child.exited).code).toBe(0);
@@ -152,8 +185,14 @@ describe("imagegen-pricing serve (built CLI)", () => {
     const quoteLine = child.stdout().match(/-d '(\{"kind":"image".*?\})'/)?.[1] ?? "";
     const generationLine = child.stdout().match(/-d '(\{"prompt".*?\})'/)?.[1] ?? "";
     const headers = { authorization: `Bearer ${keys[0]}`, "content-type": "application/json" };
-    const quote = await (await fetch(`${url}/api/pricing/quote`, { method: "POST", headers, body: quoteLine })).json();
-    const created = await fetch(`${url}/api/generations`, { method: "POST", headers, body: generationLine });
+    const quote = await (
+      await fetch(`${url}/api/pricing/quote`, { method: "POST", headers, body: quoteLine })
+    ).json();
+    const created = await fetch(`${url}/api/generations`, {
+      method: "POST",
+      headers,
+      body: generationLine,
+    });
     expect(created.status).toBe(202);
     expect(quote.credits).toBe(130);
     expect((await created.json()).billing.totalCreditCost).toBe(quote.credits);
@@ -177,7 +216,14 @@ describe("imagegen-pricing serve (built CLI)", () => {
   });
 
   it("S15: --max-connections-per-address caps one client address's open connections with a JSON 503", async () => {
-    const child = serve(["--port", "0", "--fixtures", "examples/fixtures.json", "--max-connections-per-address", "1"]);
+    const child = serve([
+      "--port",
+      "0",
+      "--fixtures",
+      "examples/fixtures.json",
+      "--max-connections-per-address",
+      "1",
+    ]);
     const port = Number(new URL(await baseUrl(child)).port);
     const held = connect(port, "127.0.0.1");
     await new Promise<void>((resolve) => held.once("connect", () => resolve()));
@@ -185,7 +231,9 @@ describe("imagegen-pricing serve (built CLI)", () => {
     const chunks: Buffer[] = [];
     refused.on("data", (chunk: Buffer) => chunks.push(chunk));
     refused.on("error", () => {});
-    refused.write(`GET /api/ping HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${ALICE_KEY}\r\n\r\n`);
+    refused.write(
+      `GET /api/ping HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${ALICE_KEY}\r\n\r\n`,
+    );
     await new Promise<void>((resolve) => refused.once("close", () => resolve()));
     const text = Buffer.concat(chunks).toString("utf8");
     expect(text).toMatch(/^HTTP\/1\.1 503 /);
@@ -212,10 +260,15 @@ describe("imagegen-pricing serve (built CLI)", () => {
       const { code, stdout, stderr } = await failing(args);
       expect(code, args.join(" ")).toBe(2);
       expect(stdout, args.join(" ")).toBe("");
-      expect(stderr.endsWith("\n") && !stderr.trimEnd().includes("\n"), `${args.join(" ")}: ${stderr}`).toBe(true);
+      expect(
+        stderr.endsWith("\n") && !stderr.trimEnd().includes("\n"),
+        `${args.join(" ")}: ${stderr}`,
+      ).toBe(true);
     }
     const { stderr } = await failing(["--prot", "1"]);
-    expect(stderr).toBe(`Unknown option '--prot'. Run "imagegen-pricing serve --help" for the options.\n`);
+    expect(stderr).toBe(
+      `Unknown option '--prot'. Run "imagegen-pricing serve --help" for the options.\n`,
+    );
     expect((await failing(["--admin-token", "has space"])).stderr).not.toContain("has space");
   });
 
@@ -233,7 +286,9 @@ describe("imagegen-pricing serve (built CLI)", () => {
     const line = result.stderr.trimEnd();
     expect(line.includes("\n")).toBe(false);
     expect(line).toMatch(/^The fixtures file .*bad\.json: Fixtures refused, nothing loaded: /);
-    for (const path of ["users[0].credits", "users[1].apiKeys[0]", "users[2].id"]) expect(line).toContain(path);
+    for (const path of ["users[0].credits", "users[1].apiKeys[0]", "users[2].id"]) {
+      expect(line).toContain(path);
+    }
     expect(line).not.toContain("ck_test_short");
 
     const missing = await failing(["--fixtures", join(tmp, "nope.json")]);
@@ -252,14 +307,19 @@ describe("imagegen-pricing serve (built CLI)", () => {
       const { code, stdout, stderr } = await failing(["--port", String(port)]);
       expect(code).toBe(1);
       expect(stdout).toBe("");
-      expect(stderr).toBe(`Port ${port} on 127.0.0.1 is in use; choose another with --port (0 picks a free one).\n`);
+      expect(stderr).toBe(
+        `Port ${port} on 127.0.0.1 is in use; choose another with --port (0 picks a free one).\n`,
+      );
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
   });
 
   it("S14: an unreachable database exits 1 with one line that never shows the URL's password", async () => {
-    const { code, stdout, stderr } = await failing(["--database-url", "postgres://someone:s3cret-pw@127.0.0.1:1/db"]);
+    const { code, stdout, stderr } = await failing([
+      "--database-url",
+      "postgres://someone:s3cret-pw@127.0.0.1:1/db",
+    ]);
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^Cannot use the database: [^\n]*\n$/);
@@ -268,7 +328,9 @@ describe("imagegen-pricing serve (built CLI)", () => {
 });
 
 describe("imagegen-pricing serve --database-url (built CLI, real PostgreSQL)", () => {
-  it("S14: the state outlives a restart, and the fixtures are not given twice", { timeout: 120_000 }, async () => {
+  it("S14: the state outlives a restart, and the fixtures are not given twice", {
+    timeout: 120_000,
+  }, async () => {
     const db = await withPostgres();
     try {
       const args = ["--port", "0", "--database-url", db.connectionString, "--schema", db.schema];
@@ -284,15 +346,26 @@ describe("imagegen-pricing serve --database-url (built CLI, real PostgreSQL)", (
       first.process.kill("SIGTERM");
       expect((await first.exited).code).toBe(0);
 
-      const second = serve([...args, "--fixtures", "examples/fixtures.json", "--admin-token", TOKEN]);
-      const again = await baseUrl(second);
-      expect(second.stdout()).toContain("Fixtures examples/fixtures.json: 2 users (0 loaded now, 2 kept as the store had them)");
-      expect(second.stdout()).toContain("usr_alice: 862 credits, multiplier 1.15");
-      const ledger = await fetch(`${again}/admin/users/usr_alice/ledger`, { headers: { authorization: `Bearer ${TOKEN}` } });
-      expect(((await ledger.json()) as { entries: { kind: string; credits: number }[] }).entries.map((e) => e.kind)).toEqual([
-        "grant",
-        "debit",
+      const second = serve([
+        ...args,
+        "--fixtures",
+        "examples/fixtures.json",
+        "--admin-token",
+        TOKEN,
       ]);
+      const again = await baseUrl(second);
+      expect(second.stdout()).toContain(
+        "Fixtures examples/fixtures.json: 2 users (0 loaded now, 2 kept as the store had them)",
+      );
+      expect(second.stdout()).toContain("usr_alice: 862 credits, multiplier 1.15");
+      const ledger = await fetch(`${again}/admin/users/usr_alice/ledger`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(
+        ((await ledger.json()) as { entries: { kind: string; credits: number }[] }).entries.map(
+          (e) => e.kind,
+        ),
+      ).toEqual(["grant", "debit"]);
       second.process.kill("SIGINT");
       expect((await second.exited).code).toBe(0);
     } finally {
@@ -337,7 +410,11 @@ function ended(pid: number): boolean {
 describe("imagegen-pricing serve ends with the process that started it (built CLI)", () => {
   const servers: number[] = [];
   afterAll(() => {
-    for (const pid of servers) if (!ended(pid)) process.kill(pid, "SIGKILL");
+    for (const pid of servers) {
+      if (!ended(pid)) {
+        process.kill(pid, "SIGKILL");
+      }
+    }
   });
 
   for (const mode of ["pipe", "file", "shell"] as const) {
@@ -350,7 +427,8 @@ describe("imagegen-pricing serve ends with the process that started it (built CL
       await harness.waitFor(/^pid \d+$/m);
       const pid = Number(/^pid (\d+)$/m.exec(harness.stdout())?.[1]);
       servers.push(pid);
-      const listening = () => (mode === "file" ? (existsSync(out) ? readFileSync(out, "utf8") : "") : harness.stdout());
+      const listening = () =>
+        mode === "file" ? (existsSync(out) ? readFileSync(out, "utf8") : "") : harness.stdout();
       if (mode === "file") {
         // Bounded (about 60 s), generous: the server prints its URL once it listens.
         for (let i = 0; i < 600 && !listening().includes("Ctrl-C stops the server."); i++) {
@@ -368,10 +446,16 @@ describe("imagegen-pricing serve ends with the process that started it (built CL
       harness.process.kill("SIGKILL");
       await killed;
       // Bounded (about 30 s), generous: the server looks for its parent twice a second.
-      for (let i = 0; i < 300 && !ended(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(ended(pid), `the server (pid ${pid}) still runs after its parent was killed`).toBe(true);
+      for (let i = 0; i < 300 && !ended(pid); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(ended(pid), `the server (pid ${pid}) still runs after its parent was killed`).toBe(
+        true,
+      );
       if (mode === "file") {
-        expect(readFileSync(out, "utf8")).toMatch(/Stopped \(its parent process ended\); the server is closed\.\n$/);
+        expect(readFileSync(out, "utf8")).toMatch(
+          /Stopped \(its parent process ended\); the server is closed\.\n$/,
+        );
       }
     });
   }

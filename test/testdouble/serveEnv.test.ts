@@ -18,7 +18,9 @@ beforeAllOrFail(async () => {
   cli = await builtCli();
 }, 320_000);
 afterAll(() => {
-  for (const child of children) child.process.kill("SIGKILL");
+  for (const child of children) {
+    child.process.kill("SIGKILL");
+  }
 });
 
 function serve(args: string[], env: Record<string, string> = {}): Child {
@@ -29,7 +31,9 @@ function serve(args: string[], env: Record<string, string> = {}): Child {
 
 async function baseUrl(child: Child): Promise<string> {
   await child.waitFor("Ctrl-C stops the server.");
-  const match = /^Listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(child.stdout().split("\n")[0] ?? "");
+  const match = /^Listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(
+    child.stdout().split("\n")[0] ?? "",
+  );
   expect(match, child.stdout()).not.toBeNull();
   return match?.[1] as string;
 }
@@ -58,7 +62,9 @@ describe("serve reads its environment (built CLI)", () => {
   it("--admin-token wins over IMAGEGEN_ADMIN_TOKEN, with a warning that shows neither token", async () => {
     const child = serve(["--admin-token", FLAG_TOKEN], { IMAGEGEN_ADMIN_TOKEN: ENV_TOKEN });
     const url = await baseUrl(child);
-    expect(child.stderr()).toMatch(/^Warning: --admin-token is used; the IMAGEGEN_ADMIN_TOKEN environment variable is set too/);
+    expect(child.stderr()).toMatch(
+      /^Warning: --admin-token is used; the IMAGEGEN_ADMIN_TOKEN environment variable is set too/,
+    );
     expect(child.stdout() + child.stderr()).not.toContain(ENV_TOKEN);
     expect(child.stdout() + child.stderr()).not.toContain(FLAG_TOKEN);
     expect((await adminGet(url, "/admin/requests", FLAG_TOKEN)).status).toBe(200);
@@ -83,10 +89,14 @@ describe("serve reads its environment (built CLI)", () => {
       const url = new URL(db.connectionString);
       url.password = "s3cret-pw";
       url.username ||= "postgres";
-      const child = serve(["--schema", db.schema, "--admin-token", FLAG_TOKEN], { DATABASE_URL: url.href });
+      const child = serve(["--schema", db.schema, "--admin-token", FLAG_TOKEN], {
+        DATABASE_URL: url.href,
+      });
       const base = await baseUrl(child);
       const first = child.stdout().split("\n").slice(0, 4).join("\n");
-      expect(first).toContain(`Store: PostgreSQL, schema ${db.schema}, at postgres://${url.username}:***@`);
+      expect(first).toContain(
+        `Store: PostgreSQL, schema ${db.schema}, at postgres://${url.username}:***@`,
+      );
       expect(first).toContain("(from DATABASE_URL)");
       expect(child.stdout() + child.stderr()).not.toContain("s3cret-pw");
       const created = await fetch(`${base}/admin/users`, {
@@ -110,11 +120,17 @@ describe("serve --cors (built CLI)", () => {
     const page = "http://127.0.0.1:5173";
     const child = serve(["--cors", page, "--cors", "http://localhost:5173"]);
     const url = await baseUrl(child);
-    expect(child.stdout()).toContain(`CORS: pages on ${page}, http://localhost:5173 may call this server`);
+    expect(child.stdout()).toContain(
+      `CORS: pages on ${page}, http://localhost:5173 may call this server`,
+    );
     const preflight = (origin: string) =>
       fetch(`${url}/api/generations`, {
         method: "OPTIONS",
-        headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization" },
+        headers: {
+          origin,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization",
+        },
       });
     const ok = await preflight(page);
     expect(ok.status).toBe(204);
@@ -149,7 +165,9 @@ describe("the test-double controls over a socket (built CLI)", () => {
     const url = await baseUrl(child);
     const key = "ck_test_alice_0000000000000001";
     const admin = { authorization: `Bearer ${FLAG_TOKEN}`, "content-type": "application/json" };
-    const before = (await (await adminGet(url, "/admin/users/usr_alice", FLAG_TOKEN)).json()) as { balance: number };
+    const before = (await (await adminGet(url, "/admin/users/usr_alice", FLAG_TOKEN)).json()) as {
+      balance: number;
+    };
     const added = await fetch(`${url}/admin/faults`, {
       method: "POST",
       headers: admin,
@@ -158,7 +176,11 @@ describe("the test-double controls over a socket (built CLI)", () => {
     expect(added.status).toBe(201);
     const init = {
       method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": "cli-lost-1" },
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        "idempotency-key": "cli-lost-1",
+      },
       body: JSON.stringify({ prompt: "a fox" }),
     };
     const lost = await fetch(`${url}/api/generations`, init).then(
@@ -170,7 +192,9 @@ describe("the test-double controls over a socket (built CLI)", () => {
     expect(retry.status).toBe(202);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     const { billing } = (await retry.json()) as { billing: { totalCreditCost: number } };
-    const after = (await (await adminGet(url, "/admin/users/usr_alice", FLAG_TOKEN)).json()) as { balance: number };
+    const after = (await (await adminGet(url, "/admin/users/usr_alice", FLAG_TOKEN)).json()) as {
+      balance: number;
+    };
     expect(after.balance).toBe(before.balance - billing.totalCreditCost);
     const journal = (await (await adminGet(url, "/admin/requests?limit=2", FLAG_TOKEN)).json()) as {
       requests: { status: number; idempotencyKey?: string }[];

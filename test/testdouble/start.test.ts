@@ -15,15 +15,18 @@ const DEMO_KEY = "ck_test_demo_key_for_trying_the_api";
 
 const children: Child[] = [];
 afterAll(() => {
-  for (const child of children) child.process.kill("SIGKILL");
+  for (const child of children) {
+    child.process.kill("SIGKILL");
+  }
 });
 
 /** The words of a printed command: plain words and single-quoted ones, as a POSIX shell reads them. */
 function words(line: string): string[] {
   const out: string[] = [];
   const pattern = /'((?:[^']|'\\'')*)'|(\S+)/g;
-  for (const match of line.matchAll(pattern))
+  for (const match of line.matchAll(pattern)) {
     out.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : (match[2] as string));
+  }
   return out;
 }
 
@@ -35,11 +38,19 @@ async function curl(line: string): Promise<{ status: number; body: Record<string
   let body: string | undefined;
   for (let i = 0; i < rest.length; i += 2) {
     const value = rest[i + 1] as string;
-    if (rest[i] === "-H") headers[value.slice(0, value.indexOf(":"))] = value.slice(value.indexOf(":") + 1).trim();
-    else if (rest[i] === "-d") body = value;
-    else throw new Error(`unexpected curl option ${rest[i]}`);
+    if (rest[i] === "-H") {
+      headers[value.slice(0, value.indexOf(":"))] = value.slice(value.indexOf(":") + 1).trim();
+    } else if (rest[i] === "-d") {
+      body = value;
+    } else {
+      throw new Error(`unexpected curl option ${rest[i]}`);
+    }
   }
-  const res = await fetch(url as string, { method: body === undefined ? "GET" : "POST", headers, ...(body ? { body } : {}) });
+  const res = await fetch(url as string, {
+    method: body === undefined ? "GET" : "POST",
+    headers,
+    ...(body ? { body } : {}),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -47,26 +58,34 @@ describe("npm start (scripts/start.ts)", () => {
   it("S1, S9, S11: serves the demo fixtures on $PORT and $HOST, prints curl lines that work and agree, and stops with exit 0 on SIGINT", {
     timeout: 60_000,
   }, async () => {
-    const child = start(process.execPath, ["--import", tsx, script], { PORT: "0", HOST: "127.0.0.1" });
+    const child = start(process.execPath, ["--import", tsx, script], {
+      PORT: "0",
+      HOST: "127.0.0.1",
+    });
     children.push(child);
     await child.waitFor("Ctrl-C stops the server.");
     const out = child.stdout();
     expect(out.split("\n")[0]).toMatch(/^Listening on http:\/\/127\.0\.0\.1:\d+$/);
     expect(out).toContain("Fixtures examples/demo-fixtures.json: 1 user");
-    expect(out).toContain("usr_demo: 10000 credits, multiplier 1, assets ast_demo_1, ast_demo_2, ast_demo_3");
+    expect(out).toContain(
+      "usr_demo: 10000 credits, multiplier 1, assets ast_demo_1, ast_demo_2, ast_demo_3",
+    );
     expect(out).toContain(`    ${DEMO_KEY}\n`);
 
     const curls = out.split("\n").filter((line) => line.trim().startsWith("curl "));
     expect(curls).toHaveLength(4);
     const answers: Awaited<ReturnType<typeof curl>>[] = [];
-    for (const line of curls) answers.push(await curl(line));
+    for (const line of curls) {
+      answers.push(await curl(line));
+    }
     const [ping, credits, quote, generation] = answers;
     expect(ping).toMatchObject({ status: 200, body: { ok: true, userId: "usr_demo" } });
     expect(credits).toMatchObject({ status: 200, body: { creditBalance: 10000 } });
     expect(quote?.status).toBe(200);
     expect(generation?.status).toBe(202);
     // The quote prices exactly what the generation is charged: the same model, resolution, quality and references.
-    const billing = (generation?.body as { billing?: { totalCreditCost: number } } | undefined)?.billing;
+    const billing = (generation?.body as { billing?: { totalCreditCost: number } } | undefined)
+      ?.billing;
     expect(billing?.totalCreditCost).toBe(quote?.body.credits);
     expect(quote?.body.credits).toBe(130);
 

@@ -8,7 +8,8 @@
  */
 
 /** What the migration does, in a few words (recorded in the `migrations` table). */
-export const name = "users, keys, assets, tasks, jobs, idempotency claims, append-only ledger; commit and refund";
+export const name =
+  "users, keys, assets, tasks, jobs, idempotency claims, append-only ledger; commit and refund";
 
 /** The statements, run in one transaction; `:schema` stands for the quoted schema name. */
 export const sql = `

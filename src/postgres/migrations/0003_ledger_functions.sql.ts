@@ -12,7 +12,8 @@
  */
 
 /** What the migration does, in a few words (recorded in the `migrations` table). */
-export const name = "grants, new users and fixture users through SECURITY DEFINER functions; commit_task and fail_job too";
+export const name =
+  "grants, new users and fixture users through SECURITY DEFINER functions; commit_task and fail_job too";
 
 /** The statements, run in one transaction; `:schema` stands for the quoted schema name. */
 export const sql = `

@@ -9,7 +9,8 @@
  */
 
 /** What the migration does, in a few words (recorded in the `migrations` table). */
-export const name = "commit_task refuses a total other than the sum of its jobs' credits, or a negative job";
+export const name =
+  "commit_task refuses a total other than the sum of its jobs' credits, or a negative job";
 
 /** The statements, run in one transaction; `:schema` stands for the quoted schema name. */
 export const sql = `

@@ -9,7 +9,8 @@
  */
 
 /** What the migration does, in a few words (recorded in the `migrations` table). */
-export const name = "every unique constraint includes the user id; fail_user_job refunds a job given its user";
+export const name =
+  "every unique constraint includes the user id; fail_user_job refunds a job given its user";
 
 /** The statements, run in one transaction; `:schema` stands for the quoted schema name. */
 export const sql = `

@@ -13,7 +13,8 @@
  */
 
 /** What the migration does, in a few words (recorded in the `migrations` table). */
-export const name = "accept_generation: claim, references, multiplier, debit, task, jobs and entry in one call";
+export const name =
+  "accept_generation: claim, references, multiplier, debit, task, jobs and entry in one call";
 
 /** The statements, run in one transaction; `:schema` stands for the quoted schema name. */
 export const sql = `

@@ -5,7 +5,8 @@
  */
 
 /** What the migration does, in a few words (recorded in the `migrations` table). */
-export const name = "accept_generation in five statements: checks in the conditions of the debit and the task";
+export const name =
+  "accept_generation in five statements: checks in the conditions of the debit and the task";
 
 /** The statements, run in one transaction; `:schema` stands for the quoted schema name. */
 export const sql = `

@@ -42,8 +42,19 @@ export function migrationChecksum(text: string): string {
 }
 
 /** Describes a migration given its version, its file and what the file exports. */
-function migration(version: number, file: string, { name, sql: text }: { name: string; sql: string }): Migration {
-  return { version, name, file, text, checksum: migrationChecksum(text), sql: (s) => text.replaceAll(":schema", s) };
+function migration(
+  version: number,
+  file: string,
+  { name, sql: text }: { name: string; sql: string },
+): Migration {
+  return {
+    version,
+    name,
+    file,
+    text,
+    checksum: migrationChecksum(text),
+    sql: (s) => text.replaceAll(":schema", s),
+  };
 }
 
 /**

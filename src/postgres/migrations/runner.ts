@@ -57,7 +57,13 @@ export class MigrationChecksumError extends Error {
    *
    * @param mismatch - The schema, the migration's version and file, and both checksums.
    */
-  constructor(mismatch: { schema: string; version: number; file: string; recorded: string; expected: string }) {
+  constructor(mismatch: {
+    schema: string;
+    version: number;
+    file: string;
+    recorded: string;
+    expected: string;
+  }) {
     super(
       `schema ${mismatch.schema}: migration ${mismatch.version} (src/postgres/migrations/${mismatch.file}) was applied with ` +
         `checksum ${mismatch.recorded}, but this package's has checksum ${mismatch.expected}. ` +
@@ -88,7 +94,9 @@ export async function runMigrations(
   const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   return withMigrationLock(pool, schema, async (client, locked) => {
     // Ids, keys and prompts are Unicode: in another encoding the first emoji would fail a request.
-    const { rows: encoding } = await client.query<{ name: string }>("SELECT current_setting('server_encoding') AS name");
+    const { rows: encoding } = await client.query<{ name: string }>(
+      "SELECT current_setting('server_encoding') AS name",
+    );
     if (encoding[0]?.name !== "UTF8") {
       throw new Error(
         `the database's encoding is ${encoding[0]?.name}; the store needs UTF8 (CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)`,
@@ -103,7 +111,9 @@ export async function runMigrations(
                    WHERE a.attrelid = to_regclass($2) AND a.attname = 'checksum' AND NOT a.attisdropped) AS checksum`,
         [s, `${s}.migrations`],
       );
-      if (!rows[0]?.schema) await client.query(`CREATE SCHEMA ${s}`);
+      if (!rows[0]?.schema) {
+        await client.query(`CREATE SCHEMA ${s}`);
+      }
       if (!rows[0]?.table) {
         await client.query(
           `CREATE TABLE ${s}.migrations (
@@ -117,7 +127,9 @@ export async function runMigrations(
         // A schema migrated before checksums: nullable, so that an instance of an older package,
         // which records versions without one, keeps working beside this one.
         await ownerOnly(schema, () =>
-          client.query(`ALTER TABLE ${s}.migrations ADD COLUMN checksum text CHECK (checksum ~ '^[0-9a-f]{64}$')`),
+          client.query(
+            `ALTER TABLE ${s}.migrations ADD COLUMN checksum text CHECK (checksum ~ '^[0-9a-f]{64}$')`,
+          ),
         );
       }
     });
@@ -125,13 +137,14 @@ export async function runMigrations(
     for (const migration of migrations) {
       await locked(async () => {
         const current = await checkApplied(client, schema, migrations, latest);
-        if (current >= migration.version) return;
+        if (current >= migration.version) {
+          return;
+        }
         await client.query(migration.sql(s));
-        await client.query(`INSERT INTO ${s}.migrations (version, name, checksum) VALUES ($1, $2, $3)`, [
-          migration.version,
-          migration.name,
-          migration.checksum,
-        ]);
+        await client.query(
+          `INSERT INTO ${s}.migrations (version, name, checksum) VALUES ($1, $2, $3)`,
+          [migration.version, migration.name, migration.checksum],
+        );
         applied.push(migration.version);
       });
     }
@@ -191,14 +204,21 @@ async function checkApplied(
   );
   const current = rows.reduce((max, row) => Math.max(max, row.version), 0);
   if (current > latest) {
-    throw new Error(`schema ${schema} is at version ${current}, newer than this package's ${latest}: upgrade imagegen-pricing`);
+    throw new Error(
+      `schema ${schema} is at version ${current}, newer than this package's ${latest}: upgrade imagegen-pricing`,
+    );
   }
   const unrecorded: Migration[] = [];
   for (const row of rows) {
     const migration = migrations.find((m) => m.version === row.version);
-    if (!migration) throw new Error(`schema ${schema} records migration ${row.version}, which this package does not have`);
-    if (row.checksum === null) unrecorded.push(migration);
-    else if (row.checksum !== migration.checksum) {
+    if (!migration) {
+      throw new Error(
+        `schema ${schema} records migration ${row.version}, which this package does not have`,
+      );
+    }
+    if (row.checksum === null) {
+      unrecorded.push(migration);
+    } else if (row.checksum !== migration.checksum) {
       throw new MigrationChecksumError({
         schema,
         version: migration.version,
@@ -210,10 +230,10 @@ async function checkApplied(
   }
   for (const migration of unrecorded) {
     await ownerOnly(schema, () =>
-      client.query(`UPDATE ${s}.migrations SET checksum = $2 WHERE version = $1 AND checksum IS NULL`, [
-        migration.version,
-        migration.checksum,
-      ]),
+      client.query(
+        `UPDATE ${s}.migrations SET checksum = $2 WHERE version = $1 AND checksum IS NULL`,
+        [migration.version, migration.checksum],
+      ),
     );
   }
   return current;
@@ -227,7 +247,9 @@ async function ownerOnly<T>(schema: string, change: () => Promise<T>): Promise<T
   try {
     return await change();
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code !== "42501") throw error; // insufficient_privilege
+    if ((error as { code?: unknown } | null)?.code !== "42501") {
+      throw error; // insufficient_privilege
+    }
     throw new Error(
       `schema ${schema}'s migrations table has no checksums yet, and this role may not record them: ` +
         "run migratePostgres as the role that owns the tables first (docs/postgres.md, Least privilege)",

@@ -7,8 +7,19 @@ import { catalog } from "../../models/catalog.js";
 import { ADMIN_ERRORS, SERVER_ERRORS } from "../errors.js";
 import { foldDocument, type OpenApiDocument, type Operation } from "./document.js";
 
-const ADMIN = ["missing_admin_token", "invalid_admin_token", "too_many_attempts", "service_unavailable"];
-const BODY = ["invalid_json", "invalid_request", "payload_too_large", "unsupported_media_type", ...ADMIN];
+const ADMIN = [
+  "missing_admin_token",
+  "invalid_admin_token",
+  "too_many_attempts",
+  "service_unavailable",
+];
+const BODY = [
+  "invalid_json",
+  "invalid_request",
+  "payload_too_large",
+  "unsupported_media_type",
+  ...ADMIN,
+];
 const USER = ["unknown_user", ...ADMIN];
 const USER_BODY = ["unknown_user", ...BODY];
 const JOB = ["unknown_job", ...ADMIN];
@@ -21,8 +32,21 @@ const LIMIT = {
 };
 
 const OPERATIONS: readonly Operation[] = [
-  ["POST /admin/users", "createUser", "Create a user with an opening grant", [201, "CreatedUser"], BODY, "NewUser"],
-  ["GET /admin/users/{userId}", "getUser", "Read a user's balance and multiplier", [200, "User"], USER],
+  [
+    "POST /admin/users",
+    "createUser",
+    "Create a user with an opening grant",
+    [201, "CreatedUser"],
+    BODY,
+    "NewUser",
+  ],
+  [
+    "GET /admin/users/{userId}",
+    "getUser",
+    "Read a user's balance and multiplier",
+    [200, "User"],
+    USER,
+  ],
   [
     "POST /admin/users/{userId}/api-keys",
     "createApiKey",
@@ -31,7 +55,13 @@ const OPERATIONS: readonly Operation[] = [
     USER_BODY,
     "NewApiKey?",
   ],
-  ["POST /admin/users/{userId}/assets", "createAsset", "Add an asset owned by a user", [201, "CreatedAsset"], USER],
+  [
+    "POST /admin/users/{userId}/assets",
+    "createAsset",
+    "Add an asset owned by a user",
+    [201, "CreatedAsset"],
+    USER,
+  ],
   [
     "PUT /admin/users/{userId}/multiplier",
     "setMultiplier",
@@ -40,8 +70,21 @@ const OPERATIONS: readonly Operation[] = [
     USER_BODY,
     "MultiplierChange",
   ],
-  ["POST /admin/users/{userId}/grants", "grantCredits", "Grant credits to a user", [200, "Balance"], USER_BODY, "Grant"],
-  ["GET /admin/users/{userId}/ledger", "getLedger", "Read a user's ledger, oldest first (S13)", [200, "Ledger"], USER],
+  [
+    "POST /admin/users/{userId}/grants",
+    "grantCredits",
+    "Grant credits to a user",
+    [200, "Balance"],
+    USER_BODY,
+    "Grant",
+  ],
+  [
+    "GET /admin/users/{userId}/ledger",
+    "getLedger",
+    "Read a user's ledger, oldest first (S13)",
+    [200, "Ledger"],
+    USER,
+  ],
   [
     "POST /admin/api-keys/{apiKeyId}/revoke",
     "revokeApiKey",
@@ -50,15 +93,60 @@ const OPERATIONS: readonly Operation[] = [
     ["unknown_api_key", ...ADMIN],
   ],
   ["GET /admin/jobs/{jobId}", "getJob", "Read a job", [200, "Job"], JOB],
-  ["POST /admin/jobs/{jobId}/fail", "failJob", "Fail a job and refund its charge, once (S6)", [200, "Refund"], JOB],
-  ["GET /admin/tasks/{taskId}", "getTask", "Read a task as stored (S8)", [200, "Task"], ["unknown_task", ...ADMIN]],
-  ["POST /admin/reset", "reset", "Reset to the start-up fixtures and real time (S17)", [200, "ResetDone"], BODY, "ResetRequest?"],
+  [
+    "POST /admin/jobs/{jobId}/fail",
+    "failJob",
+    "Fail a job and refund its charge, once (S6)",
+    [200, "Refund"],
+    JOB,
+  ],
+  [
+    "GET /admin/tasks/{taskId}",
+    "getTask",
+    "Read a task as stored (S8)",
+    [200, "Task"],
+    ["unknown_task", ...ADMIN],
+  ],
+  [
+    "POST /admin/reset",
+    "reset",
+    "Reset to the start-up fixtures and real time (S17)",
+    [200, "ResetDone"],
+    BODY,
+    "ResetRequest?",
+  ],
   ["GET /admin/clock", "getClock", "Read the test clock (S17)", [200, "Clock"], ADMIN],
-  ["POST /admin/clock", "setClock", "Freeze, advance or run the test clock (S17)", [200, "Clock"], BODY, "ClockChange"],
-  ["POST /admin/faults", "addFault", "Add a fault to the service's requests (S17)", [201, "FaultId"], BODY, "NewFault"],
-  ["GET /admin/faults", "listFaults", "List the faults still waiting, oldest first", [200, "Faults"], ADMIN],
+  [
+    "POST /admin/clock",
+    "setClock",
+    "Freeze, advance or run the test clock (S17)",
+    [200, "Clock"],
+    BODY,
+    "ClockChange",
+  ],
+  [
+    "POST /admin/faults",
+    "addFault",
+    "Add a fault to the service's requests (S17)",
+    [201, "FaultId"],
+    BODY,
+    "NewFault",
+  ],
+  [
+    "GET /admin/faults",
+    "listFaults",
+    "List the faults still waiting, oldest first",
+    [200, "Faults"],
+    ADMIN,
+  ],
   ["DELETE /admin/faults", "clearFaults", "Remove every fault", [200, "FaultsCleared"], ADMIN],
-  ["DELETE /admin/faults/{faultId}", "removeFault", "Remove one fault", [200, "FaultId"], ["unknown_fault", ...ADMIN]],
+  [
+    "DELETE /admin/faults/{faultId}",
+    "removeFault",
+    "Remove one fault",
+    [200, "FaultId"],
+    ["unknown_fault", ...ADMIN],
+  ],
   [
     "GET /admin/requests",
     "listRequests",
@@ -79,7 +167,8 @@ export function createAdminOpenApiDocument(): OpenApiDocument {
   const info = {
     title: "Admin API of the imagegen-pricing reference server",
     version: "1",
-    description: "The operator's side of the reference server, for test suites in any language; only the admin token opens it.",
+    description:
+      "The operator's side of the reference server, for test suites in any language; only the admin token opens it.",
   };
   const auth = ["adminToken", "The server's admin token (never an API key)."] as const;
   const statuses = { ...SERVER_ERRORS, ...ADMIN_ERRORS };

@@ -42,7 +42,10 @@ type DocumentParts = {
 };
 
 const RETRY_AFTER = {
-  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
+  "Retry-After": {
+    description: "Seconds to wait before retrying.",
+    schema: { type: "integer", minimum: 1 },
+  },
 };
 
 /**
@@ -51,26 +54,48 @@ const RETRY_AFTER = {
  * `components.responses` unless it holds the operation's own `invalid_request`; each `{name}` of a
  * path is a parameter whose example is the examples' id. @internal
  */
-export function foldDocument(parts: DocumentParts, operations: readonly Operation[]): OpenApiDocument {
+export function foldDocument(
+  parts: DocumentParts,
+  operations: readonly Operation[],
+): OpenApiDocument {
   const { bodies, failure } = createExamples(parts.catalog);
   const content = (schema: string, example: unknown) => ({
-    "application/json": { schema: { $ref: `#/components/schemas/${schema}` }, ...(example as JsonObject) },
+    "application/json": {
+      schema: { $ref: `#/components/schemas/${schema}` },
+      ...(example as JsonObject),
+    },
   });
   const paths: Record<string, Record<string, JsonObject>> = {};
   const shared: Record<string, JsonObject> = {};
   const statusOf = (code: string) => {
     const status = parts.statuses[code];
-    if (status === undefined) throw new RangeError(`No status for the error code "${code}".`);
+    if (status === undefined) {
+      throw new RangeError(`No status for the error code "${code}".`);
+    }
     return status;
   };
-  for (const [route, operationId, summary, [status, answer], errors, body, more = {}] of operations) {
+  for (const [
+    route,
+    operationId,
+    summary,
+    [status, answer],
+    errors,
+    body,
+    more = {},
+  ] of operations) {
     const [method = "", path = ""] = route.split(" ");
     const responses: JsonObject = {
-      [status]: { description: summary, headers: more.headers, content: content(answer, bodies[answer]) },
+      [status]: {
+        description: summary,
+        headers: more.headers,
+        content: content(answer, bodies[answer]),
+      },
     };
     for (const at of new Set(errors.map(statusOf))) {
       const codes = errors.filter((code) => statusOf(code) === at);
-      const examples = Object.fromEntries(codes.map((code) => [code, { value: failure(code, operationId) }]));
+      const examples = Object.fromEntries(
+        codes.map((code) => [code, { value: failure(code, operationId) }]),
+      );
       const headers = at === 429 || at === 503 ? RETRY_AFTER : undefined;
       const response = {
         description: codes.map((code) => `\`${code}\``).join(", "),
@@ -79,16 +104,26 @@ export function foldDocument(parts: DocumentParts, operations: readonly Operatio
       };
       // An answer that is the same for every operation is written once, under components.responses.
       const name = codes.includes("invalid_request") ? undefined : codes.join("-");
-      if (name) shared[name] = response;
+      if (name) {
+        shared[name] = response;
+      }
       responses[at] = name ? { $ref: `#/components/responses/${name}` } : response;
     }
     const ids = [...path.matchAll(/\{(\w+)\}/g)].map(([, name = ""]) => {
       const id = EXAMPLE_IDS[name as keyof typeof EXAMPLE_IDS];
-      return { name, in: "path", required: true, schema: { type: "string", pattern: `^${id.split("_")[0]}_` }, example: id };
+      return {
+        name,
+        in: "path",
+        required: true,
+        schema: { type: "string", pattern: `^${id.split("_")[0]}_` },
+        example: id,
+      };
     });
     const parameters = [...ids, ...(more.parameters ?? [])];
     const name = body?.replace("?", "");
-    const requestBody = name ? { required: !body?.endsWith("?"), content: content(name, bodies[name]) } : undefined;
+    const requestBody = name
+      ? { required: !body?.endsWith("?"), content: content(name, bodies[name]) }
+      : undefined;
     paths[path] = {
       ...paths[path],
       [method.toLowerCase()]: {
@@ -112,7 +147,10 @@ export function foldDocument(parts: DocumentParts, operations: readonly Operatio
       },
       servers: [
         { url: "/", description: "The server that serves this document." },
-        { url: "http://127.0.0.1:8787", description: "imagegen-pricing serve (and npm start) on its default address." },
+        {
+          url: "http://127.0.0.1:8787",
+          description: "imagegen-pricing serve (and npm start) on its default address.",
+        },
       ],
       security: [{ [scheme]: [] }],
       paths,
@@ -126,19 +164,31 @@ export function foldDocument(parts: DocumentParts, operations: readonly Operatio
 }
 
 const KEY = ["missing_api_key", "invalid_api_key", "service_unavailable"];
-const BODY = ["invalid_json", "invalid_request", "payload_too_large", "unsupported_media_type", ...KEY];
+const BODY = [
+  "invalid_json",
+  "invalid_request",
+  "payload_too_large",
+  "unsupported_media_type",
+  ...KEY,
+];
 const GENERATION = [...BODY, "asset_not_found", "insufficient_credits", "idempotency_key_reused"];
 const KEYED = {
   parameters: [
     {
       name: "Idempotency-Key",
       in: "header",
-      description: "The idempotency key of a body without idempotencyKey; a body that has one must carry the same key.",
+      description:
+        "The idempotency key of a body without idempotencyKey; a body that has one must carry the same key.",
       required: false,
       schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyMaxChars },
     },
   ],
-  headers: { "Idempotent-Replayed": { description: "The stored answer of an earlier request.", schema: { const: "true" } } },
+  headers: {
+    "Idempotent-Replayed": {
+      description: "The stored answer of an earlier request.",
+      schema: { const: "true" },
+    },
+  },
 };
 
 const OPERATIONS: readonly Operation[] = [
@@ -151,7 +201,14 @@ const OPERATIONS: readonly Operation[] = [
     "GenerationRequest",
     KEYED,
   ],
-  ["POST /api/pricing/quote", "quotePrice", "Price one image for the caller's account", [200, "Quote"], BODY, "QuoteSpec"],
+  [
+    "POST /api/pricing/quote",
+    "quotePrice",
+    "Price one image for the caller's account",
+    [200, "Quote"],
+    BODY,
+    "QuoteSpec",
+  ],
   ["GET /api/ping", "ping", "Check connectivity and who authenticated", [200, "Ping"], KEY],
   ["GET /api/query/credits", "queryCredits", "Read the remaining credits", [200, "Credits"], KEY],
 ];
@@ -168,14 +225,21 @@ export function createOpenApiDocument(catalog: Catalog = builtIn): OpenApiDocume
   // Only the model ids depend on the catalog; lengths in code points and "no other field" (N2, N4,
   // N13) are checks the conversion cannot see.
   const request = schemas.GenerationRequest as { properties: Record<string, JsonObject> };
-  request.properties.modelId = { type: "string", enum: Object.keys(catalog.models), default: catalog.defaultModelId };
+  request.properties.modelId = {
+    type: "string",
+    enum: Object.keys(catalog.models),
+    default: catalog.defaultModelId,
+  };
   Object.assign(request.properties.prompt ?? {}, { maxLength: LIMITS.promptMaxChars });
-  Object.assign(request.properties.idempotencyKey ?? {}, { maxLength: LIMITS.idempotencyKeyMaxChars });
+  Object.assign(request.properties.idempotencyKey ?? {}, {
+    maxLength: LIMITS.idempotencyKeyMaxChars,
+  });
   schemas.GenerationRequest = { ...request, additionalProperties: false };
   const info = {
     title: "Image generation task service (imagegen-pricing reference server)",
     version: catalog.version,
-    description: "Creates image generation tasks charged in credits, quotes prices, and reports the balance.",
+    description:
+      "Creates image generation tasks charged in credits, quotes prices, and reports the balance.",
   };
   const auth = ["bearerAuth", "An API key: ck_live_... or ck_test_..."] as const;
   return foldDocument({ info, auth, schemas, catalog, statuses: SERVER_ERRORS }, OPERATIONS);

@@ -36,7 +36,9 @@ const MULTIPLIER = "1.15";
 const OPENING_BALANCE = 1000;
 const GRANTED = 250;
 const CREATED_AT = "2026-11-23T09:30:00.000Z";
-const issue = (path: string, code: string, message: string): readonly Issue[] => [{ path, code, message }];
+const issue = (path: string, code: string, message: string): readonly Issue[] => [
+  { path, code, message },
+];
 const issuesOf = (result: Result<unknown>) => (result.success ? [] : result.issues);
 
 /**
@@ -49,7 +51,11 @@ const issuesOf = (result: Result<unknown>) => (result.success ? [] : result.issu
  */
 export function createExamples(catalog: Catalog) {
   const model = catalog.models[catalog.defaultModelId];
-  if (!model) throw new RangeError(`The catalog has no model "${catalog.defaultModelId}" (its defaultModelId).`);
+  if (!model) {
+    throw new RangeError(
+      `The catalog has no model "${catalog.defaultModelId}" (its defaultModelId).`,
+    );
+  }
   // A catalog's lists are never empty (CatalogSchema), so the first entry is there.
   const resolution = model.defaultResolution ?? (model.resolutions[0] as string);
   const quality = model.qualities.includes("medium") ? "medium" : (model.qualities[0] as string);
@@ -67,16 +73,40 @@ export function createExamples(catalog: Catalog) {
     idempotencyKey: "order-1042",
   };
   const checked = checkRequest(generation, { catalog });
-  if (!checked.success) throw new RangeError(`The catalog refuses the example generation: ${checked.issues[0]?.message}`);
+  if (!checked.success) {
+    throw new RangeError(
+      `The catalog refuses the example generation: ${checked.issues[0]?.message}`,
+    );
+  }
   const request = checked.output;
-  const { perOutputCredits: perImage, totalCreditCost: total, lines } = computeCharge(request, account);
+  const {
+    perOutputCredits: perImage,
+    totalCreditCost: total,
+    lines,
+  } = computeCharge(request, account);
   const jobs = lines.map((line) => line.index);
   const balance = OPENING_BALANCE - total;
   const billing = { totalCreditCost: total, balanceAfterCredits: balance };
-  const job = (i: number, status: "queued" | "failed") => ({ jobId: jobId(taskId, i), taskId, status, credits: perImage });
-  const fault = { kind: "unavailable", method: "POST", path: "/api/generations", retryAfterS: 3 } as const;
+  const job = (i: number, status: "queued" | "failed") => ({
+    jobId: jobId(taskId, i),
+    taskId,
+    status,
+    credits: perImage,
+  });
+  const fault = {
+    kind: "unavailable",
+    method: "POST",
+    path: "/api/generations",
+    retryAfterS: 3,
+  } as const;
   const { aspectRatio, background, imageCount, prompt } = request;
-  const journal = { requestId: "req_5c0e2b9a1f3d7e68", method: "POST", path: "/api/generations", status: 202, at: CREATED_AT };
+  const journal = {
+    requestId: "req_5c0e2b9a1f3d7e68",
+    method: "POST",
+    path: "/api/generations",
+    status: 202,
+    at: CREATED_AT,
+  };
 
   const bodies = {
     GenerationRequest: one(generation),
@@ -91,7 +121,13 @@ export function createExamples(catalog: Catalog) {
     }),
     QuoteSpec: named({ priced: spec, unpriced: unknownModel }),
     Quote: named({ priced: quote(spec, account), unpriced: quote(unknownModel, account) }),
-    Ping: one({ ok: true, service: "imagegen-pricing-reference", authProvider: "api_key", userId, apiKeyId }),
+    Ping: one({
+      ok: true,
+      service: "imagegen-pricing-reference",
+      authProvider: "api_key",
+      userId,
+      apiKeyId,
+    }),
     Credits: one({ creditBalance: balance, currency: "credits", userId, apiKeyId }),
 
     NewUser: one({ credits: OPENING_BALANCE, multiplier: MULTIPLIER }),
@@ -108,7 +144,13 @@ export function createExamples(catalog: Catalog) {
       entries: [
         { kind: "grant", credits: OPENING_BALANCE, at: "2026-11-23T09:00:00.000Z" },
         { kind: "debit", credits: total, at: CREATED_AT, taskId },
-        { kind: "refund", credits: perImage, at: "2026-11-23T09:45:00.000Z", taskId, jobId: jobId(taskId, 0) },
+        {
+          kind: "refund",
+          credits: perImage,
+          at: "2026-11-23T09:45:00.000Z",
+          taskId,
+          jobId: jobId(taskId, 0),
+        },
       ],
     }),
     RevokedApiKey: one({ apiKeyId }),
@@ -133,18 +175,32 @@ export function createExamples(catalog: Catalog) {
     ResetRequest: named({ empty: {} }),
     ResetDone: named({ reset: { reset: true, clock: { now: CREATED_AT, frozen: false } } }),
     Clock: named({ frozen: { now: "2027-01-01T00:00:00.000Z", frozen: true } }),
-    ClockChange: named({ now: { now: "2027-01-01T00:00:00Z" }, advanceMs: { advanceMs: 86_400_000 }, frozen: { frozen: false } }),
+    ClockChange: named({
+      now: { now: "2027-01-01T00:00:00Z" },
+      advanceMs: { advanceMs: 86_400_000 },
+      frozen: { frozen: false },
+    }),
     NewFault: one({ ...fault, times: 2 }),
     FaultId: one({ faultId }),
     Faults: one({ faults: [{ faultId, ...fault, timesLeft: 2 }] }),
     FaultsCleared: one({ removed: 1 }),
-    Journal: one({ requests: [{ ...journal, durationMs: 3.2, apiKeyId, idempotencyKey: generation.idempotencyKey }] }),
-    Document: one({ openapi: "3.1.0", info: { title: "Admin API of the imagegen-pricing reference server", version: "1" } }),
+    Journal: one({
+      requests: [
+        { ...journal, durationMs: 3.2, apiKeyId, idempotencyKey: generation.idempotencyKey },
+      ],
+    }),
+    Document: one({
+      openapi: "3.1.0",
+      info: { title: "Admin API of the imagegen-pricing reference server", version: "1" },
+    }),
   };
 
   const errors: Record<string, [message: string, param?: string]> = {
     invalid_json: [m.invalidJson()],
-    asset_not_found: [m.assetNotFound("inputAssetIds[0]", "ast_0b7e9c4d2a1f3e58"), "inputAssetIds[0]"],
+    asset_not_found: [
+      m.assetNotFound("inputAssetIds[0]", "ast_0b7e9c4d2a1f3e58"),
+      "inputAssetIds[0]",
+    ],
     missing_api_key: [m.missingApiKey()],
     invalid_api_key: [m.invalidApiKey()],
     insufficient_credits: [m.insufficientCredits(total, total - 1)],
@@ -163,14 +219,22 @@ export function createExamples(catalog: Catalog) {
   };
   // What each operation's invalid_request example finds wrong, by operation id.
   const invalid: Record<string, readonly Issue[]> = {
-    createGeneration: issuesOf(checkRequest({ prompt: " ", modelId: model.id, resolution: "8K" }, { catalog })),
-    quotePrice: issuesOf(parseQuoteSpec({ kind: "image", modelId: model.id, referenceImageCount: "2" })),
+    createGeneration: issuesOf(
+      checkRequest({ prompt: " ", modelId: model.id, resolution: "8K" }, { catalog }),
+    ),
+    quotePrice: issuesOf(
+      parseQuoteSpec({ kind: "image", modelId: model.id, referenceImageCount: "2" }),
+    ),
     createUser: issue("credits", "invalid_credits", m.invalidCredits(-1)),
     createApiKey: issue("mode", "invalid_mode", m.invalidMode("prod")),
     setMultiplier: issue("multiplier", "invalid_multiplier", m.invalidMultiplier("1,15")),
     grantCredits: issue("credits", "invalid_credits", m.invalidCredits(2.5)),
     reset: issue("keep", "unknown_field", m.resetTakesNoFields("keep")),
-    setClock: issue("now", "clock_backward", m.clockBackward("2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z")),
+    setClock: issue(
+      "now",
+      "clock_backward",
+      m.clockBackward("2026-01-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z"),
+    ),
     addFault: issue(
       "kind",
       "invalid_kind",
@@ -181,7 +245,9 @@ export function createExamples(catalog: Catalog) {
   /** The error answer of an operation with a code, as the server writes it. */
   const failure = (code: string, operationId: string) => {
     const issues = code === "invalid_request" ? invalid[operationId] : undefined;
-    const [message, param] = issues ? [m.invalidRequest(issues), issues[0]?.path] : (errors[code] ?? []);
+    const [message, param] = issues
+      ? [m.invalidRequest(issues), issues[0]?.path]
+      : (errors[code] ?? []);
     return { error: { message, code, param, issues, requestId: "req_2c0b44b53bb54e0b" } };
   };
   return { bodies: bodies as Record<string, Media>, failure };

@@ -10,7 +10,8 @@ import { requestSchema } from "../../request/schema.js";
 import type { ServiceErrorCode } from "../../types.js";
 import { ADMIN_ERRORS, SERVER_ERRORS } from "../errors.js";
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 const whole = int(0);
 const id = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}_`)));
 const time = v.pipe(v.string(), v.isoTimestamp());
@@ -22,13 +23,17 @@ const errorBody = <const T extends readonly [string, ...string[]]>(codes: T) =>
       message: v.string(),
       code: v.picklist(codes),
       param: v.optional(v.string()),
-      issues: v.optional(v.array(v.object({ path: v.string(), code: v.string(), message: v.string() }))),
+      issues: v.optional(
+        v.array(v.object({ path: v.string(), code: v.string(), message: v.string() })),
+      ),
       requestId: v.string(),
     }),
   });
 
 /** The body of every failed request of the service (S12). */
-export const ErrorBodySchema = errorBody(Object.keys(SERVER_ERRORS) as [ServiceErrorCode, ...ServiceErrorCode[]]);
+export const ErrorBodySchema = errorBody(
+  Object.keys(SERVER_ERRORS) as [ServiceErrorCode, ...ServiceErrorCode[]],
+);
 
 const Billing = v.object({ totalCreditCost: whole, balanceAfterCredits: whole });
 
@@ -43,7 +48,12 @@ export const GenerationAcceptedSchema = v.object({
       resolution: v.picklist(RESOLUTIONS),
       prompt: v.string(),
     }),
-    results: v.array(v.object({ job: v.object({ id: id("job"), status: v.literal("queued") }), assets: v.array(v.unknown()) })),
+    results: v.array(
+      v.object({
+        job: v.object({ id: id("job"), status: v.literal("queued") }),
+        assets: v.array(v.unknown()),
+      }),
+    ),
     ...Billing.entries,
   }),
   billing: Billing,
@@ -52,7 +62,9 @@ export const GenerationAcceptedSchema = v.object({
 /** The next price change a server already knows of (P8): when a later catalog takes effect, and the spec's price then. */
 const NextChangeSchema = v.pipe(
   v.object({ version: v.string(), effectiveAt: time, credits: v.nullable(whole) }),
-  v.description("Present only when the server already knows a later catalog than the one in force (P8)."),
+  v.description(
+    "Present only when the server already knows a later catalog than the one in force (P8).",
+  ),
 );
 
 /** A priced quote (S11). */
@@ -94,7 +106,11 @@ export const PingAnswerSchema = v.object({
   ...caller,
 });
 /** The 200 answer of `GET /api/query/credits` (S10). */
-export const CreditsAnswerSchema = v.object({ creditBalance: whole, currency: v.literal("credits"), ...caller });
+export const CreditsAnswerSchema = v.object({
+  creditBalance: whole,
+  currency: v.literal("credits"),
+  ...caller,
+});
 
 /** The components of the service's document. @internal */
 export const SERVICE_SCHEMAS = {
@@ -112,7 +128,9 @@ export const SERVICE_SCHEMAS = {
 
 const multiplierIn = v.pipe(
   v.union([v.string(), v.number()]),
-  v.description('A plain decimal from 0 to 1000, such as "1.15" (or a number in that range); default 1 (P4).'),
+  v.description(
+    'A plain decimal from 0 to 1000, such as "1.15" (or a number in that range); default 1 (P4).',
+  ),
 );
 const multiplier = v.pipe(v.string(), v.description('An exact plain decimal, such as "1.15".'));
 const faultId = v.pipe(v.string(), v.regex(/^flt_[0-9a-f]{16}$/));
@@ -121,12 +139,19 @@ const faultId = v.pipe(v.string(), v.regex(/^flt_[0-9a-f]{16}$/));
 const faultFields = {
   kind: v.picklist(["unavailable", "internal", "delay", "lose_answer"]),
   method: v.optional(v.picklist(["GET", "POST"])),
-  path: v.optional(v.picklist(["/api/generations", "/api/pricing/quote", "/api/ping", "/api/query/credits"])),
+  path: v.optional(
+    v.picklist(["/api/generations", "/api/pricing/quote", "/api/ping", "/api/query/credits"]),
+  ),
   apiKeyId: v.optional(id("apk")),
   delayMs: v.optional(int(0, 60_000)),
   retryAfterS: v.optional(int(1, 3600)),
 };
-const Job = v.object({ jobId: id("job"), taskId: id("task"), status: v.picklist(["queued", "failed"]), credits: whole });
+const Job = v.object({
+  jobId: id("job"),
+  taskId: id("task"),
+  status: v.picklist(["queued", "failed"]),
+  credits: whole,
+});
 const Clock = v.object({ now: time, frozen: v.boolean() });
 const LedgerEntry = v.object({
   kind: v.picklist(["grant", "debit", "refund"]),
@@ -159,7 +184,10 @@ export const ADMIN_SCHEMAS = {
   CreatedUser: v.object({ userId: id("usr") }),
   User: v.object({ userId: id("usr"), balance: whole, multiplier }),
   NewApiKey: v.strictObject({ mode: v.optional(v.picklist(["live", "test"])) }),
-  CreatedApiKey: v.object({ apiKeyId: id("apk"), key: v.pipe(v.string(), v.regex(/^ck_(live|test)_/)) }),
+  CreatedApiKey: v.object({
+    apiKeyId: id("apk"),
+    key: v.pipe(v.string(), v.regex(/^ck_(live|test)_/)),
+  }),
   CreatedAsset: v.object({ assetId: id("ast") }),
   MultiplierChange: v.strictObject({ multiplier: multiplierIn }),
   MultiplierSet: v.object({ userId: id("usr"), multiplier }),
@@ -183,7 +211,10 @@ export const ADMIN_SCHEMAS = {
     catalogVersion: v.string(),
     totalCreditCost: whole,
     jobs: v.array(Job),
-    request: v.pipe(v.record(v.string(), v.unknown()), v.description("The normalized request, with its idempotency key (S8).")),
+    request: v.pipe(
+      v.record(v.string(), v.unknown()),
+      v.description("The normalized request, with its idempotency key (S8)."),
+    ),
     clientIdempotencyKey: v.boolean(),
   }),
   ResetRequest: v.strictObject({}),
