@@ -8,17 +8,25 @@
  * @module imagegen-pricing/node
  */
 import { once } from "node:events";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { getRequestListener, type HttpBindings, RequestError } from "@hono/node-server";
 import { createReferenceServer } from "../server/app.js";
 import type { ResponseEvent } from "../server/context.js";
 import {
+  admitConnection,
+  answerClientError,
+  answerRequest,
   type Bounds,
+  CAP_OVERFLOW,
+  closeLingering,
+  continueOnRead,
   DEFAULT_BOUNDS,
   errorResponse,
   type FetchServer,
-  guardConnections,
+  newGuard,
+  refuseConnect,
+  refuseExpectation,
   type ServerStats,
 } from "./bounds.js";
 
@@ -113,16 +121,25 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const server = options.server ?? createReferenceServer();
   const host = options.host ?? "127.0.0.1";
   const bounds = readBounds(options);
-  const guard = guardConnections(bounds, options.onResponse);
-  const httpServer = guard.server;
+  const guard = newGuard(bounds, options.onResponse);
+  const httpServer = createServer({
+    maxHeaderSize: bounds.maxHeaderBytes,
+    headersTimeout: bounds.headersTimeoutMs,
+    requestTimeout: bounds.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(
+      1000,
+      Math.max(5, Math.floor(bounds.headersTimeoutMs / 10)),
+    ),
+    // A request without Host gets the service's JSON 400 (answerRequest), not Node's plain one.
+    requireHostHeader: false,
+  });
+  httpServer.maxConnections = bounds.maxConnections + CAP_OVERFLOW;
 
   const shownHost = host.includes(":") ? `[${host}]` : host;
   // Read by the listener at each request: the authority of a request without Host (HTTP/1.0).
   const adapter = {
     hostname: shownHost,
-    // The guard drains an unread body within its own bounds.
-    autoCleanupIncoming: false,
-    // A rejected fetch is answered with nothing (the guard closed the connection); a request
+    // A rejected fetch is answered with nothing (answerRequest closes the connection); a request
     // target or Host that makes no URL is the service's 400.
     errorHandler: (error: unknown) =>
       error instanceof RequestError
@@ -131,13 +148,20 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   };
   const listener = getRequestListener((request, env) => {
     const { incoming, outgoing } = env as HttpBindings;
-    return guard.handle(server, request, incoming, outgoing);
+    return answerRequest(guard, server, request, incoming, outgoing);
   }, adapter);
-  httpServer.on("request", (req, res) => {
-    if (guard.admit(req, res)) {
-      void listener(req, res);
-    }
+  // Before node:http's own listener, so that a connection past a cap is refused before parsing.
+  httpServer.prependListener("connection", (socket: Socket) => admitConnection(guard, socket));
+  httpServer.on("request", listener);
+  httpServer.on("checkContinue", (req, res) => {
+    continueOnRead(guard, req, res);
+    void listener(req, res);
   });
+  httpServer.on("checkExpectation", (req, res) => refuseExpectation(guard, req, res));
+  httpServer.on("connect", (req, socket) => refuseConnect(guard, req, socket as Socket));
+  httpServer.on("clientError", (error, socket) =>
+    answerClientError(guard, error, socket as Socket),
+  );
   httpServer.listen(options.port ?? 8787, host);
   await once(httpServer, "listening"); // rejects on the server's "error" (a port in use)
   const port = (httpServer.address() as AddressInfo).port;
@@ -150,7 +174,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       process.off("SIGTERM", onSignal);
       httpServer.close((error) => (error ? reject(error) : resolve()));
       httpServer.closeIdleConnections();
-      guard.closeLingering();
+      closeLingering(guard);
     });
     return closing;
   };
@@ -170,7 +194,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     host,
     server,
     httpServer,
-    stats: guard.stats,
+    stats: () => ({ ...guard.stats }),
     close,
   };
 }

@@ -1,7 +1,7 @@
 /**
- * How serve() writes its answers (S12): the answers ended in one turn of the event loop go out
- * together at its end, each whole and in its connection's order, also to a client that half-closes
- * its side of the connection as soon as its requests are sent.
+ * How serve() writes its answers (S12): each connection gets its answers whole and in the order of
+ * its requests, also when many connections are answered at once, and also to a client that
+ * half-closes its side of the connection as soon as its requests are sent.
  */
 import { describe, expect, it } from "vitest";
 import { createReferenceServer } from "../../src/server/index.js";

@@ -1,0 +1,171 @@
+/**
+ * Answers on one connection when Node's HTTP parser refuses a request pipelined behind others
+ * (S12, S5): every answer already begun or queued goes out whole and in order first, so a charged
+ * 202 always reaches the connection that asked for it, and the refusal comes after it (or, after an
+ * answer that closes the connection, not at all). Raw sockets, the balance and the journal checked.
+ */
+import { describe, expect, it } from "vitest";
+import { createReferenceServer } from "../../src/server/index.js";
+import { expectJsonError, rawClient, readAnswers, start } from "./helpers.js";
+
+const TOKEN = "admin-token-for-pipelining";
+
+async function world() {
+  const server = createReferenceServer({ adminToken: TOKEN });
+  const { userId } = await server.admin.createUser({ credits: 1000 });
+  const { key } = await server.admin.createApiKey(userId);
+  return { server, key, userId };
+}
+
+/** A keyed generation as raw bytes, with extra header lines if asked. */
+function generation(key: string, idempotencyKey: string, extra = ""): string {
+  const body = JSON.stringify({ prompt: "a fox", modelId: "beta2", imageCount: 1, idempotencyKey });
+  return (
+    `POST /api/generations HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\n${extra}` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
+
+/** What follows the generation on the connection, and what the connection gets for it. */
+const CASES = [
+  {
+    name: "headers over 16 KiB (431)",
+    extra: "",
+    after: `GET /api/ping HTTP/1.1\r\nHost: t\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    refusal: { status: 431, code: "header_fields_too_large" },
+  },
+  {
+    name: "a garbage request line (400)",
+    extra: "",
+    after: "THIS IS NOT HTTP\r\n\r\n",
+    refusal: { status: 400, code: "bad_request" },
+  },
+  {
+    name: "bytes after Connection: close (dropped)",
+    extra: "Connection: close\r\n",
+    after: "GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n",
+    refusal: undefined,
+  },
+] as const;
+
+describe("serve(): a request Node's parser refuses behind others on one connection (S12, S5)", () => {
+  for (const { name, extra, after, refusal } of CASES) {
+    it(`S12, S5: a generation pipelined before ${name} gets its charged 202 first`, async () => {
+      const { server, key, userId } = await world();
+      const r = await start({ server });
+      const client = rawClient(r.port);
+      await client.write(generation(key, `pipe-${refusal?.status ?? "close"}`, extra) + after);
+      await client.closed;
+
+      const { answers, unread } = readAnswers(client.received());
+      expect(unread, "nothing but whole answers on the connection").toBe(0);
+      expect(answers.map((a) => a.status)).toEqual(
+        refusal === undefined ? [202] : [202, refusal.status],
+      );
+      const accepted = JSON.parse(answers[0]?.body ?? "{}") as {
+        billing: { totalCreditCost: number; balanceAfterCredits: number };
+      };
+      expect(accepted.billing.totalCreditCost).toBeGreaterThan(0);
+      if (refusal !== undefined) {
+        expectJsonError(answers[1], refusal.status, refusal.code);
+      }
+      // The charge the connection was told of is the one made, and the journal shows its 202.
+      expect(await server.admin.balance(userId)).toBe(accepted.billing.balanceAfterCredits);
+      expect(accepted.billing.balanceAfterCredits).toBe(1000 - accepted.billing.totalCreditCost);
+      const journal = await server.admin.requests();
+      expect(journal.map((entry) => [entry.path, entry.status])).toEqual([
+        ["/api/generations", 202],
+      ]);
+      expect(journal[0]?.requestId).toBe(answers[0]?.headers["request-id"]);
+    });
+  }
+
+  it("S12, S5: several generations and a ping pipelined before a garbage line get every answer, in order", async () => {
+    const { server, key, userId } = await world();
+    const r = await start({ server });
+    const client = rawClient(r.port);
+    const ping = `GET /api/ping HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+    await client.write(
+      `${generation(key, "many-1")}${ping}${generation(key, "many-2")}NOT HTTP AT ALL\r\n\r\n`,
+    );
+    await client.closed;
+    const { answers, unread } = readAnswers(client.received());
+    expect(unread).toBe(0);
+    expect(answers.map((a) => a.status)).toEqual([202, 200, 202, 400]);
+    const last = JSON.parse(answers[2]?.body ?? "{}") as {
+      billing: { balanceAfterCredits: number };
+    };
+    expect(await server.admin.balance(userId)).toBe(last.billing.balanceAfterCredits);
+    const journal = await server.admin.requests();
+    expect(journal.map((entry) => entry.status).sort()).toEqual([200, 202, 202]);
+  });
+
+  it("S12, S5: a garbage line that arrives while a generation is being handled waits for its 202", async () => {
+    const { server, key, userId } = await world();
+    let entered: () => void = () => {};
+    const handling = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The generation is held until the refusal has been seen, as a slow store would hold it.
+    const held = {
+      fetch: async (request: Request, info?: { clientAddress?: string }) => {
+        entered();
+        await gate;
+        return server.fetch(request, info);
+      },
+    };
+    const r = await start({ server: held });
+    const refused = new Promise<void>((resolve) =>
+      r.httpServer.once("clientError", () => resolve()),
+    );
+    const client = rawClient(r.port);
+    await client.write(generation(key, "held-1"));
+    await handling;
+    await client.write("NOT HTTP\r\n\r\n");
+    await refused;
+    release();
+    await client.closed;
+    const { answers, unread } = readAnswers(client.received());
+    expect(unread).toBe(0);
+    expect(answers.map((a) => a.status)).toEqual([202, 400]);
+    const accepted = JSON.parse(answers[0]?.body ?? "{}") as {
+      billing: { balanceAfterCredits: number };
+    };
+    expect(await server.admin.balance(userId)).toBe(accepted.billing.balanceAfterCredits);
+    expect((await server.admin.requests()).map((entry) => entry.status)).toEqual([202]);
+  });
+
+  it("S12, S5: a fetch that rejects behind a generation closes the connection after the 202", async () => {
+    const { server, key, userId } = await world();
+    let lost: () => void = () => {};
+    const rejected = new Promise<void>((resolve) => {
+      lost = resolve;
+    });
+    // The generation is answered only after the request behind it has rejected.
+    const losing = {
+      fetch: async (request: Request, info?: { clientAddress?: string }) => {
+        if (new URL(request.url).pathname === "/lost") {
+          setImmediate(lost);
+          throw new Error("the answer is lost");
+        }
+        await rejected;
+        return server.fetch(request, info);
+      },
+    };
+    const r = await start({ server: losing });
+    const client = rawClient(r.port);
+    await client.write(`${generation(key, "before-lost")}GET /lost HTTP/1.1\r\nHost: t\r\n\r\n`);
+    await client.closed;
+    const { answers, unread } = readAnswers(client.received());
+    expect(unread).toBe(0);
+    expect(answers.map((a) => a.status)).toEqual([202]);
+    const accepted = JSON.parse(answers[0]?.body ?? "{}") as {
+      billing: { balanceAfterCredits: number };
+    };
+    expect(await server.admin.balance(userId)).toBe(accepted.billing.balanceAfterCredits);
+  });
+});
