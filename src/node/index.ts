@@ -134,6 +134,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     requireHostHeader: false,
   });
   httpServer.maxConnections = bounds.maxConnections + CAP_OVERFLOW;
+  // A client that half-closes after its requests still reads their answers: node:http's own
+  // switch (by default it aborts the requests in flight and ends the connection at once).
+  (httpServer as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 
   const shownHost = host.includes(":") ? `[${host}]` : host;
   // Read by the listener at each request: the authority of a request without Host (HTTP/1.0).

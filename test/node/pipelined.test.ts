@@ -168,4 +168,36 @@ describe("serve(): a request Node's parser refuses behind others on one connecti
     };
     expect(await server.admin.balance(userId)).toBe(accepted.billing.balanceAfterCredits);
   });
+
+  it("S12, S5: a client that half-closes while its generation is being handled still gets its 202", async () => {
+    const { server, key, userId } = await world();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held = {
+      fetch: async (request: Request, info?: { clientAddress?: string }) => {
+        await gate;
+        return server.fetch(request, info);
+      },
+    };
+    const r = await start({ server: held });
+    // The server's side of the connection, to know when the client's half-close has reached it.
+    const halfClosed = new Promise<void>((resolve) =>
+      r.httpServer.once("connection", (socket) => socket.once("end", () => resolve())),
+    );
+    const client = rawClient(r.port);
+    await client.connected;
+    client.socket.end(generation(key, "half-held"));
+    await halfClosed;
+    release();
+    await client.closed;
+    const { answers, unread } = readAnswers(client.received());
+    expect(unread).toBe(0);
+    expect(answers.map((a) => a.status)).toEqual([202]);
+    const accepted = JSON.parse(answers[0]?.body ?? "{}") as {
+      billing: { balanceAfterCredits: number };
+    };
+    expect(await server.admin.balance(userId)).toBe(accepted.billing.balanceAfterCredits);
+  });
 });
