@@ -340,16 +340,22 @@ export function refuseExpectation(guard: Guard, req: IncomingMessage, res: Serve
   tell(guard, req, status, requestId, start);
 }
 
-/** Node's `connect`: a JSON 405 with `Allow`, since this server is not a proxy. @internal */
+/**
+ * Node's `connect`: a JSON 405 with `Allow`, since this server is not a proxy, after the answers
+ * still owed on the connection. @internal
+ */
 export function refuseConnect(guard: Guard, req: IncomingMessage, socket: Socket): void {
   const start = performance.now();
-  const answer = errorAnswer(
-    "method_not_allowed",
-    "CONNECT is not allowed: this server is not a proxy. Use GET, HEAD or POST on its endpoints.",
-    { allow: "GET, HEAD, POST" },
-  );
-  endAndLinger(guard, socket, rawAnswer(answer));
-  tell(guard, req, answer.status, answer.requestId, start);
+  guard.refused.add(socket);
+  afterOwedAnswers(guard, socket, undefined, () => {
+    const answer = errorAnswer(
+      "method_not_allowed",
+      "CONNECT is not allowed: this server is not a proxy. Use GET, HEAD or POST on its endpoints.",
+      { allow: "GET, HEAD, POST" },
+    );
+    endAndLinger(guard, socket, socket.writable ? rawAnswer(answer) : "");
+    tell(guard, req, answer.status, answer.requestId, start);
+  });
 }
 
 /**

@@ -79,9 +79,11 @@ export type ServeOptions = {
   /** The largest request line and headers, in bytes (default 16 KiB, Node's); past it, a JSON 431. */
   maxHeaderBytes?: number;
   /**
-   * How much of a body left unread by an early answer (a 413, a 401 before the upload ended) is
-   * read and discarded so the client gets the answer rather than a reset, in bytes (default 4 MiB).
-   * Past it, or when the body is declared larger, the connection is closed.
+   * The largest declared body (`Content-Length`, in bytes; default 4 MiB) whose unread rest, after
+   * an early answer (a 413, a 401 before the upload ended), is read and dropped so that the client
+   * gets the answer rather than a reset and keeps its connection. An answer to a request declaring
+   * more goes out with `Connection: close`. The drain is @hono/node-server's: a body of unknown
+   * length is drained the same way, and a drain past 64 MiB or 500 ms closes the connection.
    */
   maxDrainBytes?: number;
 };

@@ -41,6 +41,12 @@ const CASES = [
     refusal: { status: 400, code: "bad_request" },
   },
   {
+    name: "CONNECT (405)",
+    extra: "",
+    after: "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",
+    refusal: { status: 405, code: "method_not_allowed" },
+  },
+  {
     name: "bytes after Connection: close (dropped)",
     extra: "Connection: close\r\n",
     after: "GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n",
