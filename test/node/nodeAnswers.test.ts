@@ -77,6 +77,14 @@ describe("serve(): Node's own answers are the service's (S12)", async () => {
     });
   }
 
+  it("S12: a request target that makes no URL is a JSON 400 with a Request-Id, and nothing is handled", async () => {
+    const r = await start({ server });
+    const client = await exchange(r.port, "GET /api\\ping HTTP/1.1\r\nHost: t\r\n\r\n");
+    expectJsonError(client.answers()[0], 400, "bad_request");
+    expect(client.answers()).toHaveLength(1);
+    expect(r.stats().requests).toBe(0);
+  });
+
   it("S12: HTTP/1.0 without Host is served as usual", async () => {
     const r = await start({ server });
     const client = await exchange(
