@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createReferenceServer } from "../../src/server/index.js";
-import { expectJsonError, rawClient, readAnswers, start } from "./helpers.js";
+import { expectJsonError, rawClient, readAnswers, start, until } from "./helpers.js";
 
 const TOKEN = "admin-token-for-pipelining";
 
@@ -205,5 +205,64 @@ describe("serve(): a request Node's parser refuses behind others on one connecti
       billing: { balanceAfterCredits: number };
     };
     expect(await server.admin.balance(userId)).toBe(accepted.billing.balanceAfterCredits);
+  });
+
+  it("S12, S15, S5: a request timed out behind a generation being handled gets its 408 after the 202", async () => {
+    const { server, key, userId } = await world();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held = {
+      fetch: async (request: Request, info?: { clientAddress?: string }) => {
+        await gate;
+        return server.fetch(request, info);
+      },
+    };
+    const r = await start({ server: held, headersTimeoutMs: 200, requestTimeoutMs: 400 });
+    const timedOut = new Promise<void>((resolve) =>
+      r.httpServer.once("clientError", () => resolve()),
+    );
+    const client = rawClient(r.port);
+    // The generation whole, then the start of a request whose headers never end.
+    await client.write(`${generation(key, "timed-1")}GET /api/ping HTTP/1.1\r\nHost: t\r\n`);
+    await timedOut;
+    release();
+    await client.closed;
+    const { answers, unread } = readAnswers(client.received());
+    expect(unread).toBe(0);
+    expect(answers.map((a) => a.status)).toEqual([202, 408]);
+    expectJsonError(answers[1], 408, "request_timeout");
+    const accepted = JSON.parse(answers[0]?.body ?? "{}") as {
+      billing: { balanceAfterCredits: number };
+    };
+    expect(await server.admin.balance(userId)).toBe(accepted.billing.balanceAfterCredits);
+  });
+
+  it("S12, S5: a chunked body that breaks behind a generation gets its 400 after the 202, and is not charged", async () => {
+    const { server, key, userId } = await world();
+    const r = await start({ server });
+    const client = rawClient(r.port);
+    const broken =
+      `POST /api/generations HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\n` +
+      'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"pro\r\nZZ\r\n';
+    await client.write(`${generation(key, "before-broken")}${broken}`);
+    await client.closed;
+    const { answers, unread } = readAnswers(client.received());
+    expect(unread).toBe(0);
+    expect(answers.map((a) => a.status)).toEqual([202, 400]);
+    expectJsonError(answers[1], 400, "bad_request");
+    const accepted = JSON.parse(answers[0]?.body ?? "{}") as {
+      billing: { balanceAfterCredits: number };
+    };
+    // Once the handler of the broken request has settled, still one charge.
+    expect(await until(() => r.stats().activeRequests === 0)).toBe(true);
+    expect(await server.admin.balance(userId)).toBe(accepted.billing.balanceAfterCredits);
+    // The journal has the 202 as sent, and the broken request refused by its handler, uncharged.
+    const journal = await server.admin.requests();
+    expect(journal.map((entry) => entry.status).sort()).toEqual([202, 400]);
+    expect(journal.find((entry) => entry.status === 202)?.requestId).toBe(
+      answers[0]?.headers["request-id"],
+    );
   });
 });
