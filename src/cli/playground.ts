@@ -162,12 +162,14 @@ export async function runPlayground(
     }
     throw error;
   }
+  // Listening for the signals before the address is printed: a harness may stop it as soon as it reads that.
+  const stopped = control.stop ?? signal();
   io.out(
     values.json
       ? `${JSON.stringify({ url: playground.url })}\n`
       : `Live price preview: ${playground.url}\nOpen it in a browser; Ctrl-C stops the server.\n`,
   );
-  await (control.stop ?? signal());
+  await stopped;
   await playground.close();
   return EXIT.ok;
 }

@@ -142,9 +142,11 @@ export async function runServe(
     const demo = options.fixtures === undefined && options.adminToken === undefined;
     const { users, counts } = await usersToShow(server, { demo, fixtureUsers: files.users, found });
     running = await listen(server, options, log);
+    // Listening for the signals before the address is printed: a harness may stop it as soon as it reads that.
+    const stopping = stopRequested(control.stop);
     io.out(startupSummary({ running, options, catalogs: files.catalogs, users, counts, demo }));
 
-    const stoppedBy = await stopRequested(control.stop);
+    const stoppedBy = await stopping;
     await closeGracefully(running);
     running = undefined;
     await store?.close();
