@@ -31,7 +31,8 @@ Options:
       --port <n>            TCP port, 0 for a free one (default: 8787)
       --host <address>      address to listen on (default: 127.0.0.1, this machine only)
       --fixtures <file>     the starting state: users, verbatim API keys, assets (a JSON file; see
-                            the fixtures JSON Schema, data/fixtures.schema.json in the package)
+                            the fixtures JSON Schema, data/fixtures.schema.json in the package,
+                            and its example, examples/fixtures.json)
       --admin-token <t>     turn on the admin API under /admin/ (Authorization: Bearer <t>):
                             16 to 256 of A-Z a-z 0-9 _ -, not starting with ck_; it also turns
                             on faults (/admin/faults) and the request journal (/admin/requests)
