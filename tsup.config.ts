@@ -43,4 +43,17 @@ export default defineConfig([
     target: "node20",
     platform: "node",
   },
+  {
+    // The core for the price preview's page (`imagegen-pricing playground`): one browser module with
+    // valibot inside, as a page can import it without a bundler.
+    entry: { "playground/core": library.index },
+    format: ["esm"],
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    target: "es2022",
+    platform: "browser",
+    noExternal: [/.*/],
+    minify: true,
+  },
 ]);

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { type Playground, startPlayground } from "./playground.js";
+import { type Playground, startSourcePlayground } from "./playground.js";
 
 /** The Chromium to drive: Debian's (apt-get install chromium); CHROMIUM_PATH overrides. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -57,7 +57,7 @@ export async function openPlayground(
       `No Chromium at ${executablePath}: install Debian's with "apt-get install -y chromium", or set CHROMIUM_PATH.`,
     );
   }
-  const playground = await startPlayground({ port: 0 });
+  const playground = await startSourcePlayground({ port: 0 });
   const profile = mkdtempSync(join(tmpdir(), "imagegen-playground-"));
   const close = async () => {
     await context?.close();

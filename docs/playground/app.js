@@ -1,5 +1,6 @@
 // The live price preview. `./core.js` is the browser build of the package's core entry
-// (src/index.ts bundled by esbuild), served by scripts/playground.ts; it is not committed.
+// (src/index.ts bundled with valibot): `imagegen-pricing playground` serves the package's
+// dist/playground/core.js, and `npm run playground` bundles it from the sources; it is not committed.
 // docs/playground.md explains the pattern: issue path -> control -> its <label>, aria-invalid,
 // aria-describedby, one polite live region.
 import {

@@ -1,5 +1,4 @@
 /** The `check` command: a request body normalized, validated and priced, or every issue it has. */
-import { parseArgs } from "node:util";
 import {
   type Charge,
   capabilities,
@@ -8,7 +7,7 @@ import {
   type Issue,
 } from "../index.js";
 import { priceValidated } from "../pricing/computeCharge.js";
-import { accountOption, CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
+import { accountOption, CATALOG_OPTIONS, catalogForAt, parseOptions, wholeNumber } from "./args.js";
 import { breakdownLines, credits, issueLines } from "./format.js";
 import { type CliIo, EXIT, readJson, UsageError } from "./io.js";
 
@@ -20,7 +19,8 @@ read from a file or, with "-", from standard input. Prints every issue, or the e
 
 Options:
       --multiplier <m>   the account's price multiplier, a plain decimal such as 1.15 (default: 1)
-      --refs <n>         authorized reference images to charge (default: the distinct inputAssetIds)
+      --refs <n>         authorized reference images to charge, at most the distinct inputAssetIds
+                         (default: all of them)
       --at <instant>     check and price with the catalog in force then (P8): a date such as
                          2027-01-15 (00:00 UTC), a date-time with Z or an offset, or "now"
                          (default: the newest catalog shipped)
@@ -36,7 +36,7 @@ Example:
 
 /** Runs `check`: reads a request body, then normalizes, validates and charges it. */
 export async function runCheck(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: { multiplier: { type: "string" }, refs: { type: "string" }, ...CATALOG_OPTIONS },
@@ -69,7 +69,17 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
   } catch (error) {
     // Only a --refs above the listed references gets here: the request itself passed.
     if (error instanceof InvalidRequestError) {
-      return report(io, values.json, error.issues);
+      const listed = checked.output.inputAssetIds.length;
+      const issues = error.issues.map((issue) =>
+        issue.path === "referenceCount"
+          ? {
+              ...issue,
+              path: "--refs",
+              message: `${refs} is more than the ${listed} distinct reference image${listed === 1 ? "" : "s"} the body lists in inputAssetIds: a charge counts only the references the request carries, so --refs may be 0 to ${listed}.`,
+            }
+          : issue,
+      );
+      return report(io, values.json, issues);
     }
     throw error;
   }

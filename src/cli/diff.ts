@@ -1,10 +1,9 @@
 /** The `diff` command: what changed between two catalogs, or along a catalog history, for a reviewer. */
-import { parseArgs } from "node:util";
 import * as v from "valibot";
 import { type Catalog, type CatalogChange, defineCatalogHistory, diffCatalogs } from "../index.js";
 import { changeLabel, changeValue } from "../models/diff.js";
 import { CatalogSchema } from "../models/modelSpec.js";
-import { JSON_AND_HELP } from "./args.js";
+import { JSON_AND_HELP, parseOptions } from "./args.js";
 import { table } from "./format.js";
 import { type CliIo, EXIT, InputError, oneLine, readJson, UsageError } from "./io.js";
 
@@ -253,7 +252,7 @@ function render(c: Comparison, names?: readonly [string, string]): string {
 
 /** Runs `diff`: compares two catalog files, or each entry of one history file with the one before. */
 export async function runDiff(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args,
     allowPositionals: true,
     options: JSON_AND_HELP,

@@ -1,7 +1,6 @@
 /** The `models` command: what each model of a catalog accepts, as two tables or JSON. */
-import { parseArgs } from "node:util";
 import { capabilities } from "../index.js";
-import { CATALOG_OPTIONS, catalogForAt } from "./args.js";
+import { CATALOG_OPTIONS, catalogForAt, parseOptions } from "./args.js";
 import { table } from "./format.js";
 import { type CliIo, EXIT } from "./io.js";
 
@@ -27,7 +26,7 @@ const marked = (values: readonly string[], fallback: string | null) =>
 
 /** Runs `models`: two tables (or JSON) of every model's capabilities. */
 export async function runModels(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({ args, options: CATALOG_OPTIONS });
+  const { values } = parseOptions({ args, options: CATALOG_OPTIONS });
   if (values.help) {
     io.out(MODELS_HELP);
     return EXIT.ok;

@@ -1,7 +1,7 @@
 /** The `quote` command: the price of one output image with its breakdown, or why it has none. */
-import { parseArgs } from "node:util";
 import { capabilities, quote } from "../index.js";
-import { accountOption, CATALOG_OPTIONS, catalogForAt, wholeNumber } from "./args.js";
+import { LIMITS } from "../models/lists.js";
+import { accountOption, CATALOG_OPTIONS, catalogForAt, parseOptions, wholeNumber } from "./args.js";
 import { breakdownLines, credits } from "./format.js";
 import { type CliIo, EXIT, UsageError } from "./io.js";
 
@@ -30,9 +30,32 @@ Example:
   imagegen-pricing quote --model beta2 --resolution 4K --at 2027-01-15
 `;
 
+/** The flag of each field of a spec, so that a reason names what the user typed. */
+const FLAGS: Record<string, string> = {
+  modelId: "--model",
+  resolution: "--resolution",
+  quality: "--quality",
+  referenceImageCount: "--refs",
+};
+
+/** Why a reference count has its bound, for the reasons that are about one. */
+const BOUNDS: Record<string, string> = {
+  invalid_reference_count: `${LIMITS.maxReferences} is the most distinct reference images a request may list.`,
+  too_many_references: "That is the most reference images this model takes.",
+};
+
+/** A reason of quote() in the command line's words: the flag for the field it names first, and why its bound is what it is. */
+function inFlags(message: string, reason: string): string {
+  const flagged = message.replace(
+    /^(modelId|resolution|quality|referenceImageCount)\b/,
+    (field) => FLAGS[field] ?? field,
+  );
+  return Object.hasOwn(BOUNDS, reason) ? `${flagged} ${BOUNDS[reason]}` : flagged;
+}
+
 /** Runs `quote`: prints the price of one output image with its breakdown, or why it has none. */
 export async function runQuote(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args,
     options: {
       model: { type: "string", short: "m" },
@@ -68,7 +91,7 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
     if (values.json) {
       io.out(`${JSON.stringify(result, null, 2)}\n`);
     } else {
-      io.err(`Not priceable: ${result.message} [${result.reason}]\n`);
+      io.err(`Not priceable: ${inFlags(result.message, result.reason)} [${result.reason}]\n`);
     }
     return EXIT.invalid;
   }

@@ -1,8 +1,12 @@
 /** The command line: picks the command, and turns a user's mistake into a message and exit code 2. */
+
+import { didYouMean, nearestNames } from "./args.js";
 import { runCheck } from "./check.js";
 import { runDiff } from "./diff.js";
 import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
 import { runModels } from "./models.js";
+import { packageVersion } from "./packageFiles.js";
+import { runPlayground } from "./playground.js";
 import { runQuote } from "./quote.js";
 import { runSchema } from "./schema.js";
 import { runServe } from "./serve.js";
@@ -23,10 +27,13 @@ Commands:
            imagegen-pricing diff before.json after.json
   serve    run the reference server over HTTP, as a test double for any language
            imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token <token>
+  playground
+           serve the live price preview page on this machine, and print its address
 
 Run "imagegen-pricing <command> --help" for a command's options. Every command takes --json for
 output meant for programs (schema always prints JSON). quote, check, models and schema take
---at <instant> to use the catalog in force then, such as --at 2027-01-15.
+--at <instant> to use the catalog in force then, such as --at 2027-01-15. --version (or -v)
+prints the version of the package.
 
 Exit status: 0 done, 1 invalid, not priceable or (diff) different (serve: could not start),
 2 bad arguments or files.
@@ -39,6 +46,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   schema: runSchema,
   diff: runDiff,
   serve: runServe,
+  playground: runPlayground,
 };
 
 /** parseArgs' own errors are about the command line, so they are usage errors too. */
@@ -59,10 +67,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     (command === undefined ? io.err : io.out)(HELP);
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
+  if (command === "--version" || command === "-v") {
+    io.out(`${packageVersion()}\n`);
+    return EXIT.ok;
+  }
   const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!handler) {
+    const near = nearestNames(command.replace(/^-+/, ""), Object.keys(COMMANDS));
+    const hint = near.length > 0 ? ` ${didYouMean(near).replace(/^d/, "D")}` : "";
     io.err(
-      `Unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(", ")}.\nRun "imagegen-pricing --help" for usage.\n`,
+      `Unknown command "${command}".${hint} Commands: ${Object.keys(COMMANDS).join(", ")}.\nRun "imagegen-pricing --help" for usage.\n`,
     );
     return EXIT.usage;
   }

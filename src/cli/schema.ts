@@ -1,7 +1,6 @@
 /** The `schema` command: the JSON Schema of a generation request, of any model or of one. */
-import { parseArgs } from "node:util";
 import { modelRequestJsonSchema, requestJsonSchema } from "../jsonSchema.js";
-import { CATALOG_OPTIONS, catalogForAt } from "./args.js";
+import { CATALOG_OPTIONS, catalogForAt, parseOptions } from "./args.js";
 import { type CliIo, EXIT, UsageError } from "./io.js";
 
 /** `--help` text of `schema`. */
@@ -21,7 +20,7 @@ Options:
 
 /** Runs `schema`: prints a JSON Schema of a generation request. */
 export async function runSchema(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args,
     options: { model: { type: "string", short: "m" }, ...CATALOG_OPTIONS },
   });

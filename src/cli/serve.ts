@@ -31,7 +31,8 @@ Options:
       --port <n>            TCP port, 0 for a free one (default: 8787)
       --host <address>      address to listen on (default: 127.0.0.1, this machine only)
       --fixtures <file>     the starting state: users, verbatim API keys, assets (a JSON file; see
-                            the fixtures JSON Schema, data/fixtures.schema.json in the package)
+                            the fixtures JSON Schema, data/fixtures.schema.json in the package,
+                            and its example, examples/fixtures.json)
       --admin-token <t>     turn on the admin API under /admin/ (Authorization: Bearer <t>):
                             16 to 256 of A-Z a-z 0-9 _ -, not starting with ck_; it also turns
                             on faults (/admin/faults) and the request journal (/admin/requests)
@@ -142,9 +143,11 @@ export async function runServe(
     const demo = options.fixtures === undefined && options.adminToken === undefined;
     const { users, counts } = await usersToShow(server, { demo, fixtureUsers: files.users, found });
     running = await listen(server, options, log);
+    // Listening for the signals before the address is printed: a harness may stop it as soon as it reads that.
+    const stopping = stopRequested(control.stop);
     io.out(startupSummary({ running, options, catalogs: files.catalogs, users, counts, demo }));
 
-    const stoppedBy = await stopRequested(control.stop);
+    const stoppedBy = await stopping;
     await closeGracefully(running);
     running = undefined;
     await store?.close();

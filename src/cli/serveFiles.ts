@@ -17,6 +17,7 @@ import {
 } from "../server/fixtures.js";
 import type { Fixtures } from "../server/index.js";
 import { oneLine, StartError } from "./io.js";
+import { packagePath } from "./packageFiles.js";
 
 /** The largest fixtures file read: far more than any test suite's users, far less than a string's limit. */
 export const MAX_FIXTURES_FILE_BYTES = 16 * 1024 * 1024;
@@ -39,7 +40,11 @@ async function readJsonFile(path: string, what: "fixtures" | "catalogs"): Promis
     // Non-blocking: opening a FIFO that has no writer returns at once (then refused below).
     handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
   } catch (error) {
-    throw cannot(oneLine((error as Error).message));
+    const example =
+      what === "fixtures" && (error as { code?: unknown }).code === "ENOENT"
+        ? ` The package ships an example to start from: ${packagePath("examples/fixtures.json")}`
+        : "";
+    throw cannot(`${oneLine((error as Error).message)}.${example}`);
   }
   let bytes: Uint8Array;
   try {

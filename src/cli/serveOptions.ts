@@ -3,10 +3,9 @@
  * `IMAGEGEN_ADMIN_TOKEN`), read and checked before anything is opened, so that a bad option ends
  * the start with one line and exit code 2.
  */
-import { parseArgs } from "node:util";
 import { checkAdminToken } from "../server/adminToken.js";
 import { checkCorsOrigins } from "../server/app.js";
-import { wholeNumber } from "./args.js";
+import { parseOptions, wholeNumber } from "./args.js";
 import { oneLine, StartError } from "./io.js";
 
 /** What `serve` was asked for, every option checked, and where the token and the database URL came from. */
@@ -44,12 +43,10 @@ const SERVE_ARGUMENTS = {
 /** The arguments of `serve` as `parseArgs` reads them, or the usage error in one line. */
 function parseServeArguments(args: string[]) {
   try {
-    return parseArgs({ args, options: SERVE_ARGUMENTS }).values;
+    return parseOptions({ args, options: SERVE_ARGUMENTS }).values;
   } catch (error) {
-    // parseArgs explains at length how to pass a value starting with "-": the first sentence is the point.
-    const message = (error as Error).message.split(". To specify")[0] ?? "";
     throw new StartError(
-      `${oneLine(message)}. Run "imagegen-pricing serve --help" for the options.`,
+      `${(error as Error).message} Run "imagegen-pricing serve --help" for the options.`,
     );
   }
 }
@@ -91,6 +88,11 @@ export function readServeOptions(
       : envToken !== undefined
         ? "IMAGEGEN_ADMIN_TOKEN"
         : undefined;
+  if (flagToken === "") {
+    throw new StartError(
+      `--admin-token is empty (as "$ADMIN_TOKEN" is when that shell variable is unset): give a token of 16 to 256 characters of A-Z, a-z, 0-9, _ and -, or leave --admin-token out.`,
+    );
+  }
   if (adminToken !== undefined) {
     try {
       checkAdminToken(adminToken);

@@ -267,7 +267,7 @@ describe("imagegen-pricing serve (built CLI)", () => {
     }
     const { stderr } = await failing(["--prot", "1"]);
     expect(stderr).toBe(
-      `Unknown option '--prot'. Run "imagegen-pricing serve --help" for the options.\n`,
+      `Unknown option --prot; did you mean --port? Run "imagegen-pricing serve --help" for the options.\n`,
     );
     expect((await failing(["--admin-token", "has space"])).stderr).not.toContain("has space");
   });
