@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, each beside its baseline in the same run, then each budget as
- * met or missed, and docs/benchmarks.md rewritten with the results (full runs only).
+ * met or missed, and bench/results.md rewritten with the results (full runs only).
  *
  * Options (environment): BENCH_QUICK=1 (or `--quick`) for short runs that write no docs;
  * BENCH_ONLY=core,client,http,memory,postgres to run some parts; BENCH_CPU_PROF=<dir> to profile the
@@ -184,10 +184,10 @@ if (only.has("postgres")) {
 const NOTES_START = "<!-- http-notes:start -->";
 const NOTES_END = "<!-- http-notes:end -->";
 
-/** The HTTP notes of the current docs/benchmarks.md, markers included, so that a run keeps them. */
+/** The HTTP notes of the current bench/results.md, markers included, so that a run keeps them. */
 function keptHttpNotes(): string {
   try {
-    const text = readFileSync(new URL("../docs/benchmarks.md", import.meta.url), "utf8");
+    const text = readFileSync(new URL("results.md", import.meta.url), "utf8");
     const start = text.indexOf(NOTES_START);
     const end = text.indexOf(NOTES_END);
     if (start >= 0 && end > start) {
@@ -435,6 +435,6 @@ ${budgetLines.join("\n")}
 ## Results
 
 ${lines.join("\n")}`;
-  writeFileSync(new URL("../docs/benchmarks.md", import.meta.url), doc);
-  console.log("\nwrote docs/benchmarks.md");
+  writeFileSync(new URL("results.md", import.meta.url), doc);
+  console.log("\nwrote bench/results.md");
 }
