@@ -21,7 +21,7 @@ export type Bounds = {
   readonly maxDrainBytes: number;
 };
 
-/** Defaults of the bounds: see docs/reliability.md. @internal */
+/** Defaults of the bounds: see docs/server.md#bounds. @internal */
 export const DEFAULT_BOUNDS: Bounds = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

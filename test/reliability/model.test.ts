@@ -38,7 +38,7 @@ const HISTORY = [catalog, changedCatalog(catalog, PRICE_CHANGE)];
 /** The change in force at an instant, by the model's own reading of P8: from its first millisecond on. */
 const changeAt = (now: number): PriceChange | undefined =>
   now >= CHANGE_AT ? PRICE_CHANGE : undefined;
-/** What the sequences did, so that the test can show it reached every outcome (and docs/reliability.md its figures). */
+/** What the sequences did, so that the test can show it reached every outcome (and bench/README.md its figures). */
 const stats = new Map<string, number>();
 const count = (what: string, n = 1) => stats.set(what, (stats.get(what) ?? 0) + n);
 const USERS = 2;
