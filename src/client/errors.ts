@@ -9,7 +9,8 @@ export type { ServiceErrorCode };
  * The codes of the failures the client finds itself, when no answer of the service names one.
  *
  * Bad options, a page without the opt-in, a connection that failed or closed without an answer, an
- * attempt past its time, an abort by the caller, an answer that is not the service's JSON.
+ * attempt past its time, an abort by the caller, an answer that is not the service's JSON or not
+ * of the shape its interface gives (`invalid_response`).
  */
 export type ClientErrorCode =
   | "invalid_options"
@@ -37,6 +38,7 @@ export type ImagegenErrorInit = {
   idempotencyKey?: string | undefined;
   balance?: number | undefined;
   retryAfterMs?: number | undefined;
+  headers?: Headers | undefined;
   cause?: unknown;
 };
 
@@ -67,6 +69,8 @@ export class ImagegenError extends Error {
   readonly balance: number | undefined;
   /** How long the service asked to wait (`Retry-After`), in milliseconds. */
   readonly retryAfterMs: number | undefined;
+  /** The answer's headers; absent when there was no answer. */
+  readonly headers: Headers | undefined;
 
   /**
    * Makes the error of one failed call.
@@ -84,5 +88,6 @@ export class ImagegenError extends Error {
     this.idempotencyKey = init.idempotencyKey;
     this.balance = init.balance;
     this.retryAfterMs = init.retryAfterMs;
+    this.headers = init.headers;
   }
 }

@@ -163,7 +163,7 @@ describe("estimate", () => {
     } as const;
     const estimate = await d.client.generations.estimate(body);
     // (120 + 10 x 1 reference) x 1.15 = 149.5, half-up 150 per image; three images 450.
-    expect(estimate).toMatchObject({ credits: 450, perImageCredits: 150, imageCount: 3 });
+    expect(estimate).toMatchObject({ credits: 450, perOutputCredits: 150, imageCount: 3 });
     const accepted = await d.client.generations.create(body);
     expect(accepted.billing.totalCreditCost).toBe(estimate.credits);
   });
