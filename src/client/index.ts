@@ -32,4 +32,6 @@ export type {
   ServiceErrorCode,
 } from "./errors.js";
 export { ImagegenError } from "./errors.js";
-export type { Fetch, RetryEvent } from "./send.js";
+export type { LogFn, Logger, LogLevel } from "./log.js";
+export { ImagegenPromise } from "./promise.js";
+export type { Fetch, RetryEvent, WithResponse } from "./send.js";
