@@ -87,7 +87,7 @@ export type Estimate =
 const whole = v.pipe(v.number(), v.integer(), v.minValue(0));
 const billing = { totalCreditCost: whole, balanceAfterCredits: whole };
 const caller = { userId: v.string(), apiKeyId: v.string() };
-const nextChange = v.optional(
+const nextChange = v.exactOptional(
   v.object({ version: v.string(), effectiveAt: v.string(), credits: v.nullable(whole) }),
 );
 const QUOTE_REASONS = [
