@@ -58,7 +58,7 @@ export type ClientOptions = {
   dangerouslyAllowBrowser?: boolean;
 };
 
-/** Per-call options: the caller's abort signal, and this call's own time and retry bounds. */
+/** Per-call options: the caller's abort signal, this call's own time and retry bounds, and its own headers. */
 export type RequestOptions = {
   /** Aborts the call: the attempt in flight and any wait; an aborted call is never retried. */
   signal?: AbortSignal;

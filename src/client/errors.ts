@@ -50,6 +50,7 @@ export type ImagegenErrorInit = {
  * failed carries the `idempotencyKey` it sent: retrying later with that key can never charge twice.
  */
 export class ImagegenError extends Error {
+  /** Always `"ImagegenError"`, so that a log names the class. */
   override readonly name = "ImagegenError";
   /** The service's `error.code`, or one of {@link ClientErrorCode} when no answer named one. */
   readonly code: ImagegenErrorCode;

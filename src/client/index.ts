@@ -8,6 +8,23 @@
  * @module imagegen-pricing/client
  */
 
+// The core's types the client's answers are made of, so that a caller of this entry alone can name them.
+export type {
+  AspectRatio,
+  Background,
+  GenerationRequest,
+  GenerationType,
+  Issue,
+  ModelId,
+  PriceBreakdown,
+  PricedQuote,
+  Quality,
+  Quote,
+  QuoteReason,
+  QuoteSpec,
+  Resolution,
+  UnpricedQuote,
+} from "../index.js";
 export type {
   Billing,
   CreditsAnswer,

@@ -12,7 +12,7 @@ import type { WithResponse } from "./send.js";
  * Awaiting it, or `withResponse()`, or both, sends the call once.
  */
 export class ImagegenPromise<T> extends Promise<T> {
-  // `then` of a subclass makes plain promises: a chained promise has no `withResponse`.
+  /** What `then` of a subclass makes: plain promises, so that a chained one has no `withResponse`. */
   static override get [Symbol.species](): PromiseConstructor {
     return Promise;
   }
@@ -49,6 +49,13 @@ export class ImagegenPromise<T> extends Promise<T> {
     return this.#answer;
   }
 
+  /**
+   * Attaches callbacks to the call's data, as `Promise.prototype.then` does.
+   *
+   * @param onfulfilled - Called with the data.
+   * @param onrejected - Called with the call's `ImagegenError`.
+   * @returns A plain promise of what the callback returns.
+   */
   // biome-ignore lint/suspicious/noThenProperty: a promise subclass must override then to be awaited as its data
   override then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
@@ -57,12 +64,24 @@ export class ImagegenPromise<T> extends Promise<T> {
     return this.#parsed().then(onfulfilled, onrejected);
   }
 
+  /**
+   * Attaches a callback to the call's failure, as `Promise.prototype.catch` does.
+   *
+   * @param onrejected - Called with the call's `ImagegenError`.
+   * @returns A plain promise of the data or of what the callback returns.
+   */
   override catch<R = never>(
     onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null,
   ): Promise<T | R> {
     return this.#parsed().catch(onrejected);
   }
 
+  /**
+   * Attaches a callback run when the call ends either way, as `Promise.prototype.finally` does.
+   *
+   * @param onfinally - Called with nothing.
+   * @returns A plain promise of the data.
+   */
   override finally(onfinally?: (() => void) | null): Promise<T> {
     return this.#parsed().finally(onfinally);
   }
