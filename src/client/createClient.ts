@@ -49,7 +49,7 @@ export type ClientOptions = {
    * but the client's own, never a body, never a key.
    */
   logger?: Logger;
-  /** How much it logs (default `"warn"`: only the error a call rejects with). */
+  /** How much it logs (default `"warn"`: only what a caller cannot see otherwise, such as an `onRetry` hook that threw). */
   logLevel?: LogLevel;
   /**
    * Lets the client run in a page (`window` and `document` defined). An API key in browser code is

@@ -10,9 +10,10 @@ export type LogFn = (message: string, ...rest: unknown[]) => void;
 export type Logger = { debug: LogFn; info: LogFn; warn: LogFn; error: LogFn };
 
 /**
- * How much the client logs: `"info"` one line per answer and per retry, `"debug"` also what each
- * attempt sends (headers redacted) and each answer's headers; `"warn"` (the default) and
- * `"error"` what gives a call up; `"off"` nothing.
+ * How much the client logs: `"warn"` (the default) only what the caller cannot see otherwise (an
+ * `onRetry` hook that threw); `"info"` also one line per answer, per retry and per call that
+ * rejects; `"debug"` also what each attempt sends (headers redacted) and each answer's headers;
+ * `"off"` nothing.
  */
 export type LogLevel = "off" | "error" | "warn" | "info" | "debug";
 

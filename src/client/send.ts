@@ -207,8 +207,11 @@ export async function send<T>(settings: Settings, call: Call): Promise<WithRespo
         path: call.path,
         idempotencyKey: call.idempotencyKey,
       });
-    } catch {
-      // A hook's own failure must not turn a retry into a lost call.
+    } catch (hookError) {
+      // A hook's own failure must not turn a retry into a lost call; only the logger hears of it.
+      log.warn?.(
+        `imagegen: onRetry threw (${hookError instanceof Error ? hookError.name : typeof hookError}); the retry goes on.`,
+      );
     }
     await sleep(delayMs, call.signal, () => logged(settings, aborted(call, attempt)));
   }
@@ -248,11 +251,15 @@ function plain(headers: Headers | undefined): Record<string, string> {
   return out;
 }
 
-/** Tells the logger, at `warn`, of the error a call rejects with (its code, status, request id: never a key), and returns it. */
+/** Tells the logger, at `info`, of the error a call rejects with (its code, status, request id: never a key), and returns it. */
 function logged(settings: Settings, error: ImagegenError): ImagegenError {
+  const { info } = settings.log;
+  if (info === undefined) {
+    return error;
+  }
   const key = error.idempotencyKey;
   const message = key === undefined ? error.message : error.message.replaceAll(key, "[redacted]");
-  settings.log.warn?.(`imagegen: ${message}`, {
+  info(`imagegen: ${message}`, {
     code: error.code,
     status: error.status,
     requestId: error.requestId,

@@ -280,7 +280,7 @@ describe("the logger", () => {
     const secretKey = `key-${ADMIN_TOKEN}`;
     const headers = { "x-admin-token": ADMIN_TOKEN };
     await client.generations.create({ ...BODY, prompt }, { idempotencyKey: secretKey, headers });
-    // A failure, so that the warn line is there too: 402 for 80 credits against 20 left.
+    // A failure, so that a rejection's line is there too: 402 for 80 credits against 20 left.
     await rejection(
       client.generations.create({ ...BODY, prompt }, { idempotencyKey: `${secretKey}-2`, headers }),
     );
@@ -294,7 +294,10 @@ describe("the logger", () => {
       lines.filter((l) => l.level === "info" && /attempt \d+: 202 ok/.test(l.text)),
     ).toHaveLength(1);
     expect(lines.filter((l) => l.level === "info" && l.text.includes("retrying"))).toHaveLength(3);
-    expect(lines.filter((l) => l.level === "warn")).toHaveLength(2);
+    expect(lines.filter((l) => l.level === "info" && l.text.includes("gave up"))).toHaveLength(1);
+    expect(
+      lines.filter((l) => l.level === "info" && l.text.includes('"code":"insufficient_credits"')),
+    ).toHaveLength(1);
     expect(sending[0]?.text).toContain('"authorization":"[redacted]"');
     expect(sending[0]?.text).toContain('"x-retry-count":"0"');
     for (const line of lines) {
@@ -304,22 +307,27 @@ describe("the logger", () => {
     }
   });
 
-  it("logs nothing below warn by default, nothing at all when off; a bad logLevel or logger is invalid_options", async () => {
+  it("by default it logs only a failing onRetry hook; off logs nothing; info each answer and each rejection", async () => {
     const d = await double({ credits: 10 });
     for (const [logLevel, expected] of [
       [undefined, ["warn"]],
       ["off", []],
       ["error", []],
-      ["info", ["info", "info", "warn"]],
+      ["info", ["info", "info", "warn", "info", "info", "info"]],
     ] as const) {
       const { logger, lines } = keeping();
       const client = createClient({
         apiKey: d.key,
         baseUrl: IN_PROCESS,
         fetch: d.server.fetch,
+        maxRetryDelayMs: 0,
         logger,
+        onRetry: () => {
+          throw new Error("a bug in the hook");
+        },
         ...(logLevel === undefined ? {} : { logLevel }),
       });
+      await d.admin.addFault({ kind: "internal", path: "/api/ping" });
       await client.ping();
       await rejection(client.generations.create(BODY));
       expect(lines.map((l) => l.level)).toEqual(expected);
