@@ -33,7 +33,8 @@ describe("recipe: placing orders with the client", () => {
   it("P4, P5: an order within budget is accepted and charged what the estimate said (2 x 138)", async () => {
     const { server, client } = service();
     const placed = await placeOrder(client, { orderId: "order-1", request: FOX, maxCredits: 300 });
-    expect(placed).toMatchObject({ status: "accepted", charged: 276 });
+    expect(placed).toMatchObject({ status: "accepted", charged: 276, replayed: false });
+    expect(placed.status === "accepted" && placed.requestId).toMatch(/^req_/);
     expect(await server.admin.balance("usr_orders")).toBe(724);
   });
 
@@ -71,7 +72,11 @@ describe("recipe: placing orders with the client", () => {
       reason: "connection_error",
     });
     expect(await server.admin.balance("usr_orders")).toBe(724);
-    expect(await placeOrder(client, order)).toMatchObject({ status: "accepted", charged: 276 });
+    expect(await placeOrder(client, order)).toMatchObject({
+      status: "accepted",
+      charged: 276,
+      replayed: true,
+    });
     expect(await server.admin.balance("usr_orders")).toBe(724);
   });
 

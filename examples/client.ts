@@ -16,7 +16,8 @@ export type Order = { orderId: string; request: GenerationInput; maxCredits: num
 
 /** What became of an order. */
 export type Placed =
-  | { status: "accepted"; taskId: string; charged: number }
+  /** `replayed`: the order had been placed before, and this found its task (charged nothing more). */
+  | { status: "accepted"; taskId: string; charged: number; replayed: boolean; requestId?: string }
   /** Placing it again will not help: the request, the price or the account needs a change. */
   | { status: "refused"; reason: string; message: string }
   /** Nothing is known to have failed for good: place it again (same order id, so never charged twice). */
@@ -53,13 +54,16 @@ export async function placeOrder(client: Client, order: Order): Promise<Placed> 
     };
   }
   try {
-    const accepted = await client.generations.create(order.request, {
-      idempotencyKey: order.orderId,
-    });
+    const accepted = await client.generations
+      .create(order.request, { idempotencyKey: order.orderId })
+      .withResponse();
     return {
       status: "accepted",
-      taskId: accepted.batch.taskId,
-      charged: accepted.billing.totalCreditCost,
+      taskId: accepted.data.batch.taskId,
+      charged: accepted.data.billing.totalCreditCost,
+      replayed: accepted.replayed,
+      // The service's id of the answer, for its operator when the order is queried.
+      ...(accepted.requestId === undefined ? {} : { requestId: accepted.requestId }),
     };
   } catch (error) {
     if (!(error instanceof ImagegenError)) {

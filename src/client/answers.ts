@@ -2,7 +2,9 @@
  * The answers of the service's four endpoints as the client resolves them, and the estimate of a
  * generation's charge.
  */
+import * as v from "valibot";
 import type { QuoteReason } from "../messages.js";
+import { ASPECT_RATIOS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import type { Quote } from "../pricing/quote.js";
 import type { AspectRatio, GenerationRequest, Issue, Resolution } from "../types.js";
 
@@ -63,10 +65,10 @@ export type QuoteAnswer = Quote & { nextChange?: NextChange };
  */
 export type Estimate =
   | {
-      /** The whole charge: `imageCount x perImageCredits`, the sum of the rounded per-image amounts. */
+      /** The whole charge: `imageCount x perOutputCredits`, the sum of the rounded per-image amounts. */
       credits: number;
       /** One output image, priced for this account (multiplier and reference surcharge included). */
-      perImageCredits: number;
+      perOutputCredits: number;
       imageCount: number;
       /** The request as the local check normalized it: what the charge is for. */
       request: GenerationRequest;
@@ -81,3 +83,88 @@ export type Estimate =
       /** Every issue of a refused body. */
       issues?: Issue[];
     };
+
+const whole = v.pipe(v.number(), v.integer(), v.minValue(0));
+const billing = { totalCreditCost: whole, balanceAfterCredits: whole };
+const caller = { userId: v.string(), apiKeyId: v.string() };
+const nextChange = v.exactOptional(
+  v.object({ version: v.string(), effectiveAt: v.string(), credits: v.nullable(whole) }),
+);
+const QUOTE_REASONS = [
+  "invalid_spec",
+  "invalid_kind",
+  "unknown_model",
+  "resolution_required",
+  "unsupported_resolution",
+  "unsupported_quality",
+  "invalid_reference_count",
+  "too_many_references",
+  "invalid_multiplier",
+  "not_priceable",
+] as const satisfies readonly QuoteReason[];
+
+/**
+ * The shape of each 2xx answer, as the service's interface gives it: what the client checks before
+ * it resolves a call. Fields a newer service adds are let through; a field of the types above that
+ * is missing or of another type is an `invalid_response`.
+ *
+ * @internal
+ */
+export const ANSWER_SCHEMAS = {
+  accepted: v.object({
+    batch: v.object({
+      taskId: v.string(),
+      request: v.object({
+        imageCount: v.pipe(whole, v.minValue(1)),
+        modelId: v.string(),
+        aspectRatio: v.picklist(ASPECT_RATIOS),
+        resolution: v.picklist(RESOLUTIONS),
+        prompt: v.string(),
+      }),
+      results: v.array(
+        v.object({
+          job: v.object({ id: v.string(), status: v.literal("queued") }),
+          assets: v.array(v.unknown()),
+        }),
+      ),
+      ...billing,
+    }),
+    billing: v.object(billing),
+  }),
+  quote: v.union([
+    v.object({
+      credits: whole,
+      breakdown: v.object({
+        modelId: v.string(),
+        resolution: v.picklist(RESOLUTIONS),
+        quality: v.picklist(QUALITIES),
+        baseCredits: whole,
+        referenceCount: whole,
+        referenceSurchargeCredits: whole,
+        subtotalCredits: whole,
+        multiplier: v.string(),
+        rounding: v.literal("half-up"),
+        credits: whole,
+      }),
+      catalogVersion: v.string(),
+      nextChange,
+    }),
+    v.object({
+      credits: v.null(),
+      reason: v.picklist(QUOTE_REASONS),
+      message: v.string(),
+      catalogVersion: v.string(),
+      nextChange,
+    }),
+  ]),
+  ping: v.object({
+    ok: v.literal(true),
+    service: v.string(),
+    authProvider: v.literal("api_key"),
+    ...caller,
+  }),
+  credits: v.object({ creditBalance: whole, currency: v.literal("credits"), ...caller }),
+};
+
+/** The schema of one answer, by its name. @internal */
+export type AnswerSchema = (typeof ANSWER_SCHEMAS)[keyof typeof ANSWER_SCHEMAS];

@@ -5,15 +5,19 @@
 import type { QuoteSpec } from "../pricing/quoteSpec.js";
 import { checkRequest } from "../request/checkRequest.js";
 import type { GenerationRequest, Issue } from "../types.js";
-import type {
-  CreditsAnswer,
-  Estimate,
-  GenerationAccepted,
-  PingAnswer,
-  QuoteAnswer,
+import {
+  ANSWER_SCHEMAS,
+  type CreditsAnswer,
+  type Estimate,
+  type GenerationAccepted,
+  type PingAnswer,
+  type QuoteAnswer,
 } from "./answers.js";
 import { ImagegenError } from "./errors.js";
-import { type Fetch, type RetryEvent, type Settings, send } from "./send.js";
+import { LOG_LEVELS, type Logger, type LogLevel, levelLogger } from "./log.js";
+import { ImagegenPromise } from "./promise.js";
+import { type Call, type Fetch, type RetryEvent, type Settings, send } from "./send.js";
+import { VERSION } from "./version.js";
 
 /** Options of {@link createClient}. */
 export type ClientOptions = {
@@ -33,12 +37,20 @@ export type ClientOptions = {
   /** How long one attempt may take, answer read whole, in milliseconds (default 60,000). */
   timeoutMs?: number;
   /**
-   * The longest wait between attempts, in milliseconds (default 10,000): it caps both the service's
-   * `Retry-After` and the backoff (which starts near 500 ms and doubles). 0 retries at once.
+   * The longest wait between attempts, in milliseconds (default 10,000): it caps the backoff (which
+   * starts near 500 ms and doubles; 0 retries at once). An answer whose `Retry-After` asks for
+   * longer is not retried: the call rejects at once with that wait as `error.retryAfterMs`.
    */
   maxRetryDelayMs?: number;
   /** Told before each retry's wait; an error it throws is ignored. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Where the client logs each attempt and each answer (default: `console`): headers redacted
+   * but the client's own, never a body, never a key.
+   */
+  logger?: Logger;
+  /** How much it logs (default `"warn"`: only what a caller cannot see otherwise, such as an `onRetry` hook that threw). */
+  logLevel?: LogLevel;
   /**
    * Lets the client run in a page (`window` and `document` defined). An API key in browser code is
    * anyone's key: only for a page that never leaves the developer's machine.
@@ -46,7 +58,7 @@ export type ClientOptions = {
   dangerouslyAllowBrowser?: boolean;
 };
 
-/** Per-call options: the caller's abort signal, and this call's own time and retry bounds. */
+/** Per-call options: the caller's abort signal, this call's own time and retry bounds, and its own headers. */
 export type RequestOptions = {
   /** Aborts the call: the attempt in flight and any wait; an aborted call is never retried. */
   signal?: AbortSignal;
@@ -54,6 +66,13 @@ export type RequestOptions = {
   timeoutMs?: number;
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number;
+  /**
+   * Headers of the caller's own sent with every attempt of this call, such as a trace id; a
+   * `User-Agent` here replaces the client's. The headers the client owns (`Authorization`,
+   * `Idempotency-Key`, `Content-Type`, `X-Retry-Count`) are refused (`invalid_options`), never
+   * replaced in silence.
+   */
+  headers?: Record<string, string>;
 };
 
 /** Options of a create: the per-call options and the idempotency key of this logical create. */
@@ -81,16 +100,20 @@ export type Client = {
      * attempt; resolves to the 202 body (a retry that the service answers with the original task
      * resolves as that task).
      */
-    create(body: GenerationInput, options?: CreateOptions): Promise<GenerationAccepted>;
-    /** What this account will be charged for a request: checked locally, priced by the quote endpoint. */
+    create(body: GenerationInput, options?: CreateOptions): ImagegenPromise<GenerationAccepted>;
+    /**
+     * What this account will be charged for a request: checked locally, priced by the quote
+     * endpoint. An estimate is the client's own sum, not one answer: the quote it is built on is
+     * `estimate.quote` (its metadata: `client.quote(spec).withResponse()`).
+     */
     estimate(body: GenerationInput, options?: RequestOptions): Promise<Estimate>;
   };
   /** The quote endpoint's answer for a spec: the core's `quote` at this account's multiplier. */
-  quote(spec: QuoteSpec, options?: RequestOptions): Promise<QuoteAnswer>;
+  quote(spec: QuoteSpec, options?: RequestOptions): ImagegenPromise<QuoteAnswer>;
   /** Who the key belongs to. */
-  ping(options?: RequestOptions): Promise<PingAnswer>;
+  ping(options?: RequestOptions): ImagegenPromise<PingAnswer>;
   /** The account's balance. */
-  credits(options?: RequestOptions): Promise<CreditsAnswer>;
+  credits(options?: RequestOptions): ImagegenPromise<CreditsAnswer>;
 };
 
 const invalid = (message: string) => new ImagegenError({ code: "invalid_options", message });
@@ -115,7 +138,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * Checks the options once: every problem is an `invalid_options` error naming the option and the
  * values that would pass, the key never shown.
  */
-function settingsOf(options: ClientOptions): Settings {
+function settingsOf(options: ClientOptions, inPage: boolean): Settings {
   if (typeof options !== "object" || options === null) {
     throw invalid("createClient takes an options object: { apiKey, baseUrl }.");
   }
@@ -139,6 +162,12 @@ function settingsOf(options: ClientOptions): Settings {
       `baseUrl must be an absolute http or https URL without query or fragment, such as "https://api.example.com"; received ${typeof baseUrl === "string" ? JSON.stringify(baseUrl.slice(0, 100)) : typeof baseUrl}.`,
     );
   }
+  if (url.username !== "" || url.password !== "") {
+    // The credentials are not echoed: the sentence may be logged.
+    throw invalid(
+      "baseUrl must not hold credentials (user:password@): the client authenticates with apiKey alone.",
+    );
+  }
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     throw invalid("fetch must be a function.");
   }
@@ -149,6 +178,21 @@ function settingsOf(options: ClientOptions): Settings {
   if (fetch === undefined && typeof globalThis.fetch !== "function") {
     throw invalid("This runtime has no global fetch: pass one as the fetch option.");
   }
+  const logger = options.logger ?? globalThis.console;
+  const methods = ["debug", "info", "warn", "error"] as const;
+  if (
+    typeof logger !== "object" ||
+    logger === null ||
+    methods.some((name) => typeof logger[name] !== "function")
+  ) {
+    throw invalid("logger must be an object with debug, info, warn and error functions.");
+  }
+  const logLevel = options.logLevel ?? "warn";
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw invalid(
+      `logLevel must be one of ${LOG_LEVELS.map((l) => JSON.stringify(l)).join(", ")}; received ${typeof logLevel === "string" ? JSON.stringify(logLevel.slice(0, 20)) : typeof logLevel}.`,
+    );
+  }
   return {
     apiKey,
     baseUrl: url.href.replace(/\/+$/, ""),
@@ -157,12 +201,61 @@ function settingsOf(options: ClientOptions): Settings {
     timeoutMs: whole("timeoutMs", options.timeoutMs, 1, MAX_TIMER_MS, 60_000),
     maxRetryDelayMs: whole("maxRetryDelayMs", options.maxRetryDelayMs, 0, MAX_TIMER_MS, 10_000),
     onRetry: options.onRetry,
+    log: levelLogger(logger, logLevel),
+    userAgent: inPage ? undefined : `imagegen-pricing/${VERSION}`,
   };
+}
+
+/** The headers the client sets itself, which a call's `headers` may not name. */
+const OWN_HEADERS = new Set(["authorization", "idempotency-key", "content-type", "x-retry-count"]);
+
+/** A header name: an RFC 9110 token. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Whether a value goes in a header unchanged through every HTTP stack: visible ASCII, spaces and
+ * tabs only (no control character, no byte above 0x7E a proxy could re-decode).
+ *
+ * @internal
+ */
+export const headerSafe = (value: string): boolean => /^[\t\x20-\x7E]*$/.test(value);
+
+/** A call's own headers, checked: names in lower case, none the client owns, values a header can carry. */
+function callHeaders(headers: unknown): Record<string, string> | undefined {
+  if (headers === undefined) {
+    return undefined;
+  }
+  if (typeof headers !== "object" || headers === null || Array.isArray(headers)) {
+    throw invalid("headers must be an object of header names to string values.");
+  }
+  const checked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!TOKEN.test(name)) {
+      throw invalid(
+        `headers: ${JSON.stringify(name.slice(0, 40))} is not a header name (letters, digits and !#$%&'*+.^_\`|~-).`,
+      );
+    }
+    if (OWN_HEADERS.has(lower)) {
+      throw invalid(
+        `headers: ${name} is the client's own (it sets Authorization, Idempotency-Key, Content-Type and X-Retry-Count itself); give the key as apiKey, a create's key as idempotencyKey.`,
+      );
+    }
+    // The value is not shown: a header may hold a secret.
+    if (typeof value !== "string" || !headerSafe(value)) {
+      throw invalid(
+        `headers: the value of ${name} must be a string of visible ASCII characters, spaces and tabs.`,
+      );
+    }
+    checked[lower] = value;
+  }
+  return checked;
 }
 
 /** The per-call options as `send` takes them, checked like the client's own. */
 function callOptions(options: RequestOptions | undefined) {
   return {
+    headers: callHeaders(options?.headers),
     signal: options?.signal,
     timeoutMs:
       options?.timeoutMs === undefined
@@ -175,16 +268,47 @@ function callOptions(options: RequestOptions | undefined) {
   };
 }
 
+/** What a refused body breaks, for a sentence: how many rules, and the first. */
+function broken(issues: Issue[]): string {
+  const first = issues[0];
+  return `it breaks ${issues.length === 1 ? "a rule" : `${issues.length} rules`}${first ? ` (${first.path || "body"}: ${first.message})` : ""}; see issues`;
+}
+
 /** The rejection of a body the rules refuse: exactly `checkRequest`'s issues, nothing sent. */
 function refused(issues: Issue[], idempotencyKey?: string): ImagegenError {
   const first = issues[0];
   return new ImagegenError({
     code: "invalid_request",
-    message: `The request was not sent: it breaks ${issues.length === 1 ? "a rule" : `${issues.length} rules`}${first ? ` (${first.path || "body"}: ${first.message})` : ""}; see issues.`,
+    message: `The request was not sent: ${broken(issues)}.`,
     issues,
     param: first?.path || undefined,
     idempotencyKey,
   });
+}
+
+/**
+ * The key of a create, checked before anything is sent: the option's or the body's (they must
+ * agree), else a new UUID. A key the rules refuse (N13: 1 to 128 characters after trim) rejects
+ * with `invalid_request`, like every other rule of the body.
+ */
+function createKey(body: GenerationInput, opts: CreateOptions | undefined): string {
+  const given = opts?.idempotencyKey;
+  const bodyKey = (body as { idempotencyKey?: unknown } | null)?.idempotencyKey;
+  const differs =
+    typeof given === "string" && typeof bodyKey === "string"
+      ? given.trim() !== bodyKey.trim()
+      : given !== bodyKey;
+  if (given !== undefined && bodyKey !== undefined && differs) {
+    const message =
+      "The idempotencyKey option and the body's idempotencyKey differ; give one key, or the same in both.";
+    throw refused([{ path: "idempotencyKey", code: "idempotency_key_mismatch", message }]);
+  }
+  const withKey = given === undefined ? body : { ...body, idempotencyKey: given };
+  const checked = checkRequest(withKey);
+  if (!checked.success) {
+    throw refused(checked.issues, typeof given === "string" ? given : undefined);
+  }
+  return checked.output.idempotencyKey ?? globalThis.crypto.randomUUID();
 }
 
 /**
@@ -195,7 +319,7 @@ function refused(issues: Issue[], idempotencyKey?: string): ImagegenError {
  * key on every attempt; only what a retry can fix is retried.
  *
  * @param options - `apiKey` and `baseUrl` (required); `fetch`, `maxRetries`, `timeoutMs`,
- *   `maxRetryDelayMs`, `onRetry`; `dangerouslyAllowBrowser` to run in a page.
+ *   `maxRetryDelayMs`, `onRetry`, `logger`, `logLevel`; `dangerouslyAllowBrowser` to run in a page.
  * @returns The client: `generations.create`, `generations.estimate`, `quote`, `ping`, `credits`.
  * @throws ImagegenError `browser_not_allowed` in a page without the opt-in; `invalid_options`
  *   naming an option and the values that would pass.
@@ -216,49 +340,42 @@ export function createClient(options: ClientOptions): Client {
         "createClient refuses to run in a browser page: an API key in browser code is anyone's key. Call the service from your server; pass dangerouslyAllowBrowser: true only for a page that never leaves your machine.",
     });
   }
-  const settings = settingsOf(options);
-  // Async, so that a bad per-call option rejects like every other failure of a call.
-  const quote = async (spec: QuoteSpec, opts?: RequestOptions) =>
-    send<QuoteAnswer>(settings, {
+  const settings = settingsOf(options, inPage);
+  /** Sends a call: a bad per-call option rejects like every other failure of a call. */
+  const call = <T>(make: () => Call): ImagegenPromise<T> =>
+    new ImagegenPromise((async () => send<T>(settings, make()))());
+  const quote = (spec: QuoteSpec, opts?: RequestOptions) =>
+    call<QuoteAnswer>(() => ({
       method: "POST",
       path: "/api/pricing/quote",
       body: JSON.stringify(spec),
+      schema: ANSWER_SCHEMAS.quote,
       ...callOptions(opts),
-    });
+    }));
 
   return {
     generations: {
-      async create(body, opts) {
-        const given = opts?.idempotencyKey;
-        const bodyKey = (body as { idempotencyKey?: unknown } | null)?.idempotencyKey;
-        const differs =
-          typeof given === "string" && typeof bodyKey === "string"
-            ? given.trim() !== bodyKey.trim()
-            : given !== bodyKey;
-        if (given !== undefined && bodyKey !== undefined && differs) {
-          const message =
-            "The idempotencyKey option and the body's idempotencyKey differ; give one key, or the same in both.";
-          throw refused([{ path: "idempotencyKey", code: "idempotency_key_mismatch", message }]);
-        }
-        const withKey = given === undefined ? body : { ...body, idempotencyKey: given };
-        const checked = checkRequest(withKey);
-        if (!checked.success) {
-          throw refused(checked.issues, typeof given === "string" ? given : undefined);
-        }
-        const idempotencyKey = checked.output.idempotencyKey ?? globalThis.crypto.randomUUID();
-        return send<GenerationAccepted>(settings, {
-          method: "POST",
-          path: "/api/generations",
-          body: JSON.stringify({ ...body, idempotencyKey }),
-          idempotencyKey,
-          ...callOptions(opts),
-        });
-      },
+      create: (body, opts) =>
+        call<GenerationAccepted>(() => {
+          const idempotencyKey = createKey(body, opts);
+          return {
+            method: "POST",
+            path: "/api/generations",
+            body: JSON.stringify({ ...body, idempotencyKey }),
+            schema: ANSWER_SCHEMAS.accepted,
+            idempotencyKey,
+            // A key a header cannot carry unchanged goes in the body alone, which the service reads.
+            keyInHeader: headerSafe(idempotencyKey),
+            ...callOptions(opts),
+          };
+        }),
       async estimate(body, opts) {
         const checked = checkRequest(body);
         if (!checked.success) {
-          const { message, issues } = refused(checked.issues);
-          return { credits: null, reason: "invalid_request", message, issues: issues ?? [] };
+          const { issues } = checked;
+          // An estimate sends no generation: what did not happen is the pricing.
+          const message = `Nothing was priced: ${broken(issues)}.`;
+          return { credits: null, reason: "invalid_request", message, issues };
         }
         const request = checked.output;
         const answer = await quote(
@@ -277,7 +394,7 @@ export function createClient(options: ClientOptions): Client {
         // P5: every output image costs the same rounded amount, so the sum is a product of whole numbers.
         return {
           credits: request.imageCount * answer.credits,
-          perImageCredits: answer.credits,
+          perOutputCredits: answer.credits,
           imageCount: request.imageCount,
           request,
           quote: answer,
@@ -285,13 +402,19 @@ export function createClient(options: ClientOptions): Client {
       },
     },
     quote,
-    ping: async (opts) =>
-      send<PingAnswer>(settings, { method: "GET", path: "/api/ping", ...callOptions(opts) }),
-    credits: async (opts) =>
-      send<CreditsAnswer>(settings, {
+    ping: (opts) =>
+      call<PingAnswer>(() => ({
+        method: "GET",
+        path: "/api/ping",
+        schema: ANSWER_SCHEMAS.ping,
+        ...callOptions(opts),
+      })),
+    credits: (opts) =>
+      call<CreditsAnswer>(() => ({
         method: "GET",
         path: "/api/query/credits",
+        schema: ANSWER_SCHEMAS.credits,
         ...callOptions(opts),
-      }),
+      })),
   };
 }

@@ -9,7 +9,8 @@ export type { ServiceErrorCode };
  * The codes of the failures the client finds itself, when no answer of the service names one.
  *
  * Bad options, a page without the opt-in, a connection that failed or closed without an answer, an
- * attempt past its time, an abort by the caller, an answer that is not the service's JSON.
+ * attempt past its time, an abort by the caller, an answer that is not the service's JSON or not
+ * of the shape its interface gives (`invalid_response`).
  */
 export type ClientErrorCode =
   | "invalid_options"
@@ -37,6 +38,7 @@ export type ImagegenErrorInit = {
   idempotencyKey?: string | undefined;
   balance?: number | undefined;
   retryAfterMs?: number | undefined;
+  headers?: Headers | undefined;
   cause?: unknown;
 };
 
@@ -48,6 +50,7 @@ export type ImagegenErrorInit = {
  * failed carries the `idempotencyKey` it sent: retrying later with that key can never charge twice.
  */
 export class ImagegenError extends Error {
+  /** Always `"ImagegenError"`, so that a log names the class. */
   override readonly name = "ImagegenError";
   /** The service's `error.code`, or one of {@link ClientErrorCode} when no answer named one. */
   readonly code: ImagegenErrorCode;
@@ -67,6 +70,8 @@ export class ImagegenError extends Error {
   readonly balance: number | undefined;
   /** How long the service asked to wait (`Retry-After`), in milliseconds. */
   readonly retryAfterMs: number | undefined;
+  /** The answer's headers; absent when there was no answer. */
+  readonly headers: Headers | undefined;
 
   /**
    * Makes the error of one failed call.
@@ -84,5 +89,6 @@ export class ImagegenError extends Error {
     this.idempotencyKey = init.idempotencyKey;
     this.balance = init.balance;
     this.retryAfterMs = init.retryAfterMs;
+    this.headers = init.headers;
   }
 }

@@ -8,6 +8,23 @@
  * @module imagegen-pricing/client
  */
 
+// The core's types the client's answers are made of, so that a caller of this entry alone can name them.
+export type {
+  AspectRatio,
+  Background,
+  GenerationRequest,
+  GenerationType,
+  Issue,
+  ModelId,
+  PriceBreakdown,
+  PricedQuote,
+  Quality,
+  Quote,
+  QuoteReason,
+  QuoteSpec,
+  Resolution,
+  UnpricedQuote,
+} from "../index.js";
 export type {
   Billing,
   CreditsAnswer,
@@ -32,4 +49,6 @@ export type {
   ServiceErrorCode,
 } from "./errors.js";
 export { ImagegenError } from "./errors.js";
-export type { Fetch, RetryEvent } from "./send.js";
+export type { LogFn, Logger, LogLevel } from "./log.js";
+export { ImagegenPromise } from "./promise.js";
+export type { Fetch, RetryEvent, WithResponse } from "./send.js";

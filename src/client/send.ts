@@ -3,8 +3,11 @@
  * create), retried on what a retry can fix, waiting as the service asks or with a jittered
  * exponential backoff, each attempt bounded in time, an abort by the caller final.
  */
+import * as v from "valibot";
 import type { Issue } from "../types.js";
+import type { AnswerSchema } from "./answers.js";
 import { ImagegenError } from "./errors.js";
+import { type LevelLogger, redacted } from "./log.js";
 
 /** The statuses a retry can fix: a timeout, a rate limit, and a service that failed or was unreachable. */
 const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
@@ -29,6 +32,22 @@ export type RetryEvent = {
   idempotencyKey: string | undefined;
 };
 
+/** A call's data with what is known of the answer that carried it: what `withResponse()` resolves to. */
+export type WithResponse<T> = {
+  /** What the call resolves to: the answer's body, checked. */
+  data: T;
+  /** The service's `Request-Id` of the answer, to quote to its operator. */
+  requestId: string | undefined;
+  /** Whether the service answered a create with the task an earlier request of its key made (`Idempotent-Replayed`): nothing was charged this time. */
+  replayed: boolean;
+  /** The HTTP status of the answer (202 for a create, 200 for the others). */
+  status: number;
+  /** How many requests the call sent, this answer's included. */
+  attempts: number;
+  /** The answer's headers. */
+  headers: Headers;
+};
+
 /** The client's settings, checked. @internal */
 export type Settings = {
   apiKey: string;
@@ -40,16 +59,26 @@ export type Settings = {
   timeoutMs: number;
   maxRetryDelayMs: number;
   onRetry: ((event: RetryEvent) => void) | undefined;
+  /** The logger cut to the client's level. */
+  log: LevelLogger;
+  /** The `User-Agent` to send, or `undefined` in a page (a browser sends its own). */
+  userAgent: string | undefined;
 };
 
-/** One call: what is sent on every attempt. */
-type Call = {
+/** One call: what is sent on every attempt. @internal */
+export type Call = {
   method: "GET" | "POST";
   path: string;
   /** The JSON body, already serialized once. */
   body?: string;
-  /** Sent as `Idempotency-Key` on every attempt (the body carries it too). */
+  /** The shape a 2xx answer must have. */
+  schema: AnswerSchema;
+  /** A create's key, sent in the body on every attempt (and named by every error). */
   idempotencyKey?: string | undefined;
+  /** Whether the key is also sent as the `Idempotency-Key` header (a key a header can carry). */
+  keyInHeader?: boolean;
+  /** The caller's own headers, names in lower case, checked. */
+  headers?: Record<string, string> | undefined;
   signal?: AbortSignal | undefined;
   timeoutMs?: number | undefined;
   maxRetries?: number | undefined;
@@ -84,40 +113,64 @@ class Failed {
 }
 
 /**
- * Sends a call and resolves to the JSON body of its successful answer, retrying what a retry can
- * fix. Rejects with an {@link ImagegenError}: the last attempt's when retries run out, saying how
- * many were made.
- *
- * @param settings - The client's settings.
- * @param call - The method, path, body, key and per-call options.
- * @returns The parsed JSON of the 2xx answer.
- * @internal
+ * The headers of every attempt of a call but the retry count: the caller's own first, then the
+ * client's, which the caller's cannot replace (createClient refuses those names).
  */
-export async function send<T>(settings: Settings, call: Call): Promise<T> {
-  const maxRetries = call.maxRetries ?? settings.maxRetries;
-  const timeoutMs = call.timeoutMs ?? settings.timeoutMs;
-  const headers: Record<string, string> = { authorization: `Bearer ${settings.apiKey}` };
+function baseHeaders(settings: Settings, call: Call): Record<string, string> {
+  const headers: Record<string, string> = { ...call.headers };
+  if (settings.userAgent !== undefined && headers["user-agent"] === undefined) {
+    headers["user-agent"] = settings.userAgent;
+  }
+  headers.authorization = `Bearer ${settings.apiKey}`;
   if (call.body !== undefined) {
     headers["content-type"] = "application/json";
   }
-  if (call.idempotencyKey !== undefined) {
+  if (call.idempotencyKey !== undefined && call.keyInHeader === true) {
     headers["idempotency-key"] = call.idempotencyKey;
   }
+  return headers;
+}
+
+/**
+ * Sends a call and resolves to the checked JSON body of its successful answer, with the answer's
+ * metadata, retrying what a retry can fix. Rejects with an {@link ImagegenError}: the last
+ * attempt's when retries run out, saying how many were made.
+ *
+ * @param settings - The client's settings.
+ * @param call - The method, path, body, key, answer shape and per-call options.
+ * @returns The 2xx answer's body and metadata.
+ * @internal
+ */
+export async function send<T>(settings: Settings, call: Call): Promise<WithResponse<T>> {
+  const maxRetries = call.maxRetries ?? settings.maxRetries;
+  const timeoutMs = call.timeoutMs ?? settings.timeoutMs;
+  const base = baseHeaders(settings, call);
   const url = settings.baseUrl + call.path;
+  const { log } = settings;
   for (let attempt = 1; ; attempt++) {
     if (call.signal?.aborted) {
       throw aborted(call, attempt - 1);
     }
+    // Every attempt says which it is: 0 on the first, 1 on the first retry, ...
+    const headers = { ...base, "x-retry-count": String(attempt - 1) };
+    log.debug?.(`imagegen: sending ${call.method} ${call.path}, attempt ${attempt}`, {
+      method: call.method,
+      url,
+      attempt,
+      headers: redacted(headers),
+    });
+    const started = log.info === undefined ? 0 : Date.now();
     const done = await attemptOnce(settings, call, url, headers, timeoutMs);
     let failed: Failed;
     if (done.ended === "answered") {
       const judged = judge<T>(call, attempt, done);
+      logAnswer(settings, call, attempt, done, started, judged);
       if (!(judged instanceof Failed)) {
         return judged;
       }
       failed = judged;
     } else if (done.ended === "aborted" || call.signal?.aborted) {
-      throw aborted(call, attempt);
+      throw logged(settings, aborted(call, attempt));
     } else if (done.ended === "timed_out") {
       const message = `No answer to ${call.method} ${call.path} within ${timeoutMs} ms.`;
       failed = new Failed(failure(call, attempt, { code: "timeout", message }), true);
@@ -128,14 +181,23 @@ export async function send<T>(settings: Settings, call: Call): Promise<T> {
         true,
       );
     }
+    if (done.ended !== "answered") {
+      log.info?.(`imagegen: ${call.method} ${call.path} attempt ${attempt}: ${failed.error.code}`);
+    }
     const { error, retryable, retryAfterMs } = failed;
     if (!retryable) {
-      throw error;
+      throw logged(settings, error);
     }
     if (attempt > maxRetries) {
-      throw maxRetries === 0 ? error : exhausted(error, attempt);
+      throw logged(settings, maxRetries === 0 ? error : exhausted(error, attempt));
     }
-    const delayMs = Math.min(retryAfterMs ?? backoff(attempt), settings.maxRetryDelayMs);
+    if (retryAfterMs !== undefined && retryAfterMs > settings.maxRetryDelayMs) {
+      throw logged(settings, tooLong(call, error, retryAfterMs, settings.maxRetryDelayMs));
+    }
+    const delayMs = retryAfterMs ?? Math.min(backoff(attempt), settings.maxRetryDelayMs);
+    log.info?.(
+      `imagegen: retrying ${call.method} ${call.path} in ${Math.round(delayMs)} ms (attempt ${attempt} failed: ${error.code})`,
+    );
     try {
       settings.onRetry?.({
         attempt,
@@ -145,11 +207,65 @@ export async function send<T>(settings: Settings, call: Call): Promise<T> {
         path: call.path,
         idempotencyKey: call.idempotencyKey,
       });
-    } catch {
-      // A hook's own failure must not turn a retry into a lost call.
+    } catch (hookError) {
+      // A hook's own failure must not turn a retry into a lost call; only the logger hears of it.
+      log.warn?.(
+        `imagegen: onRetry threw (${hookError instanceof Error ? hookError.name : typeof hookError}); the retry goes on.`,
+      );
     }
-    await sleep(delayMs, call.signal, () => aborted(call, attempt));
+    await sleep(delayMs, call.signal, () => logged(settings, aborted(call, attempt)));
   }
+}
+
+/** Tells the logger, at `info`, how an answer ended, and at `debug` its headers; never its body. */
+function logAnswer(
+  settings: Settings,
+  call: Call,
+  attempt: number,
+  done: Attempt,
+  started: number,
+  judged: unknown,
+): void {
+  const { info, debug } = settings.log;
+  if (info === undefined) {
+    return;
+  }
+  const requestId = done.headers?.get("request-id") ?? undefined;
+  const outcome = judged instanceof Failed ? judged.error.code : "ok";
+  info(
+    `imagegen: ${call.method} ${call.path} attempt ${attempt}: ${done.status} ${outcome} in ${Date.now() - started} ms${requestId === undefined ? "" : ` (request ${requestId})`}`,
+  );
+  debug?.(`imagegen: answer to ${call.method} ${call.path}, attempt ${attempt}`, {
+    status: done.status,
+    requestId,
+    headers: plain(done.headers),
+  });
+}
+
+/** An answer's headers as a plain object, for a log. */
+function plain(headers: Headers | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers?.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
+/** Tells the logger, at `info`, of the error a call rejects with (its code, status, request id: never a key), and returns it. */
+function logged(settings: Settings, error: ImagegenError): ImagegenError {
+  const { info } = settings.log;
+  if (info === undefined) {
+    return error;
+  }
+  const key = error.idempotencyKey;
+  const message = key === undefined ? error.message : error.message.replaceAll(key, "[redacted]");
+  info(`imagegen: ${message}`, {
+    code: error.code,
+    status: error.status,
+    requestId: error.requestId,
+    attempts: error.attempts,
+  });
+  return error;
 }
 
 /**
@@ -238,20 +354,34 @@ function attemptOnce(
   });
 }
 
-/** What an answer means: the body of a success, or the service's error and whether a retry can fix it. */
-function judge<T>(call: Call, attempt: number, answer: Attempt): T | Failed {
+/** What an answer means: the checked body of a success, or the service's error and whether a retry can fix it. */
+function judge<T>(call: Call, attempt: number, answer: Attempt): WithResponse<T> | Failed {
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
   } catch {
     body = undefined;
   }
+  const headers = answer.headers ?? new Headers();
+  const requestId = headers.get("request-id") ?? undefined;
   if (answer.status >= 200 && answer.status < 300) {
-    if (typeof body === "object" && body !== null) {
-      return body as T;
+    const wrong = shapeError(call.schema, body);
+    if (wrong === undefined) {
+      const replayed = headers.get("idempotent-replayed") === "true";
+      return {
+        data: body as T,
+        requestId,
+        replayed,
+        status: answer.status,
+        attempts: attempt,
+        headers,
+      };
     }
-    const message = `The answer to ${call.method} ${call.path} (status ${answer.status}) is not a JSON object.`;
-    const requestId = answer.headers?.get("request-id") ?? undefined;
+    const charged =
+      call.idempotencyKey === undefined
+        ? ""
+        : " The generation may have been accepted: a create again with the same key gets its task, never a second charge.";
+    const message = `The answer to ${call.method} ${call.path} (status ${answer.status}) is not the service's: ${wrong}.${charged}`;
     // A success that cannot be read is retried: a create's key makes the retry a replay of the same task.
     return new Failed(
       failure(call, attempt, {
@@ -259,18 +389,18 @@ function judge<T>(call: Call, attempt: number, answer: Attempt): T | Failed {
         message,
         status: answer.status,
         requestId,
+        headers,
       }),
       true,
     );
   }
-  const requestId = answer.headers?.get("request-id") ?? undefined;
   const fields = (body as { error?: Record<string, unknown> } | undefined)?.error;
   const code = typeof fields?.code === "string" ? fields.code : "invalid_response";
   const message =
     typeof fields?.message === "string"
       ? fields.message
       : `The service answered ${call.method} ${call.path} with status ${answer.status} and no error body.`;
-  const retryAfterMs = answer.headers && retryAfterOf(answer.headers);
+  const retryAfterMs = retryAfterOf(headers);
   const error = failure(call, attempt, {
     code,
     message,
@@ -280,8 +410,27 @@ function judge<T>(call: Call, attempt: number, answer: Attempt): T | Failed {
     issues: Array.isArray(fields?.issues) ? (fields.issues as Issue[]) : undefined,
     balance: code === "insufficient_credits" ? balanceOf(fields, message) : undefined,
     retryAfterMs,
+    headers,
   });
   return new Failed(error, RETRY_STATUSES.has(answer.status), retryAfterMs);
+}
+
+/**
+ * What is wrong with a 2xx body, by the shape the interface gives the answer: `undefined` when it
+ * has that shape, else the first field that breaks it and what was expected there (never the value
+ * received, which may hold the prompt).
+ */
+function shapeError(schema: AnswerSchema, body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return "its body is not a JSON object";
+  }
+  const parsed = v.safeParse(schema, body);
+  if (parsed.success) {
+    return undefined;
+  }
+  const [issue] = parsed.issues;
+  const path = v.getDotPath(issue) ?? "body";
+  return `${path} is not ${issue.expected ?? "of the service's shape"}`;
 }
 
 /** The balance an `insufficient_credits` answer gives: a field of its own, else the one its sentence names. */
@@ -380,6 +529,37 @@ function exhausted(error: ImagegenError, attempts: number): ImagegenError {
     idempotencyKey: error.idempotencyKey,
     balance: error.balance,
     retryAfterMs: error.retryAfterMs,
+    headers: error.headers,
+    cause: error.cause,
+  });
+}
+
+/**
+ * The error of an answer that asks for a longer wait than `maxRetryDelayMs`: not retried, so that
+ * the caller can schedule the call for when the service asked (`retryAfterMs`).
+ */
+function tooLong(
+  call: Call,
+  error: ImagegenError,
+  retryAfterMs: number,
+  maxRetryDelayMs: number,
+): ImagegenError {
+  const key =
+    call.idempotencyKey === undefined
+      ? ""
+      : ` Create again with idempotencyKey "${call.idempotencyKey}" then: never charged twice.`;
+  return new ImagegenError({
+    code: error.code,
+    message: `${error.message} (not retried: the service asked to wait ${Math.ceil(retryAfterMs)} ms, more than maxRetryDelayMs ${maxRetryDelayMs}; see retryAfterMs.${key})`,
+    status: error.status,
+    requestId: error.requestId,
+    param: error.param,
+    issues: error.issues,
+    attempts: error.attempts,
+    idempotencyKey: error.idempotencyKey,
+    balance: error.balance,
+    retryAfterMs,
+    headers: error.headers,
     cause: error.cause,
   });
 }

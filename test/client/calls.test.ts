@@ -2,7 +2,10 @@
  * The client's calls against the reference server in process: what each resolves to, the local
  * check before a create, the key a create sends, the estimate, and the typed errors.
  */
+
+import type * as v from "valibot";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
+import { ANSWER_SCHEMAS } from "../../src/client/answers.js";
 import {
   type CreditsAnswer,
   createClient,
@@ -54,6 +57,22 @@ describe("the answers", () => {
     // The client's quote is the core's Quote (its reason a QuoteReason, not any string): narrower, and assignable to the server's.
     expectTypeOf<QuoteAnswer>().toExtend<server.QuoteAnswer>();
     expectTypeOf<server.NextChange>().toEqualTypeOf<NonNullable<QuoteAnswer["nextChange"]>>();
+  });
+
+  it("S3, S9, S10, S11: the shapes the client checks each 2xx against are exactly the answer types (checked by tsc)", () => {
+    type Out<K extends keyof typeof ANSWER_SCHEMAS> = v.InferOutput<(typeof ANSWER_SCHEMAS)[K]>;
+    expectTypeOf<Out<"accepted">>().toEqualTypeOf<GenerationAccepted>();
+    expectTypeOf<Out<"ping">>().toEqualTypeOf<PingAnswer>();
+    expectTypeOf<Out<"credits">>().toEqualTypeOf<CreditsAnswer>();
+    // A union: compared by assignability both ways.
+    type Quoted = Out<"quote">;
+    type Both = [Quoted] extends [QuoteAnswer]
+      ? [QuoteAnswer] extends [Quoted]
+        ? true
+        : false
+      : false;
+    expectTypeOf<Both>().toEqualTypeOf<true>();
+    expect(Object.keys(ANSWER_SCHEMAS)).toEqual(["accepted", "quote", "ping", "credits"]);
   });
 });
 
@@ -163,12 +182,12 @@ describe("estimate", () => {
     } as const;
     const estimate = await d.client.generations.estimate(body);
     // (120 + 10 x 1 reference) x 1.15 = 149.5, half-up 150 per image; three images 450.
-    expect(estimate).toMatchObject({ credits: 450, perImageCredits: 150, imageCount: 3 });
+    expect(estimate).toMatchObject({ credits: 450, perOutputCredits: 150, imageCount: 3 });
     const accepted = await d.client.generations.create(body);
     expect(accepted.billing.totalCreditCost).toBe(estimate.credits);
   });
 
-  it("P2: a body the rules refuse has credits: null with invalid_request and its issues, and nothing is sent", async () => {
+  it("P2: a body the rules refuse has credits: null with invalid_request and its issues, says nothing was priced, and nothing is sent", async () => {
     const d = await double();
     const estimate = await d.client.generations.estimate({
       prompt: "x",
@@ -177,6 +196,10 @@ describe("estimate", () => {
     });
     const checked = checkRequest({ prompt: "x", modelId: "alpha-img2-5-flare", quality: "xhigh" });
     expect(estimate).toMatchObject({ credits: null, reason: "invalid_request" });
+    // An estimate sends no generation: what it reports is that nothing was priced.
+    expect(estimate.credits === null && estimate.message).toMatch(
+      /^Nothing was priced: it breaks a rule \(quality: /,
+    );
     expect(estimate.credits === null && estimate.issues).toEqual(
       checked.success ? [] : checked.issues,
     );

@@ -123,7 +123,8 @@ describe.each<Transport>(["in process", "over a socket"])(
     });
 
     it("S17: 503 with Retry-After and 500 change nothing on the service; the retries resolve, charged once, every attempt under one key", async () => {
-      const s = await setupOn(transport, { maxRetries: 2 });
+      // The 503 asks for 1 s: within the cap, so it is waited as asked.
+      const s = await setupOn(transport, { maxRetries: 2, maxRetryDelayMs: 1000 });
       try {
         await addFaults(s.server, [{ kind: "unavailable", retryAfterS: 1 }, { kind: "internal" }]);
         const outcome = await createOnce(s.client, s.retries, BODY, "flaky-1");
@@ -166,11 +167,11 @@ describe.each<Transport>(["in process", "over a socket"])(
     });
 
     it("S17, S5: lost, unavailable, internal and lost again, mixed: the fifth attempt resolves as the task the first lost answer made", async () => {
-      const s = await setupOn(transport, { maxRetries: 4 });
+      const s = await setupOn(transport, { maxRetries: 4, maxRetryDelayMs: 1000 });
       try {
         await addFaults(s.server, [
           { kind: "lose_answer" },
-          { kind: "unavailable", retryAfterS: 3 },
+          { kind: "unavailable", retryAfterS: 1 },
           { kind: "internal" },
           { kind: "lose_answer" },
         ]);
@@ -214,20 +215,27 @@ describe.each<Transport>(["in process", "over a socket"])(
       }
     });
 
-    it("S17: 503s that outlast the retries reject with the last answer's error, and nothing is charged", async () => {
-      const s = await setupOn(transport, { maxRetries: 2 });
+    it("S17: a 503 asking a longer wait than maxRetryDelayMs rejects at once with that wait, nothing charged; its key later resolves", async () => {
+      const s = await setupOn(transport, { maxRetries: 2, maxRetryDelayMs: 1000 });
       try {
-        await addFaults(s.server, [{ kind: "unavailable", times: 3 }]);
+        await addFaults(s.server, [{ kind: "unavailable", retryAfterS: 30 }]);
         const outcome = await createOnce(s.client, s.retries, BODY, "down-1");
         expect(outcome.error).toMatchObject({
           code: "service_unavailable",
           status: 503,
-          attempts: 3,
+          attempts: 1,
+          retryAfterMs: 30_000,
+          idempotencyKey: "down-1",
         });
         expect(outcome.error?.requestId).toMatch(/^req_/);
+        expect(s.retries).toEqual([]);
         await s.settle();
         await expectChargedOnce(s.server, s.userId, [outcome]);
         expect(await s.admin.balance(s.userId)).toBe(10_000);
+        // When the caller's own schedule says so: the same key, charged once.
+        const later = await s.client.generations.create(BODY, { idempotencyKey: "down-1" });
+        expect(later.billing.totalCreditCost).toBe(COST);
+        expect(await s.admin.balance(s.userId)).toBe(10_000 - COST);
       } finally {
         await s.close();
       }

@@ -17,12 +17,25 @@ const BODY = { prompt: "a fox", modelId: "beta2" } as const;
 const ACCEPTED = {
   batch: {
     taskId: "task_1",
-    request: {},
-    results: [],
+    request: {
+      imageCount: 1,
+      modelId: "beta2",
+      aspectRatio: "1:1",
+      resolution: "1K",
+      prompt: "a fox",
+    },
+    results: [{ job: { id: "job_1", status: "queued" }, assets: [] }],
     totalCreditCost: 80,
     balanceAfterCredits: 920,
   },
   billing: { totalCreditCost: 80, balanceAfterCredits: 920 },
+};
+const PING = {
+  ok: true,
+  service: "imagegen-pricing-reference",
+  authProvider: "api_key",
+  userId: "usr_1",
+  apiKeyId: "apk_1",
 };
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -197,14 +210,14 @@ describe("what is retried", () => {
 });
 
 describe("how long it waits", () => {
-  it("Retry-After (seconds or an HTTP date) and retry-after-ms are honoured, capped by maxRetryDelayMs", async () => {
+  it("Retry-After (seconds or an HTTP date) and retry-after-ms are waited as asked, within maxRetryDelayMs", async () => {
     vi.useFakeTimers({ now: Date.parse("2030-01-01T00:00:00Z") });
     const { fetch } = scripted([
       failed(503, "service_unavailable", { "retry-after": "3" }),
       failed(429, "rate_limited", { "retry-after-ms": "250", "retry-after": "9" }),
       failed(503, "service_unavailable", { "retry-after": "Tue, 01 Jan 2030 00:00:05 GMT" }),
-      failed(503, "service_unavailable", { "retry-after": "3600" }),
-      json(200, { ok: true }),
+      failed(503, "service_unavailable", { "retry-after": "10" }),
+      json(200, PING),
     ]);
     const { client, retries } = clientWith(fetch, { maxRetries: 4, maxRetryDelayMs: 10_000 });
     const done = client.ping();
@@ -215,10 +228,42 @@ describe("how long it waits", () => {
     await vi.advanceTimersByTimeAsync(250);
     expect(fetch).toHaveBeenCalledTimes(3);
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(await done).toEqual({ ok: true });
-    // The date is 5 s after the clock's start, read 3.25 s in; an hour is cut to the cap.
+    expect(await done).toEqual(PING);
+    // The date is 5 s after the clock's start, read 3.25 s in; 10 s is the cap itself.
     expect(retries.map((r) => r.delayMs)).toEqual([3000, 250, 1750, 10_000]);
     expect(retries[0]?.error.retryAfterMs).toBe(3000);
+  });
+
+  it("a Retry-After above maxRetryDelayMs is not retried: the call rejects at once with the wait asked as retryAfterMs", async () => {
+    for (const [headers, asked] of [
+      [{ "retry-after": "3600" }, 3_600_000],
+      [{ "retry-after-ms": "10001" }, 10_001],
+    ] as const) {
+      const { fetch } = scripted([
+        failed(503, "service_unavailable", headers),
+        json(202, ACCEPTED),
+      ]);
+      const { client, retries } = clientWith(fetch, { maxRetryDelayMs: 10_000 });
+      const error = (await rejection(
+        client.generations.create(BODY, { idempotencyKey: "order-9" }),
+      )) as ImagegenError;
+      expect(fetch).toHaveBeenCalledTimes(1);
+      expect(retries).toEqual([]);
+      expect(error).toMatchObject({
+        code: "service_unavailable",
+        status: 503,
+        attempts: 1,
+        retryAfterMs: asked,
+        idempotencyKey: "order-9",
+        requestId: "req_1",
+      });
+      expect(error.message).toContain(`asked to wait ${asked} ms, more than maxRetryDelayMs 10000`);
+      expect(error.message).toContain('idempotencyKey "order-9"');
+    }
+    // With maxRetryDelayMs 0 (never wait), a service asking for any wait ends the call at once.
+    const { fetch } = scripted([failed(429, "rate_limited", { "retry-after": "1" })]);
+    const error = (await rejection(clientWith(fetch).client.ping())) as ImagegenError;
+    expect(error).toMatchObject({ code: "rate_limited", attempts: 1, retryAfterMs: 1000 });
   });
 
   it("without Retry-After: exponential backoff from 500 ms, less up to a quarter at random, capped by maxRetryDelayMs", async () => {
@@ -300,7 +345,7 @@ describe("the attempt's time limit and the caller's abort", () => {
   });
 
   it("a signal aborted before the call sends nothing", async () => {
-    const { fetch } = scripted([json(200, { ok: true })]);
+    const { fetch } = scripted([json(200, PING)]);
     const error = await rejection(clientWith(fetch).client.ping({ signal: AbortSignal.abort() }));
     expect(error).toMatchObject({ code: "aborted", attempts: 0 });
     expect(fetch).not.toHaveBeenCalled();
@@ -326,7 +371,7 @@ describe("the attempt's time limit and the caller's abort", () => {
     vi.useFakeTimers();
     const { fetch } = scripted([
       failed(503, "service_unavailable", { "retry-after": "30" }),
-      json(200, { ok: true }),
+      json(200, PING),
     ]);
     const controller = new AbortController();
     const { client } = clientWith(fetch, { maxRetryDelayMs: 60_000 });
@@ -378,7 +423,7 @@ describe("createClient's options", () => {
   });
 
   it("a bad per-call option rejects the call (never throws), naming the option; nothing is sent", async () => {
-    const { fetch } = scripted([json(200, { ok: true })]);
+    const { fetch } = scripted([json(200, PING)]);
     const client = createClient({ ...base, fetch });
     const pending = client.ping({ timeoutMs: -5 });
     expect(pending).toBeInstanceOf(Promise);
@@ -410,7 +455,7 @@ describe("createClient's options", () => {
   });
 
   it("a base URL's path prefix and trailing slash are kept right: every call goes under it", async () => {
-    const { fetch, sent } = scripted([json(200, { ok: true })]);
+    const { fetch, sent } = scripted([json(200, PING)]);
     await createClient({ apiKey: KEY, baseUrl: "https://api.example.com/v1/", fetch }).ping();
     expect(sent[0]?.request.url).toBe("https://api.example.com/v1/api/ping");
     expect(sent[0]?.request.headers.get("authorization")).toBe(`Bearer ${KEY}`);
@@ -430,9 +475,9 @@ describe("createClient's options", () => {
 
   it("without a fetch option it uses globalThis.fetch as it is at each call, with the URL and the request's parts", async () => {
     const client = createClient(base);
-    const fetch = vi.fn(async (_url: string, _init: RequestInit) => json(200, { ok: true }));
+    const fetch = vi.fn(async (_url: string, _init: RequestInit) => json(200, PING));
     vi.stubGlobal("fetch", fetch);
-    expect(await client.ping()).toEqual({ ok: true });
+    expect(await client.ping()).toEqual(PING);
     expect(fetch).toHaveBeenCalledTimes(1);
     const [url, init] = fetch.mock.calls[0] as [string, RequestInit];
     expect(url).toBe("https://api.example.com/api/ping");
