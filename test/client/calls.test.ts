@@ -3,6 +3,7 @@
  * check before a create, the key a create sends, the estimate, and the typed errors.
  */
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
+import type * as server from "../../scripts/openapi/schemas.js";
 import {
   type CreditsAnswer,
   createClient,
@@ -12,7 +13,6 @@ import {
   type QuoteAnswer,
 } from "../../src/client/index.js";
 import { checkRequest, computeCharge, quote } from "../../src/index.js";
-import type * as server from "../../src/server/openapi/schemas.js";
 import { createAttempts, double, IN_PROCESS, ledgerOf, rejection } from "./helpers.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,12 +1,12 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { quote } from "../../src/index.js";
 import {
   CreditsAnswerSchema,
   PingAnswerSchema,
   PricedQuoteSchema,
   UnpricedQuoteSchema,
-} from "../../src/server/openapi/schemas.js";
+} from "../../scripts/openapi/schemas.js";
+import { quote } from "../../src/index.js";
 import { errorOf, setup } from "./helpers.js";
 
 describe("ping, credits and quote", () => {

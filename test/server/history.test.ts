@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { PricedQuoteSchema, UnpricedQuoteSchema } from "../../scripts/openapi/schemas.js";
 import {
   type Catalog,
   CatalogHistoryError,
@@ -14,7 +15,6 @@ import {
 } from "../../src/index.js";
 import { createReferenceServer, type LogEntry } from "../../src/server/index.js";
 import { createOpenApiDocument } from "../../src/server/openapi/document.js";
-import { PricedQuoteSchema, UnpricedQuoteSchema } from "../../src/server/openapi/schemas.js";
 import { ledgerBalance } from "../support/ledger.js";
 import { errorOf, setup } from "./helpers.js";
 
