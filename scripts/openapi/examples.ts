@@ -29,7 +29,7 @@ const named = (values: Record<string, unknown>): Media => ({
 
 const GRANTED = 250;
 const CREATED_AT = "2026-11-23T09:30:00.000Z";
-const issue = (path: string, code: string, message: string): readonly Issue[] => [
+const issue = (path: string, code: string, message: string): readonly Issue<string>[] => [
   { path, code, message },
 ];
 const issuesOf = (result: Result<unknown>) => (result.success ? [] : result.issues);
@@ -172,7 +172,7 @@ export function createExamples(catalog: Catalog) {
     internal_error: [m.internalError()],
   };
   // What each operation's invalid_request example finds wrong, by operation id.
-  const invalid: Record<string, readonly Issue[]> = {
+  const invalid: Record<string, readonly Issue<string>[]> = {
     createGeneration: issuesOf(
       checkRequest({ prompt: " ", modelId: modelId, resolution: "8K" }, { catalog }),
     ),

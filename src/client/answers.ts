@@ -79,5 +79,5 @@ export type Estimate =
       reason: QuoteReason | "invalid_request";
       message: string;
       /** Every issue of a refused body. */
-      issues?: Issue[];
+      issues?: Issue<string>[];
     };

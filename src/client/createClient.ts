@@ -176,7 +176,7 @@ function callOptions(options: RequestOptions | undefined) {
 }
 
 /** The rejection of a body the rules refuse: exactly `checkRequest`'s issues, nothing sent. */
-function refused(issues: Issue[], idempotencyKey?: string): ImagegenError {
+function refused(issues: Issue<string>[], idempotencyKey?: string): ImagegenError {
   const first = issues[0];
   return new ImagegenError({
     code: "invalid_request",

@@ -11,6 +11,7 @@ import { computeCharge } from "../../pricing/computeCharge.js";
 import { quote } from "../../pricing/quote.js";
 import type { QuoteSpec } from "../../pricing/quoteSpec.js";
 import { checkRequest } from "../../request/checkRequest.js";
+import type { Quality, Resolution } from "../../types.js";
 import { jobId } from "../ids.js";
 import { serverMessages as m } from "../messages.js";
 
@@ -49,8 +50,8 @@ export function catalogExamples(catalog: Catalog) {
     );
   }
   // A catalog's lists are never empty (CatalogSchema), so the first entry is there.
-  const resolution = model.defaultResolution ?? (model.resolutions[0] as string);
-  const quality = model.qualities.includes("medium") ? "medium" : (model.qualities[0] as string);
+  const resolution = model.defaultResolution ?? (model.resolutions[0] as Resolution);
+  const quality = model.qualities.includes("medium") ? "medium" : (model.qualities[0] as Quality);
   const spec: QuoteSpec = { kind: "image", modelId: model.id, resolution, quality };
   const unknownModel: QuoteSpec = { kind: "image", modelId: "delta-video-1" };
   const account = { account: { multiplier: EXAMPLE_MULTIPLIER }, catalog };
