@@ -17,6 +17,19 @@ import { catalog as builtIn } from "./models/catalog.js";
 import { GENERATION_TYPES, LIMITS } from "./models/lists.js";
 import { type Catalog, findModel, type ModelSpec } from "./models/modelSpec.js";
 
+// The core's catalog type these functions take, and the types it is made of, so that the entry's
+// declarations name no type the entry does not export.
+export type {
+  AspectRatio,
+  Background,
+  Catalog,
+  ModelSpec,
+  OutputFormat,
+  PriceGrid,
+  Quality,
+  Resolution,
+} from "./index.js";
+
 /**
  * A JSON Schema (draft-07) as these functions return it: the keywords they write, each optional.
  *

@@ -60,7 +60,7 @@ export type Background = "auto" | "opaque" | "transparent";
 export type OutputFormat = "png" | "jpeg" | "webp";
 
 /**
- * A generation request after {@link normalizeRequest}: trimmed, defaults applied, references
+ * A generation request after `normalizeRequest`: trimmed, defaults applied, references
  * de-duplicated.
  *
  * `idempotencyKey` stays absent when the body had none (N13).

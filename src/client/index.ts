@@ -8,6 +8,25 @@
  * @module imagegen-pricing/client
  */
 
+// The core's types the client's calls take and answer with, and the types they are made of, so
+// that the entry's declarations name no type the entry does not export.
+export type {
+  AspectRatio,
+  Background,
+  GenerationRequest,
+  GenerationType,
+  Issue,
+  IssueCode,
+  ModelId,
+  PriceBreakdown,
+  PricedQuote,
+  Quality,
+  Quote,
+  QuoteReason,
+  QuoteSpec,
+  Resolution,
+  UnpricedQuote,
+} from "../index.js";
 export type {
   Billing,
   CreditsAnswer,
