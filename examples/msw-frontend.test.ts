@@ -53,6 +53,7 @@ describe("recipe: MSW handlers that call server.fetch", () => {
 
   it("S11: a resolution outside the public list is previewed as not available, as the core's quote says", async () => {
     expect(await pricePreview("beta2", "8K")).toBe("not available");
+    // @ts-expect-error "8K" is not a resolution, so this does not compile; quote still judges it.
     expect(quote({ kind: "image", modelId: "beta2", resolution: "8K" }).credits).toBeNull();
   });
 });

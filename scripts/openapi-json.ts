@@ -2,17 +2,18 @@
  * Writes the OpenAPI documents as files, for tools that read a document without starting a server
  * (Prism, client generators, contract tests): data/openapi.json (the service's document for the
  * built-in catalog, exported as `imagegen-pricing/openapi.json`) and data/admin-openapi.json (the
- * admin API's, exported as `imagegen-pricing/admin-openapi.json`). test/package/openapiFiles.test.ts
- * fails while either differs from what `createOpenApiDocument()` / `createAdminOpenApiDocument()` build.
+ * admin API's, exported as `imagegen-pricing/admin-openapi.json`), built from the valibot schemas
+ * and the examples of scripts/openapi/. A server serves these files as they are (for the built-in
+ * catalog); test/package/openapiFiles.test.ts fails while either differs from what this script makes.
  *
  *   npm run openapi:json              regenerate both files
  *   npm run openapi:json -- --check   exit 1 when either file is out of date
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { createAdminOpenApiDocument } from "../src/server/openapi/admin.js";
-import { createOpenApiDocument } from "../src/server/openapi/document.js";
 import { writeOrCheck } from "./generated.js";
+import { buildAdminOpenApiDocument } from "./openapi/admin.js";
+import { buildOpenApiDocument } from "./openapi/document.js";
 
 export const OPENAPI_JSON_PATH = fileURLToPath(new URL("../data/openapi.json", import.meta.url));
 export const ADMIN_OPENAPI_JSON_PATH = fileURLToPath(
@@ -45,11 +46,8 @@ export function renderDocument(document: unknown, path: string): string {
  */
 export function openApiFiles(): [string, string][] {
   return [
-    [OPENAPI_JSON_PATH, renderDocument(createOpenApiDocument(), OPENAPI_JSON_PATH)],
-    [
-      ADMIN_OPENAPI_JSON_PATH,
-      renderDocument(createAdminOpenApiDocument(), ADMIN_OPENAPI_JSON_PATH),
-    ],
+    [OPENAPI_JSON_PATH, renderDocument(buildOpenApiDocument(), OPENAPI_JSON_PATH)],
+    [ADMIN_OPENAPI_JSON_PATH, renderDocument(buildAdminOpenApiDocument(), ADMIN_OPENAPI_JSON_PATH)],
   ];
 }
 

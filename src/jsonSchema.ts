@@ -2,8 +2,9 @@
  * JSON Schemas of a generation request, for tools outside TypeScript: form builders, OpenAPI
  * documents, validators in other languages. Kept out of the core entry (`imagegen-pricing`) so a
  * browser bundle that only prices does not carry them; import it from `imagegen-pricing/json-schema`.
- * The request schema was converted from its valibot schema ahead of time (scripts/jsonSchemas.ts),
- * so no converter runs, or is installed, at run time.
+ * The request schema was converted from its valibot schema when the package was built
+ * (scripts/jsonSchemas.ts, into data/request.converted.json), so no converter runs, or is installed,
+ * at run time.
  *
  * A JSON Schema cannot trim strings or say "count the distinct ids", so these schemas describe the
  * canonical form of a request (already trimmed, ids already distinct). They are a guide for what to
@@ -11,87 +12,53 @@
  *
  * @module imagegen-pricing/json-schema
  */
-import { JSON_SCHEMAS } from "./generated/jsonSchemas.js";
+import convertedRequest from "../data/request.converted.json" with { type: "json" };
 import { catalog as builtIn } from "./models/catalog.js";
 import { GENERATION_TYPES, LIMITS } from "./models/lists.js";
 import { type Catalog, findModel, type ModelSpec } from "./models/modelSpec.js";
 
-/** The name of a JSON type. */
-export type JSONSchema7TypeName =
-  | "string"
-  | "number"
-  | "integer"
-  | "boolean"
-  | "object"
-  | "array"
-  | "null";
-
-/** A JSON value, as a schema's `enum`, `const` or `default` holds it. */
-export type JSONSchema7Type =
-  | string
-  | number
-  | boolean
-  | null
-  | JSONSchema7Type[]
-  | { [key: string]: JSONSchema7Type };
-
-/** A JSON Schema, or `true` / `false` (any value, no value). */
-export type JSONSchema7Definition = JSONSchema7 | boolean;
+// The core's catalog type these functions take, and the types it is made of, so that the entry's
+// declarations name no type the entry does not export.
+export type {
+  AspectRatio,
+  Background,
+  Catalog,
+  ModelSpec,
+  OutputFormat,
+  PriceGrid,
+  Quality,
+  Resolution,
+} from "./index.js";
 
 /**
- * A JSON Schema (draft-07): the keywords these schemas use and the other common ones.
+ * A JSON Schema (draft-07) as these functions return it: the keywords they write, each optional.
  *
- * The same shape as `JSONSchema7` of `@valibot/to-json-schema` and `@types/json-schema`, declared
- * here so that no converter is needed at run time.
+ * Plain JSON, assignable to `JsonSchema` of `@types/json-schema` for a caller who uses that type.
  */
-export interface JSONSchema7 {
-  $id?: string | undefined;
-  $ref?: string | undefined;
-  $schema?: string | undefined;
-  $comment?: string | undefined;
-  $defs?: Record<string, JSONSchema7Definition> | undefined;
-  type?: JSONSchema7TypeName | JSONSchema7TypeName[] | undefined;
-  enum?: JSONSchema7Type[] | undefined;
-  const?: JSONSchema7Type | undefined;
-  multipleOf?: number | undefined;
-  maximum?: number | undefined;
-  exclusiveMaximum?: number | undefined;
-  minimum?: number | undefined;
-  exclusiveMinimum?: number | undefined;
-  maxLength?: number | undefined;
-  minLength?: number | undefined;
-  pattern?: string | undefined;
-  items?: JSONSchema7Definition | JSONSchema7Definition[] | undefined;
-  additionalItems?: JSONSchema7Definition | undefined;
-  maxItems?: number | undefined;
-  minItems?: number | undefined;
-  uniqueItems?: boolean | undefined;
-  contains?: JSONSchema7Definition | undefined;
-  maxProperties?: number | undefined;
-  minProperties?: number | undefined;
-  required?: string[] | undefined;
-  properties?: Record<string, JSONSchema7Definition> | undefined;
-  patternProperties?: Record<string, JSONSchema7Definition> | undefined;
-  additionalProperties?: JSONSchema7Definition | undefined;
-  dependencies?: Record<string, JSONSchema7Definition | string[]> | undefined;
-  propertyNames?: JSONSchema7Definition | undefined;
-  if?: JSONSchema7Definition | undefined;
-  then?: JSONSchema7Definition | undefined;
-  else?: JSONSchema7Definition | undefined;
-  allOf?: JSONSchema7Definition[] | undefined;
-  anyOf?: JSONSchema7Definition[] | undefined;
-  oneOf?: JSONSchema7Definition[] | undefined;
-  not?: JSONSchema7Definition | undefined;
-  format?: string | undefined;
-  contentMediaType?: string | undefined;
-  contentEncoding?: string | undefined;
-  definitions?: Record<string, JSONSchema7Definition> | undefined;
-  title?: string | undefined;
-  description?: string | undefined;
-  default?: JSONSchema7Type | undefined;
-  readOnly?: boolean | undefined;
-  writeOnly?: boolean | undefined;
-  examples?: JSONSchema7Type[] | undefined;
+export interface JsonSchema {
+  $schema?: string;
+  title?: string;
+  description?: string;
+  type?: "object" | "array" | "string" | "integer" | "number" | "boolean" | "null";
+  /** Each field's schema, by name. */
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean;
+  /** Rules that hold together: here, the ones that tie one field to another (N12, V2). */
+  allOf?: JsonSchema[];
+  if?: JsonSchema;
+  then?: JsonSchema;
+  else?: JsonSchema;
+  enum?: string[];
+  const?: string;
+  default?: string | number | string[];
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
 }
 
 const DRAFT = "http://json-schema.org/draft-07/schema#";
@@ -100,7 +67,7 @@ const DRAFT = "http://json-schema.org/draft-07/schema#";
  * What no valibot action can say in JSON: an image-to-image request lists at least one reference,
  * a text-to-image request lists none (N12).
  */
-const REFERENCE_RULES: JSONSchema7["allOf"] = [
+const REFERENCE_RULES: JsonSchema[] = [
   {
     if: {
       properties: { generationType: { const: "image-to-image" } },
@@ -113,8 +80,8 @@ const REFERENCE_RULES: JSONSchema7["allOf"] = [
 ];
 
 /** Adds what the conversion cannot see: no unknown fields (N2), lengths in code points (N4, N13). */
-function finish(schema: JSONSchema7, title: string, description: string): JSONSchema7 {
-  const properties = schema.properties as Record<string, JSONSchema7>;
+function finish(schema: JsonSchema, title: string, description: string): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema>;
   if (properties.prompt) {
     properties.prompt.maxLength = LIMITS.promptMaxChars;
   }
@@ -148,11 +115,11 @@ function finish(schema: JSONSchema7, title: string, description: string): JSONSc
  * requestJsonSchema().properties?.modelId; // { type: "string", enum: ["alpha-img2", ...], default: "alpha-img2-official" }
  * ```
  */
-export function requestJsonSchema(catalog: Catalog = builtIn): JSONSchema7 {
-  // Converted from the valibot request schema ahead of time (scripts/jsonSchemas.ts);
+export function requestJsonSchema(catalog: Catalog = builtIn): JsonSchema {
+  // Converted from the valibot request schema when the package was built (scripts/jsonSchemas.ts);
   // only the model ids and the default model depend on the catalog.
-  const converted = structuredClone(JSON_SCHEMAS.request) as JSONSchema7;
-  const properties = converted.properties as Record<string, JSONSchema7>;
+  const converted = structuredClone(convertedRequest) as JsonSchema;
+  const properties = converted.properties as Record<string, JsonSchema>;
   properties.modelId = {
     ...properties.modelId,
     enum: Object.keys(catalog.models),
@@ -168,7 +135,7 @@ export function requestJsonSchema(catalog: Catalog = builtIn): JSONSchema7 {
     if (model.defaultResolution === null) {
       const named = { properties: { modelId: { const: model.id } }, required: ["modelId"] };
       // An absent modelId means the default model, so then the rule applies too.
-      const when: JSONSchema7 =
+      const when: JsonSchema =
         model.id === catalog.defaultModelId ? { properties: named.properties } : named;
       // biome-ignore lint/suspicious/noThenProperty: "then" is a JSON Schema keyword.
       schema.allOf?.push({ if: when, then: { required: ["resolution"] } });
@@ -182,9 +149,9 @@ export function requestJsonSchema(catalog: Catalog = builtIn): JSONSchema7 {
  * valibot schema of these rules converts to (the package's tests check the two agree for every
  * model), written out so that no converter is needed at run time.
  */
-function modelForm(model: ModelSpec): JSONSchema7 {
-  const text = (max: number): JSONSchema7 => ({ type: "string", minLength: 1, maxLength: max });
-  const pick = (values: readonly string[], fallback?: string): JSONSchema7 =>
+function modelForm(model: ModelSpec): JsonSchema {
+  const text = (max: number): JsonSchema => ({ type: "string", minLength: 1, maxLength: max });
+  const pick = (values: readonly string[], fallback?: string): JsonSchema =>
     fallback === undefined
       ? { enum: [...values], type: "string" }
       : { enum: [...values], type: "string", default: fallback };
@@ -235,7 +202,7 @@ function modelForm(model: ModelSpec): JSONSchema7 {
 export function modelRequestJsonSchema(
   modelId: string,
   catalog: Catalog = builtIn,
-): JSONSchema7 | undefined {
+): JsonSchema | undefined {
   const model = findModel(catalog, modelId);
   if (!model) {
     return undefined;
@@ -253,8 +220,8 @@ export function modelRequestJsonSchema(
  * @param catalog - The catalog to read (default: the built-in one).
  * @returns One JSON Schema per model id, in catalog order.
  */
-export function modelRequestJsonSchemas(catalog: Catalog = builtIn): Record<string, JSONSchema7> {
-  const out: Record<string, JSONSchema7> = {};
+export function modelRequestJsonSchemas(catalog: Catalog = builtIn): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
   for (const id of Object.keys(catalog.models)) {
     const schema = modelRequestJsonSchema(id, catalog);
     if (schema) {

@@ -1,10 +1,15 @@
+import type { IssueCode } from "./messages.js";
+
 /**
  * One problem found in a request or spec.
  *
  * `path` names the field (`""` for the body itself, `"inputAssetIds[2]"` for an element), `code` is a
  * stable snake_case identifier to branch on, and `message` is a sentence meant for a person.
+ *
+ * @typeParam Code - The codes it may carry: the core's {@link IssueCode} (the default); an answer of
+ *   the reference server, which checks more than the core does, carries its own codes as well.
  */
-export type Issue = { path: string; code: string; message: string };
+export type Issue<Code extends string = IssueCode> = { path: string; code: Code; message: string };
 
 /** The outcome of a check: the (normalized) value, or every issue found. */
 export type Result<T> = { success: true; output: T } | { success: false; issues: Issue[] };
@@ -55,7 +60,7 @@ export type Background = "auto" | "opaque" | "transparent";
 export type OutputFormat = "png" | "jpeg" | "webp";
 
 /**
- * A generation request after {@link normalizeRequest}: trimmed, defaults applied, references
+ * A generation request after `normalizeRequest`: trimmed, defaults applied, references
  * de-duplicated.
  *
  * `idempotencyKey` stays absent when the body had none (N13).

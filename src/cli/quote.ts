@@ -1,5 +1,5 @@
 /** The `quote` command: the price of one output image with its breakdown, or why it has none. */
-import { capabilities, quote } from "../index.js";
+import { capabilities, type QuoteSpec, quote } from "../index.js";
 import { LIMITS } from "../models/lists.js";
 import { accountOption, CATALOG_OPTIONS, catalogForAt, parseOptions, wholeNumber } from "./args.js";
 import { breakdownLines, credits } from "./format.js";
@@ -85,7 +85,8 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
       referenceImageCount: wholeNumber("--refs", values.refs, 0),
     }),
   };
-  const result = quote(spec, { account: accountOption(values.multiplier), catalog });
+  // The flags' strings as given: quote judges them, answering credits: null for what it cannot price.
+  const result = quote(spec as QuoteSpec, { account: accountOption(values.multiplier), catalog });
 
   if (result.credits === null) {
     if (values.json) {

@@ -81,7 +81,7 @@ export type Estimate =
       reason: QuoteReason | "invalid_request";
       message: string;
       /** Every issue of a refused body. */
-      issues?: Issue[];
+      issues?: Issue<string>[];
     };
 
 const whole = v.pipe(v.number(), v.integer(), v.minValue(0));

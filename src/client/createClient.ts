@@ -269,13 +269,15 @@ function callOptions(options: RequestOptions | undefined) {
 }
 
 /** What a refused body breaks, for a sentence: how many rules, and the first. */
-function broken(issues: Issue[]): string {
+function broken(issues: Issue<string>[]): string {
   const first = issues[0];
-  return `it breaks ${issues.length === 1 ? "a rule" : `${issues.length} rules`}${first ? ` (${first.path || "body"}: ${first.message})` : ""}; see issues`;
+  const rules = issues.length === 1 ? "a rule" : `${issues.length} rules`;
+  const example = first ? ` (${first.path || "body"}: ${first.message})` : "";
+  return `it breaks ${rules}${example}; see issues`;
 }
 
 /** The rejection of a body the rules refuse: exactly `checkRequest`'s issues, nothing sent. */
-function refused(issues: Issue[], idempotencyKey?: string): ImagegenError {
+function refused(issues: Issue<string>[], idempotencyKey?: string): ImagegenError {
   const first = issues[0];
   return new ImagegenError({
     code: "invalid_request",

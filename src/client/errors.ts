@@ -33,7 +33,7 @@ export type ImagegenErrorInit = {
   status?: number | undefined;
   requestId?: string | undefined;
   param?: string | undefined;
-  issues?: Issue[] | undefined;
+  issues?: Issue<string>[] | undefined;
   attempts?: number | undefined;
   idempotencyKey?: string | undefined;
   balance?: number | undefined;
@@ -61,7 +61,7 @@ export class ImagegenError extends Error {
   /** The field the failure is about, when the service names one (`inputAssetIds[0]`). */
   readonly param: string | undefined;
   /** Every issue, from the local check (nothing sent) or from the service's 400. */
-  readonly issues: Issue[] | undefined;
+  readonly issues: Issue<string>[] | undefined;
   /** How many requests were sent for this call: 0 when the local check refused the body. */
   readonly attempts: number;
   /** The idempotency key a create sent on every attempt. */

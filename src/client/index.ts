@@ -8,13 +8,15 @@
  * @module imagegen-pricing/client
  */
 
-// The core's types the client's answers are made of, so that a caller of this entry alone can name them.
+// The core's types the client's calls take and answer with, and the types they are made of, so
+// that the entry's declarations name no type the entry does not export.
 export type {
   AspectRatio,
   Background,
   GenerationRequest,
   GenerationType,
   Issue,
+  IssueCode,
   ModelId,
   PriceBreakdown,
   PricedQuote,

@@ -407,7 +407,7 @@ function judge<T>(call: Call, attempt: number, answer: Attempt): WithResponse<T>
     status: answer.status,
     requestId: requestId ?? (typeof fields?.requestId === "string" ? fields.requestId : undefined),
     param: typeof fields?.param === "string" ? fields.param : undefined,
-    issues: Array.isArray(fields?.issues) ? (fields.issues as Issue[]) : undefined,
+    issues: Array.isArray(fields?.issues) ? (fields.issues as Issue<string>[]) : undefined,
     balance: code === "insufficient_credits" ? balanceOf(fields, message) : undefined,
     retryAfterMs,
     headers,

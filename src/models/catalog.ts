@@ -30,8 +30,6 @@ const from20261120 = {
  */
 export const SHIPPED_CATALOGS = [from20261120] as const satisfies readonly [Catalog, ...Catalog[]];
 
-type Last<T extends readonly unknown[]> = T extends readonly [...unknown[], infer L] ? L : never;
-
 /**
  * The built-in catalog: the newest one the package ships, with the models of the service interface
  * and their prices.
@@ -39,10 +37,10 @@ type Last<T extends readonly unknown[]> = T extends readonly [...unknown[], infe
  * `version` is the date these prices take effect (00:00 UTC); to price at another instant, use
  * `catalogAt(catalogHistory, when)`.
  */
-// The tuple is never empty, so its last element is defined; the cast keeps its literal type.
-export const catalog = SHIPPED_CATALOGS[SHIPPED_CATALOGS.length - 1] as Last<
-  typeof SHIPPED_CATALOGS
->;
+// The tuple is never empty, so its last element is defined, and it has every built-in model.
+export const catalog = SHIPPED_CATALOGS[SHIPPED_CATALOGS.length - 1] as Catalog & {
+  readonly models: Readonly<Record<ModelId, ModelSpec>>;
+};
 
 /** The ids of the built-in models, in catalog order. */
 export const MODEL_IDS = Object.keys(catalog.models) as ModelId[];

@@ -395,7 +395,7 @@ function hostProblem(req: IncomingMessage): string | undefined {
 }
 
 /**
- * Answers a request with the server's `fetch`, for @hono/node-server's listener to write, counted
+ * Answers a request with the server's `fetch`, for `@hono/node-server`'s listener to write, counted
  * in the figures. A request on a refused connection, or without one `Host`, does not reach it. A
  * rejection writes nothing and closes the connection after the answers before it. What is not a
  * `Response`, or has a header node:http cannot write, is a JSON 500. An answer given before the

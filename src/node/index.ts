@@ -82,7 +82,7 @@ export type ServeOptions = {
    * The largest declared body (`Content-Length`, in bytes; default 4 MiB) whose unread rest, after
    * an early answer (a 413, a 401 before the upload ended), is read and dropped so that the client
    * gets the answer rather than a reset and keeps its connection. An answer to a request declaring
-   * more goes out with `Connection: close`. The drain is @hono/node-server's: a body of unknown
+   * more goes out with `Connection: close`. The drain is `@hono/node-server`'s: a body of unknown
    * length is drained the same way, and a drain past 64 MiB or 500 ms closes the connection.
    */
   maxDrainBytes?: number;

@@ -10,17 +10,29 @@ import { LIMITS, QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import { text } from "../request/fields.js";
 import { bounded, formatPath, toIssue, unknownFields } from "../request/issues.js";
 import { isPlainObject } from "../request/normalizeRequest.js";
-import type { Issue, Result } from "../types.js";
+import type { Issue, ModelId, Quality, Resolution, Result } from "../types.js";
 
-/** What to price: one output image of a model (the service's image specification). */
+/**
+ * What to price: one output image of a model (the service's image specification, the body of the
+ * quote endpoint).
+ *
+ * Its values are typed as the public lists, so an editor offers them and a typo does not compile;
+ * `quote` still judges any value at run time (a spec read from JSON), answering `credits: null` with
+ * the reason for what it cannot price (P2).
+ */
 export type QuoteSpec = {
   kind: "image";
-  modelId: string;
+  /** A built-in model ({@link ModelId}), or any id of a catalog of your own. */
+  modelId: ModelId | (string & {});
   /** Default: the model's default resolution (N8). */
-  resolution?: string;
+  resolution?: Resolution;
   /** Default: `"low"` (N9). */
-  quality?: string;
-  /** Distinct reference images; default 0. */
+  quality?: Quality;
+  /**
+   * Distinct reference images; default 0. The service interface's name for the field of the quote
+   * endpoint's body; the same count is `referenceCount` everywhere else (`computeCharge`'s option,
+   * a quote's breakdown).
+   */
   referenceImageCount?: number;
 };
 
@@ -172,5 +184,6 @@ export function parseQuoteSpec(input: unknown): Result<QuoteSpec> {
   if (read.issues.length > 0) {
     return { success: false, issues: read.issues };
   }
+  // Typed as the spec `quote` takes: its strings are still the client's, which `quote` judges.
   return { success: true, output: pickOwn(read.fields as Record<string, unknown>) as QuoteSpec };
 }

@@ -53,7 +53,9 @@ type Shape =
  */
 export function readShape(input: unknown, catalog: Catalog): Shape {
   if (!isPlainObject(input)) {
-    const issues = [{ path: "", code: "invalid_type", message: messages.notAnObject(input) }];
+    const issues: Issue[] = [
+      { path: "", code: "invalid_type", message: messages.notAnObject(input) },
+    ];
     return { success: false, issues, omitted: 0, fields: undefined, malformed: new Set() };
   }
   const schema = requestSchema(catalog);

@@ -3,7 +3,7 @@
  * the model checks that `checkRequest` runs on the well-formed fields of a malformed body.
  */
 
-import { messages } from "../messages.js";
+import { type IssueCode, messages } from "../messages.js";
 import { type CatalogOptions, resolveCatalog } from "../models/catalogOptions.js";
 import { findModel, type ModelSpec } from "../models/modelSpec.js";
 import type { GenerationRequest, Issue, Result } from "../types.js";
@@ -57,7 +57,8 @@ export function modelIssues(
         issues.push({ path: "resolution", code: "resolution_required", message });
       }
     } else if (!allowed.includes(value as string)) {
-      const code = field === "aspectRatio" ? "unsupported_aspect_ratio" : `unsupported_${field}`;
+      const code: IssueCode =
+        field === "aspectRatio" ? "unsupported_aspect_ratio" : (`unsupported_${field}` as const);
       issues.push({
         path: field,
         code,

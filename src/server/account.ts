@@ -9,7 +9,7 @@ import { parseQuoteSpec } from "../pricing/quoteSpec.js";
 import { INVALID_API_KEY } from "./auth.js";
 import type { Env, ServerContext } from "./context.js";
 import { fail, invalidRequest, json } from "./errors.js";
-import type { CreditsAnswer, PingAnswer, QuoteAnswer } from "./openapi/schemas.js";
+import type { CreditsAnswer, PingAnswer, QuoteAnswer } from "./openapi/answers.js";
 
 /** `GET /api/ping`: who authenticated, by API key only. @internal */
 export function ping(ctx: ServerContext): Handler<Env> {

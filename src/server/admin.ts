@@ -344,9 +344,9 @@ const mode: FieldCheck = (value) =>
     : { code: "invalid_mode", message: m.invalidMode(value) };
 
 /** Every issue of a body against a route's fields: unknown, missing and invalid ones. */
-function fieldIssues(body: Json, fields: Fields): Issue[] {
+function fieldIssues(body: Json, fields: Fields): Issue<string>[] {
   const names = Object.keys(fields);
-  const issues: Issue[] = [];
+  const issues: Issue<string>[] = [];
   for (const field of Object.keys(body)) {
     if (Object.hasOwn(fields, field)) {
       continue;

@@ -111,7 +111,7 @@ export type Env = {
     /** The parsed JSON body (the routes that take one). */
     body: unknown;
     /** The issues of an error answer, as listed in it: what the request journal records. */
-    issues: readonly Issue[];
+    issues: readonly Issue<string>[];
   };
 };
 

@@ -105,7 +105,7 @@ const FAULT_FIELDS = ["method", "path", "apiKeyId", "kind", "times", "delayMs", 
  */
 function checkFault(
   input: unknown,
-): { ok: true; fault: FaultInput } | { ok: false; issues: Issue[] } {
+): { ok: true; fault: FaultInput } | { ok: false; issues: Issue<string>[] } {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     return {
       ok: false,
@@ -119,7 +119,7 @@ function checkFault(
     };
   }
   const body = input as Record<string, unknown>;
-  const issues: Issue[] = [];
+  const issues: Issue<string>[] = [];
   const issue = (path: string, code: string, message: string) =>
     issues.push({ path, code, message });
   for (const name of Object.keys(body)) {
@@ -338,7 +338,9 @@ function createJournal(adminToken: string, now: () => number) {
       entry.idempotencyKey = key;
     }
     if (status === 400) {
-      entry.issueCodes = ((c.get("issues") as Issue[] | undefined) ?? []).map((i) => i.code);
+      entry.issueCodes = ((c.get("issues") as Issue<string>[] | undefined) ?? []).map(
+        (i) => i.code,
+      );
     }
     entries.push(entry);
     if (entries.length > JOURNAL_CAPACITY) {
@@ -376,7 +378,7 @@ function createJournal(adminToken: string, now: () => number) {
 const INJECTED = "(a fault injected through the admin API)";
 
 /** Checks a journal limit: a whole number from 1 to {@link JOURNAL_CAPACITY}. */
-function limitIssue(limit: unknown): Issue | undefined {
+function limitIssue(limit: unknown): Issue<string> | undefined {
   if (
     typeof limit === "number" &&
     Number.isInteger(limit) &&

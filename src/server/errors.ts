@@ -37,7 +37,7 @@ export type ErrorBody = {
     message: string;
     code: ServiceErrorCode;
     param?: string;
-    issues?: Issue[];
+    issues?: Issue<string>[];
     requestId: string;
   };
 };
@@ -67,7 +67,7 @@ export type Failure = {
   code: ServiceErrorCode | AdminHttpErrorCode;
   message: string;
   param?: string;
-  issues?: readonly Issue[];
+  issues?: readonly Issue<string>[];
   /** Extra headers (`Allow`, `WWW-Authenticate`, `Retry-After`). */
   headers?: Record<string, string>;
 };
@@ -92,11 +92,11 @@ const encoder = new TextEncoder();
  * more than fit a fixed budget, then one `too_many_issues` issue counting the rest (S15). A count
  * the core already ends its issues with is kept as it is.
  */
-function boundIssues(issues: readonly Issue[]): Issue[] {
+function boundIssues(issues: readonly Issue<string>[]): Issue<string>[] {
   const last = issues.at(-1);
   const counted = last?.code === "too_many_issues" ? last : undefined;
   const own = counted ? issues.slice(0, -1) : issues;
-  const listed: Issue[] = [];
+  const listed: Issue<string>[] = [];
   let budget = ISSUES_BUDGET_BYTES;
   for (const issue of own) {
     if (listed.length === MAX_LISTED_ISSUES) {
@@ -183,7 +183,7 @@ export function fail(c: Context<Env>, f: Failure): Response {
 }
 
 /** The 400 of a request that breaks request rules: every issue, `param` naming the first (S12). @internal */
-export function invalidRequest(c: Context<Env>, issues: readonly Issue[]): Response {
+export function invalidRequest(c: Context<Env>, issues: readonly Issue<string>[]): Response {
   return fail(c, {
     code: "invalid_request",
     message: m.invalidRequest(issues),

@@ -42,7 +42,7 @@ export type CheckedFixtures = {
 export class FixturesError extends Error {
   override readonly name = "FixturesError";
   /** Every problem, each at its path (`users[0].apiKeys[1]`). */
-  readonly issues: readonly Issue[];
+  readonly issues: readonly Issue<string>[];
 
   /**
    * Makes the error of refused fixtures.
@@ -50,7 +50,7 @@ export class FixturesError extends Error {
    * @param issues - Every problem, at least one.
    * @param summary - What happened, before the problems (default: refused, nothing loaded).
    */
-  constructor(issues: readonly Issue[], summary = "Fixtures refused, nothing loaded") {
+  constructor(issues: readonly Issue<string>[], summary = "Fixtures refused, nothing loaded") {
     // Each message is a sentence; joined by semicolons they read as one.
     const shown = issues
       .slice(0, 10)
@@ -108,8 +108,8 @@ function shown(value: unknown): string {
 export function checkFixtures(
   input: unknown,
   newUserId: () => string = newId.user,
-): { success: true; output: CheckedFixtures } | { success: false; issues: Issue[] } {
-  const issues: Issue[] = [];
+): { success: true; output: CheckedFixtures } | { success: false; issues: Issue<string>[] } {
+  const issues: Issue<string>[] = [];
   let unreported = 0;
   const problem = (path: string, code: string, message: string) => {
     if (issues.length < MAX_ISSUES) {
@@ -280,7 +280,7 @@ export function checkFixtures(
  * keeps the last one silently, so a fixtures file with a repeated `"credits"` would load something
  * its author did not see. One pass over the text, outside strings; at most 100 issues. @internal
  */
-export function duplicateKeyIssues(text: string): Issue[] {
+export function duplicateKeyIssues(text: string): Issue<string>[] {
   type Frame = {
     readonly path: string;
     readonly keys: Set<string> | undefined;
@@ -289,7 +289,7 @@ export function duplicateKeyIssues(text: string): Issue[] {
     expectKey: boolean;
   };
   const stack: Frame[] = [];
-  const issues: Issue[] = [];
+  const issues: Issue<string>[] = [];
   const join = (path: string, key: string) => {
     const name = /^[A-Za-z_$][A-Za-z0-9_$]{0,39}$/.test(key)
       ? key

@@ -195,7 +195,7 @@ function headerKey(
   value: string | undefined,
   raw: unknown,
   checked: Result<GenerationRequest>,
-): { key?: string; issue?: Issue } {
+): { key?: string; issue?: Issue<string> } {
   if (value === undefined) {
     return {};
   }
@@ -233,7 +233,7 @@ function headerKey(
 }
 
 /** The issues with one more, kept before a trailing `too_many_issues` count. */
-function withIssue(issues: Issue[], issue: Issue | undefined): Issue[] {
+function withIssue(issues: Issue<string>[], issue: Issue<string> | undefined): Issue<string>[] {
   if (!issue) {
     return issues;
   }

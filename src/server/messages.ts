@@ -43,7 +43,7 @@ export const serverMessages = {
       ? `The request body is nested more than ${limit} levels deep; no request needs that.`
       : `The request body holds more than ${limit} values; no request needs that.`,
   unreadableBody: () => "The request body could not be read.",
-  invalidRequest: (issues: readonly Issue[]) => {
+  invalidRequest: (issues: readonly Issue<string>[]) => {
     const count = issues.length;
     if (issues.at(-1)?.code === "too_many_issues") {
       return `The request has more than ${count - 1} problems; see issues.`;

@@ -21,6 +21,23 @@
  *
  * @module imagegen-pricing/testing
  */
+
+// The core's types the arbitraries take and produce, and the types they are made of, so that the
+// entry's declarations name no type the entry does not export.
+export type {
+  AspectRatio,
+  Background,
+  Catalog,
+  GenerationRequest,
+  GenerationType,
+  ModelId,
+  ModelSpec,
+  OutputFormat,
+  PriceGrid,
+  Quality,
+  QuoteSpec,
+  Resolution,
+} from "../index.js";
 export {
   BREAKABLE_RULES,
   type BreakableRule,

@@ -18,7 +18,9 @@ import { modelsOf, type TestingOptions } from "./validRequests.js";
  *
  * With `priceable: true`, only specs the catalog prices (an accepted
  * resolution and quality, a reference count within the model's limit); with `priceable: false`,
- * only specs it cannot price (`credits: null`); by default, both.
+ * only specs it cannot price (`credits: null`); by default, both. An unpriceable spec may hold a value
+ * outside its type on purpose (a resolution of `"8K"`, a count of `1.5`), as a client of the quote
+ * endpoint may send one, so that a test can check `quote`'s answer to it.
  *
  * @param options - The catalog, optionally one model id, and `priceable`.
  * @returns An arbitrary of {@link QuoteSpec}s.
@@ -70,7 +72,8 @@ export function quoteSpec(
       modelId: m.id,
       resolution: (m.defaultResolution ?? m.resolutions[0]) as string,
     };
-    const choices: Arbitrary<QuoteSpec>[] = [
+    // Values outside the spec's type, on purpose: what a client may send.
+    const choices: Arbitrary<unknown>[] = [
       notIn(Object.keys((options?.catalog ?? builtIn).models), ["delta", "toString"]).map(
         (modelId) => ({ ...base, modelId }),
       ),
@@ -103,9 +106,9 @@ export function quoteSpec(
     }
     if (m.defaultResolution === null) {
       const { resolution: _, ...withoutResolution } = base;
-      choices.push(fc.constant(withoutResolution as QuoteSpec));
+      choices.push(fc.constant(withoutResolution));
     }
-    return fc.oneof(...choices);
+    return fc.oneof(...choices) as Arbitrary<QuoteSpec>;
   });
   if (options?.priceable === true) {
     return priceable;

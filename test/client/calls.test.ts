@@ -5,6 +5,7 @@
 
 import type * as v from "valibot";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
+import type * as server from "../../scripts/openapi/schemas.js";
 import { ANSWER_SCHEMAS } from "../../src/client/answers.js";
 import {
   type CreditsAnswer,
@@ -14,8 +15,7 @@ import {
   type PingAnswer,
   type QuoteAnswer,
 } from "../../src/client/index.js";
-import { checkRequest, computeCharge, quote } from "../../src/index.js";
-import type * as server from "../../src/server/openapi/schemas.js";
+import { checkRequest, computeCharge, type QuoteSpec, quote } from "../../src/index.js";
 import { createAttempts, double, IN_PROCESS, ledgerOf, rejection } from "./helpers.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -45,7 +45,7 @@ describe("the answers", () => {
       { kind: "image", modelId: "beta2", resolution: "4K" },
       { kind: "image", modelId: "alpha-img2-5-flare", quality: "xhigh" },
       { kind: "image", modelId: "alpha-img2-official", quality: "high", referenceImageCount: 3 },
-    ] as const) {
+    ] as unknown as QuoteSpec[]) {
       expect(await d.client.quote(spec)).toEqual(quote(spec, { account }));
     }
   });

@@ -11,7 +11,9 @@ import {
   NoCatalogInForceError,
   nextCatalogChange,
   normalizeRequest,
+  type Quality,
   quote,
+  type Resolution,
 } from "../../src/index.js";
 import { toEpochMs } from "../../src/models/history.js";
 import { copy, dayVersion, history, inForce, instantFor, pricedCells } from "./arbitraries.js";
@@ -294,7 +296,7 @@ describe("P8 properties over generated histories", () => {
           const inForceThen = expected as Catalog;
           const model = inForceThen.models[modelId] as NonNullable<Catalog["models"][string]>;
           const cells = pricedCells(model);
-          const [resolution, quality] = cells[cellIndex % cells.length] as [string, string];
+          const [resolution, quality] = cells[cellIndex % cells.length] as [Resolution, Quality];
           const spec = {
             kind: "image" as const,
             modelId,

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import type { JSONSchema7 } from "@valibot/to-json-schema";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   capabilities,
   catalog,
@@ -8,6 +9,7 @@ import {
   validateForModel,
 } from "../../src/index.js";
 import {
+  type JsonSchema,
   modelRequestJsonSchema,
   modelRequestJsonSchemas,
   requestJsonSchema,
@@ -37,6 +39,11 @@ function accepts(modelId: string, field: string, value: unknown): boolean {
 }
 
 describe("imagegen-pricing/json-schema", () => {
+  it("a JsonSchema is a draft-07 JSON Schema to a library that types one (checked by the type checker)", () => {
+    expectTypeOf<JsonSchema>().toExtend<JSONSchema7>();
+    expectTypeOf(requestJsonSchema()).toEqualTypeOf<JsonSchema>();
+  });
+
   it("N2-N13: the request schema lists the public values, rejects unknown fields and counts code points", () => {
     const schema = requestJsonSchema();
     const p = props(schema);

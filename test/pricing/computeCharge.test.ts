@@ -6,6 +6,7 @@ import {
   InvalidRequestError,
   type ModelId,
   normalizeRequest,
+  type QuoteSpec,
   quote,
 } from "../../src/index.js";
 import { priceValidated } from "../../src/pricing/computeCharge.js";
@@ -133,7 +134,7 @@ describe("computeCharge", () => {
           };
           const charge = computeCharge(generation(body), { account: { multiplier } });
           const q = quote(
-            { kind: "image", modelId, resolution, quality, referenceImageCount: refs },
+            { kind: "image", modelId, resolution, quality, referenceImageCount: refs } as QuoteSpec,
             { account: { multiplier } },
           );
           expect(q.credits, `${modelId} ${resolution} ${quality} ${refs} ${multiplier}`).toBe(

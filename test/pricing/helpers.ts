@@ -7,8 +7,10 @@ import {
   InvalidRequestError,
   type Multiplier,
   normalizeRequest,
+  type Quality,
   type QuoteReason,
   type QuoteSpec,
+  type Resolution,
 } from "../../src/index.js";
 import { padded } from "../arbitraries/text.js";
 import {
@@ -49,8 +51,8 @@ export type Cell = { modelId: OracleModel; resolution: string; quality: string; 
 export const specOf = (c: Cell): QuoteSpec => ({
   kind: "image",
   modelId: c.modelId,
-  resolution: c.resolution,
-  quality: c.quality,
+  resolution: c.resolution as Resolution,
+  quality: c.quality as Quality,
   referenceImageCount: c.refs,
 });
 

@@ -1,13 +1,17 @@
 /** quote (P1-P4): the price of one output image for an account, or why a spec has none. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   type Catalog,
   catalog,
   computeCharge,
   defineCatalog,
+  type ModelId,
   type ModelSpec,
   type PricedQuote,
+  type Quality,
+  type QuoteSpec,
   quote,
+  type Resolution,
 } from "../../src/index.js";
 import { ROUNDING } from "../../src/pricing/multiplier.js";
 import {
@@ -31,7 +35,7 @@ describe("prices", () => {
   it("P1: every model x resolution x quality cell quotes the table price (P1) at multiplier 1", () => {
     expect(CELLS).toHaveLength(1 + 3 * 9 + 4 * 3);
     for (const { modelId, resolution, quality } of CELLS) {
-      const q = priced(quote({ kind: "image", modelId, resolution, quality }));
+      const q = priced(quote({ kind: "image", modelId, resolution, quality } as QuoteSpec));
       expect(q.credits, `${modelId} ${resolution} ${quality}`).toBe(
         ORACLE_PRICES[modelId][resolution]?.[quality],
       );
@@ -40,7 +44,7 @@ describe("prices", () => {
   });
 
   it("P1: spot prices from the P1 table, typed out", () => {
-    const p = (modelId: string, resolution?: string, quality?: string) =>
+    const p = (modelId: string, resolution?: Resolution, quality?: Quality) =>
       quote({
         kind: "image",
         modelId,
@@ -212,7 +216,7 @@ describe("prices", () => {
               resolution,
               quality,
               referenceImageCount: refs,
-            } as const;
+            } as QuoteSpec;
             const fromString = quote(spec, { account: { multiplier: m } }).credits;
             const fromNumber = quote(spec, { account: { multiplier: Number(m) } }).credits;
             if (fromString !== expected || fromNumber !== expected) {
@@ -230,6 +234,22 @@ describe("prices", () => {
 });
 
 describe("quote: corners", () => {
+  it("P2: a spec's resolution and quality are typed as the public lists, its model id as any catalog's", () => {
+    // @ts-expect-error "8K" is not a resolution, so a typo does not compile
+    const eightK: QuoteSpec = { kind: "image", modelId: "beta2", resolution: "8K" };
+    // @ts-expect-error "ultra" is not a quality
+    const ultra: QuoteSpec = { kind: "image", modelId: "beta2", quality: "ultra" };
+    // A custom catalog's model id is any string, so an unknown one compiles and has no price.
+    const custom: QuoteSpec = { kind: "image", modelId: "beta3" };
+    expectTypeOf<ModelId>().toExtend<QuoteSpec["modelId"]>();
+    expectTypeOf<QuoteSpec["resolution"]>().toEqualTypeOf<Resolution | undefined>();
+    expectTypeOf<QuoteSpec["quality"]>().toEqualTypeOf<Quality | undefined>();
+    // Values read at run time are still judged (P2).
+    expect(quote(eightK)).toMatchObject({ credits: null, reason: "unsupported_resolution" });
+    expect(quote(ultra)).toMatchObject({ credits: null, reason: "unsupported_quality" });
+    expect(quote(custom)).toMatchObject({ credits: null, reason: "unknown_model" });
+  });
+
   it("P2: a modelId that is not a string is an unknown model, even one that names a model when converted", () => {
     for (const modelId of [["beta2"], { toString: () => "beta2" }, 7]) {
       expect(quote({ kind: "image", modelId } as never)).toMatchObject({
@@ -308,6 +328,7 @@ describe("quote: corners", () => {
       message: 'quality "low" is not supported by zeta-1; use one of high.',
     });
     expect(
+      // @ts-expect-error a quality with spaces around it is not a Quality; quote trims it (N3)
       quote({ kind: "image", modelId: "zeta-1", quality: " high " }, { catalog: custom }).credits,
     ).toBe(40);
   });

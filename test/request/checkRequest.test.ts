@@ -1,10 +1,12 @@
 /** checkRequest: the shape rules and the model's own limits in one call, every issue of both at once. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   type Catalog,
   catalog,
   checkRequest,
   defineCatalog,
+  type Issue,
+  type IssueCode,
   normalizeRequest,
   validateForModel,
 } from "../../src/index.js";
@@ -14,6 +16,16 @@ const found = (body: unknown, options?: { catalog?: Catalog }) =>
   issuesOf(checkRequest(body, options)).map((i) => [i.path, i.code]);
 
 describe("checkRequest", () => {
+  it("N1-N15, V1-V8: an issue's code is an IssueCode, to branch on with the type checker's help", () => {
+    expectTypeOf<Issue["code"]>().toEqualTypeOf<IssueCode>();
+    const result = checkRequest({ prompt: "a fox", resolution: "8K" });
+    const codes: IssueCode[] = issuesOf(result).map((i) => i.code);
+    expect(codes).toEqual(["invalid_option"]);
+    // @ts-expect-error a code the core never reports
+    const typo: IssueCode = "invalid_resolution";
+    expect(typo).toBe("invalid_resolution");
+  });
+
   it("V1-V4/N7: an option outside the public list names only values its model accepts, and each named value passes", () => {
     const fields = {
       aspectRatio: "aspectRatios",

@@ -7,7 +7,9 @@ import {
   defineCatalog,
   type GenerationRequest,
   type ModelSpec,
+  type Quality,
   quote,
+  type Resolution,
   validateForModel,
 } from "../../src/index.js";
 import {
@@ -273,8 +275,8 @@ describe("V7: the model table drives validation and pricing", () => {
             {
               kind: "image",
               modelId: spec.id,
-              resolution: f.resolution,
-              quality: f.quality,
+              resolution: f.resolution as Resolution,
+              quality: f.quality as Quality,
               referenceImageCount: f.refs,
             },
             { catalog: extended },

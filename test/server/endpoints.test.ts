@@ -1,12 +1,12 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { quote } from "../../src/index.js";
 import {
   CreditsAnswerSchema,
   PingAnswerSchema,
   PricedQuoteSchema,
   UnpricedQuoteSchema,
-} from "../../src/server/openapi/schemas.js";
+} from "../../scripts/openapi/schemas.js";
+import { type QuoteSpec, quote } from "../../src/index.js";
 import { errorOf, setup } from "./helpers.js";
 
 describe("ping, credits and quote", () => {
@@ -59,7 +59,9 @@ describe("ping, credits and quote", () => {
     expect(res.status).toBe(200);
     const body = v.parse(PricedQuoteSchema, await res.json());
     expect(body.credits).toBe(897); // (750 + 30) x 1.15 = 897
-    expect(body).toEqual(quote({ ...spec, kind: "image" }, { account: { multiplier: "1.15" } }));
+    expect(body).toEqual(
+      quote({ ...spec, kind: "image" } as QuoteSpec, { account: { multiplier: "1.15" } }),
+    );
     expect(body.breakdown).toMatchObject({
       baseCredits: 750,
       referenceSurchargeCredits: 30,

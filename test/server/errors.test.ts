@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { ErrorBodySchema } from "../../scripts/openapi/schemas.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../../src/server/body.js";
 import type { LogEntry } from "../../src/server/index.js";
-import { ErrorBodySchema } from "../../src/server/openapi/schemas.js";
 import { ORACLE_FIELDS } from "../oracle/seed.js";
 import { BASE, errorOf, makeServer, makeStore, type Setup, setup, wrapStore } from "./helpers.js";
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { GenerationAcceptedSchema } from "../../src/server/openapi/schemas.js";
+import { GenerationAcceptedSchema } from "../../scripts/openapi/schemas.js";
 import { ledgerBalance } from "../support/ledger.js";
 import { errorOf, setup } from "./helpers.js";
 

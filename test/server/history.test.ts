@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { PricedQuoteSchema, UnpricedQuoteSchema } from "../../scripts/openapi/schemas.js";
 import {
   type Catalog,
   CatalogHistoryError,
@@ -14,7 +15,6 @@ import {
 } from "../../src/index.js";
 import { createReferenceServer, type LogEntry } from "../../src/server/index.js";
 import { createOpenApiDocument } from "../../src/server/openapi/document.js";
-import { PricedQuoteSchema, UnpricedQuoteSchema } from "../../src/server/openapi/schemas.js";
 import { ledgerBalance } from "../support/ledger.js";
 import { errorOf, setup } from "./helpers.js";
 
@@ -84,7 +84,7 @@ async function onHistory(catalogs: readonly Catalog[] = [V1, V2], start = CHANGE
 describe("the server on a price history (P8)", () => {
   it("P8/S11: a quote switches catalogs at the exact millisecond: 23:59:59.999 is the old price with nextChange, 00:00:00.000 the new one without", async () => {
     const s = await onHistory();
-    const spec = { kind: "image" as const, modelId: "beta2", resolution: "4K" };
+    const spec = { kind: "image" as const, modelId: "beta2", resolution: "4K" as const };
 
     s.clock.now = CHANGE - 1;
     const before = await s.quoteOf(spec);

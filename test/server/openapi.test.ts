@@ -1,7 +1,12 @@
-import { readFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import createClient from "openapi-fetch";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type * as schemas from "../../scripts/openapi/schemas.js";
 import { createAdminOpenApiDocument } from "../../src/server/openapi/admin.js";
+import type * as answers from "../../src/server/openapi/answers.js";
 import { createOpenApiDocument, type OpenApiDocument } from "../../src/server/openapi/document.js";
 import { BASE, type Setup, setup } from "./helpers.js";
 import type { paths } from "./openapi.js";
@@ -29,6 +34,58 @@ describe("OpenAPI", () => {
       "/api/pricing/quote",
       "/api/query/credits",
     ]);
+  });
+
+  it("S12: every operation lists every status the server answers: 404, 405 and 500 too, with Allow on 405 and Retry-After on 503", () => {
+    const doc = createOpenApiDocument() as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>;
+      components: { responses: Record<string, { headers?: Record<string, unknown> }> };
+    };
+    const statuses = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => [`${method} ${path}`, Object.keys(op.responses)]),
+    );
+    expect(Object.fromEntries(statuses)).toEqual({
+      "post /api/generations": [
+        "202",
+        "400",
+        "401",
+        "402",
+        "404",
+        "405",
+        "409",
+        "413",
+        "415",
+        "500",
+        "503",
+      ],
+      "post /api/pricing/quote": ["200", "400", "401", "404", "405", "413", "415", "500", "503"],
+      "get /api/ping": ["200", "401", "404", "405", "500", "503"],
+      "get /api/query/credits": ["200", "401", "404", "405", "500", "503"],
+    });
+    const shared = doc.components.responses;
+    expect(Object.keys(shared.method_not_allowed?.headers ?? {})).toEqual(["Allow"]);
+    expect(Object.keys(shared.service_unavailable?.headers ?? {})).toEqual(["Retry-After"]);
+    expect(Object.keys(shared["missing_api_key-invalid_api_key"]?.headers ?? {})).toEqual([
+      "WWW-Authenticate",
+    ]);
+  });
+
+  it("S12: the admin document lists 404, 405 and 500 on every operation too", () => {
+    const doc = createAdminOpenApiDocument() as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
+    expect(operations.length).toBeGreaterThan(15);
+    for (const op of operations) {
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["404", "405", "500"]));
+    }
+  });
+
+  it("S9, S10, S11: the answer types the handlers write are the document's schemas (checked by the type checker)", () => {
+    expectTypeOf<answers.PingAnswer>().toEqualTypeOf<schemas.PingAnswer>();
+    expectTypeOf<answers.CreditsAnswer>().toEqualTypeOf<schemas.CreditsAnswer>();
+    expectTypeOf<answers.NextChange>().toEqualTypeOf<schemas.NextChange>();
+    expectTypeOf<answers.QuoteAnswer>().toExtend<schemas.QuoteAnswer>();
   });
 
   it("the committed openapi.d.ts matches a fresh generation (run scripts/gen-openapi-types.ts)", async () => {
@@ -97,6 +154,68 @@ describe("OpenAPI", () => {
     });
     expect(bad.response.status).toBe(400);
     expect(bad.error?.error.issues?.[0]?.path).toBe("referenceImageCount");
+  });
+});
+
+/**
+ * The command that makes a newcomer's client types from the shipped document, as docs/testing.md
+ * names it: `npx openapi-typescript <document> --default-non-nullable false -o imagegen.d.ts`.
+ */
+const OPENAPI_TYPES_ARGS = ["--default-non-nullable", "false", "-o", "imagegen.d.ts"];
+
+/** A newcomer's client: the smallest body, a quote, and what the types must refuse. */
+const NEWCOMER_CLIENT = `import createClient from "openapi-fetch";
+import type { paths } from "./imagegen.js";
+import type { paths as strictPaths } from "./strict.js";
+
+export async function first(key: string): Promise<number | undefined> {
+  const client = createClient<paths>({
+    baseUrl: "http://127.0.0.1:8787",
+    headers: { authorization: "Bearer " + key },
+  });
+  const created = await client.POST("/api/generations", { body: { prompt: "hi" } });
+  const quote = await client.POST("/api/pricing/quote", { body: { kind: "image", modelId: "beta" } });
+  // A priced quote has a breakdown (openapi-fetch drops a property typed only null, credits, from the other).
+  const credits = quote.data && "breakdown" in quote.data ? quote.data.credits : undefined;
+  // @ts-expect-error a resolution outside the public list
+  await client.POST("/api/generations", { body: { prompt: "hi", resolution: "8K" } });
+  // Without --default-non-nullable false, every field with a default is required.
+  const strict = createClient<strictPaths>({ baseUrl: "http://127.0.0.1:8787" });
+  // @ts-expect-error generationType and background are required there
+  await strict.POST("/api/generations", { body: { prompt: "hi" } });
+  return created.data?.billing.totalCreditCost ?? credits;
+}
+`;
+
+describe("openapi-typescript, as a newcomer runs it on the shipped document (S12)", () => {
+  it("S12: the documented command makes types a first body ({ prompt }) compiles against, and an openapi-fetch client typechecks", () => {
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    // Inside the project, so that the client resolves openapi-fetch from its node_modules.
+    mkdirSync(join(root, "reports"), { recursive: true });
+    const dir = mkdtempSync(join(root, "reports", "openapi-client-"));
+    try {
+      const bin = (name: string) => join(root, "node_modules", ".bin", name);
+      const document = join(root, "data", "openapi.json");
+      const args = OPENAPI_TYPES_ARGS.map((arg) => (arg.endsWith(".d.ts") ? join(dir, arg) : arg));
+      execFileSync(bin("openapi-typescript"), [document, ...args], { stdio: "pipe" });
+      execFileSync(bin("openapi-typescript"), [document, "-o", join(dir, "strict.d.ts")], {
+        stdio: "pipe",
+      });
+      writeFileSync(join(dir, "client.mts"), NEWCOMER_CLIENT);
+      const tsc = spawnSync(
+        bin("tsc"),
+        [
+          ...["--noEmit", "--strict", "--exactOptionalPropertyTypes", "--skipLibCheck"],
+          ...["--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022"],
+          join(dir, "client.mts"),
+        ],
+        { encoding: "utf8" },
+      );
+      expect(tsc.stdout + tsc.stderr).toBe("");
+      expect(tsc.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -202,6 +321,15 @@ describe("the documents' examples are what a server answers (S12)", () => {
     const anonymous = await s.get("/api/ping", {});
     expect(asExample(await anonymous.json(), ids)).toEqual(
       ex("get", "/api/ping", "401", "missing_api_key"),
+    );
+    const nowhere = await s.get("/api/generation");
+    expect(asExample(await nowhere.json(), ids)).toEqual(
+      ex("post", "/api/generations", "404", "not_found"),
+    );
+    const wrongMethod = await s.get("/api/generations");
+    expect(wrongMethod.headers.get("allow")).toBe("POST");
+    expect(asExample(await wrongMethod.json(), ids)).toEqual(
+      ex("post", "/api/generations", "405", "method_not_allowed"),
     );
     const plain = await s.post("/api/pricing/quote", "hi", { "content-type": "text/plain" });
     expect(asExample(await plain.json(), ids)).toEqual(

@@ -34,7 +34,7 @@ describe("the quote endpoint, quote(), computeCharge and the debit agree", () =>
       { kind: "image", modelId: "alpha-img2-5-flare", referenceImageCount: 15 },
       { kind: "image", modelId: "beta2", resolution: "8K" },
       { kind: "image", modelId: "gamma-image-1.5", referenceImageCount: 2 },
-    ] as const) {
+    ] as unknown as QuoteSpec[]) {
       const res = await s.post("/api/pricing/quote", spec);
       expect(res.status, JSON.stringify(spec)).toBe(200);
       const answer = await res.json();

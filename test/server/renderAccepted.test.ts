@@ -1,7 +1,7 @@
 /** The 202 body of an accepted generation is the documented shape, byte for byte, whatever its text. */
 import { describe, expect, it } from "vitest";
+import type { GenerationAccepted } from "../../scripts/openapi/schemas.js";
 import { renderAccepted } from "../../src/server/generations.js";
-import type { GenerationAccepted } from "../../src/server/openapi/schemas.js";
 import type { TaskRecord } from "../../src/store/store.js";
 import { sampleRequest } from "../support/storeContract.js";
 

@@ -1,27 +1,23 @@
 /**
  * The examples of both OpenAPI documents: one account's answers, made by the same pricing,
  * validation and sentences the handlers use, so that a mock built from a document answers with the
- * prices, ids and messages a real server gives.
+ * prices, ids and messages a real server gives. What a catalog prices comes from `catalogExamples`,
+ * which a server on another catalog runs too.
  */
-import type { Catalog } from "../../models/modelSpec.js";
-import { computeCharge } from "../../pricing/computeCharge.js";
-import { quote } from "../../pricing/quote.js";
-import { parseQuoteSpec, type QuoteSpec } from "../../pricing/quoteSpec.js";
-import { checkRequest } from "../../request/checkRequest.js";
-import type { Issue, Result } from "../../types.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../body.js";
-import { jobId } from "../ids.js";
-import { serverMessages as m } from "../messages.js";
+import type { Catalog } from "../../src/models/modelSpec.js";
+import { parseQuoteSpec } from "../../src/pricing/quoteSpec.js";
+import { checkRequest } from "../../src/request/checkRequest.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../src/server/body.js";
+import { jobId } from "../../src/server/ids.js";
+import { serverMessages as m } from "../../src/server/messages.js";
+import {
+  catalogExamples,
+  EXAMPLE_IDS,
+  EXAMPLE_MULTIPLIER as MULTIPLIER,
+  OPENING_BALANCE,
+} from "../../src/server/openapi/document.js";
+import type { Issue, Result } from "../../src/types.js";
 
-/** Ids as the server makes them, fixed so that the documents do not change between builds. @internal */
-export const EXAMPLE_IDS = {
-  userId: "usr_5a0830785b7c5777",
-  apiKeyId: "apk_1cf73ac11fd29458",
-  assetId: "ast_16f414e12e353edb",
-  taskId: "task_625ca9b6334f2d26",
-  jobId: jobId("task_625ca9b6334f2d26", 0),
-  faultId: "flt_3f9a0c1e5b7d2a64",
-} as const;
 const { userId, apiKeyId, assetId, taskId, faultId } = EXAMPLE_IDS;
 
 /** A media type's example: one value, or several by name (a mock answers with the first). */
@@ -31,12 +27,9 @@ const named = (values: Record<string, unknown>): Media => ({
   examples: Object.fromEntries(Object.entries(values).map(([name, value]) => [name, { value }])),
 });
 
-/** The multiplier of the example account: one that rounds, so the breakdown shows how (P4). */
-const MULTIPLIER = "1.15";
-const OPENING_BALANCE = 1000;
 const GRANTED = 250;
 const CREATED_AT = "2026-11-23T09:30:00.000Z";
-const issue = (path: string, code: string, message: string): readonly Issue[] => [
+const issue = (path: string, code: string, message: string): readonly Issue<string>[] => [
   { path, code, message },
 ];
 const issuesOf = (result: Result<unknown>) => (result.success ? [] : result.issues);
@@ -50,43 +43,10 @@ const issuesOf = (result: Result<unknown>) => (result.success ? [] : result.issu
  * @internal
  */
 export function createExamples(catalog: Catalog) {
-  const model = catalog.models[catalog.defaultModelId];
-  if (!model) {
-    throw new RangeError(
-      `The catalog has no model "${catalog.defaultModelId}" (its defaultModelId).`,
-    );
-  }
-  // A catalog's lists are never empty (CatalogSchema), so the first entry is there.
-  const resolution = model.defaultResolution ?? (model.resolutions[0] as string);
-  const quality = model.qualities.includes("medium") ? "medium" : (model.qualities[0] as string);
-  const spec: QuoteSpec = { kind: "image", modelId: model.id, resolution, quality };
-  const unknownModel: QuoteSpec = { kind: "image", modelId: "delta-video-1" };
-  const account = { account: { multiplier: MULTIPLIER }, catalog };
-
-  // A generation of that spec, normalized and charged by the core (P4-P7).
-  const generation = {
-    prompt: "a lighthouse",
-    modelId: model.id,
-    resolution,
-    quality,
-    imageCount: 2,
-    idempotencyKey: "order-1042",
-  };
-  const checked = checkRequest(generation, { catalog });
-  if (!checked.success) {
-    throw new RangeError(
-      `The catalog refuses the example generation: ${checked.issues[0]?.message}`,
-    );
-  }
-  const request = checked.output;
-  const {
-    perOutputCredits: perImage,
-    totalCreditCost: total,
-    lines,
-  } = computeCharge(request, account);
-  const jobs = lines.map((line) => line.index);
-  const balance = OPENING_BALANCE - total;
-  const billing = { totalCreditCost: total, balanceAfterCredits: balance };
+  const priced = catalogExamples(catalog);
+  const { request, perImage, total, balance, jobs } = priced;
+  const generation = priced.bodies.GenerationRequest;
+  const { modelId, aspectRatio, background, resolution, quality } = request;
   const job = (i: number, status: "queued" | "failed") => ({
     jobId: jobId(taskId, i),
     taskId,
@@ -99,7 +59,6 @@ export function createExamples(catalog: Catalog) {
     path: "/api/generations",
     retryAfterS: 3,
   } as const;
-  const { aspectRatio, background, imageCount, prompt } = request;
   const journal = {
     requestId: "req_5c0e2b9a1f3d7e68",
     method: "POST",
@@ -110,17 +69,9 @@ export function createExamples(catalog: Catalog) {
 
   const bodies = {
     GenerationRequest: one(generation),
-    GenerationAccepted: one({
-      batch: {
-        taskId,
-        request: { imageCount, modelId: model.id, aspectRatio, resolution, prompt },
-        results: jobs.map((i) => ({ job: { id: jobId(taskId, i), status: "queued" }, assets: [] })),
-        ...billing,
-      },
-      billing,
-    }),
-    QuoteSpec: named({ priced: spec, unpriced: unknownModel }),
-    Quote: named({ priced: quote(spec, account), unpriced: quote(unknownModel, account) }),
+    GenerationAccepted: one(priced.bodies.GenerationAccepted),
+    QuoteSpec: named(priced.bodies.QuoteSpec),
+    Quote: named(priced.bodies.Quote),
     Ping: one({
       ok: true,
       service: "imagegen-pricing-reference",
@@ -128,7 +79,7 @@ export function createExamples(catalog: Catalog) {
       userId,
       apiKeyId,
     }),
-    Credits: one({ creditBalance: balance, currency: "credits", userId, apiKeyId }),
+    Credits: one(priced.bodies.Credits),
 
     NewUser: one({ credits: OPENING_BALANCE, multiplier: MULTIPLIER }),
     CreatedUser: one({ userId }),
@@ -203,7 +154,7 @@ export function createExamples(catalog: Catalog) {
     ],
     missing_api_key: [m.missingApiKey()],
     invalid_api_key: [m.invalidApiKey()],
-    insufficient_credits: [m.insufficientCredits(total, total - 1)],
+    insufficient_credits: [priced.insufficientCredits],
     idempotency_key_reused: [m.idempotencyKeyReused(), "idempotencyKey"],
     payload_too_large: [m.payloadTooLarge(DEFAULT_MAX_BODY_BYTES)],
     unsupported_media_type: [m.unsupportedMediaType()],
@@ -216,14 +167,17 @@ export function createExamples(catalog: Catalog) {
     unknown_job: [m.unknown("job", jobId(taskId, 0))],
     unknown_task: [m.unknown("task", taskId)],
     unknown_fault: [m.unknown("fault", faultId)],
+    not_found: [m.notFound("/api/generation")],
+    method_not_allowed: [m.methodNotAllowed("GET", ["POST"])],
+    internal_error: [m.internalError()],
   };
   // What each operation's invalid_request example finds wrong, by operation id.
-  const invalid: Record<string, readonly Issue[]> = {
+  const invalid: Record<string, readonly Issue<string>[]> = {
     createGeneration: issuesOf(
-      checkRequest({ prompt: " ", modelId: model.id, resolution: "8K" }, { catalog }),
+      checkRequest({ prompt: " ", modelId: modelId, resolution: "8K" }, { catalog }),
     ),
     quotePrice: issuesOf(
-      parseQuoteSpec({ kind: "image", modelId: model.id, referenceImageCount: "2" }),
+      parseQuoteSpec({ kind: "image", modelId: modelId, referenceImageCount: "2" }),
     ),
     createUser: issue("credits", "invalid_credits", m.invalidCredits(-1)),
     createApiKey: issue("mode", "invalid_mode", m.invalidMode("prod")),

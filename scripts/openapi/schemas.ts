@@ -1,14 +1,15 @@
 /**
  * The valibot schemas of every body of both OpenAPI documents, by component name: the service's
- * requests and answers, and the admin API's; scripts/jsonSchemas.ts converts them ahead of time.
+ * requests and answers, and the admin API's, converted to the documents' components when they are
+ * built (scripts/openapi-json.ts).
  */
 import * as v from "valibot";
-import { catalog } from "../../models/catalog.js";
-import { ASPECT_RATIOS, BACKGROUNDS, QUALITIES, RESOLUTIONS } from "../../models/lists.js";
-import { QuoteSpecSchema } from "../../pricing/quoteSpec.js";
-import { requestSchema } from "../../request/schema.js";
-import type { ServiceErrorCode } from "../../types.js";
-import { ADMIN_ERRORS, SERVER_ERRORS } from "../errors.js";
+import { catalog } from "../../src/models/catalog.js";
+import { ASPECT_RATIOS, BACKGROUNDS, QUALITIES, RESOLUTIONS } from "../../src/models/lists.js";
+import { QuoteSpecSchema } from "../../src/pricing/quoteSpec.js";
+import { requestSchema } from "../../src/request/schema.js";
+import { ADMIN_ERRORS, SERVER_ERRORS } from "../../src/server/errors.js";
+import type { ServiceErrorCode } from "../../src/types.js";
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
