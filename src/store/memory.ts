@@ -256,7 +256,7 @@ export function createMemoryStore(): Store {
       addKey(key);
       return true;
     },
-    findCaller(hash) {
+    async findCaller(hash) {
       const key = keysByHash.get(hash);
       const user = key && users.get(key.userId);
       return user && key && { key, multiplier: user.multiplier };

@@ -221,8 +221,8 @@ export interface Store {
 
   /** Stores a key record (its hash, never the key); `false` when the id or the hash is taken. */
   putApiKey(key: ApiKeyRecord): Promise<boolean>;
-  /** The key whose SHA-256 is `hash` (revoked or not) with its user's multiplier, in one lookup (at once in memory). */
-  findCaller(hash: string): CallerRecord | undefined | Promise<CallerRecord | undefined>;
+  /** The key whose SHA-256 is `hash` (revoked or not) with its user's multiplier, in one lookup. */
+  findCaller(hash: string): Promise<CallerRecord | undefined>;
   /** Marks a key revoked (again is fine); `false` for an unknown id. */
   revokeApiKey(apiKeyId: string): Promise<boolean>;
 
