@@ -293,25 +293,24 @@ function fingerprint(request: GenerationRequest): string {
  * @internal
  */
 export function renderAccepted(task: TaskRecord): string {
-  // Built as one text, in the key order of the documented shape: JSON.stringify of the same object
-  // would first make the object, its request, one array and two objects per job, all thrown away.
-  const r = task.request;
-  const jobs = task.jobCredits.length;
-  let results = "";
-  if (jobs > 0) {
-    // `"job_<suffix>_` once: the index and the closing quote are never escaped.
-    const stem = JSON.stringify(jobId(task.id, 0)).slice(0, -2);
-    for (let i = 0; i < jobs; i++) {
-      results += `${i === 0 ? "" : ","}{"job":{"id":${stem}${i}","status":"queued"},"assets":[]}`;
-    }
-  }
-  // Counts and credits are whole numbers; a model id (V7), an aspect ratio and a resolution, as
-  // checked, need no escaping: only the prompt and the task id are written by JSON.stringify.
-  const money = `"totalCreditCost":${task.totalCredits},"balanceAfterCredits":${task.balanceAfter}`;
-  return (
-    `{"batch":{"taskId":${JSON.stringify(task.id)},"request":{"imageCount":${r.imageCount},` +
-    `"modelId":"${r.modelId}","aspectRatio":"${r.aspectRatio}",` +
-    `"resolution":"${r.resolution}","prompt":${JSON.stringify(r.prompt)}},` +
-    `"results":[${results}],${money}},"billing":{${money}}}`
-  );
+  const { request, jobCredits } = task;
+  const money = { totalCreditCost: task.totalCredits, balanceAfterCredits: task.balanceAfter };
+  return JSON.stringify({
+    batch: {
+      taskId: task.id,
+      request: {
+        imageCount: request.imageCount,
+        modelId: request.modelId,
+        aspectRatio: request.aspectRatio,
+        resolution: request.resolution,
+        prompt: request.prompt,
+      },
+      results: jobCredits.map((_, index) => ({
+        job: { id: jobId(task.id, index), status: "queued" },
+        assets: [],
+      })),
+      ...money,
+    },
+    billing: money,
+  });
 }

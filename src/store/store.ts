@@ -169,25 +169,9 @@ export function storableId(id: string): boolean {
   return !id.includes("\u0000") && !/\p{Cs}/u.test(id);
 }
 
-/**
- * The record of a task just committed, every job queued. Built field by field, not as a spread of
- * the draft: it is on every accepted generation's path. @internal
- */
+/** The record of a task just committed, every job queued. @internal */
 export function acceptedTask(task: TaskDraft, balanceAfter: number): TaskRecord {
-  return {
-    id: task.id,
-    userId: task.userId,
-    createdAt: task.createdAt,
-    request: task.request,
-    clientKey: task.clientKey,
-    referenceCount: task.referenceCount,
-    multiplier: task.multiplier,
-    catalogVersion: task.catalogVersion,
-    jobCredits: task.jobCredits,
-    totalCredits: task.totalCredits,
-    balanceAfter,
-    jobStatus: task.jobCredits.map(() => "queued"),
-  };
+  return { ...task, balanceAfter, jobStatus: task.jobCredits.map(() => "queued") };
 }
 
 /**
