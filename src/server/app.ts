@@ -49,8 +49,8 @@ export type ReferenceServerOptions = {
   maxBodyBytes?: number;
   /**
    * An idempotency window in milliseconds: a key then stops pointing at its task this long after the
-   * task was accepted, and a retry after that is a new task. Default: no window, a key points at its
-   * task for as long as the task exists (S5).
+   * task was accepted, and a retry after that is a new task: 1 to 3,155,760,000,000 (100 years).
+   * Default: no window, a key points at its task for as long as the task exists (S5).
    */
   idempotencyTtlMs?: number;
   /**
@@ -135,6 +135,26 @@ export type ReferenceServer = {
 };
 
 const defaultLog = (entry: LogEntry) => console.error(JSON.stringify(entry));
+
+/**
+ * The longest idempotency window, 100 years of 365.25 days in milliseconds: every store keeps an
+ * instant as epoch milliseconds that are a safe integer, and this added to any date JavaScript can
+ * hold stays one.
+ */
+const MAX_IDEMPOTENCY_TTL_MS = 3_155_760_000_000;
+
+/** The `idempotencyTtlMs` option checked: a RangeError names the range it must be in. */
+function idempotencyTtl(value: number | undefined): number | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_IDEMPOTENCY_TTL_MS) {
+    throw new RangeError(
+      `idempotencyTtlMs must be whole milliseconds from 1 to ${MAX_IDEMPOTENCY_TTL_MS} (100 years); received ${String(value)}.`,
+    );
+  }
+  return value;
+}
 
 function positive<T>(name: string, value: number | undefined, fallback: T): number | T {
   if (value === undefined) {
@@ -264,8 +284,8 @@ function corsFor(origins: "*" | string[]): MiddlewareHandler<Env> {
  * @param options - Limits, clock, catalog (or a history of catalogs), store, fixtures, admin token
  *   and CORS; all optional.
  * @returns `{ fetch, admin, ready }`.
- * @throws RangeError when both `catalog` and `catalogs` are given, or a limit is not a positive whole
- *   number; `CatalogHistoryError` naming each bad entry of `catalogs`; `FixturesError` naming every
+ * @throws RangeError when both `catalog` and `catalogs` are given, a limit is not a positive whole
+ *   number, or `idempotencyTtlMs` is past 100 years; `CatalogHistoryError` naming each bad entry of `catalogs`; `FixturesError` naming every
  *   problem of `fixtures`; `AdminTokenError` for an `adminToken` it refuses.
  * @example
  * ```ts
@@ -296,7 +316,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     clock,
     reset: () => reset(),
     maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-    idempotencyTtlMs: positive("idempotencyTtlMs", options.idempotencyTtlMs, undefined),
+    idempotencyTtlMs: idempotencyTtl(options.idempotencyTtlMs),
     serviceName: options.serviceName ?? "imagegen-pricing-reference",
     log,
   };
