@@ -35,6 +35,7 @@ import {
 } from "./fixtures.js";
 import { createGeneration } from "./generations.js";
 import { newId } from "./ids.js";
+import { createMasker } from "./mask.js";
 import { serverMessages as m } from "./messages.js";
 
 /** The origins a server lets a page call it from: `"*"` (any) or a list of `scheme://host[:port]` origins. */
@@ -457,13 +458,14 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   });
   const onResponse = options.onResponse;
   if (onResponse) {
+    const mask = createMasker(adminToken);
     app.use(async (c, next) => {
       const start = performance.now();
       await next();
       try {
         onResponse({
           method: c.req.method,
-          path: c.req.path,
+          path: mask(c.req.path),
           status: c.res.status,
           requestId: requestIdOf(c),
           durationMs: performance.now() - start,

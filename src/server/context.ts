@@ -24,7 +24,11 @@ export type LogEntry = {
 export type ResponseEvent = {
   /** The request's method. */
   readonly method: string;
-  /** The path without query string: a client may put a key in it, so mask it before showing it. */
+  /**
+   * The path without query string, masked like the request journal's: the admin token (even split
+   * by separators), a run of 16 or more letters, digits, `_` or `-`, and whatever follows an API
+   * key's prefix (`ck_test_`, in any case, even split) are `<hidden>`.
+   */
   readonly path: string;
   /** The answer's status. */
   readonly status: number;

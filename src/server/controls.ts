@@ -14,6 +14,7 @@ import { isoInstant } from "./clock.js";
 import type { AdminRoute, Caller, Env } from "./context.js";
 import { AdminError, fail, invalidRequest, json, requestIdOf } from "./errors.js";
 import { randomHex } from "./ids.js";
+import { createMasker } from "./mask.js";
 import { serverMessages as m } from "./messages.js";
 
 /** What a fault does: 503 with `Retry-After`, 500, the normal answer late, or no answer at all. */
@@ -271,7 +272,11 @@ export const DEFAULT_JOURNAL_LIMIT = 100;
 export type JournalEntry = {
   requestId: string;
   method: string;
-  /** The path without query string, a key- or token-shaped run in it hidden (like `serve --log`'s). */
+  /**
+   * The path without query string, cut at 200 characters, masked like `onResponse`'s: the admin
+   * token (even split by separators), a run of 16 or more letters, digits, `_` or `-`, and
+   * whatever follows an API key's prefix (`ck_test_`, in any case, even split) are `<hidden>`.
+   */
   path: string;
   /** The answer's status; 0 when the answer was lost on purpose (a `lose_answer` fault). */
   status: number;
@@ -283,9 +288,8 @@ export type JournalEntry = {
   apiKeyId?: string;
   /**
    * The idempotency key the client sent (header, else body field), trimmed: a UUID as sent, any
-   * other masked like an echo (a run of 16 or more letters, digits, `_` or `-` is `<hidden>`) and
-   * then cut at 128 characters followed by `...`, so that it never carries a key or a token, nor a
-   * piece of one.
+   * other masked like the path and then cut at 128 characters followed by `...`, so that it never
+   * carries a key or a token, nor a piece of one; `order-1042` stays as it is.
    */
   idempotencyKey?: string;
   /** The issue codes of a 400, in the answer's order. */
@@ -299,7 +303,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The idempotency key a request carried: its header's, else its body's field, as the journal may
  * show it: masked, then cut (`safeEcho`), so a valid key (at most 128 characters) is never cut.
  */
-function idempotencyKeyOf(c: Context<Env>, adminToken: string): string | undefined {
+function idempotencyKeyOf(
+  c: Context<Env>,
+  adminToken: string,
+  mask: (value: string, max?: number) => string,
+): string | undefined {
   let key: unknown = c.req.header("idempotency-key");
   const body: unknown = c.get("body");
   if (key === undefined && typeof body === "object" && body !== null) {
@@ -313,18 +321,19 @@ function idempotencyKeyOf(c: Context<Env>, adminToken: string): string | undefin
   if (UUID.test(trimmed) && !trimmed.toLowerCase().includes(adminToken.toLowerCase())) {
     return trimmed;
   }
-  return safeEcho(trimmed, LIMITS.idempotencyKeyMaxChars);
+  return mask(trimmed, LIMITS.idempotencyKeyMaxChars);
 }
 
 /** The last {@link JOURNAL_CAPACITY} service requests of one server, listed newest first. */
 function createJournal(adminToken: string, now: () => number) {
   /** Oldest first. */
   let entries: JournalEntry[] = [];
+  const mask = createMasker(adminToken);
   const record = (c: Context<Env>, status: number, arrivedAt: number, start: number) => {
     const entry: JournalEntry = {
       requestId: requestIdOf(c),
-      method: safeEcho(c.req.method, 16),
-      path: safeEcho(c.req.path, 200),
+      method: mask(c.req.method, 16),
+      path: mask(c.req.path, 200),
       status,
       at: isoInstant(arrivedAt),
       durationMs: Math.round((performance.now() - start) * 10) / 10,
@@ -333,7 +342,7 @@ function createJournal(adminToken: string, now: () => number) {
     if (caller !== undefined) {
       entry.apiKeyId = caller.apiKeyId;
     }
-    const key = idempotencyKeyOf(c, adminToken);
+    const key = idempotencyKeyOf(c, adminToken, mask);
     if (key !== undefined) {
       entry.idempotencyKey = key;
     }
