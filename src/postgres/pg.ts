@@ -1,7 +1,7 @@
 /**
  * node-postgres (`pg`), loaded so that a missing install is one clear error instead of a
- * module-resolution trace, and the few of its shapes the store uses, declared here so that the
- * published types of `imagegen-pricing/postgres` need neither `pg` nor `@types/pg`.
+ * module-resolution trace, and the few of its shapes the store's own code uses (internal: the
+ * entry's option takes `pg`'s own `Pool`).
  *
  * `pg` is an optional peer dependency: the core and the server never need it, and this entry needs
  * it at once. ES modules resolve static imports before any code runs, so the ES build loads it with
@@ -11,7 +11,7 @@ import type * as Pg from "pg";
 
 declare const TSUP_FORMAT: string | undefined;
 
-/** One statement, as the store sends it: a name makes it a prepared statement on each connection. */
+/** One statement, as the store sends it: a name makes it a prepared statement on each connection. @internal */
 export type PgQuery = {
   readonly text: string;
   readonly values?: unknown[];
@@ -20,10 +20,10 @@ export type PgQuery = {
   readonly query_timeout?: number;
 };
 
-/** The part of a query's result the store reads. */
+/** The part of a query's result the store reads. @internal */
 export type PgResult<R> = { readonly rows: R[]; readonly rowCount: number | null };
 
-/** What the store asks of a connection: to run a statement (a `pg` `Pool` or `PoolClient` has it). */
+/** What the store asks of a connection: to run a statement (a `pg` `Pool` or `PoolClient` has it). @internal */
 export interface PgQueryable {
   /** Runs one statement (SQL text with `values` for `$1`, `$2`..., or a {@link PgQuery}): its rows, and how many it touched. */
   query<R extends object = Record<string, unknown>>(
@@ -32,7 +32,7 @@ export interface PgQueryable {
   ): Promise<PgResult<R>>;
 }
 
-/** A connection checked out of a pool, for a transaction (a `pg` `PoolClient`). */
+/** A connection checked out of a pool, for a transaction (a `pg` `PoolClient`). @internal */
 export interface PgPoolClient extends PgQueryable {
   /** Returns the connection to its pool, or closes it when given `true` or the error that broke it. */
   release(destroy?: boolean | Error): void;
@@ -40,7 +40,9 @@ export interface PgPoolClient extends PgQueryable {
 
 /**
  * A pool of connections, as far as the store uses one: a `pg` `Pool` (node-postgres 8) has every
- * method here, so pass yours as `pool`; nothing else of `pg` is needed to type it.
+ * method here.
+ *
+ * @internal
  */
 export interface PgPool extends PgQueryable {
   /** Checks a connection out of the pool; give it back with `release()`. */

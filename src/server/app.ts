@@ -195,11 +195,11 @@ function retryAfterOf(error: unknown): number | undefined {
   ) {
     return undefined;
   }
-  const hint = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-  if (typeof hint !== "number" || !Number.isFinite(hint) || hint < 1) {
+  const hint = (error as { retryAfterMs?: unknown }).retryAfterMs;
+  if (typeof hint !== "number" || !Number.isFinite(hint) || hint < 1000) {
     return 1;
   }
-  return Math.min(Math.ceil(hint), MAX_RETRY_AFTER_SECONDS);
+  return Math.min(Math.ceil(hint / 1000), MAX_RETRY_AFTER_SECONDS);
 }
 
 /** The request headers a page may send: the key, the media type and the idempotency key. */

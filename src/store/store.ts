@@ -273,18 +273,19 @@ export interface Store {
  */
 export class StoreUnavailableError extends Error {
   override readonly name = "StoreUnavailableError";
-  /** Seconds a client should wait before retrying. */
-  readonly retryAfterSeconds: number;
+  /** Milliseconds a client should wait before retrying; the server asks in whole seconds, rounded up. */
+  readonly retryAfterMs: number;
 
   /**
    * Makes the error of an unreachable store.
    *
    * @param message - What failed, for the log; it is not sent to clients.
-   * @param options - The underlying error (`cause`) and the seconds a client should wait (default 1).
+   * @param options - The underlying error (`cause`) and the milliseconds a client should wait
+   *   (`retryAfterMs`, default 1000).
    */
-  constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor(message: string, options: { cause?: unknown; retryAfterMs?: number } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+    this.retryAfterMs = options.retryAfterMs ?? 1000;
   }
 }
 

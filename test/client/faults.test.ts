@@ -125,7 +125,10 @@ describe.each<Transport>(["in process", "over a socket"])(
     it("S17: 503 with Retry-After and 500 change nothing on the service; the retries resolve, charged once, every attempt under one key", async () => {
       const s = await setupOn(transport, { maxRetries: 2 });
       try {
-        await addFaults(s.server, [{ kind: "unavailable", retryAfterS: 1 }, { kind: "internal" }]);
+        await addFaults(s.server, [
+          { kind: "unavailable", retryAfterMs: 1000 },
+          { kind: "internal" },
+        ]);
         const outcome = await createOnce(s.client, s.retries, BODY, "flaky-1");
         expect(outcome.accepted).toBeDefined();
         expect(s.retries.map((r) => [r.error.code, r.error.status])).toEqual([
@@ -170,7 +173,7 @@ describe.each<Transport>(["in process", "over a socket"])(
       try {
         await addFaults(s.server, [
           { kind: "lose_answer" },
-          { kind: "unavailable", retryAfterS: 3 },
+          { kind: "unavailable", retryAfterMs: 3000 },
           { kind: "internal" },
           { kind: "lose_answer" },
         ]);
@@ -249,7 +252,7 @@ describe("the client against the double's faults, in process, with the clock", (
       fetch: d.server.fetch,
       onRetry: retried,
     });
-    await addFaults(d.server, [{ kind: "unavailable", retryAfterS: 2 }]);
+    await addFaults(d.server, [{ kind: "unavailable", retryAfterMs: 2000 }]);
     const done = client.generations.create(BODY, { idempotencyKey: "wait-1" });
     // Told of the 503, the client is now waiting on its timer.
     expect((await told).delayMs).toBe(2000);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY } from "../../src/server/controls.js";
-import type { JournalEntry, ReferenceServer } from "../../src/server/index.js";
+import type { ReferenceServer, RequestRecord } from "../../src/server/index.js";
 import { ledgerBalance } from "../support/ledger.js";
 import { adminCodeOf, BASE, errorOf, type Setup, setup } from "./helpers.js";
 
@@ -20,7 +20,7 @@ const journalOf = async (server: ReferenceServer, query = "") => {
   const res = await server.fetch(new Request(`${BASE}/admin/requests${query}`, { headers: ADMIN }));
   return {
     res,
-    body: res.status === 200 ? ((await res.json()) as { requests: JournalEntry[] }) : undefined,
+    body: res.status === 200 ? ((await res.json()) as { requests: RequestRecord[] }) : undefined,
   };
 };
 
@@ -55,11 +55,11 @@ describe("the request journal (S17)", () => {
       ["GET", "/api/ping", 200],
     ]);
     const [unauthenticated, quote, withHeader, withBody, first] = list as [
-      JournalEntry,
-      JournalEntry,
-      JournalEntry,
-      JournalEntry,
-      JournalEntry,
+      RequestRecord,
+      RequestRecord,
+      RequestRecord,
+      RequestRecord,
+      RequestRecord,
     ];
     expect(first).toEqual({
       requestId: ping.headers.get("request-id"),
