@@ -3,7 +3,7 @@
  * shared safely by any number of instances.
  */
 import { createHash } from "node:crypto";
-import type { Pool } from "pg";
+import type { Pool, QueryConfig, QueryResult, QueryResultRow } from "pg";
 import type {
   ApiKeyRecord,
   CommitInput,
@@ -23,7 +23,7 @@ import { distributeSchema, isDistributed } from "./citus.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION } from "./migrations/index.js";
 import { quoteSchema, runMigrations } from "./migrations/runner.js";
-import { type PgPool, type PgQuery, type PgResult, pg } from "./pg.js";
+import { pg } from "./pg.js";
 
 /**
  * Where the store keeps its tables (a connection string or a pool of yours, and a schema), and how
@@ -82,6 +82,12 @@ export type PostgresStore = Store & {
 };
 
 type Values = readonly unknown[];
+
+/**
+ * A statement with the client-side bound on its answer: pg reads `query_timeout` of a query's
+ * config (its per-query `query_timeout`), which `@types/pg` leaves out of `QueryConfig`.
+ */
+type TimedQuery = QueryConfig & { readonly query_timeout: number };
 
 const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value));
 
@@ -287,7 +293,7 @@ function bound(options: PostgresStoreOptions, name: keyof typeof DEFAULTS): numb
   return value;
 }
 
-type Connection = { schema: string; pool: PgPool; ownPool: boolean; queryTimeoutMs: number };
+type Connection = { schema: string; pool: Pool; ownPool: boolean; queryTimeoutMs: number };
 
 /**
  * Checks the options and makes the pool when given a connection string: for serving (every bound
@@ -413,12 +419,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * silent network) is given up, and the pool destroys a client released with an error instead of
    * handing out its dead socket again.
    */
-  const timed = (name: string | undefined, text: string, values?: Values): PgQuery =>
-    // A literal of one shape, not a spread of the statement: this runs for every statement the
-    // store sends (pg reads an absent name or values as undefined, as it reads these).
-    ({ name, text, values, query_timeout: queryTimeoutMs }) as PgQuery;
+  const timed = (name: string | undefined, text: string, values?: Values): TimedQuery => ({
+    text,
+    ...(name !== undefined && { name }),
+    ...(values !== undefined && { values: values as unknown[] }),
+    query_timeout: queryTimeoutMs,
+  });
   /** One statement is one transaction: retried whole when it loses a race. */
-  const run = <R extends object>(
+  const run = <R extends QueryResultRow>(
     what: string,
     statement: { name: string; text: string },
     values: Values,
@@ -873,10 +881,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 }
 
 /** A statement of a transaction, run on its connection. */
-type Query = <R extends object>(
+type Query = <R extends QueryResultRow>(
   statement: { name?: string; text: string },
   values: unknown[],
-) => Promise<PgResult<R>>;
+) => Promise<QueryResult<R>>;
 
 /**
  * A fixtures load as the load statements take it, each key and asset with its place in the load.
