@@ -3,8 +3,9 @@
  * by user id and co-located, the API keys a reference table (copied to every node), and the
  * functions that take a user first delegated to the node that holds that user.
  */
+
+import type { Pool, PoolClient } from "pg";
 import { quoteSchema, withMigrationLock } from "./migrations/runner.js";
-import type { PgPool, PgQueryable } from "./pg.js";
 
 /**
  * The tables distributed by user id, each after the tables its foreign keys point at (Citus
@@ -54,7 +55,7 @@ const NO_CITUS =
  * @internal
  */
 export async function isDistributed(
-  pool: PgPool,
+  pool: Pool,
   schema: string,
   requireCitus = false,
 ): Promise<boolean> {
@@ -71,7 +72,7 @@ export async function isDistributed(
 }
 
 /** Whether a table (schema-qualified) is distributed or a reference table. */
-async function isDistributedTable(db: PgQueryable, table: string): Promise<boolean> {
+async function isDistributedTable(db: Pool | PoolClient, table: string): Promise<boolean> {
   const { rows } = await db.query(
     "SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)",
     [table],
@@ -86,7 +87,7 @@ async function isDistributedTable(db: PgQueryable, table: string): Promise<boole
  * Already distributed tables and functions are left as they are. Run on the coordinator, as the
  * role that owns the schema. Returns the tables and functions this call distributed. @internal
  */
-export async function distributeSchema(pool: PgPool, schema: string): Promise<string[]> {
+export async function distributeSchema(pool: Pool, schema: string): Promise<string[]> {
   const s = quoteSchema(schema);
   return withMigrationLock(pool, schema, async (client, locked) => {
     const done: string[] = [];

@@ -1,8 +1,8 @@
 /**
  * `imagegen-pricing/postgres`: the reference server's `Store` on PostgreSQL, for several instances
  * on one database and for state that outlives a restart. Needs the `pg` package (`npm install pg`);
- * without it, importing this entry throws one error that says so. Its types need nothing more: a
- * `pg` `Pool` is a {@link PgPool}, and `@types/pg` is not required.
+ * without it, importing this entry throws one error that says so. A pool of yours is a `pg` `Pool`
+ * (its type from `@types/pg`, which TypeScript users of this option install).
  *
  * @module imagegen-pricing/postgres
  */
@@ -10,7 +10,6 @@
 // The class the store rejects with: from here, the very class this entry throws, whatever the module system.
 export { StoreUnavailableError } from "../store/store.js";
 export { MigrationChecksumError } from "./migrations/runner.js";
-export type { PgPool, PgPoolClient, PgQuery, PgQueryable, PgResult } from "./pg.js";
 export type { PostgresStoreOptions } from "./store.js";
 export { migratePostgres } from "./store.js";
 
@@ -36,8 +35,8 @@ export type PostgresStore = {
  * pool makes new connections once the database is back.
  *
  * @param options - `connectionString` or `pool` (exactly one), `schema` (default `"imagegen"`), and
- *   the timeouts (`connectionTimeoutMillis` 5000 and `statementTimeoutMillis` 5000 for the store's
- *   own pool, `queryTimeoutMillis` 10000 for any pool).
+ *   the timeouts (`connectionTimeoutMs` 5000 and `statementTimeoutMs` 5000 for the store's
+ *   own pool, `queryTimeoutMs` 10000 for any pool).
  * @returns The store, once its schema is up to date; `close()` ends the pool it made.
  * @throws TypeError for a schema name that is not a lowercase identifier, not exactly one of
  *   `connectionString` and `pool`, or a pool's own timeout given with `pool`; RangeError for a

@@ -1,7 +1,6 @@
 /**
  * node-postgres (`pg`), loaded so that a missing install is one clear error instead of a
- * module-resolution trace, and the few of its shapes the store uses, declared here so that the
- * published types of `imagegen-pricing/postgres` need neither `pg` nor `@types/pg`.
+ * module-resolution trace.
  *
  * `pg` is an optional peer dependency: the core and the server never need it, and this entry needs
  * it at once. ES modules resolve static imports before any code runs, so the ES build loads it with
@@ -10,48 +9,6 @@
 import type * as Pg from "pg";
 
 declare const TSUP_FORMAT: string | undefined;
-
-/** One statement, as the store sends it: a name makes it a prepared statement on each connection. */
-export type PgQuery = {
-  readonly text: string;
-  readonly values?: unknown[];
-  readonly name?: string;
-  /** Milliseconds to wait for the answer before giving the connection up (pg's per-query `query_timeout`). */
-  readonly query_timeout?: number;
-};
-
-/** The part of a query's result the store reads. */
-export type PgResult<R> = { readonly rows: R[]; readonly rowCount: number | null };
-
-/** What the store asks of a connection: to run a statement (a `pg` `Pool` or `PoolClient` has it). */
-export interface PgQueryable {
-  /** Runs one statement (SQL text with `values` for `$1`, `$2`..., or a {@link PgQuery}): its rows, and how many it touched. */
-  query<R extends object = Record<string, unknown>>(
-    query: string | PgQuery,
-    values?: unknown[],
-  ): Promise<PgResult<R>>;
-}
-
-/** A connection checked out of a pool, for a transaction (a `pg` `PoolClient`). */
-export interface PgPoolClient extends PgQueryable {
-  /** Returns the connection to its pool, or closes it when given `true` or the error that broke it. */
-  release(destroy?: boolean | Error): void;
-}
-
-/**
- * A pool of connections, as far as the store uses one: a `pg` `Pool` (node-postgres 8) has every
- * method here, so pass yours as `pool`; nothing else of `pg` is needed to type it.
- */
-export interface PgPool extends PgQueryable {
-  /** Checks a connection out of the pool; give it back with `release()`. */
-  connect(): Promise<PgPoolClient>;
-  /** Listens for an idle connection's error (so that a dropped connection does not end the process). */
-  on(event: "error", listener: (error: Error) => void): unknown;
-  /** Stops listening for an idle connection's error. */
-  off(event: "error", listener: (error: Error) => void): unknown;
-  /** Closes every connection. */
-  end(): Promise<void>;
-}
 
 /**
  * What importing the PostgreSQL entry says when `pg` cannot be found: a constant, so that the source

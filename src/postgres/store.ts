@@ -3,6 +3,7 @@
  * shared safely by any number of instances.
  */
 import { createHash } from "node:crypto";
+import type { Pool, QueryConfig, QueryResult, QueryResultRow } from "pg";
 import type {
   ApiKeyRecord,
   CommitInput,
@@ -22,7 +23,7 @@ import { distributeSchema, isDistributed } from "./citus.js";
 import { isUnavailable, withRetries } from "./errors.js";
 import { LATEST_VERSION } from "./migrations/index.js";
 import { quoteSchema, runMigrations } from "./migrations/runner.js";
-import { type PgPool, type PgQuery, type PgResult, pg } from "./pg.js";
+import { pg } from "./pg.js";
 
 /**
  * Where the store keeps its tables (a connection string or a pool of yours, and a schema), and how
@@ -32,26 +33,26 @@ export type PostgresStoreOptions = {
   /** `postgres://user:password@host:5432/database`: the store makes (and closes) its own pool. */
   readonly connectionString?: string;
   /** A `pg` pool (`new pg.Pool(...)`) to use instead; the store never ends it (you do, after `close()`). */
-  readonly pool?: PgPool;
+  readonly pool?: Pool;
   /** The schema holding the store's tables, created when missing: default `"imagegen"`. */
   readonly schema?: string;
   /**
    * Milliseconds to open a connection, or to wait for a free one of the pool: default 5000. Only
-   * with `connectionString` (set `connectionTimeoutMillis` on a pool of yours).
+   * with `connectionString` (set pg's `connectionTimeoutMillis` on a pool of yours).
    */
-  readonly connectionTimeoutMillis?: number;
+  readonly connectionTimeoutMs?: number;
   /**
    * Milliseconds the server lets one statement run (PostgreSQL's `statement_timeout`) before it
    * cancels and rolls it back: default 5000. Only with `connectionString`.
    */
-  readonly statementTimeoutMillis?: number;
+  readonly statementTimeoutMs?: number;
   /**
    * Milliseconds the store waits for the answer to one statement before it gives the connection up
    * (destroyed, never reused) and rejects with `StoreUnavailableError`: default 10000. It applies to
-   * a pool of yours too. Keep it above `statementTimeoutMillis`, so that a database that answers
+   * a pool of yours too. Keep it above `statementTimeoutMs`, so that a database that answers
    * is stopped by its own timeout first.
    */
-  readonly queryTimeoutMillis?: number;
+  readonly queryTimeoutMs?: number;
   /**
    * Lay the schema out for Citus (docs/postgres.md, Citus): after the migrations, the tables a
    * request touches are distributed by user id and co-located, the API keys become a reference
@@ -63,9 +64,9 @@ export type PostgresStoreOptions = {
 
 /** The bounds on waiting for the database that the options do not set. */
 const DEFAULTS = {
-  connectionTimeoutMillis: 5000,
-  statementTimeoutMillis: 5000,
-  queryTimeoutMillis: 10_000,
+  connectionTimeoutMs: 5000,
+  statementTimeoutMs: 5000,
+  queryTimeoutMs: 10_000,
 } as const;
 
 /** How long a connection of the store's own pool stays idle before the pool closes it. */
@@ -81,6 +82,12 @@ export type PostgresStore = Store & {
 };
 
 type Values = readonly unknown[];
+
+/**
+ * A statement with the client-side bound on its answer: pg reads `query_timeout` of a query's
+ * config (its per-query `query_timeout`), which `@types/pg` leaves out of `QueryConfig`.
+ */
+type TimedQuery = QueryConfig & { readonly query_timeout: number };
 
 const toNumber = (value: unknown): number => (typeof value === "number" ? value : Number(value));
 
@@ -286,7 +293,7 @@ function bound(options: PostgresStoreOptions, name: keyof typeof DEFAULTS): numb
   return value;
 }
 
-type Connection = { schema: string; pool: PgPool; ownPool: boolean; queryTimeoutMillis: number };
+type Connection = { schema: string; pool: Pool; ownPool: boolean; queryTimeoutMs: number };
 
 /**
  * Checks the options and makes the pool when given a connection string: for serving (every bound
@@ -302,25 +309,25 @@ function connect(
   if ((options?.connectionString === undefined) === (options?.pool === undefined)) {
     throw new TypeError(`${caller} needs exactly one of \`connectionString\` and \`pool\``);
   }
-  const queryTimeoutMillis = bound(options, "queryTimeoutMillis");
-  const connectionTimeoutMillis = bound(options, "connectionTimeoutMillis");
-  const statementTimeoutMillis = bound(options, "statementTimeoutMillis");
+  const queryTimeoutMs = bound(options, "queryTimeoutMs");
+  const connectionTimeoutMs = bound(options, "connectionTimeoutMs");
+  const statementTimeoutMs = bound(options, "statementTimeoutMs");
   if (options.pool) {
-    for (const name of ["connectionTimeoutMillis", "statementTimeoutMillis"] as const) {
+    for (const name of ["connectionTimeoutMs", "statementTimeoutMs"] as const) {
       if (options[name] !== undefined) {
         throw new TypeError(
           `${caller}: ${name} applies to the store's own pool; with \`pool\`, set it on your pool`,
         );
       }
     }
-    return { schema, pool: options.pool, ownPool: false, queryTimeoutMillis };
+    return { schema, pool: options.pool, ownPool: false, queryTimeoutMs };
   }
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     application_name: "imagegen-pricing",
     // An unreachable host, or one that accepts the connection and then says nothing, fails a
     // request within this bound instead of hanging it; so does waiting for a free connection.
-    connectionTimeoutMillis,
+    connectionTimeoutMillis: connectionTimeoutMs,
     // A peer that vanished without a FIN or a RST (a partition, a firewall that forgot the
     // connection) is found by the kernel's probes, even on a connection nobody is using.
     keepAlive: true,
@@ -329,14 +336,14 @@ function connect(
     ...(purpose === "serve"
       ? {
           // The server ends a statement stuck on a lock or a slow plan itself, rolling it back.
-          statement_timeout: statementTimeoutMillis,
+          statement_timeout: statementTimeoutMs,
           // A transaction whose client gave up (its query timed out) would hold its row locks
           // until the server noticed the dead socket, which can take hours: it is ended instead.
-          idle_in_transaction_session_timeout: queryTimeoutMillis,
+          idle_in_transaction_session_timeout: queryTimeoutMs,
         }
       : { max: 1 }),
   });
-  return { schema, pool, ownPool: true, queryTimeoutMillis };
+  return { schema, pool, ownPool: true, queryTimeoutMs };
 }
 
 /**
@@ -348,7 +355,7 @@ function connect(
  * the servers connect as a role with fewer rights (docs/postgres.md, "Least privilege").
  *
  * @param options - `connectionString` or `pool` (exactly one), `schema` (default `"imagegen"`), and
- *   `connectionTimeoutMillis` (default 5000).
+ *   `connectionTimeoutMs` (default 5000).
  * @returns The versions this call applied (empty when the schema was up to date) and the version now.
  * @throws TypeError or RangeError for bad options; StoreUnavailableError when the database cannot be reached;
  *   MigrationChecksumError when a migration the schema applied is not this package's (docs/postgres.md,
@@ -379,7 +386,7 @@ export async function migratePostgres(
 
 /** Opens the store; `createPostgresStore` of the entry, typed with every method of {@link Store}. */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const { schema, pool, ownPool, queryTimeoutMillis } = connect(
+  const { schema, pool, ownPool, queryTimeoutMs } = connect(
     options,
     "createPostgresStore",
     "serve",
@@ -412,12 +419,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * silent network) is given up, and the pool destroys a client released with an error instead of
    * handing out its dead socket again.
    */
-  const timed = (name: string | undefined, text: string, values?: Values): PgQuery =>
-    // A literal of one shape, not a spread of the statement: this runs for every statement the
-    // store sends (pg reads an absent name or values as undefined, as it reads these).
-    ({ name, text, values, query_timeout: queryTimeoutMillis }) as PgQuery;
+  const timed = (name: string | undefined, text: string, values?: Values): TimedQuery => ({
+    text,
+    ...(name !== undefined && { name }),
+    ...(values !== undefined && { values: values as unknown[] }),
+    query_timeout: queryTimeoutMs,
+  });
   /** One statement is one transaction: retried whole when it loses a race. */
-  const run = <R extends object>(
+  const run = <R extends QueryResultRow>(
     what: string,
     statement: { name: string; text: string },
     values: Values,
@@ -872,10 +881,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 }
 
 /** A statement of a transaction, run on its connection. */
-type Query = <R extends object>(
+type Query = <R extends QueryResultRow>(
   statement: { name?: string; text: string },
   values: unknown[],
-) => Promise<PgResult<R>>;
+) => Promise<QueryResult<R>>;
 
 /**
  * A fixtures load as the load statements take it, each key and asset with its place in the load.

@@ -13,7 +13,7 @@ import { generateApiKey, hashApiKey } from "./auth.js";
 import { jsonBody } from "./body.js";
 import { type ClockChange, type ClockView, isoInstant } from "./clock.js";
 import type { AdminRoute, Env, ServerContext } from "./context.js";
-import type { FaultInput, FaultView, JournalEntry } from "./controls.js";
+import type { FaultInput, FaultView, RequestRecord } from "./controls.js";
 import { AdminError, type AdminHttpErrorCode, fail, invalidRequest, json } from "./errors.js";
 import { jobId, newId, parseJobId } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
@@ -122,7 +122,7 @@ export type Admin = {
   /** Removes every fault. */
   clearFaults(): Promise<{ removed: number }>;
   /** The last requests to the service's endpoints, newest first (`limit` 1 to 1000, default 100). Needs an admin token. */
-  requests(options?: { limit?: number }): Promise<JournalEntry[]>;
+  requests(options?: { limit?: number }): Promise<RequestRecord[]>;
 };
 
 /** Checks credits: a whole number, not negative (`invalid_credits`), at most 2^53 - 1 (`credits_too_large`). */

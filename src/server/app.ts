@@ -3,10 +3,9 @@
  * request crosses (request id, `onResponse`, CORS, the request journal, 404 and 405, the fixtures
  * loaded) with the routes of the service and, with an admin token, of the admin API.
  */
-import { type Context, type Handler, Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { TrieRouter } from "hono/router/trie-router";
-import { getPath } from "hono/utils/url";
 import { NoCatalogInForceError } from "../models/history.js";
 import type { Catalog } from "../models/modelSpec.js";
 import { createMemoryStore } from "../store/memory.js";
@@ -20,11 +19,11 @@ import { ping, queryCredits, quotePrice } from "./account.js";
 import type { ClientInfo } from "./address.js";
 import { type Admin, addAdminRoutes, createAdmin } from "./admin.js";
 import { adminGuard, checkAdminToken } from "./adminToken.js";
-import { authenticate, hashApiKey } from "./auth.js";
-import { DEFAULT_MAX_BODY_BYTES, takeJsonBody } from "./body.js";
+import { apiKey, hashApiKey } from "./auth.js";
+import { DEFAULT_MAX_BODY_BYTES, jsonBody } from "./body.js";
 import { firstCatalogStart, serverCatalogs } from "./catalogs.js";
 import { createServerClock } from "./clock.js";
-import type { Caller, Env, LogEntry, ResponseEvent, ServerContext } from "./context.js";
+import type { Env, LogEntry, ResponseEvent, ServerContext } from "./context.js";
 import { AnswerLostError, controlsOff, createControls } from "./controls.js";
 import { fail, json, requestIdOf } from "./errors.js";
 import {
@@ -36,6 +35,7 @@ import {
 } from "./fixtures.js";
 import { createGeneration } from "./generations.js";
 import { newId } from "./ids.js";
+import { createMasker } from "./mask.js";
 import { serverMessages as m } from "./messages.js";
 
 /** The origins a server lets a page call it from: `"*"` (any) or a list of `scheme://host[:port]` origins. */
@@ -50,8 +50,8 @@ export type ReferenceServerOptions = {
   maxBodyBytes?: number;
   /**
    * An idempotency window in milliseconds: a key then stops pointing at its task this long after the
-   * task was accepted, and a retry after that is a new task. Default: no window, a key points at its
-   * task for as long as the task exists (S5).
+   * task was accepted, and a retry after that is a new task: 1 to 3,155,760,000,000 (100 years).
+   * Default: no window, a key points at its task for as long as the task exists (S5).
    */
   idempotencyTtlMs?: number;
   /**
@@ -137,6 +137,26 @@ export type ReferenceServer = {
 
 const defaultLog = (entry: LogEntry) => console.error(JSON.stringify(entry));
 
+/**
+ * The longest idempotency window, 100 years of 365.25 days in milliseconds: every store keeps an
+ * instant as epoch milliseconds that are a safe integer, and this added to any date JavaScript can
+ * hold stays one.
+ */
+const MAX_IDEMPOTENCY_TTL_MS = 3_155_760_000_000;
+
+/** The `idempotencyTtlMs` option checked: a RangeError names the range it must be in. */
+function idempotencyTtl(value: number | undefined): number | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_IDEMPOTENCY_TTL_MS) {
+    throw new RangeError(
+      `idempotencyTtlMs must be whole milliseconds from 1 to ${MAX_IDEMPOTENCY_TTL_MS} (100 years); received ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
 function positive<T>(name: string, value: number | undefined, fallback: T): number | T {
   if (value === undefined) {
     return fallback;
@@ -175,15 +195,15 @@ function retryAfterOf(error: unknown): number | undefined {
   ) {
     return undefined;
   }
-  const hint = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-  if (typeof hint !== "number" || !Number.isFinite(hint) || hint < 1) {
+  const hint = (error as { retryAfterMs?: unknown }).retryAfterMs;
+  if (typeof hint !== "number" || !Number.isFinite(hint) || hint < 1000) {
     return 1;
   }
-  return Math.min(Math.ceil(hint), MAX_RETRY_AFTER_SECONDS);
+  return Math.min(Math.ceil(hint / 1000), MAX_RETRY_AFTER_SECONDS);
 }
 
 /** The request headers a page may send: the key, the media type and the idempotency key. */
-const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key";
+const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Retry-Count";
 /** The answer headers a page may read besides the safelisted ones: every one the service sets. */
 const EXPOSE_HEADERS = "Request-Id, Retry-After, Idempotent-Replayed, WWW-Authenticate, Allow";
 
@@ -265,8 +285,8 @@ function corsFor(origins: "*" | string[]): MiddlewareHandler<Env> {
  * @param options - Limits, clock, catalog (or a history of catalogs), store, fixtures, admin token
  *   and CORS; all optional.
  * @returns `{ fetch, admin, ready }`.
- * @throws RangeError when both `catalog` and `catalogs` are given, or a limit is not a positive whole
- *   number; `CatalogHistoryError` naming each bad entry of `catalogs`; `FixturesError` naming every
+ * @throws RangeError when both `catalog` and `catalogs` are given, a limit is not a positive whole
+ *   number, or `idempotencyTtlMs` is past 100 years; `CatalogHistoryError` naming each bad entry of `catalogs`; `FixturesError` naming every
  *   problem of `fixtures`; `AdminTokenError` for an `adminToken` it refuses.
  * @example
  * ```ts
@@ -297,7 +317,7 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     clock,
     reset: () => reset(),
     maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-    idempotencyTtlMs: positive("idempotencyTtlMs", options.idempotencyTtlMs, undefined),
+    idempotencyTtlMs: idempotencyTtl(options.idempotencyTtlMs),
     serviceName: options.serviceName ?? "imagegen-pricing-reference",
     log,
   };
@@ -377,7 +397,6 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       // The opening grants at real time, where the clock stands after the reset.
       await load(clock.realNow(), true);
       clock.reset();
-      known?.clear();
       controls?.clearJournal();
     });
   };
@@ -414,15 +433,39 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   };
 
   const app = new Hono<Env>();
+  // Every request is counted in flight from its first step, after the fixtures and any reset, but
+  // a reset's own (it waits for the others). One that waited for a load of the fixtures that
+  // failed is not counted: the step after `onResponse` answers it with that failure.
+  app.use(async (c, next) => {
+    if (adminToken !== undefined && c.req.path === "/admin/reset") {
+      return next();
+    }
+    if (turn !== undefined || !loaded) {
+      try {
+        await ready(true);
+      } catch (error) {
+        c.set("loadFailure", { error });
+        return next();
+      }
+    } else {
+      inFlight++;
+    }
+    try {
+      await next();
+    } finally {
+      leave();
+    }
+  });
   const onResponse = options.onResponse;
   if (onResponse) {
+    const mask = createMasker(adminToken);
     app.use(async (c, next) => {
       const start = performance.now();
       await next();
       try {
         onResponse({
           method: c.req.method,
-          path: c.req.path,
+          path: mask(c.req.path),
           status: c.res.status,
           requestId: requestIdOf(c),
           durationMs: performance.now() - start,
@@ -434,7 +477,10 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   }
   // A request that waited for a load of the fixtures that failed is answered with that failure.
   if (checked) {
-    app.use((c, next) => ("loadError" in c.env ? Promise.reject(c.env.loadError) : next()));
+    app.use((c, next) => {
+      const failure = c.var.loadFailure;
+      return failure === undefined ? next() : Promise.reject(failure.error);
+    });
   }
   if (origins) {
     app.use("/api/*", corsFor(origins)).use("/openapi.json", corsFor(origins));
@@ -473,14 +519,15 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   });
 
   // Each route in the order S12 fixes: its path (404) and method (405), then the key (401), the
-  // test-double controls, then the body: media type (415), size (413), JSON (400).
-  const route = serviceRoute(ctx, controls?.afterAuth);
-  // On a database, a generation by a caller seen before skips the key's lookup (not with the controls).
-  const known = options.store && !controls ? new Map<string, Caller>() : undefined;
-  app.post("/api/generations", route(createGeneration(ctx), true, known));
-  app.post("/api/pricing/quote", route(quotePrice(ctx), true));
-  app.get("/api/ping", route(ping(ctx)));
-  app.get("/api/query/credits", route(queryCredits(ctx)));
+  // test-double faults when the server has them, then the body: media type (415), size (413),
+  // JSON (400), and the endpoint.
+  const key = apiKey(ctx);
+  const faults = controls ? [controls.afterAuth] : [];
+  const body = jsonBody(ctx.maxBodyBytes);
+  app.post("/api/generations", key, ...faults, body, createGeneration(ctx));
+  app.post("/api/pricing/quote", key, ...faults, body, quotePrice(ctx));
+  app.get("/api/ping", key, ...faults, ping(ctx));
+  app.get("/api/query/credits", key, ...faults, queryCredits(ctx));
   app.get("/openapi.json", (c) => json(c, 200, catalogs.openApiText(clock.now())));
   if (adminToken !== undefined && controls) {
     // The routes call the methods as they are: their request is counted in flight already.
@@ -488,105 +535,11 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   }
   app.notFound(notFoundOrNotAllowed(app));
 
-  // Every request is counted in flight from its first step, after the fixtures and any reset, but
-  // a reset's own (it waits for the others). Synchronous when nothing is to be waited for.
-  const run = (request: Request, env: ClientInfo): Promise<Response> => {
-    try {
-      const answer = app.fetch(request, env);
-      if (answer instanceof Promise) {
-        return answer.finally(leave);
-      }
-      leave();
-      return Promise.resolve(answer);
-    } catch (error) {
-      leave();
-      return Promise.reject(error);
-    }
-  };
   const fetch = (request: Request, info?: ClientInfo): Promise<Response> => {
     const env = typeof info === "object" && info !== null ? info : {};
-    if (adminToken !== undefined && getPath(request) === "/admin/reset") {
-      return Promise.resolve(app.fetch(request, env));
-    }
-    if (turn !== undefined || !loaded) {
-      return ready(true).then(
-        () => run(request, env),
-        (error: unknown) => app.fetch(request, { ...env, loadError: error }),
-      );
-    }
-    inFlight++;
-    return run(request, env);
+    return Promise.resolve(app.fetch(request, env));
   };
   return { fetch, admin: admin as Admin, ready: () => ready() };
-}
-
-const noNext = async () => {}; // the `next` an endpoint is given: nothing comes after it
-
-/**
- * A service route as one handler: the key (401), the test-double faults when the server has them,
- * the JSON body when the route takes one (415, 413, 400), then the endpoint. One handler per route
- * keeps hono on its fast path, with no chain of middleware to compose for each request; a step that
- * can answer at once (the key in memory, ping) does.
- */
-function serviceRoute(ctx: ServerContext, faults: MiddlewareHandler<Env> | undefined) {
-  return (endpoint: Handler<Env>, takesBody = false, known?: Map<string, Caller>): Handler<Env> => {
-    const answer = (c: Context<Env>) => endpoint(c, noNext) as Response | Promise<Response>;
-    const rest = (c: Context<Env>) =>
-      takesBody ? takeJsonBody(c, ctx.maxBodyBytes).then((no) => no ?? answer(c)) : answer(c);
-    const withFaults = async (c: Context<Env>, apply: MiddlewareHandler<Env>) => {
-      let given: Response | undefined;
-      const fault = await apply(c, async () => {
-        given = await rest(c);
-      });
-      return fault ?? given ?? c.res;
-    };
-    const afterKey = (c: Context<Env>, refused: Response | undefined) =>
-      refused ?? (faults ? withFaults(c, faults) : rest(c));
-    /**
-     * The answer of a caller taken from `known`, or the error it threw: a charge stands, its commit
-     * having checked the key and the multiplier under the user's lock. Anything else waits for the
-     * key read again: a 401 once it is no longer valid, else the same answer or error, or the
-     * endpoint's answer again for a caller that changed.
-     */
-    const confirmed = async (
-      c: Context<Env>,
-      remembered: Map<string, Caller>,
-      given?: Response,
-      error?: unknown,
-    ) => {
-      const [seen, hash] = [c.get("caller"), c.get("remembered") as string];
-      if (given?.status === 202 && !given.headers.has("idempotent-replayed")) {
-        remembered.set(hash, seen); // with the multiplier it was charged at
-        return given;
-      }
-      remembered.delete(hash);
-      const refused = await authenticate(c, ctx, remembered);
-      if (refused) {
-        return refused;
-      }
-      if (!given) {
-        throw error;
-      }
-      const now = c.get("caller");
-      const same =
-        now.userId === seen.userId &&
-        now.apiKeyId === seen.apiKeyId &&
-        now.multiplier === seen.multiplier;
-      return same || c.get("body") === undefined ? given : answer(c);
-    };
-    return (c) => {
-      const refused = authenticate(c, ctx, known);
-      if (known && c.get("remembered")) {
-        const settle = (given?: Response, error?: unknown) => confirmed(c, known, given, error);
-        return Promise.resolve(afterKey(c, undefined)).then(settle, (error: unknown) =>
-          settle(undefined, error),
-        );
-      }
-      return refused instanceof Promise
-        ? refused.then((r) => afterKey(c, r))
-        : afterKey(c, refused);
-    };
-  };
 }
 
 /**

@@ -2,9 +2,9 @@
  * API keys (S1, S2): how a key is made and kept (only its SHA-256), how the `Authorization` header
  * is read, and the step that authenticates a request.
  */
-import type { Context } from "hono";
-import type { ApiKeyMode, CallerRecord } from "../store/store.js";
-import type { Caller, Env, ServerContext } from "./context.js";
+import type { MiddlewareHandler } from "hono";
+import type { ApiKeyMode } from "../store/store.js";
+import type { Env, ServerContext } from "./context.js";
 import { type Failure, fail } from "./errors.js";
 import { randomBase64Url } from "./ids.js";
 import { serverMessages as m } from "./messages.js";
@@ -97,56 +97,36 @@ export const INVALID_API_KEY: Failure = {
 
 /**
  * The first step of every endpoint that takes an API key (S1: no other scheme): the key's SHA-256
- * is looked up (never the key compared as text), and the caller kept as `c.get("caller")`. Gives
- * nothing then, else the 401, without a lookup for a key not shaped like one of ours; at once when
- * the hash and the store answer at once (`node:crypto` and the memory store), else as a promise.
- * A caller in `known` is taken without a lookup, its key's hash kept as `c.get("remembered")`.
+ * is looked up (never the key compared as text), with its user's multiplier in the same lookup,
+ * and the caller kept as `c.var.caller`; a missing, malformed, unknown or revoked key is the 401,
+ * and a key not shaped like one of ours is refused without a lookup.
  *
+ * @param ctx - The server's settings: its store.
+ * @returns The middleware.
  * @internal
  */
-export function authenticate(c: Context<Env>, ctx: ServerContext, known?: Map<string, Caller>) {
-  const key = bearerToken(c.req.header("authorization"));
-  if (typeof key !== "string") {
-    return fail(c, {
-      code: "missing_api_key",
-      message: m.missingApiKey(),
-      headers: BEARER_CHALLENGE,
+export function apiKey(ctx: ServerContext): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const key = bearerToken(c.req.header("authorization"));
+    if (typeof key !== "string") {
+      return fail(c, {
+        code: "missing_api_key",
+        message: m.missingApiKey(),
+        headers: BEARER_CHALLENGE,
+      });
+    }
+    if (!KEY_SHAPE.test(key)) {
+      return fail(c, INVALID_API_KEY);
+    }
+    const found = await ctx.store.findCaller(await hashApiKey(key));
+    if (!found || found.key.revoked) {
+      return fail(c, INVALID_API_KEY);
+    }
+    c.set("caller", {
+      userId: found.key.userId,
+      apiKeyId: found.key.id,
+      multiplier: found.multiplier,
     });
-  }
-  if (!KEY_SHAPE.test(key)) {
-    return fail(c, INVALID_API_KEY);
-  }
-  const hash = hashApiKey(key);
-  const seen = typeof hash === "string" ? known?.get(hash) : undefined;
-  if (seen) {
-    c.set("caller", seen);
-    c.set("remembered", hash as string);
-    return undefined;
-  }
-  // The key and its user's multiplier in one lookup: pricing needs no read of its own.
-  const found =
-    typeof hash === "string"
-      ? ctx.store.findCaller(hash)
-      : hash.then((h) => ctx.store.findCaller(h));
-  return found instanceof Promise
-    ? found.then((caller) => admit(c, caller, known, hash))
-    : admit(c, found);
-}
-
-/** The 401 of a key that is unknown or revoked, or nothing once the caller is kept (and in `known`, at most 10,000). */
-function admit(
-  c: Context<Env>,
-  found: CallerRecord | undefined,
-  known?: Map<string, Caller>,
-  keyHash?: unknown,
-) {
-  if (!found || found.key.revoked) {
-    return fail(c, INVALID_API_KEY);
-  }
-  const caller = { userId: found.key.userId, apiKeyId: found.key.id, multiplier: found.multiplier };
-  c.set("caller", caller);
-  if (known && typeof keyHash === "string" && known.set(keyHash, caller).size > 10_000) {
-    known.clear();
-  }
-  return undefined;
+    await next();
+  };
 }

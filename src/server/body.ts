@@ -226,20 +226,22 @@ function readBytes(c: Context<Env>, maxBytes: number): Response | Promise<ArrayB
     .then((bytes) => (bytes.byteLength > maxBytes ? tooLarge() : bytes), unreadable);
 }
 
-/** Reads a route's JSON body into `c.get("body")` (see {@link readJson}): the refusal, or nothing once read. @internal */
-export async function takeJsonBody(
-  c: Context<Env>,
-  maxBytes: number,
-  emptyIsObject = false,
-): Promise<Response | undefined> {
-  const read = await readJson(c, maxBytes, emptyIsObject);
-  if (!read.ok) {
-    return read.answer;
-  }
-  c.set("body", read.value);
-}
-
-/** {@link takeJsonBody} as the middleware of a route (the admin API's). @internal */
+/**
+ * The step of a route that takes a JSON body: reads it (see {@link readJson}) into `c.var.body`, or
+ * answers the refusal.
+ *
+ * @param maxBytes - The largest body read.
+ * @param emptyIsObject - Whether no body at all reads as `{}`.
+ * @returns The middleware.
+ * @internal
+ */
 export function jsonBody(maxBytes: number, emptyIsObject = false): MiddlewareHandler<Env> {
-  return async (c, next) => (await takeJsonBody(c, maxBytes, emptyIsObject)) ?? next();
+  return async (c, next) => {
+    const read = await readJson(c, maxBytes, emptyIsObject);
+    if (!read.ok) {
+      return read.answer;
+    }
+    c.set("body", read.value);
+    await next();
+  };
 }

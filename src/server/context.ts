@@ -24,7 +24,11 @@ export type LogEntry = {
 export type ResponseEvent = {
   /** The request's method. */
   readonly method: string;
-  /** The path without query string: a client may put a key in it, so mask it before showing it. */
+  /**
+   * The path without query string, masked like the request journal's: the admin token (even split
+   * by separators), a run of 16 or more letters, digits, `_` or `-`, and whatever follows an API
+   * key's prefix (`ck_test_`, in any case, even split) are `<hidden>`.
+   */
   readonly path: string;
   /** The answer's status. */
   readonly status: number;
@@ -99,15 +103,15 @@ export type ServerContext = {
  * @internal
  */
 export type Env = {
-  /** The client's address; and why a request is refused before any route, when the fixtures failed to load. */
-  Bindings: ClientInfo & { loadError?: unknown };
+  /** The client's address. */
+  Bindings: ClientInfo;
   Variables: {
     /** The request's id, made when first needed: read it with `requestIdOf(c)`. */
     requestId: string | undefined;
+    /** Why the request is refused before any route: the fixtures failed to load. */
+    loadFailure: { readonly error: unknown } | undefined;
     /** Who the key authenticated (the routes that take a key). */
     caller: Caller;
-    /** The hash of a key whose caller was taken from the remembered ones, without a lookup. */
-    remembered: string | undefined;
     /** The parsed JSON body (the routes that take one). */
     body: unknown;
     /** The issues of an error answer, as listed in it: what the request journal records. */

@@ -14,6 +14,7 @@ import { isoInstant } from "./clock.js";
 import type { AdminRoute, Caller, Env } from "./context.js";
 import { AdminError, fail, invalidRequest, json, requestIdOf } from "./errors.js";
 import { randomHex } from "./ids.js";
+import { createMasker } from "./mask.js";
 import { serverMessages as m } from "./messages.js";
 
 /** What a fault does: 503 with `Retry-After`, 500, the normal answer late, or no answer at all. */
@@ -36,10 +37,14 @@ export const FAULT_PATHS = [
 /** The methods a fault may name (a `HEAD` counts as its `GET`). @internal */
 export const FAULT_METHODS = ["GET", "POST"] as const;
 
-/** The bounds of a fault: how often it fires, how late it answers, what `Retry-After` asks, how many wait at once. @internal */
+/**
+ * The bounds of a fault: how often it fires, how late it answers, what `Retry-After` asks (in
+ * milliseconds, and in seconds for the deprecated `retryAfterS`), how many wait at once. @internal
+ */
 export const FAULT_LIMITS = {
   maxTimes: 1000,
   maxDelayMs: 60_000,
+  maxRetryAfterMs: 3_600_000,
   maxRetryAfterS: 3600,
   maxFaults: 100,
 } as const;
@@ -57,8 +62,12 @@ export type FaultInput = {
   times?: number;
   /** `delay` only, and required there: how long the answer is held, 0 to 60000 ms. */
   delayMs?: number;
-  /** `unavailable` only: the `Retry-After` seconds, 1 to 3600 (default 1). */
-  retryAfterS?: number;
+  /**
+   * `unavailable` only: the wait the answer asks for, 1 to 3600000 ms (default 1000), sent as
+   * `Retry-After` in whole seconds, rounded up. (Over HTTP, `retryAfterS` in seconds, 1 to 3600, is
+   * still accepted in its place: deprecated.)
+   */
+  retryAfterMs?: number;
 };
 
 /** A fault waiting to fire, as listed: its id, what it matches, what it does and how many times it still fires. */
@@ -69,7 +78,8 @@ export type FaultView = {
   path?: string;
   apiKeyId?: string;
   delayMs?: number;
-  retryAfterS?: number;
+  /** `unavailable` only: the wait its answers ask for, in milliseconds. */
+  retryAfterMs?: number;
   /** How many more matching requests it fires on; a fault is removed once this reaches 0. */
   timesLeft: number;
 };
@@ -97,11 +107,13 @@ export class AnswerLostError extends Error {
   }
 }
 
-const FAULT_FIELDS = ["method", "path", "apiKeyId", "kind", "times", "delayMs", "retryAfterS"];
+const FAULT_FIELDS = ["method", "path", "apiKeyId", "kind", "times", "delayMs", "retryAfterMs"];
+/** A field still accepted for 0.4 callers of the admin API: `retryAfterS`, in seconds. */
+const DEPRECATED_FAULT_FIELDS = ["retryAfterS"];
 
 /**
  * Checks a fault as asked for: every field known, each within its values; `delayMs` only with
- * `delay`, `retryAfterS` only with `unavailable`.
+ * `delay`, `retryAfterMs` (or the deprecated `retryAfterS`, in seconds) only with `unavailable`.
  */
 function checkFault(
   input: unknown,
@@ -123,7 +135,7 @@ function checkFault(
   const issue = (path: string, code: string, message: string) =>
     issues.push({ path, code, message });
   for (const name of Object.keys(body)) {
-    if (!FAULT_FIELDS.includes(name)) {
+    if (!FAULT_FIELDS.includes(name) && !DEPRECATED_FAULT_FIELDS.includes(name)) {
       issue(
         safeEcho(name),
         "unknown_field",
@@ -131,7 +143,7 @@ function checkFault(
       );
     }
   }
-  const { method, path, apiKeyId, kind, times, delayMs, retryAfterS } = body;
+  const { method, path, apiKeyId, kind, times, delayMs, retryAfterMs, retryAfterS } = body;
   const oneOf = (name: string, value: unknown, allowed: readonly string[]) => {
     if (value !== undefined && !allowed.includes(value as string)) {
       issue(name, `invalid_${name}`, m.mustBeOneOf(name, allowed, value));
@@ -168,7 +180,15 @@ function checkFault(
   };
   whole("times", times, 1, FAULT_LIMITS.maxTimes);
   whole("delayMs", delayMs, 0, FAULT_LIMITS.maxDelayMs);
+  whole("retryAfterMs", retryAfterMs, 1, FAULT_LIMITS.maxRetryAfterMs);
   whole("retryAfterS", retryAfterS, 1, FAULT_LIMITS.maxRetryAfterS);
+  if (retryAfterMs !== undefined && retryAfterS !== undefined) {
+    issue(
+      "retryAfterS",
+      "invalid_retry_after_s",
+      "Give retryAfterMs or the deprecated retryAfterS, not both.",
+    );
+  }
   if (kind === "delay" && delayMs === undefined) {
     issue(
       "delayMs",
@@ -179,17 +199,23 @@ function checkFault(
   if (delayMs !== undefined && kind !== "delay" && FAULT_KINDS.includes(kind as FaultKind)) {
     issue("delayMs", "invalid_delay_ms", "delayMs is only for kind delay.");
   }
-  if (
-    retryAfterS !== undefined &&
-    kind !== "unavailable" &&
-    FAULT_KINDS.includes(kind as FaultKind)
-  ) {
-    issue("retryAfterS", "invalid_retry_after_s", "retryAfterS is only for kind unavailable.");
+  const wait = retryAfterMs ?? retryAfterS;
+  if (wait !== undefined && kind !== "unavailable" && FAULT_KINDS.includes(kind as FaultKind)) {
+    const name = retryAfterMs === undefined ? "retryAfterS" : "retryAfterMs";
+    issue(
+      name,
+      `invalid_${name === "retryAfterS" ? "retry_after_s" : "retry_after_ms"}`,
+      `${name} is only for kind unavailable.`,
+    );
   }
   if (issues.length > 0) {
     return { ok: false, issues };
   }
-  return { ok: true, fault: body as FaultInput };
+  const { retryAfterS: _seconds, ...fault } = body;
+  if (typeof retryAfterS === "number") {
+    fault.retryAfterMs = retryAfterS * 1000;
+  }
+  return { ok: true, fault: fault as FaultInput };
 }
 
 /** The faults of one server, oldest first. */
@@ -219,7 +245,7 @@ function createFaultList() {
         view.delayMs = input.delayMs ?? 0;
       }
       if (input.kind === "unavailable") {
-        view.retryAfterS = input.retryAfterS ?? 1;
+        view.retryAfterMs = input.retryAfterMs ?? 1000;
       }
       faults.push(view);
       return { ...view };
@@ -267,11 +293,15 @@ export const JOURNAL_CAPACITY = 1000;
 /** How many requests `admin.requests()` returns when not told. @internal */
 export const DEFAULT_JOURNAL_LIMIT = 100;
 
-/** One request as the journal keeps it. */
-export type JournalEntry = {
+/** One request as the journal keeps it: what `admin.requests()` and `GET /admin/requests` list. */
+export type RequestRecord = {
   requestId: string;
   method: string;
-  /** The path without query string, a key- or token-shaped run in it hidden (like `serve --log`'s). */
+  /**
+   * The path without query string, cut at 200 characters, masked like `onResponse`'s: the admin
+   * token (even split by separators), a run of 16 or more letters, digits, `_` or `-`, and
+   * whatever follows an API key's prefix (`ck_test_`, in any case, even split) are `<hidden>`.
+   */
   path: string;
   /** The answer's status; 0 when the answer was lost on purpose (a `lose_answer` fault). */
   status: number;
@@ -283,9 +313,8 @@ export type JournalEntry = {
   apiKeyId?: string;
   /**
    * The idempotency key the client sent (header, else body field), trimmed: a UUID as sent, any
-   * other masked like an echo (a run of 16 or more letters, digits, `_` or `-` is `<hidden>`) and
-   * then cut at 128 characters followed by `...`, so that it never carries a key or a token, nor a
-   * piece of one.
+   * other masked like the path and then cut at 128 characters followed by `...`, so that it never
+   * carries a key or a token, nor a piece of one; `order-1042` stays as it is.
    */
   idempotencyKey?: string;
   /** The issue codes of a 400, in the answer's order. */
@@ -299,7 +328,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The idempotency key a request carried: its header's, else its body's field, as the journal may
  * show it: masked, then cut (`safeEcho`), so a valid key (at most 128 characters) is never cut.
  */
-function idempotencyKeyOf(c: Context<Env>, adminToken: string): string | undefined {
+function idempotencyKeyOf(
+  c: Context<Env>,
+  adminToken: string,
+  mask: (value: string, max?: number) => string,
+): string | undefined {
   let key: unknown = c.req.header("idempotency-key");
   const body: unknown = c.get("body");
   if (key === undefined && typeof body === "object" && body !== null) {
@@ -313,18 +346,19 @@ function idempotencyKeyOf(c: Context<Env>, adminToken: string): string | undefin
   if (UUID.test(trimmed) && !trimmed.toLowerCase().includes(adminToken.toLowerCase())) {
     return trimmed;
   }
-  return safeEcho(trimmed, LIMITS.idempotencyKeyMaxChars);
+  return mask(trimmed, LIMITS.idempotencyKeyMaxChars);
 }
 
 /** The last {@link JOURNAL_CAPACITY} service requests of one server, listed newest first. */
 function createJournal(adminToken: string, now: () => number) {
   /** Oldest first. */
-  let entries: JournalEntry[] = [];
+  let entries: RequestRecord[] = [];
+  const mask = createMasker(adminToken);
   const record = (c: Context<Env>, status: number, arrivedAt: number, start: number) => {
-    const entry: JournalEntry = {
+    const entry: RequestRecord = {
       requestId: requestIdOf(c),
-      method: safeEcho(c.req.method, 16),
-      path: safeEcho(c.req.path, 200),
+      method: mask(c.req.method, 16),
+      path: mask(c.req.path, 200),
       status,
       at: isoInstant(arrivedAt),
       durationMs: Math.round((performance.now() - start) * 10) / 10,
@@ -333,7 +367,7 @@ function createJournal(adminToken: string, now: () => number) {
     if (caller !== undefined) {
       entry.apiKeyId = caller.apiKeyId;
     }
-    const key = idempotencyKeyOf(c, adminToken);
+    const key = idempotencyKeyOf(c, adminToken, mask);
     if (key !== undefined) {
       entry.idempotencyKey = key;
     }
@@ -453,7 +487,7 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
         message: `Something went wrong on our side ${INJECTED}; nothing was charged.`,
       });
     }
-    const seconds = fault.retryAfterS ?? 1;
+    const seconds = Math.ceil((fault.retryAfterMs ?? 1000) / 1000);
     return fail(c, {
       code: "service_unavailable",
       message: `The service is unavailable ${INJECTED}; nothing was charged. Retry after ${seconds} s.`,
@@ -481,7 +515,7 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
       }
     },
     clearFaults: async (): Promise<{ removed: number }> => ({ removed: faults.clear() }),
-    async requests(options?: { limit?: number }): Promise<JournalEntry[]> {
+    async requests(options?: { limit?: number }): Promise<RequestRecord[]> {
       // Only a limit left out is the default: null, like any other non-integer, is refused.
       const limit = options?.limit === undefined ? DEFAULT_JOURNAL_LIMIT : options.limit;
       const issue = limitIssue(limit);

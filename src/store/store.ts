@@ -169,25 +169,9 @@ export function storableId(id: string): boolean {
   return !id.includes("\u0000") && !/\p{Cs}/u.test(id);
 }
 
-/**
- * The record of a task just committed, every job queued. Built field by field, not as a spread of
- * the draft: it is on every accepted generation's path. @internal
- */
+/** The record of a task just committed, every job queued. @internal */
 export function acceptedTask(task: TaskDraft, balanceAfter: number): TaskRecord {
-  return {
-    id: task.id,
-    userId: task.userId,
-    createdAt: task.createdAt,
-    request: task.request,
-    clientKey: task.clientKey,
-    referenceCount: task.referenceCount,
-    multiplier: task.multiplier,
-    catalogVersion: task.catalogVersion,
-    jobCredits: task.jobCredits,
-    totalCredits: task.totalCredits,
-    balanceAfter,
-    jobStatus: task.jobCredits.map(() => "queued"),
-  };
+  return { ...task, balanceAfter, jobStatus: task.jobCredits.map(() => "queued") };
 }
 
 /**
@@ -221,8 +205,8 @@ export interface Store {
 
   /** Stores a key record (its hash, never the key); `false` when the id or the hash is taken. */
   putApiKey(key: ApiKeyRecord): Promise<boolean>;
-  /** The key whose SHA-256 is `hash` (revoked or not) with its user's multiplier, in one lookup (at once in memory). */
-  findCaller(hash: string): CallerRecord | undefined | Promise<CallerRecord | undefined>;
+  /** The key whose SHA-256 is `hash` (revoked or not) with its user's multiplier, in one lookup. */
+  findCaller(hash: string): Promise<CallerRecord | undefined>;
   /** Marks a key revoked (again is fine); `false` for an unknown id. */
   revokeApiKey(apiKeyId: string): Promise<boolean>;
 
@@ -289,18 +273,19 @@ export interface Store {
  */
 export class StoreUnavailableError extends Error {
   override readonly name = "StoreUnavailableError";
-  /** Seconds a client should wait before retrying. */
-  readonly retryAfterSeconds: number;
+  /** Milliseconds a client should wait before retrying; the server asks in whole seconds, rounded up. */
+  readonly retryAfterMs: number;
 
   /**
    * Makes the error of an unreachable store.
    *
    * @param message - What failed, for the log; it is not sent to clients.
-   * @param options - The underlying error (`cause`) and the seconds a client should wait (default 1).
+   * @param options - The underlying error (`cause`) and the milliseconds a client should wait
+   *   (`retryAfterMs`, default 1000).
    */
-  constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor(message: string, options: { cause?: unknown; retryAfterMs?: number } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+    this.retryAfterMs = options.retryAfterMs ?? 1000;
   }
 }
 

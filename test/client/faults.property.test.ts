@@ -29,7 +29,7 @@ const fault: fc.Arbitrary<FaultInput> = fc
     times,
     path: "/api/generations",
     ...(kind === "delay" ? { delayMs } : {}),
-    ...(kind === "unavailable" ? { retryAfterS } : {}),
+    ...(kind === "unavailable" ? { retryAfterMs: retryAfterS * 1000 } : {}),
   }));
 
 /** A create of the run: a valid body, and where its key goes (the option, the body, or both). */

@@ -126,7 +126,10 @@ describe.each<Transport>(["in process", "over a socket"])(
       // The 503 asks for 1 s: within the cap, so it is waited as asked.
       const s = await setupOn(transport, { maxRetries: 2, maxRetryDelayMs: 1000 });
       try {
-        await addFaults(s.server, [{ kind: "unavailable", retryAfterS: 1 }, { kind: "internal" }]);
+        await addFaults(s.server, [
+          { kind: "unavailable", retryAfterMs: 1000 },
+          { kind: "internal" },
+        ]);
         const outcome = await createOnce(s.client, s.retries, BODY, "flaky-1");
         expect(outcome.accepted).toBeDefined();
         expect(s.retries.map((r) => [r.error.code, r.error.status])).toEqual([
@@ -171,7 +174,7 @@ describe.each<Transport>(["in process", "over a socket"])(
       try {
         await addFaults(s.server, [
           { kind: "lose_answer" },
-          { kind: "unavailable", retryAfterS: 1 },
+          { kind: "unavailable", retryAfterMs: 1000 },
           { kind: "internal" },
           { kind: "lose_answer" },
         ]);
@@ -218,7 +221,7 @@ describe.each<Transport>(["in process", "over a socket"])(
     it("S17: a 503 asking a longer wait than maxRetryDelayMs rejects at once with that wait, nothing charged; its key later resolves", async () => {
       const s = await setupOn(transport, { maxRetries: 2, maxRetryDelayMs: 1000 });
       try {
-        await addFaults(s.server, [{ kind: "unavailable", retryAfterS: 30 }]);
+        await addFaults(s.server, [{ kind: "unavailable", retryAfterMs: 30_000 }]);
         const outcome = await createOnce(s.client, s.retries, BODY, "down-1");
         expect(outcome.error).toMatchObject({
           code: "service_unavailable",
@@ -257,7 +260,7 @@ describe("the client against the double's faults, in process, with the clock", (
       fetch: d.server.fetch,
       onRetry: retried,
     });
-    await addFaults(d.server, [{ kind: "unavailable", retryAfterS: 2 }]);
+    await addFaults(d.server, [{ kind: "unavailable", retryAfterMs: 2000 }]);
     const done = client.generations.create(BODY, { idempotencyKey: "wait-1" });
     // Told of the 503, the client is now waiting on its timer.
     expect((await told).delayMs).toBe(2000);

@@ -55,7 +55,7 @@ describe("the database goes away and comes back", () => {
     expect(await commit(draft, apiKeyId)).toBe("unavailable");
     const rejected = await store.getUser(userId).catch((error: unknown) => error);
     expect(rejected).toBeInstanceOf(StoreUnavailableError);
-    expect((rejected as StoreUnavailableError).retryAfterSeconds).toBeGreaterThan(0);
+    expect((rejected as StoreUnavailableError).retryAfterMs).toBeGreaterThan(0);
     await expect(store.failJob(paid.id, 0, T0)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.ledger(userId)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.revokeApiKey(apiKeyId)).rejects.toBeInstanceOf(StoreUnavailableError);

@@ -26,9 +26,9 @@ import { sampleDraft, T0 } from "../support/storeContract.js";
  * statement timeout is shown on its own below).
  */
 const BOUNDS = {
-  connectionTimeoutMillis: 2000,
-  queryTimeoutMillis: 2000,
-  statementTimeoutMillis: 60_000,
+  connectionTimeoutMs: 2000,
+  queryTimeoutMs: 2000,
+  statementTimeoutMs: 60_000,
 } as const;
 /** How long one answer may take: an idle machine needs about one of the 2 s bounds above. */
 const GENEROUS_MS = 60_000;
@@ -429,14 +429,14 @@ describe("the network to the database goes silent, then heals", () => {
 });
 
 describe("the database answers, but too slowly", () => {
-  it("S16: a statement held past statementTimeoutMillis is cancelled by the server: StoreUnavailableError, nothing charged, served again once the lock is gone", {
+  it("S16: a statement held past statementTimeoutMs is cancelled by the server: StoreUnavailableError, nothing charged, served again once the lock is gone", {
     timeout: 120_000,
   }, async () => {
     const slow = await createPostgresStore({
       connectionString: db.connectionString,
       schema: db.schema,
-      statementTimeoutMillis: 200,
-      queryTimeoutMillis: GENEROUS_MS,
+      statementTimeoutMs: 200,
+      queryTimeoutMs: GENEROUS_MS,
     });
     try {
       const userId = `usr_slow_${Date.now()}`;
@@ -479,11 +479,7 @@ describe("the database answers, but too slowly", () => {
 
 describe("the timeout options", () => {
   it("refuses a timeout that is not whole milliseconds, naming the option and the range", async () => {
-    for (const name of [
-      "connectionTimeoutMillis",
-      "statementTimeoutMillis",
-      "queryTimeoutMillis",
-    ] as const) {
+    for (const name of ["connectionTimeoutMs", "statementTimeoutMs", "queryTimeoutMs"] as const) {
       for (const value of [0, -1, 1.5, Number.NaN, 2 ** 31]) {
         await expect(
           createPostgresStore({
@@ -499,10 +495,10 @@ describe("the timeout options", () => {
     }
   });
 
-  it("refuses the pool's own timeouts beside a pool of yours, and bounds a pool of yours by queryTimeoutMillis", async () => {
+  it("refuses the pool's own timeouts beside a pool of yours, and bounds a pool of yours by queryTimeoutMs", async () => {
     const pool = new pg.Pool({ connectionString: db.connectionString, max: 2 });
     try {
-      for (const name of ["connectionTimeoutMillis", "statementTimeoutMillis"] as const) {
+      for (const name of ["connectionTimeoutMs", "statementTimeoutMs"] as const) {
         await expect(
           createPostgresStore({ pool, schema: db.schema, [name]: 1000 }),
         ).rejects.toThrow(
@@ -510,7 +506,7 @@ describe("the timeout options", () => {
         );
       }
       // Long enough that a loaded machine answers an ordinary statement within it.
-      const mine = await createPostgresStore({ pool, schema: db.schema, queryTimeoutMillis: 3000 });
+      const mine = await createPostgresStore({ pool, schema: db.schema, queryTimeoutMs: 3000 });
       const userId = `usr_pool_${Date.now()}`;
       await retrying(() => mine.createUser({ id: userId, credits: 5, multiplier: "1" }, T0));
       const { holder } = await holdUser(userId);

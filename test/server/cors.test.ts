@@ -50,7 +50,7 @@ describe("CORS", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe(PAGE);
     expect(res.headers.get("access-control-allow-methods")).toContain("POST");
     expect(res.headers.get("access-control-allow-headers")).toBe(
-      "Authorization, Content-Type, Idempotency-Key",
+      "Authorization, Content-Type, Idempotency-Key, X-Retry-Count",
     );
     expect(Number(res.headers.get("access-control-max-age"))).toBeGreaterThan(0);
     expect(varied(res)).toContain("Origin");

@@ -56,7 +56,7 @@ describe("the kinds of fault (S17)", () => {
   it("S17: unavailable is 503 service_unavailable with Retry-After (default 1), nothing charged, as many times as asked", async () => {
     const s = await setup({ adminToken: TOKEN });
     await s.admin.addFault({ kind: "unavailable", path: "/api/generations", times: 2 });
-    await s.admin.addFault({ kind: "unavailable", path: "/api/ping", retryAfterS: 7 });
+    await s.admin.addFault({ kind: "unavailable", path: "/api/ping", retryAfterMs: 7000 });
     for (let i = 0; i < 2; i++) {
       const res = await s.generate({ prompt: "a fox", idempotencyKey: "u-1" });
       expect(res.status).toBe(503);
@@ -219,7 +219,7 @@ describe("the fault routes (S17)", () => {
         method: "POST",
         path: "/api/generations",
         apiKeyId: s.apiKeyId,
-        retryAfterS: 5,
+        retryAfterMs: 5000, // asked as the deprecated retryAfterS: 5
         timesLeft: 2,
       },
       { faultId: expect.stringMatching(/^flt_/), kind: "delay", delayMs: 0, timesLeft: 1 },
@@ -272,6 +272,24 @@ describe("the fault routes (S17)", () => {
         "retryAfterS",
         /from 1 to 3600/,
         "invalid_retry_after_s",
+      ],
+      [
+        { kind: "unavailable", retryAfterMs: 3_600_001 },
+        "retryAfterMs",
+        /from 1 to 3600000/,
+        "invalid_retry_after_ms",
+      ],
+      [
+        { kind: "unavailable", retryAfterMs: 2000, retryAfterS: 2 },
+        "retryAfterS",
+        /not both/,
+        "invalid_retry_after_s",
+      ],
+      [
+        { kind: "internal", retryAfterMs: 2000 },
+        "retryAfterMs",
+        /only for kind unavailable/,
+        "invalid_retry_after_ms",
       ],
       [{ kind: "internal", method: "DELETE" }, "method", /one of GET, POST/, "invalid_method"],
       [

@@ -177,6 +177,21 @@ describe("idempotency", () => {
     expect((await s.generate({ prompt: "other", idempotencyKey: "daily" })).status).toBe(202);
   });
 
+  it("S5: an idempotencyTtlMs past 100 years is refused when the server is made, with a RangeError naming the range; the longest keeps a key on this store", async () => {
+    for (const ttl of [2 ** 53 - 1, 3_155_760_000_001, 0, Number.POSITIVE_INFINITY]) {
+      await expect(setup({ idempotencyTtlMs: ttl })).rejects.toThrow(
+        /idempotencyTtlMs must be whole milliseconds from 1 to 3155760000000 \(100 years\)/,
+      );
+    }
+    const s = await setup({ idempotencyTtlMs: 3_155_760_000_000 });
+    const body = { prompt: "a fox", idempotencyKey: "order-1042" };
+    const first = await s.generate(body);
+    expect(first.status).toBe(202);
+    const replay = await s.generate(body);
+    expect([replay.status, replay.headers.get("idempotent-replayed")]).toEqual([202, "true"]);
+    expect(await replay.text()).toBe(await first.text());
+  });
+
   it("S5: a replay renders the first 202 byte for byte from the stored task, after the balance changed", async () => {
     const s = await setup({ credits: 1000 });
     const body = {

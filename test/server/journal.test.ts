@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_JOURNAL_LIMIT, JOURNAL_CAPACITY } from "../../src/server/controls.js";
-import type { JournalEntry, ReferenceServer } from "../../src/server/index.js";
+import type { ReferenceServer, RequestRecord } from "../../src/server/index.js";
 import { ledgerBalance } from "../support/ledger.js";
 import { adminCodeOf, BASE, errorOf, type Setup, setup } from "./helpers.js";
 
@@ -20,7 +20,7 @@ const journalOf = async (server: ReferenceServer, query = "") => {
   const res = await server.fetch(new Request(`${BASE}/admin/requests${query}`, { headers: ADMIN }));
   return {
     res,
-    body: res.status === 200 ? ((await res.json()) as { requests: JournalEntry[] }) : undefined,
+    body: res.status === 200 ? ((await res.json()) as { requests: RequestRecord[] }) : undefined,
   };
 };
 
@@ -55,11 +55,11 @@ describe("the request journal (S17)", () => {
       ["GET", "/api/ping", 200],
     ]);
     const [unauthenticated, quote, withHeader, withBody, first] = list as [
-      JournalEntry,
-      JournalEntry,
-      JournalEntry,
-      JournalEntry,
-      JournalEntry,
+      RequestRecord,
+      RequestRecord,
+      RequestRecord,
+      RequestRecord,
+      RequestRecord,
     ];
     expect(first).toEqual({
       requestId: ping.headers.get("request-id"),
@@ -102,6 +102,33 @@ describe("the request journal (S17)", () => {
     expect(text).not.toContain(TOKEN);
     expect(list[4]?.path).toBe("/api/nothing/<hidden>");
     expect(list[0]?.idempotencyKey).toBe("<hidden>");
+  });
+
+  it("S1 S17: a secret split by its sender is masked by what it is: the admin token with dots as the idempotency key, an API key with slashes in the path; ordinary values stay readable", async () => {
+    const token = "adm_probe_token_0123456789abcdef";
+    const s = await setup({ adminToken: token });
+    const splitToken = "adm_probe_.token_0123.456789abcd.ef";
+    const splitKey = "/api/ck_test_/Qx7mN2pL/9vR4tY8w/K3jH6fD1";
+    await s.generate({ prompt: "a fox" }, { "idempotency-key": splitToken });
+    await s.generate({ prompt: "a fox", idempotencyKey: `order-${splitToken.toUpperCase()}` });
+    await s.get(splitKey);
+    await s.get("/API/CK.Live.Qx7mN2pL.9vR4tY8w");
+    await s.generate({ prompt: "a fox" }, { "idempotency-key": "order-1042" });
+    await s.get("/api/assets/ast_harbour_1");
+    const list = await s.admin.requests({ limit: 6 });
+    expect(list.map((r) => [r.path, r.idempotencyKey])).toEqual([
+      ["/api/assets/ast_harbour_1", undefined],
+      ["/api/generations", "order-1042"],
+      ["/API/CK.Live.<hidden>", undefined],
+      ["/api/ck_test_/<hidden>", undefined],
+      ["/api/generations", "order-<hidden>"],
+      ["/api/generations", "<hidden>"],
+    ]);
+    const text = JSON.stringify(list);
+    for (const piece of ["Qx7mN2pL", "9vR4tY8w", "K3jH6fD1", "456789abcd", "token_0123"]) {
+      expect(text.toLowerCase()).not.toContain(piece.toLowerCase());
+    }
+    await expectBalanceIsLedger(s);
   });
 
   it("S17: the idempotency key is masked, then cut: a valid one is never cut, a longer one ends in ...", async () => {

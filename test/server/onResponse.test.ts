@@ -14,6 +14,24 @@ afterEach(async () => {
 });
 
 describe("onResponse", () => {
+  it("S1: the path it is told is masked like the journal's: an API key split by slashes or the admin token split by dots never reaches serve --log, an ordinary path does", async () => {
+    const events: ResponseEvent[] = [];
+    const token = "adm_probe_token_0123456789abcdef";
+    const server = await makeServer({ adminToken: token, onResponse: (e) => events.push(e) });
+    for (const path of [
+      "/api/ck_test_/Qx7mN2pL/9vR4tY8w/K3jH6fD1",
+      "/api/adm_probe_.token_0123.456789abcd.ef",
+      "/api/assets/ast_harbour_1/order-1042",
+    ]) {
+      expect((await server.fetch(new Request(`${BASE}${path}`))).status).toBe(404);
+    }
+    expect(events.map((e) => e.path)).toEqual([
+      "/api/ck_test_/<hidden>",
+      "/api/<hidden>",
+      "/api/assets/ast_harbour_1/order-1042",
+    ]);
+  });
+
   it("S1, S9: is told of every request answered through fetch and through node:http, never its key or body", async () => {
     const events: ResponseEvent[] = [];
     const server = await makeServer({ onResponse: (event) => events.push(event) });

@@ -5,7 +5,7 @@ import { BASE, errorOf, makeServer, makeStore, wrapStore } from "./helpers.js";
 /** A server whose store can be taken down: every call rejects while `down` is set. */
 async function flakyServer(
   fault: () => Error = () =>
-    new StoreUnavailableError("the database is down", { retryAfterSeconds: 3 }),
+    new StoreUnavailableError("the database is down", { retryAfterMs: 3000 }),
 ) {
   const base = await makeStore();
   const state = { down: false };
@@ -81,7 +81,7 @@ describe("the store cannot be reached (S14)", () => {
     const store = wrapStore(base, {
       commitTask: async (input, now) => {
         if (down) {
-          throw new StoreUnavailableError("connection reset", { retryAfterSeconds: 2.2 });
+          throw new StoreUnavailableError("connection reset", { retryAfterMs: 2200 });
         }
         return base.commitTask(input, now);
       },
@@ -128,7 +128,7 @@ describe("the store cannot be reached (S14)", () => {
     f.state.down = true;
     await expect(f.server.admin.balance(f.userId)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(f.server.admin.createUser({ credits: 5 })).rejects.toMatchObject({
-      retryAfterSeconds: 3,
+      retryAfterMs: 3000,
     });
     await expect(f.server.admin.grantCredits(f.userId, 5)).rejects.toBeInstanceOf(
       StoreUnavailableError,

@@ -56,15 +56,15 @@ export async function postgresUrl(): Promise<string> {
  */
 export function storeLayout(): {
   distributed?: true;
-  connectionTimeoutMillis: number;
-  statementTimeoutMillis: number;
+  connectionTimeoutMs: number;
+  statementTimeoutMs: number;
 } {
   // Bounds, not speed checks: these tests send bursts of hundreds of commits at two stores' pools, and
   // on a loaded machine a commit can wait longer than the default 5 s for a pooled connection or for
   // the user's row; on Citus each statement is also a hop more (coordinator, then worker). The
   // statement bound stays under the client's 10 s query bound. The tests of the bounds themselves
   // (silentNetwork, outage) make their own stores.
-  const bounds = { connectionTimeoutMillis: 60_000, statementTimeoutMillis: 9_000 };
+  const bounds = { connectionTimeoutMs: 60_000, statementTimeoutMs: 9_000 };
   return process.env.IMAGEGEN_TEST_CITUS === "1" ? { distributed: true, ...bounds } : bounds;
 }
 

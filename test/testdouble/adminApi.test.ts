@@ -547,7 +547,7 @@ describe("every admin route (S2, S6, S13)", () => {
         }
         return async (...args: unknown[]) => {
           if (down) {
-            throw new StoreUnavailableError("down", { retryAfterSeconds: 2 });
+            throw new StoreUnavailableError("down", { retryAfterMs: 2000 });
           }
           return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         };

@@ -189,7 +189,7 @@ describe("createReferenceServer({ fixtures })", () => {
     const flaky = wrapStore(store, {
       loadFixtures: async (load, at) => {
         if (down) {
-          throw new StoreUnavailableError("down", { retryAfterSeconds: 1 });
+          throw new StoreUnavailableError("down", { retryAfterMs: 1000 });
         }
         return (store.loadFixtures as NonNullable<Store["loadFixtures"]>)(load, at);
       },

@@ -4,7 +4,7 @@
  * package's.
  */
 import { createHash } from "node:crypto";
-import type { PgPool as Pool, PgPoolClient as PoolClient } from "../pg.js";
+import type { Pool, PoolClient } from "pg";
 import { MIGRATIONS, type Migration } from "./index.js";
 
 /**
