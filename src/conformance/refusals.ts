@@ -234,6 +234,10 @@ export async function checkErrors(run: Run): Promise<void> {
   if (!run.wants("S12")) {
     return;
   }
+  if (run.stopped) {
+    run.skip("S12", `charging stopped: ${run.stopped}`);
+    return;
+  }
   const notJson = await run.send({ method: "POST", path: "/api/generations", raw: '{"prompt": ' });
   const notJsonRight = run.reference
     ? notJson.status === 400 && errorCode(notJson) === "invalid_json" && isRefusal(notJson)
