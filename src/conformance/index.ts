@@ -1,6 +1,7 @@
 /**
  * The conformance kit (`<package>/conformance`): holds any server of the service interface to the
- * rule book, with this package's core as the oracle of every price and every refusal, within a spend
+ * rule book, with this package's core as the oracle of every price and every refusal, within a
+ * spend
  * budget. `imagegen-pricing conformance <url>` runs it from the command line.
  *
  * @module imagegen-pricing/conformance
@@ -129,7 +130,8 @@ function settle(options: ConformanceOptions): Settings {
  * @example
  * ```ts
  * const report = await runConformance({ baseUrl: "http://127.0.0.1:8787", key, budget: 2000 });
- * report.checks.filter((c) => c.status === "failed").map((c) => c.rule); // [] for a conforming server
+ * report.checks.filter((c) => c.status === "failed").map((c) => c.rule); // [] for a conforming
+ * server
  * ```
  */
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
