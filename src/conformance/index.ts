@@ -34,7 +34,7 @@ const UNOBSERVABLE: Record<string, string> = {
   V7: "that limits come from the model table is a property of the code, not of answers",
   V8: "the interface shows no output format before a job completes",
   P8: "prices over time need a catalog change the kit cannot make",
-  S8: "a stored task is shown by no endpoint of the interface",
+  S8: "a stored task is shown by no endpoint of the interface (the admin API shows it)",
   S14: "several instances on one store are not visible from one URL",
   S15: "bounded work and cut echoes need hostile loads the kit does not send",
   S16: "the database's time bound needs a database the kit cannot stop",
