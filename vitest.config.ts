@@ -22,6 +22,8 @@ const UNIT_EXCLUDES = [
   "test/package/**",
   "test/cli/**",
   "test/server/openapi.test.ts",
+  "test/conformance/reference.test.ts",
+  "test/conformance/kit/cli.test.ts",
 ];
 
 export default defineConfig({
@@ -35,6 +37,7 @@ export default defineConfig({
       { find: /^imagegen-pricing\/json-schema$/, replacement: src("jsonSchema.ts") },
       { find: /^imagegen-pricing\/postgres$/, replacement: src("postgres/index.ts") },
       { find: /^imagegen-pricing\/client$/, replacement: src("client/index.ts") },
+      { find: /^imagegen-pricing\/conformance$/, replacement: src("conformance/index.ts") },
     ],
   },
   test: {

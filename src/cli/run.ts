@@ -2,6 +2,7 @@
 
 import { didYouMean, nearestNames } from "./args.js";
 import { runCheck } from "./check.js";
+import { runConformanceCommand } from "./conformance.js";
 import { runDiff } from "./diff.js";
 import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
 import { runModels } from "./models.js";
@@ -29,6 +30,8 @@ Commands:
            imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token <token>
   playground
            serve the live price preview page on this machine, and print its address
+  conformance  check a server of the service against the rule book, within a spend budget
+           imagegen-pricing conformance http://127.0.0.1:8787 --key "$API_KEY" --budget 2000
 
 Run "imagegen-pricing <command> --help" for a command's options. Every command takes --json for
 output meant for programs (schema always prints JSON). quote, check, models and schema take
@@ -47,6 +50,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   diff: runDiff,
   serve: runServe,
   playground: runPlayground,
+  conformance: runConformanceCommand,
 };
 
 /** parseArgs' own errors are about the command line, so they are usage errors too. */
