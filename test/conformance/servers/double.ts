@@ -93,15 +93,21 @@ const QUALITIES = ["low", "medium", "high"];
 export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble {
   const breaks = options.breaks;
   const multiplier = options.multiplier ?? "1.25";
-  const caller = makeUser("alice", options.credits ?? 100_000, multiplier, 4);
-  const other = makeUser("bob", 1_000, "1", 1);
-  const byKey = new Map([caller, other].map((user) => [user.key, user]));
+  const users = new Map<string, User>();
+  const byKey = new Map<string, User>();
   const owners = new Map<string, User>();
-  for (const user of [caller, other]) {
+  /** Adds a user with a key and `assets` assets. */
+  function addUser(name: string, credits: number, multiplier: string, assets: number): User {
+    const user = makeUser(name, credits, multiplier, assets);
+    users.set(user.userId, user);
+    byKey.set(user.key, user);
     for (const asset of user.assets) {
       owners.set(asset, user);
     }
+    return user;
   }
+  const caller = addUser("alice", options.credits ?? 100_000, multiplier, 4);
+  const other = addUser("bob", 1_000, "1", 1);
   const jobs = new Map<string, Job>();
   let tasks = 0;
   let lastDebit = 0;
@@ -323,17 +329,45 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
     });
   }
 
-  /** The admin routes the kit uses: fail a job, read a user, read a ledger. */
-  function admin(request: Request, path: string): Response {
+  /**
+   * The admin routes of the reference server that the kit uses: make a user and an asset, read a
+   * user and a ledger, set a multiplier, fail a job.
+   */
+  async function admin(request: Request, path: string): Promise<Response> {
     if (request.headers.get("authorization") !== `Bearer ${options.adminToken}`) {
       return refuse(403, "authentication", "Send the admin token.");
     }
-    const fail = /^\/admin\/jobs\/([^/]+)\/fail$/.exec(path);
-    if (fail && request.method === "POST") {
-      const job = jobs.get(decodeURIComponent(fail[1] ?? ""));
-      if (!job) {
-        return refuse(404, "not_found", "No such job.");
-      }
+    const route = `${request.method} ${path.replace(/\/(usr|job)_[^/]+/, "/$1")}`;
+    const id = decodeURIComponent(/\/((?:usr|job)_[^/]+)/.exec(path)?.[1] ?? "");
+    const user = users.get(id);
+    const job = jobs.get(id);
+    const body = request.method === "GET" ? {} : await readJson(request);
+    if (route === "POST /admin/users" && isObject(body) && Number.isSafeInteger(body.credits)) {
+      const made = addUser(
+        `u${users.size + 1}`,
+        body.credits as number,
+        String(body.multiplier ?? "1"),
+        0,
+      );
+      return json(201, { userId: made.userId });
+    }
+    if (route === "POST /admin/users/usr/assets" && user) {
+      const assetId = `ast_${user.userId}_${user.assets.size + 1}`;
+      user.assets.add(assetId);
+      owners.set(assetId, user);
+      return json(201, { assetId });
+    }
+    if (route === "PUT /admin/users/usr/multiplier" && user && isObject(body)) {
+      user.multiplier = String(body.multiplier);
+      return json(200, { userId: user.userId, multiplier: user.multiplier });
+    }
+    if (route === "GET /admin/users/usr" && user) {
+      return json(200, { userId: user.userId, balance: user.balance, multiplier: user.multiplier });
+    }
+    if (route === "GET /admin/users/usr/ledger" && user) {
+      return json(200, { entries: user.ledger });
+    }
+    if (route === "POST /admin/jobs/job/fail" && job) {
       if (job.failed && breaks !== "refund-twice") {
         return json(200, { refundedCredits: 0 });
       }
@@ -342,15 +376,7 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
       job.user.ledger.push({ kind: "refund", credits: job.credits, at: new Date().toISOString() });
       return json(200, { refundedCredits: job.credits });
     }
-    const userPath = /^\/admin\/users\/([^/]+)(\/ledger)?$/.exec(path);
-    const user = [caller, other].find((u) => u.userId === decodeURIComponent(userPath?.[1] ?? ""));
-    if (user && request.method === "GET") {
-      if (userPath?.[2]) {
-        return json(200, { entries: user.ledger });
-      }
-      return json(200, { userId: user.userId, balance: user.balance, multiplier: user.multiplier });
-    }
-    return refuse(404, "not_found", "No such admin route or user.");
+    return refuse(404, "not_found", "No such admin route, user or job.");
   }
 
   return {
