@@ -99,6 +99,12 @@ module.exports = {
       ["server", "store", "node", "postgres", "testing", "jsonSchema[.]ts", "cli"],
       "The client of the service imports the core and nothing of the server side.",
     ),
+    below(
+      "conformance-on-the-core",
+      "^src/conformance/",
+      ["server", "store", "node", "postgres", "testing", "jsonSchema[.]ts", "cli", "client"],
+      "The conformance kit checks any server over HTTP with the core as its oracle: nothing of the server side.",
+    ),
     {
       name: "server-entry-on-top",
       comment: "src/server/index.ts is the entry: nothing inside the server imports it back.",

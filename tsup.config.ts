@@ -2,7 +2,7 @@ import { defineConfig } from "tsup";
 
 /**
  * One entry per code subpath export of package.json (`.`, `./server`, `./node`, `./testing`,
- * `./json-schema`, `./postgres`, `./client`). Each is built to ESM (`.js`) and
+ * `./json-schema`, `./postgres`, `./client`, `./conformance`). Each is built to ESM (`.js`) and
  * CJS (`.cjs`) with its own `.d.ts` / `.d.cts`, so both module systems get matching types.
  */
 const library = {
@@ -13,6 +13,7 @@ const library = {
   "json-schema/index": "src/jsonSchema.ts",
   "postgres/index": "src/postgres/index.ts",
   "client/index": "src/client/index.ts",
+  "conformance/index": "src/conformance/index.ts",
 };
 
 export default defineConfig([

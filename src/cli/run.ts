@@ -1,5 +1,6 @@
 /** The command line: picks the command, and turns a user's mistake into a message and exit code 2. */
 import { runCheck } from "./check.js";
+import { runConformanceCommand } from "./conformance.js";
 import { runDiff } from "./diff.js";
 import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
 import { runModels } from "./models.js";
@@ -23,6 +24,8 @@ Commands:
            imagegen-pricing diff before.json after.json
   serve    run the reference server over HTTP, as a test double for any language
            imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token <token>
+  conformance  check a server of the service against the rule book, within a spend budget
+           imagegen-pricing conformance http://127.0.0.1:8787 --key "$API_KEY" --budget 2000
 
 Run "imagegen-pricing <command> --help" for a command's options. Every command takes --json for
 output meant for programs (schema always prints JSON). quote, check, models and schema take
@@ -39,6 +42,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   schema: runSchema,
   diff: runDiff,
   serve: runServe,
+  conformance: runConformanceCommand,
 };
 
 /** parseArgs' own errors are about the command line, so they are usage errors too. */
