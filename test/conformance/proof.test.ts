@@ -113,6 +113,18 @@ describe("the alternative implementation", () => {
     });
   }
 
+  it("S5: the reference profile fails its choices of no Idempotent-Replayed and 422 for a reused key", async () => {
+    const { report, failed } = await proveRun({
+      double: { multiplier: MULTIPLIER },
+      kit: { budget: BUDGET, profile: "reference", rules: ["P4", "P5", "S5"] },
+    });
+    expect(failed).toEqual(["S5"]);
+    const messages = report.checks.find((c) => c.rule === "S5")?.failures.map((f) => f.message);
+    expect(messages).toEqual(
+      expect.arrayContaining([expect.stringMatching(/409 idempotency_key_reused/)]),
+    );
+  });
+
   it("S2: the reference profile fails its choice that a foreign asset is refused 422", async () => {
     const { failed } = await proveRun({
       double: { multiplier: MULTIPLIER },
