@@ -46,6 +46,7 @@ async function refunds(run: Run, state: ChargedState): Promise<void> {
   }
   const [first, second] = task.jobIds as [string, string];
   if (run.wants("S6")) {
+    const start = run.lastBalance;
     const fail = await admin(run, "POST", `/admin/jobs/${encodeURIComponent(first)}/fail`);
     const refunded = field(fail.json, "refundedCredits");
     const balance = await run.balance();
@@ -57,7 +58,7 @@ async function refunds(run: Run, state: ChargedState): Promise<void> {
     }
     const rise = balance - run.lastBalance;
     run.lastBalance = after;
-    run.confirmed -= after - (balance - rise);
+    run.confirmed -= after - start;
     const right =
       fail.status === 200 &&
       refunded === task.perOutput &&

@@ -139,16 +139,14 @@ export function refusalCases(assets: readonly string[]): RefusalCase[] {
   ];
   for (const model of Object.values(CATALOG.models)) {
     const body = { prompt: BASE.prompt, modelId: model.id, resolution: model.resolutions[0] };
-    const ratio = ASPECT_RATIOS.find((r) => !model.aspectRatios.includes(r));
-    if (ratio) {
+    for (const ratio of ASPECT_RATIOS.filter((r) => !model.aspectRatios.includes(r))) {
       cases.push({
         rule: "V1",
         what: `${ratio} on ${model.id}`,
         body: { ...body, aspectRatio: ratio },
       });
     }
-    const resolution = RESOLUTIONS.find((r) => !model.resolutions.includes(r));
-    if (resolution) {
+    for (const resolution of RESOLUTIONS.filter((r) => !model.resolutions.includes(r))) {
       cases.push({
         rule: "V2",
         what: `${resolution} on ${model.id}`,
@@ -159,8 +157,7 @@ export function refusalCases(assets: readonly string[]): RefusalCase[] {
       const { resolution: _omitted, ...rest } = body;
       cases.push({ rule: "V2", what: `no resolution on ${model.id}`, body: rest });
     }
-    const quality = QUALITIES.find((q) => !model.qualities.includes(q));
-    if (quality) {
+    for (const quality of QUALITIES.filter((q) => !model.qualities.includes(q))) {
       cases.push({
         rule: "V3",
         what: `${quality} on ${model.id}`,
@@ -168,8 +165,7 @@ export function refusalCases(assets: readonly string[]): RefusalCase[] {
         referenceOnly: true,
       });
     }
-    const background = BACKGROUNDS.find((b) => !model.backgrounds.includes(b));
-    if (background) {
+    for (const background of BACKGROUNDS.filter((b) => !model.backgrounds.includes(b))) {
       cases.push({
         rule: "V4",
         what: `${background} on ${model.id}`,

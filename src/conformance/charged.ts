@@ -62,24 +62,21 @@ function authorizedCount(run: Run, request: GenerationRequest): number {
 
 /**
  * Sends a create with its key, retrying on a lost answer with the same key (at most twice more);
- * reads the balance after.
+ * reads the balance after and holds it to the money the answers confirm (S4).
  *
- * @returns The answer and the balance drop, or `undefined` when every try lost its answer.
+ * @returns The answer, or `undefined` when every try lost its answer or the balance is unreadable.
  */
 async function send(
   run: Run,
   body: Record<string, unknown>,
   price: number,
-): Promise<{ answer: Answer; drop: number } | undefined> {
-  const before = run.lastBalance;
+): Promise<Answer | undefined> {
   let answer = await run.send({ method: "POST", path: "/api/generations", body });
   for (let retry = 0; retry < 2 && answer.status === 0; retry += 1) {
     answer = await run.send({ method: "POST", path: "/api/generations", body });
   }
+  const before = run.lastBalance;
   const after = await run.balance();
-  if (answer.status === 0) {
-    run.uncertain += price;
-  }
   if (after === undefined) {
     run.fail("S10", {
       message: "GET /api/query/credits gave no balance after a create.",
@@ -91,36 +88,36 @@ async function send(
     return undefined;
   }
   run.lastBalance = after;
-  const drop = before - after;
   const total = field(field(answer.json, "billing"), "totalCreditCost");
-  // What the answer confirms: an acceptance its total, anything else the balance's own move.
-  run.confirmed +=
-    answer.status >= 200 && answer.status < 300 && typeof total === "number"
-      ? total
-      : answer.status === 0
-        ? 0
-        : drop;
-  checkBound(run);
-  return answer.status === 0 ? undefined : { answer, drop };
+  if (answer.status === 0) {
+    run.uncertain += price;
+  } else if (answer.status >= 200 && answer.status < 300) {
+    run.confirmed += typeof total === "number" ? total : before - after;
+  } else {
+    // A refused create: what it charged (if anything) is the caller's to blame; the money is gone.
+    run.confirmed += before - after;
+  }
+  checkBound(run, answer);
+  return answer.status === 0 ? undefined : answer;
 }
 
 /**
- * Jepsen's counter bound: the balance lies between the start minus every charge not known to have
- * failed, and the start minus the confirmed charges.
+ * S4 and Jepsen's counter bound: the balance lies between the start minus every charge not known
+ * to have failed, and the start minus the confirmed charges. A balance outside stops the charging:
+ * a run that cannot read what it spent cannot keep its budget.
  */
-function checkBound(run: Run): void {
+function checkBound(run: Run, answer: Answer): void {
   const spent = run.startBalance - run.lastBalance;
-  if (spent < run.confirmed || spent > run.confirmed + run.uncertain) {
-    run.fail("S4", {
-      message: `The balance says ${spent} credits were spent; the answers confirm ${run.confirmed}${run.uncertain > 0 ? `, and lost answers may add ${run.uncertain}` : ""}.`,
-      expected: { min: run.confirmed, max: run.confirmed + run.uncertain },
-      actual: spent,
-      request: null,
-    });
-    // Resynchronize so that one discrepancy is reported once.
-    run.confirmed = spent;
-    run.uncertain = 0;
+  if (spent >= run.confirmed && spent <= run.confirmed + run.uncertain) {
+    return;
   }
+  run.fail("S4", {
+    message: `The balance says ${spent} credits were spent; the accepted creates charged ${run.confirmed}${run.uncertain > 0 ? `, and lost answers may add ${run.uncertain}` : ""}.`,
+    expected: { balance: run.startBalance - run.confirmed },
+    actual: { balance: run.lastBalance },
+    answer,
+  });
+  run.stop("the balance does not follow the charges (S4)");
 }
 
 /**
@@ -156,25 +153,21 @@ async function accept(
     }
     return undefined;
   }
-  const before = run.lastBalance;
-  const sent = await send(run, body, price.total);
-  if (!sent) {
+  const confirmedBefore = run.confirmed;
+  const answer = await send(run, body, price.total);
+  if (!answer) {
     return undefined;
   }
-  const { answer, drop } = sent;
   if (answer.status < 200 || answer.status >= 300) {
-    for (const rule of wanted.slice(0, 1)) {
-      run.fail(rule, {
-        message: `${what}: a valid request was not accepted.`,
-        expected: "202",
-        actual: { status: answer.status, error: field(answer.json, "error") },
-        answer,
-      });
-    }
+    run.fail(wanted[0] as string, {
+      message: `${what}: a valid request was not accepted.`,
+      expected: "202",
+      actual: { status: answer.status, error: field(answer.json, "error") },
+      answer,
+    });
     return undefined;
   }
-  const billing = field(answer.json, "billing");
-  const total = field(billing, "totalCreditCost");
+  const total = field(field(answer.json, "billing"), "totalCreditCost");
   const created: Created = {
     answer,
     body,
@@ -184,9 +177,15 @@ async function accept(
     jobIds: jobIds(answer),
     total: typeof total === "number" ? total : undefined,
   };
-  const shape = judgeShape(run, answer, price.request, before - drop);
-  const money = judgeMoney(run, created, drop, before, book, price.subtotal, authorized);
-  if (shape && money) {
+  const balanceAfter = run.startBalance - confirmedBefore - (created.total ?? 0);
+  const shape = judgeShape(
+    run,
+    answer,
+    price.request,
+    run.uncertain === 0 ? balanceAfter : undefined,
+  );
+  const money = judgeMoney(run, created, book, price.subtotal, authorized);
+  if (shape && money && !run.stopped) {
     for (const rule of wanted) {
       run.pass(rule);
     }
@@ -200,12 +199,17 @@ function jobIds(answer: Answer): string[] {
   return Array.isArray(results) ? results.map((r) => String(field(field(r, "job"), "id"))) : [];
 }
 
-/** S3: the 202 body agrees with the request and with itself. Returns whether it held. */
+/**
+ * S3: the 202 body agrees with the request and with itself, and its balance after is the balance
+ * before less its own total.
+ *
+ * @returns Whether it held.
+ */
 function judgeShape(
   run: Run,
   answer: Answer,
   request: GenerationRequest,
-  balanceAfter: number,
+  balanceAfter: number | undefined,
 ): boolean {
   const body = answer.json;
   const batch = field(body, "batch");
@@ -269,14 +273,10 @@ function judgeShape(
     }
   }
   const after = field(billing, "balanceAfterCredits");
-  const cost = field(billing, "totalCreditCost");
-  if (
-    typeof after === "number" &&
-    typeof cost === "number" &&
-    after !== balanceAfter &&
-    after !== run.lastBalance
-  ) {
-    problems.push(`billing.balanceAfterCredits is ${after}; the balance is ${run.lastBalance}`);
+  if (balanceAfter !== undefined && typeof after === "number" && after !== balanceAfter) {
+    problems.push(
+      `billing.balanceAfterCredits is ${after}; the balance before less this total is ${balanceAfter}`,
+    );
   }
   if (problems.length === 0) {
     return true;
@@ -291,31 +291,23 @@ function judgeShape(
   return false;
 }
 
-/** The price and money of an accepted create: the oracle, the quote (P7), the balance (S4). Returns whether they held. */
+/**
+ * The price of an accepted create against the oracle and against its own quote (P7).
+ *
+ * @returns Whether it held.
+ */
 function judgeMoney(
   run: Run,
   c: Created,
-  drop: number,
-  before: number,
   book: QuoteBook,
   subtotal: number,
   authorized: number,
 ): boolean {
-  let held = true;
   const { request } = c;
   const total = c.total;
   const m = run.multiplier ?? "1";
   if (total === undefined) {
     return false; // S3 has failed already
-  }
-  if (total !== c.expected) {
-    held = false;
-    run.fail(blamePrice(run, c, total, subtotal, authorized, m), {
-      message: `${request.modelId} ${request.resolution} ${request.quality} x ${request.imageCount}${request.inputAssetIds.length > 0 ? ` with references ${JSON.stringify(request.inputAssetIds)}` : ""}: charged ${total}, the oracle says ${c.expected} (${request.imageCount} x ${c.perOutput} at multiplier ${m}).`,
-      expected: c.expected,
-      actual: total,
-      answer: c.answer,
-    });
   }
   const spec = {
     kind: "image" as const,
@@ -325,44 +317,46 @@ function judgeMoney(
     ...(authorized > 0 ? { referenceImageCount: authorized } : {}),
   };
   const quoted = book.get(specKey(spec));
-  if (typeof quoted === "number") {
-    if (total === quoted * request.imageCount) {
-      run.pass("P7");
-    } else if (total === c.expected) {
-      held = false;
+  const quoteRight = quoted === c.perOutput;
+  if (typeof quoted === "number" && total === quoted * request.imageCount) {
+    run.pass("P7");
+  }
+  if (total === c.expected) {
+    if (typeof quoted === "number" && !quoteRight) {
       run.fail("P7", {
-        message: `The quote of the same spec is ${quoted} per image; the charge is ${total} for ${request.imageCount}.`,
+        message: `The quote of the same spec is ${quoted} per image; the charge is ${total} for ${request.imageCount}, as the oracle prices it.`,
         expected: quoted * request.imageCount,
         actual: total,
         answer: c.answer,
       });
+      return false;
     }
+    return true;
   }
-  if (drop !== total) {
-    held = false;
-    const after = field(field(c.answer.json, "billing"), "balanceAfterCredits");
-    const lags = after === before - total;
-    run.fail(lags ? "S10" : "S4", {
-      message: lags
-        ? `The 202 says the balance is now ${String(after)}, GET /api/query/credits says ${before - drop}.`
-        : `The 202 charged ${total}; the balance moved by ${-drop}.`,
-      expected: { balance: before - total },
-      actual: { balance: before - drop },
-      answer: c.answer,
-    });
+  const rule =
+    blamePrice(c, total, subtotal, authorized, m) ??
+    (quoteRight || quoted === undefined ? "P7" : undefined);
+  if (rule === undefined) {
+    // The quote is as wrong as the charge: the free checks have blamed that already.
+    return false;
   }
-  return held;
+  run.fail(rule, {
+    message: `${request.modelId} ${request.resolution} ${request.quality} x ${request.imageCount}${request.inputAssetIds.length > 0 ? ` with references ${JSON.stringify(request.inputAssetIds)}` : ""}: charged ${total}; the oracle says ${c.expected} (${request.imageCount} x ${c.perOutput} at multiplier ${m})${typeof quoted === "number" ? `, the quote ${quoted} per image` : ""}.`,
+    expected: c.expected,
+    actual: total,
+    answer: c.answer,
+  });
+  return false;
 }
 
-/** Which rule a wrong total breaks, from what the wrong total fits. */
+/** Which rule a wrong total breaks, from what it fits; `undefined` when it fits none of them. */
 function blamePrice(
-  run: Run,
   c: Created,
   total: number,
   subtotal: number,
   authorized: number,
   m: string,
-): string {
+): string | undefined {
   const { request } = c;
   const n = request.imageCount;
   const model = CATALOG.models[request.modelId];
@@ -373,26 +367,25 @@ function blamePrice(
     return "P5";
   }
   const listed = request.inputAssetIds.length;
-  if (listed > 0) {
-    if (surcharge === 0) {
-      return "P3"; // a surcharge on a model without one
-    }
-    if (total === perImage(0, surcharge)) {
-      return "P3"; // no surcharge
-    }
-    const raw = (c.body as { inputAssetIds?: unknown }).inputAssetIds;
-    const rawCount = Array.isArray(raw) ? raw.length : listed;
-    const distinct = distinctReferences(request.inputAssetIds);
-    if (
-      [rawCount, distinct].some(
-        (refs) => refs !== authorized && total === perImage(refs, surcharge),
-      )
-    ) {
-      return "P6"; // duplicates or references not the caller's, charged
-    }
-    return "P3";
+  if (listed === 0) {
+    return undefined;
   }
-  return run.multiplierSource === "option" ? "P4" : "P1";
+  const raw = (c.body as { inputAssetIds?: unknown }).inputAssetIds;
+  const sent = Array.isArray(raw) ? raw : request.inputAssetIds;
+  const counts = [sent.length, new Set(sent).size, distinctReferences(request.inputAssetIds)];
+  for (const per of surcharge === 0 ? [10] : [surcharge]) {
+    if (counts.some((refs) => refs !== authorized && total === perImage(refs, per))) {
+      return surcharge === 0 ? "P3" : "P6"; // a surcharge on a model without one; or duplicates, or others' assets, charged
+    }
+  }
+  if (surcharge > 0) {
+    for (let per = 0; per <= 30; per += 1) {
+      if (per !== surcharge && total === perImage(authorized, per)) {
+        return "P3"; // another surcharge per reference
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The cheapest (cell, count) whose total differs when the product is rounded (P5), or `undefined`. */
@@ -472,6 +465,7 @@ export async function checkCharged(run: Run, book: QuoteBook): Promise<ChargedSt
   if (multiple) {
     state.multiJob = multiple;
   }
+  await concurrent(run);
   keep(
     await accept(
       run,
@@ -486,6 +480,7 @@ export async function checkCharged(run: Run, book: QuoteBook): Promise<ChargedSt
       book,
     ),
   );
+  await references(run, book, keep);
   keep(
     await accept(
       run,
@@ -565,8 +560,6 @@ export async function checkCharged(run: Run, book: QuoteBook): Promise<ChargedSt
       ),
     );
   }
-  await references(run, book, keep);
-  await concurrent(run, book);
   if (run.reference) {
     await tooFewCredits(run);
   }
@@ -704,11 +697,11 @@ async function references(
     return;
   }
   const before = run.lastBalance;
-  const sent = await send(run, unknown, price.total);
-  if (!sent) {
+  const answer = await send(run, unknown, price.total);
+  if (!answer) {
     return;
   }
-  const { answer, drop } = sent;
+  const drop = before - run.lastBalance;
   const refusedRight = run.reference
     ? answer.status === 400 &&
       errorCode(answer) === "asset_not_found" &&
@@ -729,6 +722,9 @@ async function references(
     run.pass("P6");
     return;
   }
+  if (answer.status < 200 || answer.status >= 300) {
+    run.stop("a refused create charged (P6)");
+  }
   run.fail("P6", {
     message: `An asset the caller does not have is ${run.reference ? "refused with 400 asset_not_found at inputAssetIds[1]" : "refused, or left uncharged"}; the server charged ${before - run.lastBalance}.`,
     expected: run.reference
@@ -745,7 +741,7 @@ async function references(
 }
 
 /** S5: four creates at once with one key charge once and name one task. */
-async function concurrent(run: Run, book: QuoteBook): Promise<void> {
+async function concurrent(run: Run): Promise<void> {
   if (!run.wants("S5")) {
     return;
   }
@@ -757,7 +753,6 @@ async function concurrent(run: Run, book: QuoteBook): Promise<void> {
     run.skip("S5", `${n} creates at once with one key: ${why}`);
     return;
   }
-  void book;
   const before = run.lastBalance;
   const answers = await Promise.all(
     Array.from({ length: n }, () => run.send({ method: "POST", path: "/api/generations", body })),

@@ -195,20 +195,18 @@ export function roundBy(subtotal: number, multiplier: string, rounding: Rounding
  * @param credits - The amount the server gave.
  * @param subtotal - Whole base credits.
  * @param multiplier - The multiplier, a plain decimal string.
- * @returns The rule's name, or `undefined` when no rounding of this subtotal gives it.
+ * @returns The rules that give it, such as `"half-even or half-down"`, or `undefined` when none does.
  */
 export function explainRounding(
   credits: number,
   subtotal: number,
   multiplier: string,
 ): string | undefined {
-  for (const rounding of ROUNDINGS.slice(1)) {
-    if (roundBy(subtotal, multiplier, rounding) === credits) {
-      return rounding;
-    }
-  }
+  const fits: string[] = ROUNDINGS.slice(1).filter(
+    (rounding) => roundBy(subtotal, multiplier, rounding) === credits,
+  );
   if (Math.round(subtotal * Number(multiplier)) === credits) {
-    return "binary floating point";
+    fits.push("in binary floating point");
   }
-  return undefined;
+  return fits.length === 0 ? undefined : fits.join(" or ");
 }

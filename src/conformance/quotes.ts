@@ -2,7 +2,7 @@
 import { quote } from "../index.js";
 import { QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import { type Answer, errorCode, field, isRefusal, pool } from "./http.js";
-import { explainRounding, inferMultiplier, type Observation } from "./multiplier.js";
+import { explainRounding, inferMultiplier, type Observation, roundBy } from "./multiplier.js";
 import { CATALOG } from "./oracle.js";
 import type { Run } from "./run.js";
 
@@ -139,14 +139,16 @@ export async function checkQuotes(run: Run): Promise<QuoteBook> {
     run.lastBalance = after;
   }
 
-  settleMultiplier(run, quoted.slice(0, base.length));
+  const other = settleMultiplier(run, quoted.slice(0, base.length));
   const m = run.multiplier;
   if (m === null) {
     return book;
   }
-  // P1, P4: each cell without references.
+  // P1, P4: each cell without references (none, when every quote fits another multiplier: P4 said so).
   for (const q of quoted.slice(0, base.length)) {
-    judgeCell(run, q, m);
+    if (other === undefined) {
+      judgeCell(run, q, m);
+    }
   }
   // P3: references on every model.
   for (const q of quoted.slice(base.length, base.length + withReferences.length)) {
@@ -193,14 +195,14 @@ export async function checkQuotes(run: Run): Promise<QuoteBook> {
 export const describe = (spec: Spec) =>
   `${spec.modelId} ${spec.resolution ?? "(default resolution)"} ${spec.quality ?? "low"}`;
 
-/** Sets the run's multiplier: the option, or inferred from the cells (an inconsistency fails P4). */
-function settleMultiplier(run: Run, quoted: readonly Quoted[]): void {
-  if (run.settings.multiplier !== undefined) {
-    run.multiplier = run.settings.multiplier;
-    run.multiplierSource = "option";
-    return;
-  }
-  run.multiplierSource = "inferred";
+/**
+ * Sets the run's multiplier: the option, or inferred from the cells. Quotes that no multiplier
+ * rounded half-up explains fail P4; quotes that all fit another multiplier than the option's fail
+ * P4 once (the multiplier is not the account's), and those cells are not blamed again.
+ *
+ * @returns A multiplier the quotes fit when it is not the run's own (their cells are explained by it).
+ */
+function settleMultiplier(run: Run, quoted: readonly Quoted[]): string | undefined {
   const observations: Observation[] = [];
   for (const q of quoted) {
     const subtotal = subtotalOf(q.spec);
@@ -208,10 +210,27 @@ function settleMultiplier(run: Run, quoted: readonly Quoted[]): void {
       observations.push({ credits: q.credits, subtotal });
     }
   }
-  if (observations.length === 0) {
-    return;
+  const inference = observations.length > 0 ? inferMultiplier(observations) : undefined;
+  if (run.settings.multiplier !== undefined) {
+    run.multiplier = run.settings.multiplier;
+    run.multiplierSource = "option";
+    const m = run.multiplier;
+    const fitsOption = observations.every((o) => roundBy(o.subtotal, m, "half-up") === o.credits);
+    if (inference?.kind === "consistent" && !fitsOption) {
+      run.fail("P4", {
+        message: `Every quote fits multiplier ${inference.multiplier} rounded half-up, not the account's ${m}.`,
+        expected: m,
+        actual: inference.multiplier,
+        request: null,
+      });
+      return inference.multiplier;
+    }
+    return undefined;
   }
-  const inference = inferMultiplier(observations);
+  run.multiplierSource = "inferred";
+  if (!inference) {
+    return undefined;
+  }
   run.multiplier = inference.multiplier;
   if (inference.kind === "rounding") {
     run.fail("P4", {
@@ -228,6 +247,7 @@ function settleMultiplier(run: Run, quoted: readonly Quoted[]): void {
       request: null,
     });
   }
+  return undefined;
 }
 
 /** Judges one cell's quote: P1 or P4. */

@@ -20,35 +20,42 @@ function answerIssues(answer: Answer): string[] | undefined {
   return issues.map((i) => `${String(field(i, "path"))} ${String(field(i, "code"))}`).sort();
 }
 
-/** What is wrong with an answer to a request that must be refused, or `undefined` when it is right. */
-function judgeRefusal(
-  run: Run,
-  answer: Answer,
-  body: unknown,
-): { expected: unknown; actual: unknown } | undefined {
+/** What is wrong with an answer to a refused request, and the rule it breaks when not the case's own. */
+type Wrong = { rule?: string; expected: unknown; actual: unknown };
+
+/**
+ * Judges the answer to a request that must be refused: accepted, it breaks the case's rule; a 5xx
+ * or a 4xx without a JSON `error.message` breaks S12 (the error answer); in the reference profile a
+ * status or code other than 400 `invalid_request` breaks S12 too, and issues other than the
+ * oracle's break the case's rule.
+ *
+ * @returns What is wrong, or `undefined` when the answer is right.
+ */
+function judgeRefusal(run: Run, answer: Answer, body: unknown): Wrong | undefined {
   const actual = {
     status: answer.status === 0 ? `no answer (${answer.lost})` : answer.status,
     error:
       field(answer.json, "error") ??
       (answer.json === undefined ? answer.text.slice(0, 200) : answer.json),
   };
+  const refusal = "a 4xx with a JSON error.message";
+  if (answer.status >= 500 || (answer.status >= 400 && !isRefusal(answer))) {
+    return { rule: "S12", expected: refusal, actual };
+  }
+  if (!isRefusal(answer)) {
+    return { expected: refusal, actual };
+  }
   if (!run.reference) {
-    return isRefusal(answer) ? undefined : { expected: "a 4xx with a JSON error.message", actual };
+    return undefined;
+  }
+  if (answer.status !== 400 || errorCode(answer) !== "invalid_request") {
+    return { rule: "S12", expected: { status: 400, code: "invalid_request" }, actual };
   }
   const expectedIssues = oracleIssues(body);
   const issues = answerIssues(answer);
-  const right =
-    answer.status === 400 &&
-    isRefusal(answer) &&
-    errorCode(answer) === "invalid_request" &&
-    issues !== undefined &&
-    issues.join("\n") === expectedIssues.join("\n");
-  return right
+  return issues !== undefined && issues.join("\n") === expectedIssues.join("\n")
     ? undefined
-    : {
-        expected: { status: 400, code: "invalid_request", issues: expectedIssues },
-        actual: { ...actual, issues },
-      };
+    : { expected: { issues: expectedIssues }, actual: { ...actual, issues } };
 }
 
 /**
@@ -118,8 +125,8 @@ async function refuse(run: Run, c: RefusalCase, path?: string): Promise<void> {
       }
     }
   }
-  run.fail(c.rule, {
-    message: `${c.what}: ${accepted ? "accepted" : "not refused as the rule requires"}${note}.`,
+  run.fail(shownWrong.rule ?? c.rule, {
+    message: `${c.what} (${c.rule}): ${accepted ? "accepted" : shownWrong.rule === "S12" ? "refused without the error answer the rule requires" : "not refused as the rule requires"}${note}.`,
     expected: shownWrong.expected,
     actual: shownWrong.actual,
     answer: shown,
@@ -177,7 +184,15 @@ export async function checkAuth(run: Run): Promise<void> {
         ? answer.status === 401 && isRefusal(answer) && errorCode(answer) === variant.code
         : isRefusal(answer);
       const free = await run.expectFree("S1", answer);
-      if (right && free) {
+      if (answer.status >= 400 && answer.status < 500 && !isRefusal(answer)) {
+        // Refused, but not with a JSON error: the error answer is wrong, not the auth.
+        run.fail("S12", {
+          message: `${endpoint.method} ${endpoint.path} with ${variant.what} is refused without a JSON error.message.`,
+          expected: "a JSON body { error: { message } }",
+          actual: { status: answer.status, body: answer.text.slice(0, 200) },
+          answer,
+        });
+      } else if (right && free) {
         run.pass("S1");
       } else if (!right) {
         if (answer.status >= 200 && answer.status < 300 && endpoint.path === "/api/generations") {
