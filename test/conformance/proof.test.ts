@@ -37,13 +37,14 @@ function everyUnscaledAmount(): number[] {
 
 describe("the alternative implementation", () => {
   it("P1-P7, S1-S13: passes the interface profile with admin, within its budget", async () => {
-    const { report, spent, failed } = await proveRun({
+    const { report, spent, failed, leaked } = await proveRun({
       double: { multiplier: MULTIPLIER },
       inferMultiplier: true,
       admin: true,
       kit: { budget: BUDGET },
     });
     expect(failed).toEqual([]);
+    expect(leaked).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.profile).toBe("interface");
     expect(spent).toBeGreaterThan(0);

@@ -17,6 +17,8 @@ export type ProvedRun = {
   largestDebit: number;
   /** The rules that failed, in the report's order. */
   failed: string[];
+  /** The secrets of the run (the key, the admin token) that the JSON report holds: none, rightly. */
+  leaked: string[];
 };
 
 /** What a proof run is given besides the server: the kit's options, and the double's. */
@@ -50,8 +52,10 @@ export async function proveRun(options: ProofRunOptions = {}): Promise<ProvedRun
       ...(options.admin && { adminToken: ADMIN_TOKEN, adminUrl: double.baseUrl }),
       ...options.kit,
     });
+    const text = JSON.stringify(report);
     return {
       report,
+      leaked: [double.key, ADMIN_TOKEN].filter((secret) => text.includes(secret)),
       spent: start - double.balance(),
       largestDebit: double.largestDebit(),
       failed: report.checks.filter((c) => c.status === "failed").map((c) => c.rule),
