@@ -22,6 +22,8 @@ const UNIT_EXCLUDES = [
   "test/package/**",
   "test/cli/**",
   "test/server/openapi.test.ts",
+  "test/conformance/reference.test.ts",
+  "test/conformance/kit/cli.test.ts",
 ];
 
 export default defineConfig({
