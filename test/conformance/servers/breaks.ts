@@ -178,7 +178,7 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
   { breaks: "credits-body-wrong", rule: "S10", bug: 'credits says currency "credit"', budget: 0 },
   {
     breaks: "auth-error-not-json",
-    rule: "S12",
+    rule: "S1",
     bug: "a refused key is answered in plain text",
     budget: 0,
   },
