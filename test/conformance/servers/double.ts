@@ -52,7 +52,7 @@ type User = {
 };
 
 /** A ledger entry, shaped like the reference server's. */
-export type LedgerEntry = {
+type LedgerEntry = {
   kind: "grant" | "debit" | "refund";
   credits: number;
   at: string;
@@ -80,8 +80,6 @@ export type ServiceDouble = {
   foreignAsset: string;
   /** The caller's balance now, read from the state itself. */
   balance: () => number;
-  /** The caller's ledger. */
-  ledger: () => LedgerEntry[];
   /** The largest single debit so far. */
   largestDebit: () => number;
 };
@@ -392,7 +390,6 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
     assets: [...caller.assets],
     foreignAsset: [...other.assets][0] ?? "",
     balance: () => caller.balance,
-    ledger: () => caller.ledger.map((entry) => ({ ...entry })),
     largestDebit: () =>
       Math.max(0, ...caller.ledger.filter((e) => e.kind === "debit").map((e) => e.credits)),
   };
