@@ -51,7 +51,10 @@ export type Break =
   | "credits-body-wrong"
   | "auth-error-not-json"
   | "json-error-not-json"
+  | "job-status-wrong"
   | "refund-twice"
+  | "refund-whole-task"
+  | "refund-at-current-multiplier"
   | "ledger-debit-short";
 
 /**
@@ -187,6 +190,26 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
     rule: "S12",
     bug: "a body that is not JSON is refused in plain text",
     budget: 0,
+  },
+  {
+    breaks: "job-status-wrong",
+    rule: "S3",
+    bug: 'a new job is shown "pending", not "queued"',
+    budget: CHARGED,
+  },
+  {
+    breaks: "refund-whole-task",
+    rule: "S6",
+    bug: "failing one job refunds its whole task",
+    budget: CHARGED,
+    admin: true,
+  },
+  {
+    breaks: "refund-at-current-multiplier",
+    rule: "S7",
+    bug: "a refund is priced again at the multiplier of the day",
+    budget: CHARGED,
+    admin: true,
   },
   {
     breaks: "refund-twice",

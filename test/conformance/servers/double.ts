@@ -63,8 +63,11 @@ type LedgerEntry = {
 /** What an idempotency key holds: the request it was used for and the 202 body it got. */
 type Claim = { fingerprint: string; body: unknown; credits: number };
 
-/** A job: its owner and the credits it was charged, refundable once. */
-type Job = { user: User; credits: number; failed: boolean };
+/**
+ * A job: its owner and the credits it was charged, refundable once; with what a buggy refund reads
+ * instead (its amount before the multiplier, its task's total).
+ */
+type Job = { user: User; credits: number; unscaled: number; taskTotal: number; failed: boolean };
 
 /** The double: its fetch handler, the caller's key and assets, and its state for the tests. */
 export type ServiceDouble = {
@@ -278,10 +281,12 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
     const before = user.balance;
     tasks += 1;
     const taskId = `task_${tasks}`;
+    const unscaled = perImage({ ...normalized, references }, "1", false) ?? 0;
     const results = charge.lines.map((credits, index) => {
       const id = `job_${tasks}x${index}`;
-      jobs.set(id, { user, credits, failed: false });
-      return { job: { id, status: "queued" }, assets: [] };
+      jobs.set(id, { user, credits, unscaled, taskTotal: charge.total, failed: false });
+      const status = breaks === "job-status-wrong" ? "pending" : "queued";
+      return { job: { id, status }, assets: [] };
     });
     debit(user, charge.total, taskId);
     const body = {
@@ -311,7 +316,7 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
     let total = lines.reduce((sum, line) => sum + line, 0);
     if (breaks === "total-rounded-once") {
       const unscaled = new Decimal(perImage(spec, "1", false) ?? 0).times(request.imageCount);
-      total = unscaled.times(user.multiplier).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
+      total = halfUp(unscaled.times(user.multiplier));
     }
     return { lines, total };
   }
@@ -373,10 +378,17 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
       if (job.failed && breaks !== "refund-twice") {
         return json(200, { refundedCredits: 0 });
       }
+      let refund = job.credits;
+      if (breaks === "refund-whole-task") {
+        refund = job.taskTotal;
+      }
+      if (breaks === "refund-at-current-multiplier") {
+        refund = halfUp(new Decimal(job.unscaled).times(job.user.multiplier));
+      }
       job.failed = true;
-      job.user.balance += job.credits;
-      job.user.ledger.push({ kind: "refund", credits: job.credits, at: new Date().toISOString() });
-      return json(200, { refundedCredits: job.credits });
+      job.user.balance += refund;
+      job.user.ledger.push({ kind: "refund", credits: refund, at: new Date().toISOString() });
+      return json(200, { refundedCredits: refund });
     }
     return refuse(404, "not_found", "No such admin route, user or job.");
   }
@@ -595,6 +607,11 @@ async function readJson(request: Request): Promise<unknown> {
   } catch {
     return refuse(422, "invalid_json", "The body is not JSON.");
   }
+}
+
+/** A decimal rounded half-up to a whole credit. */
+function halfUp(amount: Decimal): number {
+  return amount.toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

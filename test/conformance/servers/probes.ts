@@ -254,6 +254,31 @@ export const PROBES: Record<Break, Probe> = {
       return text.startsWith("{") ? typeof at(JSON.parse(text), "error.message") : "text";
     },
   },
+  "job-status-wrong": {
+    correct: "queued",
+    show: async (d) =>
+      at((await create(d, { resolution: "1K" })).body, "batch.results.0.job.status"),
+  },
+  "refund-whole-task": {
+    correct: 23,
+    show: async (d) => {
+      const { body } = await create(d, { resolution: "1K", imageCount: 2 });
+      const job = at(body, "batch.results.0.job.id") as string;
+      const answer = await call(d, "POST", `/admin/jobs/${job}/fail`, undefined, ADMIN);
+      return at(answer.body, "refundedCredits");
+    },
+  },
+  "refund-at-current-multiplier": {
+    correct: 23,
+    show: async (d) => {
+      const { body } = await create(d, { resolution: "1K" });
+      const job = at(body, "batch.results.0.job.id") as string;
+      const path = `/admin/users/${d.userId}/multiplier`;
+      await call(d, "PUT", path, { multiplier: "3" }, ADMIN);
+      const answer = await call(d, "POST", `/admin/jobs/${job}/fail`, undefined, ADMIN);
+      return at(answer.body, "refundedCredits");
+    },
+  },
   "refund-twice": {
     correct: [23, 0],
     show: async (d) => {
