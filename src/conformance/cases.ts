@@ -362,25 +362,31 @@ export function generatedCases(seed: number, runs: number): GeneratedCase[] {
 }
 
 /**
- * Shrinks a body to the smallest that still has an issue at `path` (offline, on the oracle): drops
- * each other field while the issue stays, then shortens long strings.
+ * Shrinks a body to the smallest that the oracle still refuses with the same issue at `path` and
+ * no other (offline, on the core): drops each other field, then trims padded strings. A limit of a
+ * model (a V rule) keeps its `modelId`: under another model it would be another limit.
  *
  * @param body - A body the oracle refuses with an issue at `path`.
  * @param path - The path of the issue to keep.
+ * @param keep - Fields never dropped.
  * @returns The smallest body found.
  */
-export function shrink(body: Record<string, unknown>, path: string): Record<string, unknown> {
-  // Still refused for this path's issue alone: a shrink adds no issue of another rule.
-  const shows = (candidate: Record<string, unknown>) => {
-    const issues = oracleIssues(candidate);
-    return issues.length > 0 && issues.every((issue) => issue.startsWith(`${path} `));
-  };
+export function shrink(
+  body: Record<string, unknown>,
+  path: string,
+  keep: readonly string[] = [],
+): Record<string, unknown> {
+  const target = oracleIssues(body)
+    .filter((issue) => issue.startsWith(`${path} `))
+    .join("\n");
+  const shows = (candidate: Record<string, unknown>) =>
+    oracleIssues(candidate).join("\n") === target;
   let current = { ...body };
   let changed = true;
   while (changed) {
     changed = false;
     for (const key of Object.keys(current)) {
-      if (key === path) {
+      if (key === path || keep.includes(key)) {
         continue;
       }
       const { [key]: _dropped, ...rest } = current;

@@ -111,7 +111,11 @@ async function refuse(run: Run, c: RefusalCase, path?: string): Promise<void> {
     run.stop(`a request that breaks ${c.rule} was accepted`);
   }
   if (path !== undefined && typeof c.body === "object" && c.body !== null && !run.stopped) {
-    const small = shrink(c.body as Record<string, unknown>, path);
+    const small = shrink(
+      c.body as Record<string, unknown>,
+      path,
+      c.rule.startsWith("V") ? ["modelId"] : [],
+    );
     if (JSON.stringify(small) !== JSON.stringify(c.body)) {
       const again = await run.send({ method: "POST", path: "/api/generations", body: small });
       const againWrong = judgeRefusal(run, again, small);
@@ -228,6 +232,10 @@ export async function checkAuth(run: Run): Promise<void> {
  */
 export async function checkErrors(run: Run): Promise<void> {
   if (!run.wants("S12")) {
+    return;
+  }
+  if (run.stopped) {
+    run.skip("S12", `charging stopped: ${run.stopped}`);
     return;
   }
   const notJson = await run.send({ method: "POST", path: "/api/generations", raw: '{"prompt": ' });
