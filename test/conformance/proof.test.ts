@@ -72,8 +72,12 @@ describe("the alternative implementation", () => {
     }
   });
 
-  it("S4: passes the interface profile at budget 0 and is charged nothing", async () => {
-    const { report, spent, failed } = await proveRun({ double: { multiplier: MULTIPLIER } });
+  it("S4: passes the interface profile at budget 0, on another seed, and is charged nothing", async () => {
+    const { report, spent, failed } = await proveRun({
+      double: { multiplier: MULTIPLIER },
+      kit: { seed: 20_261_201, runs: 60 },
+    });
+    expect(report.seed).toBe(20_261_201);
     expect(failed).toEqual([]);
     expect(report.ok).toBe(true);
     expect(spent).toBe(0);
