@@ -37,6 +37,7 @@ export default defineConfig({
       { find: /^imagegen-pricing\/json-schema$/, replacement: src("jsonSchema.ts") },
       { find: /^imagegen-pricing\/postgres$/, replacement: src("postgres/index.ts") },
       { find: /^imagegen-pricing\/client$/, replacement: src("client/index.ts") },
+      { find: /^imagegen-pricing\/conformance$/, replacement: src("conformance/index.ts") },
     ],
   },
   test: {

@@ -3,7 +3,7 @@
  * met or missed, and docs/benchmarks.md rewritten with the results (full runs only).
  *
  * Options (environment): BENCH_QUICK=1 (or `--quick`) for short runs that write no docs;
- * BENCH_ONLY=core,client,http,memory,postgres to run some parts; BENCH_CPU_PROF=<dir> to profile the
+ * BENCH_ONLY=core,client,http,memory,postgres,conformance to run some parts; BENCH_CPU_PROF=<dir> to profile the
  * reference server under HTTP load (`node --cpu-prof`); BENCH_DATABASE_URL=postgres://... to run
  * the PostgreSQL part on that database instead of a throwaway cluster.
  */
@@ -12,13 +12,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import type { ClientResult } from "./client.js";
+import type { ConformanceResult } from "./conformance.js";
 import type { PairResult } from "./core.js";
 import type { HttpResult } from "./http.js";
 import type { MemoryResult } from "./memory.js";
 import type { DirectResult, PostgresResult, PostgresSetup } from "./postgres.js";
 
 const quick = process.env.BENCH_QUICK === "1" || process.argv.includes("--quick");
-const PARTS = ["core", "client", "http", "memory", "postgres"];
+const PARTS = ["core", "client", "http", "memory", "postgres", "conformance"];
 const only = new Set((process.env.BENCH_ONLY ?? PARTS.join(",")).split(",").map((s) => s.trim()));
 const settings = quick
   ? {
@@ -58,6 +59,7 @@ let core: PairResult[] = [];
 let client: ClientResult | undefined;
 let http: HttpResult[] = [];
 let memory: MemoryResult | undefined;
+let conformance: ConformanceResult[] = [];
 let postgres:
   | { results: PostgresResult[]; direct: DirectResult[]; setup: PostgresSetup }
   | undefined;
@@ -197,6 +199,23 @@ function keptHttpNotes(): string {
   return `${NOTES_START}\n${NOTES_END}`;
 }
 
+if (only.has("conformance")) {
+  const conformanceRounds = quick ? 1 : 3;
+  console.log(
+    `conformance: ${conformanceRounds} full run(s) per profile, --budget 20000, over HTTP ...`,
+  );
+  const { runConformanceBench } = await import("./conformance.js");
+  conformance = await runConformanceBench(conformanceRounds);
+  for (const r of conformance) {
+    budgets.push({
+      name: `full conformance run (${r.profile} profile, --budget 20000) over HTTP`,
+      value: `${(r.ms / 1000).toFixed(2)} s, ${int(r.requests)} requests`,
+      limit: "<= 30 s",
+      met: r.ms <= 30_000,
+    });
+  }
+}
+
 // ---- report ----
 const lines: string[] = [];
 if (core.length > 0) {
@@ -327,6 +346,19 @@ if (memory) {
   );
   lines.push("");
 }
+if (conformance.length > 0) {
+  lines.push("### Conformance (the kit against the reference server over HTTP)", "");
+  lines.push(
+    "| profile | run (median) | requests | credits spent | rules passed / failed / skipped |",
+  );
+  lines.push("|---|---:|---:|---:|---|");
+  for (const r of conformance) {
+    lines.push(
+      `| ${r.profile} | ${(r.ms / 1000).toFixed(2)} s | ${int(r.requests)} | ${int(r.spent)} | ${r.passed} / ${r.failed} / ${r.skipped} |`,
+    );
+  }
+  lines.push("");
+}
 const budgetLines = ["| budget | measured | limit | |", "|---|---:|---|---|"];
 for (const b of budgets) {
   budgetLines.push(`| ${b.name} | ${b.value} | ${b.limit} | ${b.met ? "met" : "**missed**"} |`);
@@ -374,7 +406,7 @@ the machine and on its load, the ratios much less.
 \`\`\`sh
 npm run bench                      # everything, then rewrites this file (about 15 minutes)
 BENCH_QUICK=1 npm run bench        # short runs, writes nothing
-BENCH_ONLY=http npm run bench      # some parts: core, client, http, memory, postgres
+BENCH_ONLY=http npm run bench      # some parts: core, client, http, memory, postgres, conformance
 BENCH_CPU_PROF=prof BENCH_ONLY=http npm run bench   # CPU profile of the server under load
 node --import ./bench/register.mjs bench/plans.ts  # the PostgreSQL accept, statement by statement (prints only)
 node --import ./bench/register.mjs bench/http.ts compare  # generations: bare, a direct hono app, the reference server (prints only)
@@ -424,6 +456,9 @@ node --import ./bench/register.mjs bench/http.ts compare  # generations: bare, a
   on, the same accepts also run in the benchmark's own process without HTTP: ${PG_CONNECTIONS} callers of
   the store's \`commitTask\` (after \`findCaller\` for a key not seen before, as the server) against ${PG_CONNECTIONS} callers of the
   baseline's two round trips (\`handWrittenAccept\`, a pool of 10), in the same rounds and order.
+- **Conformance**: \`runConformance\` (bench/conformance.ts) with a budget of 20,000 credits, two
+  assets and the admin token, in each profile, against a reference server (multiplier 1.15) in a new
+  child process each run, over HTTP on 127.0.0.1; medians of ${quick ? 1 : 3} runs. A figure, not a test.
 - **Memory**: one process with \`--expose-gc\`: the bytes in use (collected heap and array buffers,
   after full collections) that ${int(settings.tasks)} accepted generations through \`server.fetch\` add to the
   in-memory store (typical short prompt, after 3,000 to warm up), per task. A figure, not a budget.

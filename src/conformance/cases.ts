@@ -313,7 +313,7 @@ export type GeneratedCase = RefusalCase & { path: string };
  * Generates `runs` refusal cases from a seed: a random valid body of a random model, with random
  * optional fields, broken by one random mutation. Each is refused by the oracle.
  *
- * @param seed - The seed.
+ * @param seed - Where the generator starts: the same one, the same cases.
  * @param runs - How many.
  * @returns The cases.
  */

@@ -2,7 +2,10 @@
 import { field } from "./http.js";
 import type { Run } from "./run.js";
 
-/** Why a run could not start: the URL unreachable, or the key refused by ping. The CLI exits 2 with it. */
+/**
+ * Why a run could not start: a wrong option, the server unreachable, or the key refused by ping;
+ * the CLI exits 2 with it.
+ */
 export class ConformanceError extends Error {
   override readonly name = "ConformanceError";
 }

@@ -179,6 +179,7 @@ describe("the examples of README.md and docs/*.md", () => {
             "imagegen-pricing/json-schema": src("jsonSchema.ts"),
             "imagegen-pricing/postgres": src("postgres/index.ts"),
             "imagegen-pricing/client": src("client/index.ts"),
+            "imagegen-pricing/conformance": src("conformance/index.ts"),
           },
         },
         files: blocks.map((b) => b.name),

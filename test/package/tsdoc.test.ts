@@ -54,6 +54,7 @@ const ENTRIES: Record<string, string> = {
   "./node": "src/node/index.ts",
   "./testing": "src/testing/index.ts",
   "./client": "src/client/index.ts",
+  "./conformance": "src/conformance/index.ts",
 };
 /** The entries whose every public name is summed up in one sentence (the API reference shows a first paragraph as the summary). */
 const ONE_SENTENCE_ENTRIES = [".", "./testing", "./json-schema", "./client"];
