@@ -134,6 +134,18 @@ describe("the alternative implementation", () => {
     expect(quoted.body).toEqual({ credits: 75 });
   });
 
+  it("S5: a lost answer is a create carried out in full, and its keyed retry replays it", async () => {
+    const d = await start({ loseAnswers: 1 });
+    const body = { prompt: "x", resolution: "1K", idempotencyKey: "lost-once" };
+    await expect(call(d, "POST", "/api/generations", body)).rejects.toThrow();
+    expect(d.lostAnswers()).toBe(1);
+    expect(d.balance()).toBe(100_000 - 23);
+    const retry = await call(d, "POST", "/api/generations", body);
+    expect(retry.status).toBe(202);
+    expect(at(retry.body, "billing.totalCreditCost")).toBe(23);
+    expect(d.balance()).toBe(100_000 - 23);
+  });
+
   it("S9, S10: ping and credits answer the interface's fields", async () => {
     const d = await start();
     const ping = await call(d, "GET", "/api/ping");

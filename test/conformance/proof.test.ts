@@ -58,6 +58,19 @@ describe("the alternative implementation", () => {
     expect(passed).toEqual(expect.arrayContaining(["S6", "S13"]));
   });
 
+  it("S4, S5: passes the interface profile when the answers of its first creates are lost", async () => {
+    const { report, spent, failed, lostAnswers } = await proveRun({
+      double: { multiplier: MULTIPLIER, loseAnswers: 3 },
+      kit: { budget: BUDGET, timeoutMs: 5_000 },
+    });
+    expect(lostAnswers).toBe(3);
+    expect(failed).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBeLessThanOrEqual(BUDGET);
+    expect(report.spentCredits).toBe(spent);
+  });
+
   it("P4: the inferred multiplier prices every cell as the account's own does", async () => {
     const { report } = await proveRun({
       double: { multiplier: MULTIPLIER },

@@ -37,6 +37,11 @@ export type DoubleOptions = {
   adminToken?: string;
   /** The one bug to have. */
   breaks?: Break;
+  /**
+   * How many accepted creates lose their answer (default 0): each is carried out in full, then the
+   * connection closes with no answer, as a network that drops it would.
+   */
+  loseAnswers?: number;
 };
 
 /** A user of the double. */
@@ -85,6 +90,8 @@ export type ServiceDouble = {
   balance: () => number;
   /** The largest single debit so far. */
   largestDebit: () => number;
+  /** How many answers were lost so far (`loseAnswers`). */
+  lostAnswers: () => number;
 };
 
 const BODY_LIMIT = 1024 * 1024;
@@ -113,6 +120,7 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
   const jobs = new Map<string, Job>();
   let tasks = 0;
   let lastDebit = 0;
+  let lost = 0;
 
   /** The per-image price of a cell for an account, or null where the interface gives none. */
   function perImage(spec: PriceSpec, account: string, forQuote: boolean): number | null {
@@ -305,6 +313,10 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
       billing: { totalCreditCost: charge.total, balanceAfterCredits: user.balance },
     };
     user.claims.set(key, { fingerprint, body, credits: charge.total });
+    if (lost < (options.loseAnswers ?? 0)) {
+      lost += 1;
+      throw new Error("the answer is lost"); // serve() closes the connection unanswered
+    }
     return json(202, body);
   }
 
@@ -402,6 +414,7 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
     assets: [...caller.assets],
     foreignAsset: [...other.assets][0] ?? "",
     balance: () => caller.balance,
+    lostAnswers: () => lost,
     largestDebit: () =>
       Math.max(0, ...caller.ledger.filter((e) => e.kind === "debit").map((e) => e.credits)),
   };

@@ -17,6 +17,8 @@ export type ProvedRun = {
   largestDebit: number;
   /** The rules that failed, in the report's order. */
   failed: string[];
+  /** How many answers the server lost on purpose. */
+  lostAnswers: number;
   /** The secrets of the run (the key, the admin token) that the JSON report holds: none, rightly. */
   leaked: string[];
 };
@@ -58,6 +60,7 @@ export async function proveRun(options: ProofRunOptions = {}): Promise<ProvedRun
       leaked: [double.key, ADMIN_TOKEN].filter((secret) => text.includes(secret)),
       spent: start - double.balance(),
       largestDebit: double.largestDebit(),
+      lostAnswers: double.lostAnswers(),
       failed: report.checks.filter((c) => c.status === "failed").map((c) => c.rule),
     };
   } finally {
