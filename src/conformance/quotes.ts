@@ -2,7 +2,7 @@
  * The free checks of prices: every cell and reference count quoted (P1-P4, S11), the multiplier
  * inferred.
  */
-import { quote } from "../index.js";
+import { type Quality, quote, type Resolution } from "../index.js";
 import { QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import { type Answer, errorCode, field, isRefusal, pool } from "./http.js";
 import { explainRounding, inferMultiplier, type Observation, roundBy } from "./multiplier.js";
@@ -13,8 +13,8 @@ import type { Run } from "./run.js";
 export type Spec = {
   kind: "image";
   modelId: string;
-  resolution?: string;
-  quality?: string;
+  resolution?: Resolution;
+  quality?: Quality;
   referenceImageCount?: number;
 };
 
