@@ -653,9 +653,9 @@ export async function accounts(connectionString: string, schema: string, users: 
 
 /**
  * The two ways to accept one generation in process, each checking that it was accepted: the
- * store's `commitTask` (a pool of 10), as the reference server calls it with a request it checked
- * once and the caller `findCaller` found for that key the first time (a server on PostgreSQL
- * remembers its callers); and the baseline's `handWrittenAccept` (its own pool of 10). Each call
+ * store's `findCaller` then `commitTask` (a pool of 10), as the reference server calls them for
+ * each request it checked once; and the baseline's `handWrittenAccept` (its own pool of 10),
+ * which looks the key up too. Each call
  * takes a bearer token of a user of `schema`, and a fresh idempotency key of its own.
  */
 export async function directAccepts(connectionString: string, schema: string, credits: number) {
@@ -672,14 +672,12 @@ export async function directAccepts(connectionString: string, schema: string, cr
     throw new Error("the benchmark's body does not pass the request rules");
   }
   let n = 0;
-  const callers = new Map<string, Awaited<ReturnType<typeof store.findCaller>>>();
   const viaStore = async (token: string) => {
     const hash = createHash("sha256").update(token, "utf8").digest("hex");
-    const found = callers.get(hash) ?? (await store.findCaller(hash));
+    const found = await store.findCaller(hash);
     if (!found || found.key.revoked) {
       throw new Error("PostgreSQL direct load: a key was not found");
     }
-    callers.set(hash, found);
     const userId = found.key.userId;
     const key = `direct-${++n}`;
     const now = Date.now();

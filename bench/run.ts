@@ -433,8 +433,8 @@ node --import ./bench/register.mjs bench/http.ts compare  # generations: bare, a
   \`[<id>]\`), the bare server gets the same bodies. Latencies are each response's time as autocannon
   measures it, in µs; each server process reports its CPU time and its GC pauses around each measured load.
 - **PostgreSQL**: the reference server on the PostgreSQL store (\`serve()\` of \`imagegen-pricing/node\`,
-  \`createPostgresStore\` with its default pool of 10 connections; it remembers a key's caller after its
-  first request, so that an accept is then one round trip), one and two instances (child processes) on one schema, beside the hand-written baseline of bench/baseline/postgres.ts: a bare
+  \`createPostgresStore\` with its default pool of 10 connections; each request looks its key up,
+  then an accept is one more round trip), one and two instances (child processes) on one schema, beside the hand-written baseline of bench/baseline/postgres.ts: a bare
   node:http handler with \`pg\` (a pool of 10 per instance too) that writes its own SQL on the store's
   tables, constraints and indexes, and never calls the store's functions. It looks the key up by its
   SHA-256 with its user's multiplier (round trip 1), prices the body from a fixed table, then runs

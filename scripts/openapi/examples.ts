@@ -57,7 +57,7 @@ export function createExamples(catalog: Catalog) {
     kind: "unavailable",
     method: "POST",
     path: "/api/generations",
-    retryAfterS: 3,
+    retryAfterMs: 3000,
   } as const;
   const journal = {
     requestId: "req_5c0e2b9a1f3d7e68",

@@ -145,7 +145,10 @@ const faultFields = {
   ),
   apiKeyId: v.optional(id("apk")),
   delayMs: v.optional(int(0, 60_000)),
-  retryAfterS: v.optional(int(1, 3600)),
+  retryAfterMs: v.optional(int(1, 3_600_000)),
+  retryAfterS: v.optional(
+    v.pipe(int(1, 3600), v.description("Deprecated: the wait in seconds; use retryAfterMs.")),
+  ),
 };
 const Job = v.object({
   jobId: id("job"),

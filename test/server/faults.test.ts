@@ -382,6 +382,7 @@ describe("the controls in the admin OpenAPI document (S17)", () => {
     expect(fields.method?.enum).toEqual([...FAULT_METHODS]);
     expect(fields.times?.maximum).toBe(FAULT_LIMITS.maxTimes);
     expect(fields.delayMs?.maximum).toBe(FAULT_LIMITS.maxDelayMs);
+    expect(fields.retryAfterMs?.maximum).toBe(FAULT_LIMITS.maxRetryAfterMs);
     expect(fields.retryAfterS?.maximum).toBe(FAULT_LIMITS.maxRetryAfterS);
   });
 });
