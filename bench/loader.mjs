@@ -25,6 +25,8 @@ export async function load(url, context, nextLoad) {
     loader: "ts",
     format: "esm",
     target: "node20",
+    // Node 20 reads `with { type: "json" }`; esbuild would drop it for that target.
+    supported: { "import-attributes": true },
     sourcemap: "inline",
     sourcefile: url,
   });
