@@ -1,4 +1,6 @@
-/** The `conformance` command: holds a server of the service to the rule book, within a spend budget. */
+/**
+ * The `conformance` command: holds a server of the service to the rule book, within a spend budget.
+ */
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import {

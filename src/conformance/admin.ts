@@ -25,14 +25,59 @@ function admin(run: Run, method: string, path: string, body?: unknown): Promise<
  */
 export async function checkAdmin(run: Run, state: ChargedState): Promise<void> {
   if (run.settings.adminToken === undefined) {
-    for (const rule of ["S2", "S6", "S7", "S13"]) {
+    for (const rule of ["S2", "S6", "S7", "S8", "S13"]) {
       run.skip(rule, "needs the reference server's admin API (--admin-token)");
     }
     return;
   }
+  await stored(run, state);
   await refunds(run, state);
   await foreignAsset(run);
   await ledger(run);
+}
+
+/** S8: the first accepted task is stored with its settings, per-job charges and normalized request. */
+async function stored(run: Run, state: ChargedState): Promise<void> {
+  const task = state.created[0];
+  const jobId = task?.jobIds[0];
+  if (!run.wants("S8") || !task || jobId === undefined) {
+    return;
+  }
+  const job = await admin(run, "GET", `/admin/jobs/${encodeURIComponent(jobId)}`);
+  const taskId = field(job.json, "taskId");
+  if (job.status !== 200 || typeof taskId !== "string") {
+    run.skip("S8", "the admin API shows no job's task");
+    return;
+  }
+  const view = await admin(run, "GET", `/admin/tasks/${encodeURIComponent(taskId)}`);
+  const { idempotencyKey: _key, ...request } = task.request;
+  const storedRequest = field(view.json, "request");
+  const problems: string[] = [];
+  for (const name of ["aspectRatio", "resolution", "quality", "background"] as const) {
+    if (field(view.json, name) !== task.request[name]) {
+      problems.push(`${name} is ${JSON.stringify(field(view.json, name))}`);
+    }
+  }
+  for (const [name, value] of Object.entries(request)) {
+    if (JSON.stringify(field(storedRequest, name)) !== JSON.stringify(value)) {
+      problems.push(`request.${name} is ${JSON.stringify(field(storedRequest, name))}`);
+    }
+  }
+  const jobs = field(view.json, "jobs");
+  const charges = Array.isArray(jobs) ? jobs.map((j) => field(j, "credits")) : [];
+  if (charges.length !== task.jobIds.length || charges.some((c) => c !== task.perOutput)) {
+    problems.push(`the jobs' charges are ${JSON.stringify(charges)}`);
+  }
+  if (view.status === 200 && problems.length === 0) {
+    run.pass("S8");
+  } else {
+    run.fail("S8", {
+      message: `Task ${taskId} as stored: ${problems.join("; ") || `status ${view.status}`}.`,
+      expected: { ...request, jobCredits: task.jobIds.map(() => task.perOutput) },
+      actual: view.json ?? view.status,
+      answer: view,
+    });
+  }
 }
 
 /** S6, S7: failing a job refunds its stored charge once, even after the multiplier changed. */

@@ -1,5 +1,6 @@
 /**
- * The requests that must be refused (N1-N15, V1-V6), each at the cheapest settings that exercise its
+ * The requests that must be refused (N1-N15, V1-V6), each at the cheapest settings that exercise
+ * its
  * rule, built from the catalog so that every model's limits are probed; and the seeded generator of
  * more of them.
  */
@@ -16,7 +17,10 @@ export type RefusalCase = {
   body: unknown;
   /** Checked in the reference profile only: the interface leaves this open. */
   referenceOnly?: boolean;
-  /** How many distinct assets of the caller the case needs (its references must be real to prove the rule). */
+  /**
+   * How many distinct assets of the caller the case needs (its references must be real to prove the
+   * rule).
+   */
   needsAssets?: number;
 };
 

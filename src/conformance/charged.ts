@@ -36,7 +36,10 @@ export type ChargedState = {
   created: Created[];
 };
 
-/** The correct charge of a body for this run, or `undefined` when it is not valid or the multiplier is unknown. */
+/**
+ * The correct charge of a body for this run, or `undefined` when it is not valid or the multiplier
+ * is unknown.
+ */
 function priceOf(run: Run, body: Record<string, unknown>, authorized: number) {
   const checked = checkRequest(body);
   if (!checked.success || run.multiplier === null) {
@@ -388,7 +391,9 @@ function blamePrice(
   return undefined;
 }
 
-/** The cheapest (cell, count) whose total differs when the product is rounded (P5), or `undefined`. */
+/**
+ * The cheapest (cell, count) whose total differs when the product is rounded (P5), or `undefined`.
+ */
 function roundingCase(m: string): Record<string, unknown> | undefined {
   let best: { cost: number; body: Record<string, unknown> } | undefined;
   for (const model of Object.values(CATALOG.models)) {
@@ -442,7 +447,8 @@ export async function checkCharged(run: Run, book: QuoteBook): Promise<ChargedSt
   if (first) {
     await replay(run, first);
   }
-  // P5: a count whose total differs from the rounded product; on the reference profile its key is first used by a refused body.
+  // P5: a count whose total differs from the rounded product; on the reference profile its key is
+  // first used by a refused body.
   const multi = roundingCase(m) ?? { ...BASE, imageCount: 2 };
   const multiKey = run.newKey();
   if (run.reference && run.wants("S5") && !run.stopped) {
@@ -566,7 +572,10 @@ export async function checkCharged(run: Run, book: QuoteBook): Promise<ChargedSt
   return state;
 }
 
-/** S5: the same key and body again returns the same task and charges nothing; a different body is 409 (reference). */
+/**
+ * S5: the same key and body again returns the same task and charges nothing; a different body is
+ * 409 (reference).
+ */
 async function replay(run: Run, first: Created): Promise<void> {
   if (!run.wants("S5") || run.stopped) {
     return;
@@ -628,7 +637,10 @@ async function replay(run: Run, first: Created): Promise<void> {
   }
 }
 
-/** P3, P6, V6: references de-duplicated, surcharged on the three quality models only, only the caller's charged. */
+/**
+ * P3, P6, V6: references de-duplicated, surcharged on the three quality models only, only the
+ * caller's charged.
+ */
 async function references(
   run: Run,
   book: QuoteBook,
@@ -680,7 +692,8 @@ async function references(
       ),
     );
   }
-  // An asset the caller does not have: refused, or (interface) accepted and charged for the caller's only.
+  // An asset the caller does not have: refused, or (interface) accepted and charged for the
+  // caller's only.
   if (!run.wants("P6") || run.stopped) {
     return;
   }
@@ -781,7 +794,10 @@ async function concurrent(run: Run): Promise<void> {
   }
 }
 
-/** S4 (reference): a create above the balance is 402 and charges nothing; only when the balance is low enough for one. */
+/**
+ * S4 (reference): a create above the balance is 402 and charges nothing; only when the balance is
+ * low enough for one.
+ */
 async function tooFewCredits(run: Run): Promise<void> {
   if (!run.wants("S4") || run.stopped || run.multiplier === null) {
     return;

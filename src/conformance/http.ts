@@ -1,4 +1,7 @@
-/** The kit's HTTP side: one request at a time, its answer read whole, a curl line with the key masked. */
+/**
+ * The kit's HTTP side: one request at a time, its answer read whole, a curl line with the key
+ * masked.
+ */
 import type { ReportedRequest } from "./types.js";
 
 /** A request to send: the path under the base URL, the headers beyond the key's, the body. */
@@ -150,7 +153,10 @@ export class Http {
   }
 }
 
-/** Whether an answer is a refusal as the interface states one: a 4xx with a JSON `error.message` string. */
+/**
+ * Whether an answer is a refusal as the interface states one: a 4xx with a JSON `error.message`
+ * string.
+ */
 export function isRefusal(answer: Answer): boolean {
   return answer.status >= 400 && answer.status < 500 && errorMessage(answer) !== undefined;
 }

@@ -1,6 +1,7 @@
 /**
  * The conformance kit (`<package>/conformance`): holds any server of the service interface to the
- * rule book, with this package's core as the oracle of every price and every refusal, within a spend
+ * rule book, with this package's core as the oracle of every price and every refusal, within a
+ * spend
  * budget. `imagegen-pricing conformance <url>` runs it from the command line.
  *
  * @module imagegen-pricing/conformance
@@ -33,7 +34,7 @@ const UNOBSERVABLE: Record<string, string> = {
   V7: "that limits come from the model table is a property of the code, not of answers",
   V8: "the interface shows no output format before a job completes",
   P8: "prices over time need a catalog change the kit cannot make",
-  S8: "a stored task is shown by no endpoint of the interface",
+  S8: "a stored task is shown by no endpoint of the interface (the admin API shows it)",
   S14: "several instances on one store are not visible from one URL",
   S15: "bounded work and cut echoes need hostile loads the kit does not send",
   S16: "the database's time bound needs a database the kit cannot stop",
@@ -129,7 +130,8 @@ function settle(options: ConformanceOptions): Settings {
  * @example
  * ```ts
  * const report = await runConformance({ baseUrl: "http://127.0.0.1:8787", key, budget: 2000 });
- * report.checks.filter((c) => c.status === "failed").map((c) => c.rule); // [] for a conforming server
+ * report.checks.filter((c) => c.status === "failed").map((c) => c.rule); // [] for a conforming
+ * server
  * ```
  */
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {

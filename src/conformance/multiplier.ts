@@ -195,7 +195,8 @@ export function roundBy(subtotal: number, multiplier: string, rounding: Rounding
  * @param credits - The amount the server gave.
  * @param subtotal - Whole base credits.
  * @param multiplier - The multiplier, a plain decimal string.
- * @returns The rules that give it, such as `"half-even or half-down"`, or `undefined` when none does.
+ * @returns The rules that give it, such as `"half-even or half-down"`, or `undefined` when none
+ * does.
  */
 export function explainRounding(
   credits: number,

@@ -1,4 +1,7 @@
-/** The free checks of prices: every cell and reference count quoted (P1-P4, S11), the multiplier inferred. */
+/**
+ * The free checks of prices: every cell and reference count quoted (P1-P4, S11), the multiplier
+ * inferred.
+ */
 import { quote } from "../index.js";
 import { QUALITIES, RESOLUTIONS } from "../models/lists.js";
 import { type Answer, errorCode, field, isRefusal, pool } from "./http.js";
@@ -37,7 +40,9 @@ export function cells(): Spec[] {
   return specs;
 }
 
-/** The subtotal of a spec before the multiplier (base + surcharge), or `undefined` when unpriceable. */
+/**
+ * The subtotal of a spec before the multiplier (base + surcharge), or `undefined` when unpriceable.
+ */
 export function subtotalOf(spec: Spec): number | undefined {
   const priced = quote(spec);
   return priced.credits === null ? undefined : priced.breakdown.subtotalCredits;
@@ -144,7 +149,8 @@ export async function checkQuotes(run: Run): Promise<QuoteBook> {
   if (m === null) {
     return book;
   }
-  // P1, P4: each cell without references (none, when every quote fits another multiplier: P4 said so).
+  // P1, P4: each cell without references (none, when every quote fits another multiplier: P4 said
+  // so).
   for (const q of quoted.slice(0, base.length)) {
     if (other === undefined) {
       judgeCell(run, q, m);
@@ -200,7 +206,8 @@ export const describe = (spec: Spec) =>
  * rounded half-up explains fail P4; quotes that all fit another multiplier than the option's fail
  * P4 once (the multiplier is not the account's), and those cells are not blamed again.
  *
- * @returns A multiplier the quotes fit when it is not the run's own (their cells are explained by it).
+ * @returns A multiplier the quotes fit when it is not the run's own (their cells are explained by
+ * it).
  */
 function settleMultiplier(run: Run, quoted: readonly Quoted[]): string | undefined {
   const observations: Observation[] = [];

@@ -20,7 +20,10 @@ function answerIssues(answer: Answer): string[] | undefined {
   return issues.map((i) => `${String(field(i, "path"))} ${String(field(i, "code"))}`).sort();
 }
 
-/** What is wrong with an answer to a refused request, and the rule it breaks when not the case's own. */
+/**
+ * What is wrong with an answer to a refused request, and the rule it breaks when not the case's
+ * own.
+ */
 type Wrong = { rule?: string; expected: unknown; actual: unknown };
 
 /**
@@ -59,7 +62,8 @@ function judgeRefusal(run: Run, answer: Answer, body: unknown): Wrong | undefine
 }
 
 /**
- * Sends each case that must be refused, one at a time, reading the balance after each (a refusal that
+ * Sends each case that must be refused, one at a time, reading the balance after each (a refusal
+ * that
  * charges is caught at that request, and the run stops charging).
  *
  * @param run - The run.

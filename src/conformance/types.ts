@@ -19,7 +19,10 @@ export type ConformanceOptions = {
   adminToken?: string;
   /** Where the admin API is (default: `baseUrl`). */
   adminUrl?: string;
-  /** `interface` (default): only what the interface states; `reference`: this package's own decisions too. */
+  /**
+   * `interface` (default): only what the interface states; `reference`: this package's own
+   * decisions too.
+   */
   profile?: ConformanceProfile;
   /** Rule ids or families to run, such as `["N2", "P4"]` or `["P", "S"]` (default: every rule). */
   rules?: readonly string[];
@@ -57,7 +60,10 @@ export type ConformanceFailure = {
   expected: unknown;
   /** What the server did. */
   actual: unknown;
-  /** A curl command that sends the request again, the key as `$API_KEY`; empty when there is no request. */
+  /**
+   * A curl command that sends the request again, the key as `$API_KEY`; empty when there is no
+   * request.
+   */
   curl: string;
 };
 
@@ -86,9 +92,14 @@ export type ConformanceReport = {
   profile: ConformanceProfile;
   seed: number;
   budget: number;
-  /** Credits spent, read from the balance: the balance at the start minus the balance at the end. */
+  /**
+   * Credits spent, read from the balance: the balance at the start minus the balance at the end.
+   */
   spentCredits: number;
-  /** The multiplier the prices were checked with, as a decimal string (`null` when none could be had). */
+  /**
+   * The multiplier the prices were checked with, as a decimal string (`null` when none could be
+   * had).
+   */
   multiplier: string | null;
   multiplierSource: MultiplierSource;
   /** How many HTTP requests the run sent. */

@@ -1,4 +1,7 @@
-/** The kit's cases, checked offline on the core: every refusal is one, the generator is seeded, shrinking keeps the rule. */
+/**
+ * The kit's cases, checked offline on the core: every refusal is one, the generator is seeded,
+ * shrinking keeps the rule.
+ */
 import { describe, expect, it } from "vitest";
 import {
   generatedCases,

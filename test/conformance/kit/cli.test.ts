@@ -1,4 +1,7 @@
-/** The built command line, run as a user runs it: exit codes 0, 1 and 2, --help, the JSON and JUnit files. */
+/**
+ * The built command line, run as a user runs it: exit codes 0, 1 and 2, --help, the JSON and JUnit
+ * files.
+ */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
