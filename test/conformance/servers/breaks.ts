@@ -52,6 +52,7 @@ export type Break =
   | "auth-error-not-json"
   | "json-error-not-json"
   | "job-status-wrong"
+  | "task-stores-no-background"
   | "refund-twice"
   | "refund-whole-task"
   | "refund-at-current-multiplier"
@@ -196,6 +197,13 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
     rule: "S3",
     bug: 'a new job is shown "pending", not "queued"',
     budget: CHARGED,
+  },
+  {
+    breaks: "task-stores-no-background",
+    rule: "S8",
+    bug: "a task is stored without its background",
+    budget: CHARGED,
+    admin: true,
   },
   {
     breaks: "refund-whole-task",

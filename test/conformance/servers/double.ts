@@ -72,7 +72,14 @@ type Claim = { fingerprint: string; body: unknown; credits: number };
  * A job: its owner and the credits it was charged, refundable once; with what a buggy refund reads
  * instead (its amount before the multiplier, its task's total).
  */
-type Job = { user: User; credits: number; unscaled: number; taskTotal: number; failed: boolean };
+type Job = {
+  user: User;
+  taskId: string;
+  credits: number;
+  unscaled: number;
+  taskTotal: number;
+  failed: boolean;
+};
 
 /** The double: its fetch handler, the caller's key and assets, and its state for the tests. */
 export type ServiceDouble = {
@@ -118,6 +125,7 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
   const caller = addUser("alice", options.credits ?? 100_000, multiplier, 4);
   const other = addUser("bob", 1_000, "1", 1);
   const jobs = new Map<string, Job>();
+  const stored = new Map<string, { request: GenerationRequest; jobIds: string[] }>();
   let tasks = 0;
   let lastDebit = 0;
   let lost = 0;
@@ -292,9 +300,13 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
     const unscaled = perImage({ ...normalized, references }, "1", false) ?? 0;
     const results = charge.lines.map((credits, index) => {
       const id = `job_${tasks}x${index}`;
-      jobs.set(id, { user, credits, unscaled, taskTotal: charge.total, failed: false });
+      jobs.set(id, { user, taskId, credits, unscaled, taskTotal: charge.total, failed: false });
       const status = breaks === "job-status-wrong" ? "pending" : "queued";
       return { job: { id, status }, assets: [] };
+    });
+    stored.set(taskId, {
+      request: { ...normalized, idempotencyKey: key },
+      jobIds: results.map((result) => result.job.id),
     });
     debit(user, charge.total, taskId);
     const body = {
@@ -356,10 +368,11 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
     if (request.headers.get("authorization") !== `Bearer ${options.adminToken}`) {
       return refuse(403, "authentication", "Send the admin token.");
     }
-    const route = `${request.method} ${path.replace(/\/(usr|job)_[^/]+/, "/$1")}`;
-    const id = decodeURIComponent(/\/((?:usr|job)_[^/]+)/.exec(path)?.[1] ?? "");
+    const route = `${request.method} ${path.replace(/\/(usr|job|task)_[^/]+/, "/$1")}`;
+    const id = decodeURIComponent(/\/((?:usr|job|task)_[^/]+)/.exec(path)?.[1] ?? "");
     const user = users.get(id);
     const job = jobs.get(id);
+    const task = stored.get(id);
     const body = request.method === "GET" ? {} : await readJson(request);
     if (route === "POST /admin/users" && isObject(body) && Number.isSafeInteger(body.credits)) {
       const made = addUser(
@@ -386,6 +399,22 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
     if (route === "GET /admin/users/usr/ledger" && user) {
       return json(200, { entries: user.ledger });
     }
+    if (route === "GET /admin/jobs/job" && job) {
+      return json(200, jobView(id, job));
+    }
+    if (route === "GET /admin/tasks/task" && task) {
+      const { request: saved, jobIds } = task;
+      const shown = jobIds.map((jobId) => jobView(jobId, jobs.get(jobId) as Job));
+      return json(200, {
+        taskId: id,
+        aspectRatio: saved.aspectRatio,
+        resolution: saved.resolution,
+        quality: saved.quality,
+        background: breaks === "task-stores-no-background" ? undefined : saved.background,
+        jobs: shown,
+        request: saved,
+      });
+    }
     if (route === "POST /admin/jobs/job/fail" && job) {
       if (job.failed && breaks !== "refund-twice") {
         return json(200, { refundedCredits: 0 });
@@ -403,6 +432,12 @@ export function createServiceDouble(options: DoubleOptions = {}): ServiceDouble 
       return json(200, { refundedCredits: refund });
     }
     return refuse(404, "not_found", "No such admin route, user or job.");
+  }
+
+  /** A job as the admin API shows it. */
+  function jobView(jobId: string, job: Job) {
+    const status = job.failed ? "failed" : "queued";
+    return { jobId, taskId: job.taskId, status, credits: job.credits };
   }
 
   return {

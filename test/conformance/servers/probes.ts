@@ -259,6 +259,19 @@ export const PROBES: Record<Break, Probe> = {
     show: async (d) =>
       at((await create(d, { resolution: "1K" })).body, "batch.results.0.job.status"),
   },
+  "task-stores-no-background": {
+    correct: "opaque",
+    show: async (d) => {
+      const { body } = await create(d, { resolution: "1K", background: "opaque" });
+      const job = at(body, "batch.results.0.job.id") as string;
+      const taskId = at(
+        (await call(d, "GET", `/admin/jobs/${job}`, undefined, ADMIN)).body,
+        "taskId",
+      );
+      const task = await call(d, "GET", `/admin/tasks/${String(taskId)}`, undefined, ADMIN);
+      return at(task.body, "background");
+    },
+  },
   "refund-whole-task": {
     correct: 23,
     show: async (d) => {
