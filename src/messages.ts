@@ -48,7 +48,10 @@ export type QuoteReason =
   | "invalid_multiplier"
   | "not_priceable";
 
-/** Shows a received value briefly: strings quoted and made safe (see {@link safeEcho}), other values by type. */
+/**
+ * Shows a received value briefly: strings quoted and made safe (see {@link safeEcho}), other values
+ * by type.
+ */
 export function show(value: unknown): string {
   if (typeof value === "string") {
     return JSON.stringify(safeEcho(value));

@@ -1,4 +1,7 @@
-/** The `diff` command: what changed between two catalogs, or along a catalog history, for a reviewer. */
+/**
+ * The `diff` command: what changed between two catalogs, or along a catalog history, for a
+ * reviewer.
+ */
 import * as v from "valibot";
 import { type Catalog, type CatalogChange, defineCatalogHistory, diffCatalogs } from "../index.js";
 import { changeLabel, changeValue } from "../models/diff.js";
@@ -74,7 +77,10 @@ function schemaAt(path: readonly unknown[]): SchemaPart | undefined {
   return schema;
 }
 
-/** What a field must hold, in words, from its schema: "a whole number of at least 1", "one of png, jpeg, webp". */
+/**
+ * What a field must hold, in words, from its schema: "a whole number of at least 1", "one of png,
+ * jpeg, webp".
+ */
 function expected(schema: SchemaPart | undefined): string {
   if (!schema) {
     return "no such field";
@@ -125,7 +131,10 @@ function shown(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
-/** One schema problem of a catalog in words: `models.beta.maxImageCount is "x"; expected a whole number of at least 1`. */
+/**
+ * One schema problem of a catalog in words: `models.beta.maxImageCount is "x"; expected a whole
+ * number of at least 1`.
+ */
 function problem(issue: v.BaseIssue<unknown>): string {
   const keys = (issue.path ?? []).map((item) => item.key);
   const path = keys.map(String).join(".");
@@ -149,7 +158,10 @@ function problem(issue: v.BaseIssue<unknown>): string {
   return `${what}; expected ${expected(schemaAt(keys))}${hint}`;
 }
 
-/** The problems of one catalog, each named by its path and what it must hold; none for a valid catalog. */
+/**
+ * The problems of one catalog, each named by its path and what it must hold; none for a valid
+ * catalog.
+ */
 function catalogProblems(data: unknown): string[] {
   const result = v.safeParse(CatalogSchema, data);
   return result.success ? [] : result.issues.map(problem);
@@ -201,7 +213,8 @@ async function load(
     }
   }
   try {
-    // Every entry is a valid catalog by now: what is left is the list itself and the order of its versions.
+    // Every entry is a valid catalog by now: what is left is the list itself and the order of its
+    // versions.
     return { catalogs: defineCatalogHistory(rest.catalogs as readonly Catalog[]), history: true };
   } catch (error) {
     if (error instanceof TypeError) {
@@ -250,7 +263,9 @@ function render(c: Comparison, names?: readonly [string, string]): string {
   return `${head}: ${count}\n\n${table(["model", "change", "before", "after", "difference"], rows)}`;
 }
 
-/** Runs `diff`: compares two catalog files, or each entry of one history file with the one before. */
+/**
+ * Runs `diff`: compares two catalog files, or each entry of one history file with the one before.
+ */
 export async function runDiff(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions({
     args,

@@ -71,7 +71,8 @@ export async function startPlayground(options: {
       return;
     }
     const file = Object.hasOwn(PAGE_FILES, path) ? PAGE_FILES[path] : undefined;
-    // A page file gone from the package is a 404 too: the page then names the file it could not load.
+    // A page file gone from the package is a 404 too: the page then names the file it could not
+    // load.
     const body =
       file === undefined
         ? undefined
@@ -162,7 +163,8 @@ export async function runPlayground(
     }
     throw error;
   }
-  // Listening for the signals before the address is printed: a harness may stop it as soon as it reads that.
+  // Listening for the signals before the address is printed: a harness may stop it as soon as it
+  // reads that.
   const stopped = control.stop ?? signal();
   io.out(
     values.json

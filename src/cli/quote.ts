@@ -44,7 +44,10 @@ const BOUNDS: Record<string, string> = {
   too_many_references: "That is the most reference images this model takes.",
 };
 
-/** A reason of quote() in the command line's words: the flag for the field it names first, and why its bound is what it is. */
+/**
+ * A reason of quote() in the command line's words: the flag for the field it names first, and why
+ * its bound is what it is.
+ */
 function inFlags(message: string, reason: string): string {
   const flagged = message.replace(
     /^(modelId|resolution|quality|referenceImageCount)\b/,
@@ -85,7 +88,8 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
       referenceImageCount: wholeNumber("--refs", values.refs, 0),
     }),
   };
-  // The flags' strings as given: quote judges them, answering credits: null for what it cannot price.
+  // The flags' strings as given: quote judges them, answering credits: null for what it cannot
+  // price.
   const result = quote(spec as QuoteSpec, { account: accountOption(values.multiplier), catalog });
 
   if (result.credits === null) {

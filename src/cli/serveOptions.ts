@@ -8,7 +8,10 @@ import { checkCorsOrigins } from "../server/app.js";
 import { parseOptions, wholeNumber } from "./args.js";
 import { oneLine, StartError } from "./io.js";
 
-/** What `serve` was asked for, every option checked, and where the token and the database URL came from. */
+/**
+ * What `serve` was asked for, every option checked, and where the token and the database URL came
+ * from.
+ */
 export type ServeOptions = {
   port: number;
   host: string;

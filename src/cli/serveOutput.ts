@@ -10,7 +10,10 @@ import type { CheckedFixtures } from "../server/fixtures.js";
 import type { ReferenceServer, ResponseEvent } from "../server/index.js";
 import type { ServeOptions } from "./serveOptions.js";
 
-/** A user as printed: its state and the keys a client may use (ck_live_ keys from a file are not shown). */
+/**
+ * A user as printed: its state and the keys a client may use (ck_live_ keys from a file are not
+ * shown).
+ */
 type ShownUser = {
   userId: string;
   balance: number;
@@ -66,7 +69,9 @@ export async function usersToShow(
   };
 }
 
-/** What the start-up summary tells of one start; `demo` when the one user is the demo user made now. */
+/**
+ * What the start-up summary tells of one start; `demo` when the one user is the demo user made now.
+ */
 type Startup = {
   running: RunningServer;
   options: ServeOptions;

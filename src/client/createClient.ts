@@ -21,15 +21,21 @@ import { VERSION } from "./version.js";
 
 /** Options of {@link createClient}. */
 export type ClientOptions = {
-  /** The API key, `ck_live_...` or `ck_test_...`. Sent only in the `Authorization` header, never echoed. */
+  /**
+   * The API key, `ck_live_...` or `ck_test_...`. Sent only in the `Authorization` header, never
+   * echoed.
+   */
   apiKey: string;
-  /** The service's base URL (`https://...`, or `http://` for a local test double); a path prefix is kept. */
+  /**
+   * The service's base URL (`https://...`, or `http://` for a local test double); a path prefix is
+   * kept.
+   */
   baseUrl: string;
   /**
    * What sends each request (default: `globalThis.fetch`, as it is at each call). A reference
    * server's `fetch` works, so a test needs no socket. It gets a `Request` without a signal: an
-   * attempt that times out or is aborted ends for the client at once, but what this function started
-   * runs to its end (the global `fetch` is aborted, its connection closed).
+   * attempt that times out or is aborted ends for the client at once, but what this function
+   * started runs to its end (the global `fetch` is aborted, its connection closed).
    */
   fetch?: Fetch;
   /** Retries after the first attempt of a call, 0 to 10 (default 2). */
@@ -49,7 +55,10 @@ export type ClientOptions = {
    * but the client's own, never a body, never a key.
    */
   logger?: Logger;
-  /** How much it logs (default `"warn"`: only what a caller cannot see otherwise, such as an `onRetry` hook that threw). */
+  /**
+   * How much it logs (default `"warn"`: only what a caller cannot see otherwise, such as an
+   * `onRetry` hook that threw).
+   */
   logLevel?: LogLevel;
   /**
    * Lets the client run in a page (`window` and `document` defined). An API key in browser code is
@@ -58,7 +67,10 @@ export type ClientOptions = {
   dangerouslyAllowBrowser?: boolean;
 };
 
-/** Per-call options: the caller's abort signal, this call's own time and retry bounds, and its own headers. */
+/**
+ * Per-call options: the caller's abort signal, this call's own time and retry bounds, and its own
+ * headers.
+ */
 export type RequestOptions = {
   /** Aborts the call: the attempt in flight and any wait; an aborted call is never retried. */
   signal?: AbortSignal;
@@ -84,7 +96,10 @@ export type CreateOptions = RequestOptions & {
   idempotencyKey?: string;
 };
 
-/** A generation request as a caller writes it: `prompt` required, every other field optional (the service's defaults). */
+/**
+ * A generation request as a caller writes it: `prompt` required, every other field optional (the
+ * service's defaults).
+ */
 export type GenerationInput = Readonly<
   Partial<Omit<GenerationRequest, "prompt" | "inputAssetIds">>
 > & {
@@ -118,7 +133,10 @@ export type Client = {
 
 const invalid = (message: string) => new ImagegenError({ code: "invalid_options", message });
 
-/** A whole number within bounds, or the default when absent; anything else names the option and its range. */
+/**
+ * A whole number within bounds, or the default when absent; anything else names the option and its
+ * range.
+ */
 function whole(name: string, value: unknown, min: number, max: number, fallback: number): number {
   if (value === undefined) {
     return fallback;
@@ -220,7 +238,10 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  */
 export const headerSafe = (value: string): boolean => /^[\t\x20-\x7E]*$/.test(value);
 
-/** A call's own headers, checked: names in lower case, none the client owns, values a header can carry. */
+/**
+ * A call's own headers, checked: names in lower case, none the client owns, values a header can
+ * carry.
+ */
 function callHeaders(headers: unknown): Record<string, string> | undefined {
   if (headers === undefined) {
     return undefined;
@@ -327,9 +348,10 @@ function createKey(body: GenerationInput, opts: CreateOptions | undefined): stri
  *   naming an option and the values that would pass.
  * @example
  * ```ts
- * const client = createClient({ apiKey: process.env.IMAGEGEN_API_KEY!, baseUrl: "https://api.example.com" });
- * const estimate = await client.generations.estimate({ prompt: "a fox", modelId: "beta2", imageCount: 2 });
- * if (estimate.credits !== null) await client.generations.create({ prompt: "a fox", modelId: "beta2", imageCount: 2 });
+ * const client = createClient({ apiKey: process.env.IMAGEGEN_API_KEY!, baseUrl:
+ * "https://api.example.com" }); const estimate = await client.generations.estimate({ prompt: "a
+ * fox", modelId: "beta2", imageCount: 2 }); if (estimate.credits !== null) await
+ * client.generations.create({ prompt: "a fox", modelId: "beta2", imageCount: 2 });
  * ```
  */
 export function createClient(options: ClientOptions): Client {
@@ -366,7 +388,8 @@ export function createClient(options: ClientOptions): Client {
             body: JSON.stringify({ ...body, idempotencyKey }),
             schema: ANSWER_SCHEMAS.accepted,
             idempotencyKey,
-            // A key a header cannot carry unchanged goes in the body alone, which the service reads.
+            // A key a header cannot carry unchanged goes in the body alone, which the service
+            // reads.
             keyInHeader: headerSafe(idempotencyKey),
             ...callOptions(opts),
           };
@@ -393,7 +416,8 @@ export function createClient(options: ClientOptions): Client {
         if (answer.credits === null) {
           return { credits: null, reason: answer.reason, message: answer.message };
         }
-        // P5: every output image costs the same rounded amount, so the sum is a product of whole numbers.
+        // P5: every output image costs the same rounded amount, so the sum is a product of whole
+        // numbers.
         return {
           credits: request.imageCount * answer.credits,
           perOutputCredits: answer.credits,

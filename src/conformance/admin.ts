@@ -36,7 +36,9 @@ export async function checkAdmin(run: Run, state: ChargedState): Promise<void> {
   await ledger(run);
 }
 
-/** S8: the first accepted task is stored with its settings, per-job charges and normalized request. */
+/**
+ * S8: the first accepted task is stored with its settings, per-job charges and normalized request.
+ */
 async function stored(run: Run, state: ChargedState): Promise<void> {
   const task = state.created[0];
   const jobId = task?.jobIds[0];

@@ -1,5 +1,6 @@
 /**
- * Prices over time: a checked list of catalogs, oldest first, and the one in force at an instant (P8).
+ * Prices over time: a checked list of catalogs, oldest first, and the one in force at an instant
+ * (P8).
  *
  * A catalog's `version` is the UTC date (`YYYY-MM-DD`) its prices take effect, at 00:00 UTC. The
  * catalog in force at an instant is the last one whose version date is not after it, so a change
@@ -38,7 +39,9 @@ export class CatalogHistoryError extends TypeError {
   }
 }
 
-/** No catalog of the history is in force yet at the instant asked (it is before the first version). */
+/**
+ * No catalog of the history is in force yet at the instant asked (it is before the first version).
+ */
 export class NoCatalogInForceError extends RangeError {
   override readonly name = "NoCatalogInForceError";
   /** The instant asked, as an ISO 8601 string (UTC). */
@@ -87,7 +90,8 @@ function describeProblem(p: CatalogHistoryProblem): string {
 
 const MAX_DATE_MS = 8.64e15;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-// A date, or a date and time with a UTC offset: local times without one would depend on the machine.
+// A date, or a date and time with a UTC offset: local times without one would depend on the
+// machine.
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
@@ -134,7 +138,8 @@ function parseIsoInstant(text: string): number | undefined {
   const start = dateStart(Number(m[1]), Number(m[2]), Number(m[3]));
   // Stryker disable next-line StringLiteral: Number("") is 0 as well
   const [hours, minutes, seconds] = [Number(m[4]), Number(m[5]), Number(m[6] ?? "0")];
-  // Stryker disable next-line ConditionalExpression: without it the sum below is NaN, which toEpochMs refuses too
+  // Stryker disable next-line ConditionalExpression: without it the sum below is NaN, which
+  // toEpochMs refuses too
   if (start === undefined) {
     return undefined;
   }
@@ -195,7 +200,8 @@ function readStarts(history: readonly Catalog[]): {
 } {
   if (!Array.isArray(history) || history.length === 0) {
     const message = "a catalog history must be a non-empty array of catalogs, oldest first";
-    // Stryker disable next-line ArrayDeclaration: the starts of a history with a problem are never read
+    // Stryker disable next-line ArrayDeclaration: the starts of a history with a problem are never
+    // read
     return { starts: [], problems: [{ index: null, version: null, message }] };
   }
   const out: number[] = [];
@@ -243,10 +249,12 @@ function starts(history: readonly Catalog[]): number[] {
  *
  * @param history - The catalogs, oldest first.
  * @returns The same list.
- * @throws {@link CatalogHistoryError} listing every problem, each naming its entry by index and version.
+ * @throws {@link CatalogHistoryError} listing every problem, each naming its entry by index and
+ * version.
  * @example
  * ```ts
- * const prices = defineCatalogHistory([catalog, { ...catalog, version: "2027-01-01", models: { ... } }]);
+ * const prices = defineCatalogHistory([catalog, { ...catalog, version: "2027-01-01", models: { ...
+ * } }]);
  * ```
  */
 export function defineCatalogHistory<const H extends readonly Catalog[]>(history: H): H {
@@ -285,7 +293,8 @@ export function defineCatalogHistory<const H extends readonly Catalog[]>(history
 /**
  * Every catalog the package ships, oldest first (P8); the last is `catalog`.
  *
- * The test suite checks it with {@link defineCatalogHistory}; it is not checked again at each import.
+ * The test suite checks it with {@link defineCatalogHistory}; it is not checked again at each
+ * import.
  *
  * @example
  * ```ts
@@ -296,7 +305,9 @@ export const catalogHistory: readonly Catalog[] = /* @__PURE__ */ Object.freeze(
   ...SHIPPED_CATALOGS,
 ]);
 
-/** The index of the entry in force at `ms`, or -1 before the first (binary search over the starts). */
+/**
+ * The index of the entry in force at `ms`, or -1 before the first (binary search over the starts).
+ */
 function indexAt(startsMs: readonly number[], ms: number): number {
   let lo = 0;
   let hi = startsMs.length; // invariant: entries before lo start at or before ms, entries from hi after it
@@ -319,8 +330,8 @@ function indexAt(startsMs: readonly number[], ms: number): number {
  * the instant: `quote(spec, { account, catalog: catalogHistory, at: when })`,
  * `computeCharge(request, { account, catalog: catalogHistory, at: when })`.
  *
- * Each call checks the versions (dates, strictly increasing) but not the catalogs themselves: check a
- * history of your own once with {@link defineCatalogHistory}.
+ * Each call checks the versions (dates, strictly increasing) but not the catalogs themselves: check
+ * a history of your own once with {@link defineCatalogHistory}.
  *
  * @param history - Catalogs, oldest first, such as {@link catalogHistory}.
  * @param when - A `Date`, epoch milliseconds, or an ISO 8601 date (`"2027-01-15"`, 00:00 UTC) or
@@ -340,7 +351,8 @@ export function catalogAt(history: readonly Catalog[], when: Instant): Catalog {
   const ms = toEpochMs(when);
   const startsMs = starts(history);
   const index = indexAt(startsMs, ms);
-  // starts() refuses an empty history, so the first entry exists, and indexAt returns an entry's index or -1.
+  // starts() refuses an empty history, so the first entry exists, and indexAt returns an entry's
+  // index or -1.
   if (index < 0) {
     throw new NoCatalogInForceError(ms, (history[0] as Catalog).version);
   }

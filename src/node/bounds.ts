@@ -31,7 +31,10 @@ export const DEFAULT_BOUNDS: Bounds = {
   maxDrainBytes: 4 * 1024 * 1024,
 };
 
-/** Connections accepted past the cap only to be answered 503; beyond these, Node drops them. @internal */
+/**
+ * Connections accepted past the cap only to be answered 503; beyond these, Node drops them.
+ * @internal
+ */
 export const CAP_OVERFLOW = 64;
 
 /**
@@ -62,7 +65,10 @@ const CONNECTION_ERRORS = {
 
 type ConnectionErrorCode = keyof typeof CONNECTION_ERRORS;
 
-/** What node:http refuses in a header value (its `checkInvalidHeaderChar`); a web `Headers` takes it. */
+/**
+ * What node:http refuses in a header value (its `checkInvalidHeaderChar`); a web `Headers` takes
+ * it.
+ */
 const UNWRITABLE_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 /** Anything with a web-standard fetch handler, such as a reference server. */
@@ -125,7 +131,10 @@ export function newGuard(bounds: Bounds, report?: (event: ResponseEvent) => void
   };
 }
 
-/** The service's JSON error `{ error: { message, code, requestId } }`, sent with `Connection: close`. */
+/**
+ * The service's JSON error `{ error: { message, code, requestId } }`, sent with `Connection:
+ * close`.
+ */
 function errorAnswer(
   code: ConnectionErrorCode,
   message: string,
@@ -159,7 +168,9 @@ export function errorResponse(code: ConnectionErrorCode, message: string): Respo
   return new Response(body, { status, headers });
 }
 
-/** Tells `report` of an answer written here to a request node:http parsed; a throw changes nothing. */
+/**
+ * Tells `report` of an answer written here to a request node:http parsed; a throw changes nothing.
+ */
 function tell(
   guard: Guard,
   req: IncomingMessage,

@@ -93,8 +93,9 @@ export async function distributeSchema(pool: Pool, schema: string): Promise<stri
     const done: string[] = [];
     const step = (what: string, pending: () => Promise<boolean>, apply: () => Promise<unknown>) =>
       locked(async () => {
-        // The triggers of jobs and ledger read nothing but their own row (append-only, forward-only),
-        // which is what Citus asks of a trigger on a distributed table: they then run on each shard.
+        // The triggers of jobs and ledger read nothing but their own row (append-only,
+        // forward-only), which is what Citus asks of a trigger on a distributed table: they then
+        // run on each shard.
         await client.query("SET LOCAL citus.enable_unsafe_triggers = on");
         if (await pending()) {
           await apply();

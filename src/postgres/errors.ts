@@ -74,7 +74,8 @@ export function isUnavailable(error: unknown): boolean {
 
 /**
  * Whether an error is a lost race that the store runs the whole transaction again for: a
- * serialization failure, a deadlock, a lock timeout, or a unique violation of an idempotency claim. @internal
+ * serialization failure, a deadlock, a lock timeout, or a unique violation of an idempotency claim.
+ * @internal
  */
 export function isTransient(error: unknown): boolean {
   const code = codeOf(error);
@@ -96,7 +97,8 @@ export const MAX_ATTEMPTS = 5;
  * {@link MAX_ATTEMPTS} runs); turns an unreachable database into {@link StoreUnavailableError}.
  *
  * `work` must be one whole transaction: a transient error has rolled it back, so running it again
- * cannot apply anything twice. `what` names what the store was doing, for the error message. @internal
+ * cannot apply anything twice. `what` names what the store was doing, for the error message.
+ * @internal
  */
 export function withRetries<T>(what: string, work: () => Promise<T>): Promise<T> {
   // The first run costs one promise reaction: the loop of `retried` starts only after a failure.

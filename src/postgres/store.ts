@@ -32,7 +32,10 @@ import { pg } from "./pg.js";
 export type PostgresStoreOptions = {
   /** `postgres://user:password@host:5432/database`: the store makes (and closes) its own pool. */
   readonly connectionString?: string;
-  /** A `pg` pool (`new pg.Pool(...)`) to use instead; the store never ends it (you do, after `close()`). */
+  /**
+   * A `pg` pool (`new pg.Pool(...)`) to use instead; the store never ends it (you do, after
+   * `close()`).
+   */
   readonly pool?: Pool;
   /** The schema holding the store's tables, created when missing: default `"imagegen"`. */
   readonly schema?: string;
@@ -48,8 +51,8 @@ export type PostgresStoreOptions = {
   readonly statementTimeoutMs?: number;
   /**
    * Milliseconds the store waits for the answer to one statement before it gives the connection up
-   * (destroyed, never reused) and rejects with `StoreUnavailableError`: default 10000. It applies to
-   * a pool of yours too. Keep it above `statementTimeoutMs`, so that a database that answers
+   * (destroyed, never reused) and rejects with `StoreUnavailableError`: default 10000. It applies
+   * to a pool of yours too. Keep it above `statementTimeoutMs`, so that a database that answers
    * is stopped by its own timeout first.
    */
   readonly queryTimeoutMs?: number;
@@ -195,7 +198,10 @@ const REJECTIONS: Record<
   IG005: "multiplier_changed",
 };
 
-/** The row `accept_generation` answers: the outcome, and the task holding the claim when it is taken. */
+/**
+ * The row `accept_generation` answers: the outcome, and the task holding the claim when it is
+ * taken.
+ */
 type AcceptRow = { outcome: string; balance: string | null; holder: unknown };
 
 /**
@@ -235,9 +241,10 @@ function statements(schema: string) {
     findCaller: `SELECT k.id, k.user_id, k.mode, k.revoked, u.multiplier
       FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id WHERE k.hash = $1`,
     findCallerRouted: `SELECT id, user_id, mode, revoked, multiplier FROM ${s}.find_caller($1)`,
-    // Run inside a transaction with revokeApiKey: the owner's row is locked first (see commit_task).
-    // The owner's row is locked by its id, read first (a key's owner never changes): a lock taken
-    // through a subquery could not be sent to the one node of a distributed schema that holds it.
+    // Run inside a transaction with revokeApiKey: the owner's row is locked first (see
+    // commit_task). The owner's row is locked by its id, read first (a key's owner never changes):
+    // a lock taken through a subquery could not be sent to the one node of a distributed schema
+    // that holds it.
     keyOwner: `SELECT user_id FROM ${s}.api_keys WHERE id = $1`,
     lockUser: `SELECT u.id FROM ${s}.users u WHERE u.id = $1 FOR NO KEY UPDATE`,
     revokeApiKey: `UPDATE ${s}.api_keys SET revoked = true WHERE id = $1`,
@@ -262,7 +269,8 @@ function statements(schema: string) {
     acceptGeneration: `SELECT outcome, balance, holder FROM ${s}.accept_generation($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9,
         $10::integer, $11, $12, $13::bigint[], $14::bigint, $15::text[])`,
     loadUsers: `SELECT ${s}.load_users($1::text[], $2::bigint[], $3::text[], $4::bigint) AS created`,
-    // A hash already stored is kept; a new key whose random id is taken fails the load (a retry makes new ids).
+    // A hash already stored is kept; a new key whose random id is taken fails the load (a retry
+    // makes new ids).
     loadKeys: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
       SELECT f.id, f.user_id, f.mode, f.hash, false FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS f (id, user_id, mode, hash)
       ON CONFLICT (hash) DO NOTHING`,
@@ -279,7 +287,10 @@ function statements(schema: string) {
   });
 }
 
-/** A bound on waiting, as given: a whole number of milliseconds from 1 to 2^31 - 1 (a timer's range). */
+/**
+ * A bound on waiting, as given: a whole number of milliseconds from 1 to 2^31 - 1 (a timer's
+ * range).
+ */
 function bound(options: PostgresStoreOptions, name: keyof typeof DEFAULTS): number {
   const value = options[name];
   if (value === undefined) {
@@ -348,7 +359,8 @@ function connect(
 
 /**
  * Creates or upgrades the store's tables in a schema, and returns: for a deploy step that migrates
- * before the instances start ({@link createPostgresStore} does the same on start, so it is optional).
+ * before the instances start ({@link createPostgresStore} does the same on start, so it is
+ * optional).
  *
  * With `connectionString` it migrates on one connection of its own without statement or query
  * timeouts (a migration may rightly take long), for example as the role that owns the tables while
@@ -356,9 +368,12 @@ function connect(
  *
  * @param options - `connectionString` or `pool` (exactly one), `schema` (default `"imagegen"`), and
  *   `connectionTimeoutMs` (default 5000).
- * @returns The versions this call applied (empty when the schema was up to date) and the version now.
- * @throws TypeError or RangeError for bad options; StoreUnavailableError when the database cannot be reached;
- *   MigrationChecksumError when a migration the schema applied is not this package's (docs/postgres.md,
+ * @returns The versions this call applied (empty when the schema was up to date) and the version
+ * now.
+ * @throws TypeError or RangeError for bad options; StoreUnavailableError when the database cannot
+ * be reached;
+ *   MigrationChecksumError when a migration the schema applied is not this package's
+ * (docs/postgres.md,
  *   "Migrations"); Error when the schema is at a version newer than this package.
  */
 export async function migratePostgres(
@@ -384,7 +399,9 @@ export async function migratePostgres(
   }
 }
 
-/** Opens the store; `createPostgresStore` of the entry, typed with every method of {@link Store}. */
+/**
+ * Opens the store; `createPostgresStore` of the entry, typed with every method of {@link Store}.
+ */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const { schema, pool, ownPool, queryTimeoutMs } = connect(
     options,
@@ -750,7 +767,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       }
       if (row.outcome === "idempotency_key_taken" && row.holder !== null) {
         // The holder came back in the same answer: a replay costs this one round trip. As JSON, so
-        // that the usual answer has three columns to decode; a pool that keeps json as text works too.
+        // that the usual answer has three columns to decode; a pool that keeps json as text works
+        // too.
         const holder = (
           typeof row.holder === "string" ? JSON.parse(row.holder) : row.holder
         ) as TaskRow;
@@ -856,8 +874,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           if (tables.length === 0) {
             return { commit: false, value: undefined };
           }
-          // The ledger refuses TRUNCATE to everyone; its trigger is off inside this transaction only,
-          // so no other connection ever sees it off (ALTER TABLE and TRUNCATE lock the table whole).
+          // The ledger refuses TRUNCATE to everyone; its trigger is off inside this transaction
+          // only, so no other connection ever sees it off (ALTER TABLE and TRUNCATE lock the table
+          // whole).
           await q({ text: `ALTER TABLE ${s}.ledger DISABLE TRIGGER ledger_no_truncate` }, []);
           await q({ text: `TRUNCATE ${tables.join(", ")}` }, []);
           await q({ text: `ALTER TABLE ${s}.ledger ENABLE TRIGGER ledger_no_truncate` }, []);

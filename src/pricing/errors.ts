@@ -1,7 +1,8 @@
 import type { Issue } from "../types.js";
 
 /**
- * Thrown by {@link computeCharge} for a request that cannot be charged, with every issue in `issues`.
+ * Thrown by {@link computeCharge} for a request that cannot be charged, with every issue in
+ * `issues`.
  *
  * That is a request {@link validateForModel} rejects, an invalid multiplier or an invalid reference
  * count.

@@ -36,7 +36,10 @@ export class AdminTokenError extends TypeError {
   }
 }
 
-/** The shortest admin token: even one chosen by hand is not found by trying (wrong ones are throttled besides). @internal */
+/**
+ * The shortest admin token: even one chosen by hand is not found by trying (wrong ones are
+ * throttled besides). @internal
+ */
 export const MIN_ADMIN_TOKEN_CHARS = 16;
 /** The longest admin token: long enough for any generated secret, short enough to hash cheaply. */
 const MAX_TOKEN_CHARS = 256;
@@ -49,7 +52,9 @@ const MAX_TOKEN_CHARS = 256;
  */
 export const ADMIN_TOKEN_THROTTLE = { failures: 10, windowMs: 60_000 } as const;
 
-/** The most addresses whose wrong tokens are counted at once; past it the oldest count is dropped. */
+/**
+ * The most addresses whose wrong tokens are counted at once; past it the oldest count is dropped.
+ */
 const MAX_THROTTLED_ADDRESSES = 10_000;
 const TOKEN_SHAPE = new RegExp(`^[A-Za-z0-9_-]{${MIN_ADMIN_TOKEN_CHARS},${MAX_TOKEN_CHARS}}$`);
 
@@ -58,7 +63,8 @@ const TOKEN_SHAPE = new RegExp(`^[A-Za-z0-9_-]{${MIN_ADMIN_TOKEN_CHARS},${MAX_TO
  * carries as is, and a run that every echo and log line hides by its shape, so a token put in a
  * path never comes back), not starting with `ck_`, so that it can never be taken for an API key.
  *
- * @throws AdminTokenError (a TypeError) naming what is wrong and the allowed lengths, never the token.
+ * @throws AdminTokenError (a TypeError) naming what is wrong and the allowed lengths, never the
+ * token.
  * @internal
  */
 export function checkAdminToken(token: unknown): string {
@@ -132,7 +138,8 @@ function createTokenThrottle() {
 
 /**
  * Whether two strings are equal, in time that depends only on their length, not on where they
- * differ: used on SHA-256 digests, which always have the same length, so nothing of the token leaks. @internal
+ * differ: used on SHA-256 digests, which always have the same length, so nothing of the token
+ * leaks. @internal
  */
 export function constantTimeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) {

@@ -27,7 +27,10 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "lose_answer",
 ];
 
-/** The service paths a fault may name: the endpoints that take an API key (faults fire after it is checked). @internal */
+/**
+ * The service paths a fault may name: the endpoints that take an API key (faults fire after it is
+ * checked). @internal
+ */
 export const FAULT_PATHS = [
   "/api/generations",
   "/api/pricing/quote",
@@ -49,7 +52,9 @@ export const FAULT_LIMITS = {
   maxFaults: 100,
 } as const;
 
-/** A fault as asked for: what it matches (every field left out matches anything) and what it does. */
+/**
+ * A fault as asked for: what it matches (every field left out matches anything) and what it does.
+ */
 export type FaultInput = {
   /** `GET` or `POST`; a `HEAD` counts as its `GET`. */
   method?: "GET" | "POST";
@@ -70,7 +75,10 @@ export type FaultInput = {
   retryAfterMs?: number;
 };
 
-/** A fault waiting to fire, as listed: its id, what it matches, what it does and how many times it still fires. */
+/**
+ * A fault waiting to fire, as listed: its id, what it matches, what it does and how many times it
+ * still fires.
+ */
 export type FaultView = {
   faultId: string;
   kind: FaultKind;
@@ -269,7 +277,8 @@ function createFaultList() {
         return undefined;
       }
       const asked = method === "HEAD" ? "GET" : method;
-      // Found and counted in one synchronous step: concurrent requests cannot fire a fault more times than asked.
+      // Found and counted in one synchronous step: concurrent requests cannot fire a fault more
+      // times than asked.
       const fault = faults.find(
         (f) =>
           (f.method === undefined || f.method === asked) &&
@@ -321,7 +330,10 @@ export type RequestRecord = {
   issueCodes?: string[];
 };
 
-/** A UUID, the usual idempotency key: never an API key (ck_...) and shown as sent unless it is the admin token. */
+/**
+ * A UUID, the usual idempotency key: never an API key (ck_...) and shown as sent unless it is the
+ * admin token.
+ */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -381,7 +393,10 @@ function createJournal(adminToken: string, now: () => number) {
       entries.shift();
     }
   };
-  /** Records every request to the service (not under `/admin`) once answered; a lost answer with status 0. */
+  /**
+   * Records every request to the service (not under `/admin`) once answered; a lost answer with
+   * status 0.
+   */
   const middleware: MiddlewareHandler<Env> = async (c, next) => {
     const path = c.req.path;
     if (path === "/admin" || path.startsWith("/admin/")) {
@@ -440,7 +455,9 @@ const tooManyFaults = () =>
 export function createControls(adminToken: string, now: () => number, maxBodyBytes: number) {
   const faults = createFaultList();
   const journal = createJournal(adminToken, now);
-  /** The ends of the answers `delay` faults hold: each at its time, or all at once by `endFaults`. */
+  /**
+   * The ends of the answers `delay` faults hold: each at its time, or all at once by `endFaults`.
+   */
   const holds = new Set<() => void>();
   let ended = 0;
   const hold = (ms: number) =>
@@ -454,7 +471,10 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
       holds.add(end);
     });
 
-  /** The step after the key is checked: the first matching fault fires, or the request runs as usual. */
+  /**
+   * The step after the key is checked: the first matching fault fires, or the request runs as
+   * usual.
+   */
   const afterAuth: MiddlewareHandler<Env> = async (c, next) => {
     const fault = faults.take(c.req.method, c.req.path, c.get("caller").apiKeyId);
     if (!fault) {
@@ -462,8 +482,8 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     }
     if (fault.kind === "delay" || fault.kind === "lose_answer") {
       const firedIn = ended;
-      // Carried out first, then answered late (as on a slow network: a client that gives up meanwhile
-      // finds the task done when it retries with the same key), or not at all.
+      // Carried out first, then answered late (as on a slow network: a client that gives up
+      // meanwhile finds the task done when it retries with the same key), or not at all.
       await next();
       if (fault.kind === "lose_answer") {
         throw new AnswerLostError(requestIdOf(c));
@@ -474,7 +494,8 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
       }
       return;
     }
-    // Answered without running it; its body is read all the same, for the journal's idempotency key.
+    // Answered without running it; its body is read all the same, for the journal's idempotency
+    // key.
     if (c.req.method === "POST") {
       const read = await readJson(c, maxBodyBytes);
       if (read.ok) {
@@ -526,7 +547,10 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     },
   };
 
-  /** `POST`, `GET` and `DELETE /admin/faults`, `DELETE /admin/faults/{faultId}` and `GET /admin/requests?limit=N`. */
+  /**
+   * `POST`, `GET` and `DELETE /admin/faults`, `DELETE /admin/faults/{faultId}` and `GET
+   * /admin/requests?limit=N`.
+   */
   const routes: AdminRoute[] = [
     [
       "POST",
@@ -595,7 +619,10 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     journal: journal.middleware,
     methods,
     routes,
-    /** Removes every fault and lets every held answer go at once: a reset's first step, so that it waits for no fault. */
+    /**
+     * Removes every fault and lets every held answer go at once: a reset's first step, so that it
+     * waits for no fault.
+     */
     endFaults() {
       ended++;
       faults.clear();
@@ -603,12 +630,18 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
         end();
       }
     },
-    /** Empties the journal: a reset's last step, once the requests of the state before it are answered. */
+    /**
+     * Empties the journal: a reset's last step, once the requests of the state before it are
+     * answered.
+     */
     clearJournal: () => journal.clear(),
   };
 }
 
-/** The control methods of a server without an admin token: each rejects with `controls_off`. @internal */
+/**
+ * The control methods of a server without an admin token: each rejects with `controls_off`.
+ * @internal
+ */
 export function controlsOff(): ReturnType<typeof createControls>["methods"] {
   const off = async (): Promise<never> => {
     throw new AdminError(

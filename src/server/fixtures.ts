@@ -27,7 +27,10 @@ export type FixtureUser = {
 /** The starting state of a reference server. */
 export type Fixtures = { readonly users: readonly FixtureUser[] };
 
-/** A fixtures object checked by {@link checkFixtures}: ids filled in, keys split by mode, multipliers exact. */
+/**
+ * A fixtures object checked by {@link checkFixtures}: ids filled in, keys split by mode,
+ * multipliers exact.
+ */
 export type CheckedFixtures = {
   readonly users: readonly {
     readonly id: string;
@@ -81,7 +84,9 @@ const MAX_ISSUES = 100;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A received value for a message: short, and never a key (a key-shaped value is named, not shown). */
+/**
+ * A received value for a message: short, and never a key (a key-shaped value is named, not shown).
+ */
 function shown(value: unknown): string {
   if (typeof value !== "string") {
     return value === undefined
@@ -371,7 +376,9 @@ function listOf(
   }
 }
 
-/** What a fixture key's id is derived from besides its hash: no other hash in the package starts so. */
+/**
+ * What a fixture key's id is derived from besides its hash: no other hash in the package starts so.
+ */
 const KEY_ID_DOMAIN = "imagegen-pricing fixture API key id\n";
 
 /**

@@ -8,7 +8,10 @@ import type { Issue } from "../types.js";
 
 const list = (values: readonly string[]) => values.join(", ");
 
-/** Shows a value like `show`, but never a secret: something shaped like an API key shows only its prefix. */
+/**
+ * Shows a value like `show`, but never a secret: something shaped like an API key shows only its
+ * prefix.
+ */
 function showId(value: unknown): string {
   return typeof value === "string" && /^\s*ck_(?:live|test)_/.test(value)
     ? `"${value.trim().slice(0, 8)}..." (an API key?)`

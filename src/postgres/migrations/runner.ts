@@ -153,9 +153,9 @@ export async function runMigrations(
 }
 
 /**
- * Runs `work` on a connection of its own, destroyed rather than reused when anything fails; `locked`
- * runs one step of it as a transaction that first takes the schema's migration lock, so instances
- * that start together do each step once. @internal
+ * Runs `work` on a connection of its own, destroyed rather than reused when anything fails;
+ * `locked` runs one step of it as a transaction that first takes the schema's migration lock, so
+ * instances that start together do each step once. @internal
  */
 export async function withMigrationLock<T>(
   pool: Pool,
