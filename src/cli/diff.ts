@@ -105,7 +105,10 @@ function expected(schema: SchemaPart | undefined): string {
       return typeof regex === "string" ? `a string: ${regex.replace(/\.$/, "")}` : "a string";
     }
     case "number":
-      return `${has("safe_integer") ? "a whole number" : "a number"}${bounds.length > 0 ? ` of ${bounds.join(" and ")}` : ""}`;
+      return (
+        (has("safe_integer") ? "a whole number" : "a number") +
+        (bounds.length > 0 ? ` of ${bounds.join(" and ")}` : "")
+      );
     case "picklist":
       return `one of ${(base.options ?? []).join(", ")}`;
     case "array": {
@@ -113,7 +116,11 @@ function expected(schema: SchemaPart | undefined): string {
         base.item?.type === "picklist"
           ? `values from ${(base.item.options ?? []).join(", ")}`
           : expected(base.item);
-      return `a list of ${item}${has("min_length") ? ", at least one" : ""}${has("check") ? ", each once" : ""}`;
+      return (
+        `a list of ${item}` +
+        (has("min_length") ? ", at least one" : "") +
+        (has("check") ? ", each once" : "")
+      );
     }
     case "object":
     case "strict_object":
@@ -142,13 +149,19 @@ function problem(issue: v.BaseIssue<unknown>): string {
     // A field the catalog does not have: say which ones its object does have.
     const parent = schemaAt(keys.slice(0, -1));
     const at = keys.length > 1 ? `${keys.slice(0, -1).map(String).join(".")} ` : "a catalog ";
-    return `${path} is not a field (${at}has ${Object.keys(unwrap(parent)?.entries ?? {}).join(", ")})`;
+    return (
+      `${path} is not a field (${at}has ` +
+      `${Object.keys(unwrap(parent)?.entries ?? {}).join(", ")})`
+    );
   }
   if (issue.kind === "validation" && issue.type === "check") {
     const rule = issue.message.replace(/\.$/, "");
     const models = issue.input as { defaultModelId?: unknown; models?: object } | undefined;
     if (keys.length === 0 && /default model/.test(rule) && models?.models) {
-      return `defaultModelId is ${shown(models.defaultModelId)}; expected the id of one of its models (${Object.keys(models.models).join(", ")})`;
+      return (
+        `defaultModelId is ${shown(models.defaultModelId)}; expected the id of one of its ` +
+        `models (${Object.keys(models.models).join(", ")})`
+      );
     }
     return `${path || "the catalog"}: ${rule}`;
   }
@@ -196,7 +209,8 @@ async function load(
   const extra = Object.keys(rest).filter((k) => k !== "catalogs");
   if (extra.length > 0) {
     throw new InputError(
-      `${source}: a catalog history has only "catalogs" (and "$schema"); found ${extra.join(", ")}.`,
+      `${source}: a catalog history has only "catalogs" (and "$schema"); found ` +
+        `${extra.join(", ")}.`,
     );
   }
   if (Array.isArray(rest.catalogs)) {
@@ -205,7 +219,8 @@ async function load(
         typeof entry === "object" && entry !== null
           ? (entry as { version?: unknown }).version
           : undefined;
-      const name = `catalogs[${i}]${typeof version === "string" ? ` (version ${shown(version)})` : ""}`;
+      const named = typeof version === "string" ? ` (version ${shown(version)})` : "";
+      const name = `catalogs[${i}]${named}`;
       return catalogProblems(entry).map((p) => `${name}: ${p}`);
     });
     if (problems.length > 0) {
@@ -260,7 +275,8 @@ function render(c: Comparison, names?: readonly [string, string]): string {
     ];
   });
   const count = `${c.changes.length} change${c.changes.length === 1 ? "" : "s"}`;
-  return `${head}: ${count}\n\n${table(["model", "change", "before", "after", "difference"], rows)}`;
+  const changes = table(["model", "change", "before", "after", "difference"], rows);
+  return `${head}: ${count}\n\n${changes}`;
 }
 
 /**

@@ -60,7 +60,8 @@ export function breakdownLines(b: PriceBreakdown, surchargePerReference: number)
     [
       "reference surcharge",
       String(b.referenceSurchargeCredits),
-      `${b.referenceCount} reference${b.referenceCount === 1 ? "" : "s"} x ${surchargePerReference}`,
+      `${b.referenceCount} reference${b.referenceCount === 1 ? "" : "s"} x ` +
+        `${surchargePerReference}`,
     ],
     ["subtotal", String(b.subtotalCredits), ""],
     [`x multiplier ${b.multiplier}`, String(b.credits), `rounded ${b.rounding} to a whole credit`],

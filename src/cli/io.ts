@@ -76,7 +76,8 @@ export async function readJson(
     // Not JSON is a bad file (exit 2), like one that cannot be read: there is nothing in it to
     // judge.
     throw new InputError(
-      `${source === "-" ? "Standard input" : source} is not valid JSON: ${(error as Error).message}`,
+      `${source === "-" ? "Standard input" : source} is not valid JSON: ` +
+        `${(error as Error).message}`,
     );
   }
 }

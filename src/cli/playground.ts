@@ -150,7 +150,8 @@ export async function runPlayground(
       (error: { code?: unknown; message?: unknown }) => {
         throw new StartError(
           error.code === "EADDRINUSE"
-            ? `Port ${port} on ${values.host} is in use; choose another with --port (0 picks a free one).`
+            ? `Port ${port} on ${values.host} is in use; choose another with --port (0 ` +
+                "picks a free one)."
             : `Cannot listen on ${values.host}:${port}: ${String(error.message)}`,
           EXIT.invalid,
         );

@@ -38,9 +38,12 @@ const FLAGS: Record<string, string> = {
   referenceImageCount: "--refs",
 };
 
+/** The request-wide bound on distinct reference images, as a reason states it. */
+const MOST_REFERENCES = `${LIMITS.maxReferences} is the most distinct reference images`;
+
 /** Why a reference count has its bound, for the reasons that are about one. */
 const BOUNDS: Record<string, string> = {
-  invalid_reference_count: `${LIMITS.maxReferences} is the most distinct reference images a request may list.`,
+  invalid_reference_count: `${MOST_REFERENCES} a request may list.`,
   too_many_references: "That is the most reference images this model takes.",
 };
 

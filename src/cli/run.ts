@@ -85,7 +85,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const near = nearestNames(command.replace(/^-+/, ""), Object.keys(COMMANDS));
     const hint = near.length > 0 ? ` ${didYouMean(near).replace(/^d/, "D")}` : "";
     io.err(
-      `Unknown command "${command}".${hint} Commands: ${Object.keys(COMMANDS).join(", ")}.\nRun "imagegen-pricing --help" for usage.\n`,
+      `Unknown command "${command}".${hint} Commands: ` +
+        `${Object.keys(COMMANDS).join(", ")}.\nRun "imagegen-pricing --help" for usage.\n`,
     );
     return EXIT.usage;
   }

@@ -56,14 +56,16 @@ The first lines say which store it uses: in memory, or PostgreSQL with the URL's
 --admin-token and --database-url win over the environment; an --admin-token given while
 IMAGEGEN_ADMIN_TOKEN is set prints a warning on standard error (never either token).
 
-With neither --fixtures nor an admin token it makes a demo user with a ck_test_ key and three assets.
+With neither --fixtures nor an admin token it makes a demo user with a ck_test_ key and three \
+assets.
 Fixture keys that start with ck_test_ are printed (a test suite hard-codes them anyway); ck_live_
 keys from a file are never printed.
 
 It also stops, the same way, when the process that started it ends (a harness killed or crashed).
 
 Exit status: 0 stopped by SIGINT or SIGTERM, 1 could not start (port in use, database
-unreachable), 2 bad options or a bad fixtures or catalogs file. Every error is one line on standard error.
+unreachable), 2 bad options or a bad fixtures or catalogs file. Every error is one line on \
+standard error.
 
 Examples:
   imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token "$ADMIN_TOKEN" --log

@@ -111,14 +111,16 @@ async function readCatalogs(path: string): Promise<readonly Catalog[]> {
     if (!Object.hasOwn(value, "catalogs") || extra.length > 0) {
       const found = extra.length > 0 ? `; found ${extra.slice(0, 5).map(show).join(", ")}.` : ".";
       throw new StartError(
-        `The catalogs file ${path} must hold a JSON array of catalogs, oldest first, or { "catalogs": [...] }${found}`,
+        `The catalogs file ${path} must hold a JSON array of catalogs, oldest first, or ` +
+          `{ "catalogs": [...] }${found}`,
       );
     }
     list = (value as { catalogs: unknown }).catalogs;
   }
   if (!Array.isArray(list)) {
     throw new StartError(
-      `The catalogs file ${path} must hold a JSON array of catalogs, oldest first; it holds ${show(list)}.`,
+      `The catalogs file ${path} must hold a JSON array of catalogs, oldest first; it ` +
+        `holds ${show(list)}.`,
     );
   }
   try {
