@@ -143,7 +143,8 @@ function whole(name: string, value: unknown, min: number, max: number, fallback:
   }
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw invalid(
-      `${name} must be a whole number from ${min} to ${max}; received ${typeof value === "number" ? value : typeof value}.`,
+      `${name} must be a whole number from ${min} to ${max}; received ` +
+        `${typeof value === "number" ? value : typeof value}.`,
     );
   }
   return value;
@@ -163,7 +164,8 @@ function settingsOf(options: ClientOptions, inPage: boolean): Settings {
   const { apiKey, baseUrl } = options;
   if (typeof apiKey !== "string" || !/^ck_(live|test)_[A-Za-z0-9_-]+$/.test(apiKey)) {
     throw invalid(
-      `apiKey must be an API key: ck_live_ or ck_test_ followed by letters, digits, _ or -; received ${typeof apiKey === "string" ? "a string that is not one" : typeof apiKey}.`,
+      "apiKey must be an API key: ck_live_ or ck_test_ followed by letters, digits, _ or -; " +
+        `received ${typeof apiKey === "string" ? "a string that is not one" : typeof apiKey}.`,
     );
   }
   let url: URL | undefined;
@@ -177,13 +179,16 @@ function settingsOf(options: ClientOptions, inPage: boolean): Settings {
     url.hash !== ""
   ) {
     throw invalid(
-      `baseUrl must be an absolute http or https URL without query or fragment, such as "https://api.example.com"; received ${typeof baseUrl === "string" ? JSON.stringify(baseUrl.slice(0, 100)) : typeof baseUrl}.`,
+      "baseUrl must be an absolute http or https URL without query or fragment, such as " +
+        `"https://api.example.com"; received ` +
+        `${typeof baseUrl === "string" ? JSON.stringify(baseUrl.slice(0, 100)) : typeof baseUrl}.`,
     );
   }
   if (url.username !== "" || url.password !== "") {
     // The credentials are not echoed: the sentence may be logged.
     throw invalid(
-      "baseUrl must not hold credentials (user:password@): the client authenticates with apiKey alone.",
+      "baseUrl must not hold credentials (user:password@): the client authenticates with " +
+        "apiKey alone.",
     );
   }
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
@@ -207,9 +212,10 @@ function settingsOf(options: ClientOptions, inPage: boolean): Settings {
   }
   const logLevel = options.logLevel ?? "warn";
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw invalid(
-      `logLevel must be one of ${LOG_LEVELS.map((l) => JSON.stringify(l)).join(", ")}; received ${typeof logLevel === "string" ? JSON.stringify(logLevel.slice(0, 20)) : typeof logLevel}.`,
-    );
+    const levels = LOG_LEVELS.map((l) => JSON.stringify(l)).join(", ");
+    const received =
+      typeof logLevel === "string" ? JSON.stringify(logLevel.slice(0, 20)) : typeof logLevel;
+    throw invalid(`logLevel must be one of ${levels}; received ${received}.`);
   }
   return {
     apiKey,
@@ -254,18 +260,22 @@ function callHeaders(headers: unknown): Record<string, string> | undefined {
     const lower = name.toLowerCase();
     if (!TOKEN.test(name)) {
       throw invalid(
-        `headers: ${JSON.stringify(name.slice(0, 40))} is not a header name (letters, digits and !#$%&'*+.^_\`|~-).`,
+        `headers: ${JSON.stringify(name.slice(0, 40))} is not a header name (letters, ` +
+          `digits and !#$%&'*+.^_\`|~-).`,
       );
     }
     if (OWN_HEADERS.has(lower)) {
       throw invalid(
-        `headers: ${name} is the client's own (it sets Authorization, Idempotency-Key, Content-Type and X-Retry-Count itself); give the key as apiKey, a create's key as idempotencyKey.`,
+        `headers: ${name} is the client's own (it sets Authorization, Idempotency-Key, ` +
+          "Content-Type and X-Retry-Count itself); give the key as apiKey, a create's key " +
+          "as idempotencyKey.",
       );
     }
     // The value is not shown: a header may hold a secret.
     if (typeof value !== "string" || !headerSafe(value)) {
       throw invalid(
-        `headers: the value of ${name} must be a string of visible ASCII characters, spaces and tabs.`,
+        `headers: the value of ${name} must be a string of visible ASCII characters, ` +
+          "spaces and tabs.",
       );
     }
     checked[lower] = value;
@@ -323,7 +333,8 @@ function createKey(body: GenerationInput, opts: CreateOptions | undefined): stri
       : given !== bodyKey;
   if (given !== undefined && bodyKey !== undefined && differs) {
     const message =
-      "The idempotencyKey option and the body's idempotencyKey differ; give one key, or the same in both.";
+      "The idempotencyKey option and the body's idempotencyKey differ; give one key, or " +
+      "the same in both.";
     throw refused([{ path: "idempotencyKey", code: "idempotency_key_mismatch", message }]);
   }
   const withKey = given === undefined ? body : { ...body, idempotencyKey: given };
@@ -361,7 +372,9 @@ export function createClient(options: ClientOptions): Client {
     throw new ImagegenError({
       code: "browser_not_allowed",
       message:
-        "createClient refuses to run in a browser page: an API key in browser code is anyone's key. Call the service from your server; pass dangerouslyAllowBrowser: true only for a page that never leaves your machine.",
+        "createClient refuses to run in a browser page: an API key in browser code is " +
+        "anyone's key. Call the service from your server; pass dangerouslyAllowBrowser: " +
+        "true only for a page that never leaves your machine.",
     });
   }
   const settings = settingsOf(options, inPage);

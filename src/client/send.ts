@@ -191,7 +191,8 @@ export async function send<T>(settings: Settings, call: Call): Promise<WithRespo
       const message = `No answer to ${call.method} ${call.path} within ${timeoutMs} ms.`;
       failed = new Failed(failure(call, attempt, { code: "timeout", message }), true);
     } else {
-      const message = `The connection for ${call.method} ${call.path} failed or closed without an answer.`;
+      const route = `${call.method} ${call.path}`;
+      const message = `The connection for ${route} failed or closed without an answer.`;
       failed = new Failed(
         failure(call, attempt, { code: "connection_error", message, cause: done.cause }),
         true,
@@ -212,7 +213,8 @@ export async function send<T>(settings: Settings, call: Call): Promise<WithRespo
     }
     const delayMs = retryAfterMs ?? Math.min(backoff(attempt), settings.maxRetryDelayMs);
     log.info?.(
-      `imagegen: retrying ${call.method} ${call.path} in ${Math.round(delayMs)} ms (attempt ${attempt} failed: ${error.code})`,
+      `imagegen: retrying ${call.method} ${call.path} in ${Math.round(delayMs)} ms ` +
+        `(attempt ${attempt} failed: ${error.code})`,
     );
     try {
       settings.onRetry?.({
@@ -226,7 +228,9 @@ export async function send<T>(settings: Settings, call: Call): Promise<WithRespo
     } catch (hookError) {
       // A hook's own failure must not turn a retry into a lost call; only the logger hears of it.
       log.warn?.(
-        `imagegen: onRetry threw (${hookError instanceof Error ? hookError.name : typeof hookError}); the retry goes on.`,
+        "imagegen: onRetry threw " +
+          `(${hookError instanceof Error ? hookError.name : typeof hookError}); ` +
+          "the retry goes on.",
       );
     }
     await sleep(delayMs, call.signal, () => logged(settings, aborted(call, attempt)));
@@ -248,8 +252,10 @@ function logAnswer(
   }
   const requestId = done.headers?.get("request-id") ?? undefined;
   const outcome = judged instanceof Failed ? judged.error.code : "ok";
+  const request = requestId === undefined ? "" : ` (request ${requestId})`;
   info(
-    `imagegen: ${call.method} ${call.path} attempt ${attempt}: ${done.status} ${outcome} in ${Date.now() - started} ms${requestId === undefined ? "" : ` (request ${requestId})`}`,
+    `imagegen: ${call.method} ${call.path} attempt ${attempt}: ${done.status} ${outcome} ` +
+      `in ${Date.now() - started} ms${request}`,
   );
   debug?.(`imagegen: answer to ${call.method} ${call.path}, attempt ${attempt}`, {
     status: done.status,
@@ -402,8 +408,11 @@ function judge<T>(call: Call, attempt: number, answer: Attempt): WithResponse<T>
     const charged =
       call.idempotencyKey === undefined
         ? ""
-        : " The generation may have been accepted: a create again with the same key gets its task, never a second charge.";
-    const message = `The answer to ${call.method} ${call.path} (status ${answer.status}) is not the service's: ${wrong}.${charged}`;
+        : " The generation may have been accepted: a create again with the same key gets " +
+          "its task, never a second charge.";
+    const message =
+      `The answer to ${call.method} ${call.path} (status ${answer.status}) is not the ` +
+      `service's: ${wrong}.${charged}`;
     // A success that cannot be read is retried: a create's key makes the retry a replay of the same
     // task.
     return new Failed(
@@ -422,7 +431,8 @@ function judge<T>(call: Call, attempt: number, answer: Attempt): WithResponse<T>
   const message =
     typeof fields?.message === "string"
       ? fields.message
-      : `The service answered ${call.method} ${call.path} with status ${answer.status} and no error body.`;
+      : `The service answered ${call.method} ${call.path} with status ${answer.status} and ` +
+        "no error body.";
   const retryAfterMs = retryAfterOf(headers);
   const error = failure(call, attempt, {
     code,
@@ -541,10 +551,13 @@ function aborted(call: Call, attempts: number): ImagegenError {
   const sent =
     call.idempotencyKey === undefined || attempts === 0
       ? ""
-      : ` A generation may have been accepted: create again with idempotencyKey "${call.idempotencyKey}" to get its task without paying twice.`;
+      : " A generation may have been accepted: create again with idempotencyKey " +
+        `"${call.idempotencyKey}" to get its task without paying twice.`;
   return failure(call, attempts, {
     code: "aborted",
-    message: `${call.method} ${call.path} was aborted by the caller after ${attempts} attempt${attempts === 1 ? "" : "s"}.${sent}`,
+    message:
+      `${call.method} ${call.path} was aborted by the caller after ${attempts} ` +
+      `attempt${attempts === 1 ? "" : "s"}.${sent}`,
   });
 }
 
@@ -582,7 +595,9 @@ function tooLong(
       : ` Create again with idempotencyKey "${call.idempotencyKey}" then: never charged twice.`;
   return new ImagegenError({
     code: error.code,
-    message: `${error.message} (not retried: the service asked to wait ${Math.ceil(retryAfterMs)} ms, more than maxRetryDelayMs ${maxRetryDelayMs}; see retryAfterMs.${key})`,
+    message:
+      `${error.message} (not retried: the service asked to wait ${Math.ceil(retryAfterMs)} ` +
+      `ms, more than maxRetryDelayMs ${maxRetryDelayMs}; see retryAfterMs.${key})`,
     status: error.status,
     requestId: error.requestId,
     param: error.param,
