@@ -232,9 +232,13 @@ export function admitConnection(guard: Guard, socket: Socket): void {
   const address = addressKey(socket.remoteAddress);
   let refusal: string | undefined;
   if (stats.openConnections >= bounds.maxConnections) {
-    refusal = `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`;
+    refusal =
+      `The server is at its limit of ${bounds.maxConnections} open connections; retry ` +
+      "shortly.";
   } else if ((guard.openByAddress.get(address) ?? 0) >= bounds.maxConnectionsPerAddress) {
-    refusal = `This client address has ${bounds.maxConnectionsPerAddress} connections open, the most one address may have; reuse one, or retry once one is closed.`;
+    refusal =
+      `This client address has ${bounds.maxConnectionsPerAddress} connections open, the ` +
+      "most one address may have; reuse one, or retry once one is closed.";
   }
   if (refusal === undefined) {
     stats.openConnections++;
@@ -322,7 +326,9 @@ function parserError(code: string | undefined, bounds: Bounds): [ConnectionError
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return [
         "request_timeout",
-        `The request did not arrive in time: headers are due within ${bounds.headersTimeoutMs} ms and the whole request within ${bounds.requestTimeoutMs} ms.`,
+        "The request did not arrive in time: headers are due within " +
+          `${bounds.headersTimeoutMs} ms and the whole request within ` +
+          `${bounds.requestTimeoutMs} ms.`,
       ];
     case "HPE_HEADER_OVERFLOW":
       return [

@@ -231,7 +231,8 @@ function readBounds(options: ServeOptions): Bounds {
   }
   if (bounds.headersTimeoutMs > bounds.requestTimeoutMs) {
     throw new RangeError(
-      `serve(): headersTimeoutMs (${bounds.headersTimeoutMs}) must not be longer than requestTimeoutMs (${bounds.requestTimeoutMs}).`,
+      `serve(): headersTimeoutMs (${bounds.headersTimeoutMs}) must not be longer than ` +
+        `requestTimeoutMs (${bounds.requestTimeoutMs}).`,
     );
   }
   return bounds;

@@ -71,18 +71,22 @@ export function checkAdminToken(token: unknown): string {
   const refuse = (message: string) =>
     new AdminTokenError(message, MIN_ADMIN_TOKEN_CHARS, MAX_TOKEN_CHARS);
   if (typeof token !== "string" || !TOKEN_SHAPE.test(token)) {
-    const outside = typeof token === "string" ? [...token.replace(/[A-Za-z0-9_-]/g, "")].length : 0; // how many, never which
+    // How many characters are outside the set, never which.
+    const outside = typeof token === "string" ? [...token.replace(/[A-Za-z0-9_-]/g, "")].length : 0;
     const count =
       typeof token === "string"
         ? `${token.length} character${token.length === 1 ? "" : "s"}`
         : typeof token;
+    const strays = outside > 0 ? `, ${outside} of them outside that set` : "";
     throw refuse(
-      `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} characters of A-Z, a-z, 0-9, _ and -; received ${count}${outside > 0 ? `, ${outside} of them outside that set` : ""}.`,
+      `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} characters of ` +
+        `A-Z, a-z, 0-9, _ and -; received ${count}${strays}.`,
     );
   }
   if (/^ck_/i.test(token)) {
     throw refuse(
-      'adminToken must not start with "ck_": that is how API keys start, and the admin token is not one.',
+      'adminToken must not start with "ck_": that is how API keys start, and the admin ' +
+        "token is not one.",
     );
   }
   return token;

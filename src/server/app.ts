@@ -162,7 +162,8 @@ function idempotencyTtl(value: number | undefined): number | undefined {
   }
   if (!Number.isSafeInteger(value) || value < 1 || value > MAX_IDEMPOTENCY_TTL_MS) {
     throw new RangeError(
-      `idempotencyTtlMs must be whole milliseconds from 1 to ${MAX_IDEMPOTENCY_TTL_MS} (100 years); received ${String(value)}.`,
+      `idempotencyTtlMs must be whole milliseconds from 1 to ${MAX_IDEMPOTENCY_TTL_MS} ` +
+        `(100 years); received ${String(value)}.`,
     );
   }
   return value;
@@ -188,7 +189,8 @@ function storeOf(store: ReferenceStore | undefined): Store {
   const methods = store as Partial<Record<keyof Store, unknown>>;
   if (typeof methods.findCaller !== "function" || typeof methods.commitTask !== "function") {
     throw new TypeError(
-      "store must be a store of this package, such as what createPostgresStore() of imagegen-pricing/postgres returns.",
+      "store must be a store of this package, such as what createPostgresStore() of " +
+        "imagegen-pricing/postgres returns.",
     );
   }
   return store as Store;
@@ -253,7 +255,8 @@ export function checkCorsOrigins(origins: CorsOrigins): "*" | string[] {
       !/^[a-z]+:\/\/[^/]+\/?$/i.test(origin)
     ) {
       throw new RangeError(
-        `cors: ${JSON.stringify(String(origin)).slice(0, 80)} is not an origin; give scheme://host[:port] (such as "http://127.0.0.1:5173", no path), or "*".`,
+        `cors: ${JSON.stringify(String(origin)).slice(0, 80)} is not an origin; give ` +
+          `scheme://host[:port] (such as "http://127.0.0.1:5173", no path), or "*".`,
       );
     }
     return url.origin;

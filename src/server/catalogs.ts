@@ -28,7 +28,9 @@ export function serverCatalogs(
 ): ServerCatalogs {
   if (catalog !== undefined && catalogs !== undefined) {
     throw new RangeError(
-      "createReferenceServer: pass either `catalog` (one catalog, always in force) or `catalogs` (a history, oldest first, each catalog in force from its version date), not both.",
+      "createReferenceServer: pass either `catalog` (one catalog, always in force) or " +
+        "`catalogs` (a history, oldest first, each catalog in force from its version " +
+        "date), not both.",
     );
   }
   const texts = new Map<Catalog, string>();

@@ -56,7 +56,8 @@ const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const LATEST_RUNNING_MS = Date.UTC(9999, 0, 1);
 const CLOCK_FIELDS = ["now", "advanceMs", "frozen"] as const;
 const ONE_OF =
-  'one of now (an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"), advanceMs (whole milliseconds, 0 or more) or frozen (true or false)';
+  'one of now (an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"), ' +
+  "advanceMs (whole milliseconds, 0 or more) or frozen (true or false)";
 
 /**
  * An instant as ISO 8601 (UTC) that never throws: one past the clock's last instant (only an older
@@ -135,7 +136,8 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse(
             "now",
             "invalid_instant",
-            `now must be an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"; received ${show(value)}.`,
+            "now must be an ISO 8601 instant with Z or an offset, such as " +
+              `"2027-01-01T00:00:00Z"; received ${show(value)}.`,
           );
         }
         if (at < current) {
@@ -145,7 +147,8 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse(
             "now",
             "invalid_instant",
-            `now must be at or before ${LATEST}, the clock's last instant; received ${show(value)}.`,
+            `now must be at or before ${LATEST}, the clock's last instant; received ` +
+              `${show(value)}.`,
           );
         }
         frozenAt = at;
@@ -168,7 +171,8 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse(
             "advanceMs",
             "invalid_advance",
-            `advanceMs must be whole milliseconds from 0 to ${room} (the clock only moves forward, to ${until} at most); received ${show(value)}.`,
+            `advanceMs must be whole milliseconds from 0 to ${room} (the clock only ` +
+              `moves forward, to ${until} at most); received ${show(value)}.`,
           );
         }
         if (frozenAt === undefined) {
@@ -190,7 +194,9 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse(
             "frozen",
             "invalid_frozen",
-            `frozen: false needs the clock at or before ${LATEST_RUNNING}, the latest a running clock may show; it stands at ${iso(current)} and stays frozen (a reset puts it on real time).`,
+            `frozen: false needs the clock at or before ${LATEST_RUNNING}, the latest a ` +
+              `running clock may show; it stands at ${iso(current)} and stays frozen (a ` +
+              "reset puts it on real time).",
           );
         } else {
           // Running again at real speed: on real time, unless that is behind the clock's now.

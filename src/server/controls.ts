@@ -109,7 +109,8 @@ export class AnswerLostError extends Error {
    */
   constructor(requestId: string) {
     super(
-      `The answer to request ${requestId} was lost on purpose: a lose_answer fault fired after the request was carried out in full.`,
+      `The answer to request ${requestId} was lost on purpose: a lose_answer fault fired ` +
+        "after the request was carried out in full.",
     );
     this.requestId = requestId;
   }
@@ -168,10 +169,14 @@ function checkFault(
     apiKeyId !== undefined &&
     (typeof apiKeyId !== "string" || !/^apk_[A-Za-z0-9_-]{1,64}$/.test(apiKeyId))
   ) {
+    // A key given by mistake is named, never echoed.
+    const received =
+      typeof apiKeyId === "string" && /^ck_/i.test(apiKeyId) ? "an API key" : apiKeyId;
     issue(
       "apiKeyId",
       "invalid_api_key_id",
-      `apiKeyId must be an API key's id (apk_ and its letters and digits), never the key; received ${show(typeof apiKeyId === "string" && /^ck_/i.test(apiKeyId) ? "an API key" : apiKeyId)}.`,
+      "apiKeyId must be an API key's id (apk_ and its letters and digits), never the key; " +
+        `received ${show(received)}.`,
     );
   }
   const whole = (name: string, value: unknown, min: number, max: number) => {
@@ -179,9 +184,11 @@ function checkFault(
       value !== undefined &&
       !(typeof value === "number" && Number.isInteger(value) && value >= min && value <= max)
     ) {
+      // The code is in snake_case, as every code.
+      const code = `invalid_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
       issue(
         name,
-        `invalid_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, // snake_case, as every code
+        code,
         `${name} must be a whole number from ${min} to ${max}; received ${show(value)}.`,
       );
     }
@@ -446,7 +453,8 @@ function limitIssue(limit: unknown): Issue<string> | undefined {
 }
 
 const tooManyFaults = () =>
-  `At most ${FAULT_LIMITS.maxFaults} faults wait at once; remove some first (DELETE /admin/faults, admin.clearFaults()).`;
+  `At most ${FAULT_LIMITS.maxFaults} faults wait at once; remove some first ` +
+  "(DELETE /admin/faults, admin.clearFaults()).";
 
 /**
  * Makes the controls of a server with an admin token, an empty fault list and journal: the
@@ -511,7 +519,9 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     const seconds = Math.ceil((fault.retryAfterMs ?? 1000) / 1000);
     return fail(c, {
       code: "service_unavailable",
-      message: `The service is unavailable ${INJECTED}; nothing was charged. Retry after ${seconds} s.`,
+      message:
+        `The service is unavailable ${INJECTED}; nothing was charged. Retry after ` +
+        `${seconds} s.`,
       headers: { "retry-after": String(seconds) },
     });
   };
@@ -646,7 +656,8 @@ export function controlsOff(): ReturnType<typeof createControls>["methods"] {
   const off = async (): Promise<never> => {
     throw new AdminError(
       "controls_off",
-      "Faults and the request journal need an admin token: createReferenceServer({ adminToken }) or serve --admin-token.",
+      "Faults and the request journal need an admin token: " +
+        "createReferenceServer({ adminToken }) or serve --admin-token.",
     );
   };
   return { addFault: off, faults: off, removeFault: off, clearFaults: off, requests: off };

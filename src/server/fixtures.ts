@@ -208,7 +208,9 @@ export function checkFixtures(
       problem(
         `${at}.multiplier`,
         "invalid_multiplier",
-        `multiplier must be a plain decimal from 0 to 1000 of at most ${MAX_MULTIPLIER_CHARS} characters ("1.15" or 1.15); got ${shown(user.multiplier)}.`,
+        "multiplier must be a plain decimal from 0 to 1000 of at most " +
+          `${MAX_MULTIPLIER_CHARS} characters ("1.15" or 1.15); got ` +
+          `${shown(user.multiplier)}.`,
       );
     }
 
@@ -244,7 +246,9 @@ export function checkFixtures(
         problem(
           path,
           "invalid_asset_id",
-          `An asset id is 1 to 128 characters of well-formed Unicode with no control character (U+0000 to U+001F, U+007F to U+009F) and no leading or trailing space; got ${shown(asset)}.`,
+          "An asset id is 1 to 128 characters of well-formed Unicode with no control " +
+            "character (U+0000 to U+001F, U+007F to U+009F) and no leading or trailing " +
+            `space; got ${shown(asset)}.`,
         );
       } else if (assets.has(asset)) {
         problem(
@@ -322,7 +326,9 @@ export function duplicateKeyIssues(text: string): Issue<string>[] {
           issues.push({
             path: join(top.path, key),
             code: "duplicate_key",
-            message: `Key ${shown(key)} is given twice in this object: give it once, as JSON keeps only the last.`,
+            message:
+              `Key ${shown(key)} is given twice in this object: give it once, as JSON ` +
+              "keeps only the last.",
           });
         }
         top.keys.add(key);
