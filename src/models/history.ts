@@ -57,7 +57,8 @@ export class NoCatalogInForceError extends RangeError {
    */
   constructor(instant: number, firstVersion: string) {
     super(
-      `No catalog is in force at ${new Date(instant).toISOString()}: the first one takes effect at ${firstVersion}T00:00:00.000Z.`,
+      `No catalog is in force at ${new Date(instant).toISOString()}: the first one takes ` +
+        `effect at ${firstVersion}T00:00:00.000Z.`,
     );
     this.instant = new Date(instant).toISOString();
     this.firstVersion = firstVersion;
@@ -92,8 +93,16 @@ const MAX_DATE_MS = 8.64e15;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 // A date, or a date and time with a UTC offset: local times without one would depend on the
 // machine.
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const DATE_TIME = new RegExp(
+  [
+    // The date,
+    String.raw`^(\d{4})-(\d{2})-(\d{2})`,
+    // the time (its seconds and their fraction optional),
+    String.raw`[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?`,
+    // Z or the offset.
+    String.raw`(?:([Zz])|([+-])(\d{2}):(\d{2}))$`,
+  ].join(""),
+);
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) {
@@ -183,7 +192,9 @@ export function toEpochMs(when: Instant): number {
     const got =
       Object.prototype.toString.call(when) === "[object Date]" ? "an invalid Date" : show(when);
     throw new RangeError(
-      `An instant must be a valid Date, epoch milliseconds or an ISO 8601 date or date-time with a UTC offset (such as "2027-01-15" or "2027-01-15T09:30:00Z"); received ${got}.`,
+      "An instant must be a valid Date, epoch milliseconds or an ISO 8601 date or " +
+        `date-time with a UTC offset (such as "2027-01-15" or "2027-01-15T09:30:00Z"); ` +
+        `received ${got}.`,
     );
   }
   return ms;
@@ -206,7 +217,8 @@ function readStarts(history: readonly Catalog[]): {
   }
   const out: number[] = [];
   const problems: CatalogHistoryProblem[] = [];
-  let last: { index: number; start: number; version: unknown } | undefined; // the latest entry with a valid version
+  // The latest entry with a valid version.
+  let last: { index: number; start: number; version: unknown } | undefined;
   history.forEach((entry, index) => {
     const version: unknown =
       typeof entry === "object" && entry !== null ? entry.version : undefined;
@@ -223,7 +235,9 @@ function readStarts(history: readonly Catalog[]): {
         problems.push({
           index,
           version,
-          message: `versions must be strictly increasing, oldest first, and entry ${last.index} has version ${String(last.version)}`,
+          message:
+            `versions must be strictly increasing, oldest first, and entry ${last.index} ` +
+            `has version ${String(last.version)}`,
         });
       }
       last = { index, start, version };
@@ -310,7 +324,8 @@ export const catalogHistory: readonly Catalog[] = /* @__PURE__ */ Object.freeze(
  */
 function indexAt(startsMs: readonly number[], ms: number): number {
   let lo = 0;
-  let hi = startsMs.length; // invariant: entries before lo start at or before ms, entries from hi after it
+  // Invariant: entries before lo start at or before ms, entries from hi after it.
+  let hi = startsMs.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((startsMs[mid] as number) <= ms) {

@@ -21,7 +21,8 @@ export class InvalidRequestError extends Error {
    */
   constructor(issues: Issue[]) {
     super(
-      `The request cannot be charged: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ")}`,
+      "The request cannot be charged: " +
+        `${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ")}`,
     );
     this.issues = issues;
   }

@@ -409,7 +409,8 @@ export function nearlyValidRequestBody(
   const catalog = options?.catalog ?? builtIn;
   if (modelsOf(options, breaker.usable).length === 0) {
     throw new RangeError(
-      `No model of the catalog${options?.modelId ? ` (${options.modelId})` : ""} can break ${rule}.`,
+      `No model of the catalog${options?.modelId ? ` (${options.modelId})` : ""} can ` +
+        `break ${rule}.`,
     );
   }
   return validAny(options, breaker.usable).chain((v) =>
