@@ -117,7 +117,9 @@ async function refunds(run: Run, state: ChargedState): Promise<void> {
       run.pass("S6", 2);
     } else {
       run.fail("S6", {
-        message: `Failing job ${first} refunds its charge (${task.perOutput}) once; failing it again refunds nothing.`,
+        message:
+          `Failing job ${first} refunds its charge (${task.perOutput}) once; failing it ` +
+          "again refunds nothing.",
         expected: { refundedCredits: [task.perOutput, 0], balanceRise: [task.perOutput, 0] },
         actual: {
           status: [fail.status, again.status],
@@ -157,7 +159,9 @@ async function refunds(run: Run, state: ChargedState): Promise<void> {
       run.pass("S7");
     } else {
       run.fail("S7", {
-        message: `After the multiplier changed, failing job ${second} refunds what it was charged (${task.perOutput}).`,
+        message:
+          `After the multiplier changed, failing job ${second} refunds what it was charged ` +
+          `(${task.perOutput}).`,
         expected: task.perOutput,
         actual: { refundedCredits: refunded, balanceRise: rise },
         answer: fail,
