@@ -211,12 +211,18 @@ type AcceptRow = { outcome: string; balance: string | null; holder: unknown };
 function statements(schema: string) {
   const s = quoteSchema(schema);
   const prefix = `ig_${createHash("sha256").update(schema).digest("hex").slice(0, 12)}_`;
-  const taskColumns = `t.user_id, t.task_id, t.created_at_ms, t.request, t.client_key, t.reference_count, t.multiplier,
+  const taskColumns =
+    "t.user_id, t.task_id, t.created_at_ms, t.request, t.client_key, t.reference_count, " +
+    `t.multiplier,
     t.catalog_version, t.total_credits, t.balance_after, j.job_credits, j.job_status`;
-  const jobsOf = `CROSS JOIN LATERAL (
-      SELECT array_agg(jj.credits ORDER BY jj.idx) AS job_credits, array_agg(jj.status ORDER BY jj.idx) AS job_status
+  const jobsOf =
+    `CROSS JOIN LATERAL (
+      SELECT array_agg(jj.credits ORDER BY jj.idx) AS job_credits, ` +
+    `array_agg(jj.status ORDER BY jj.idx) AS job_status
       FROM ${s}.jobs jj WHERE jj.user_id = t.user_id AND jj.task_id = t.task_id
     ) j`;
+  // The arguments of load_users: the users' ids, credits and multipliers, and the instant.
+  const loadUsersArgs = "$1::text[], $2::bigint[], $3::text[], $4::bigint";
   const named = <K extends string>(entries: Record<K, string>) =>
     Object.fromEntries(
       Object.entries(entries).map(([key, text]) => [key, { name: prefix + key, text }]),
@@ -254,32 +260,47 @@ function statements(schema: string) {
       SELECT $2, $1 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
         AND NOT EXISTS (SELECT 1 FROM ${s}.assets WHERE asset_id = $1)
       ON CONFLICT DO NOTHING`,
-    ownedAssets: `SELECT asset_id FROM ${s}.assets WHERE user_id = $1 AND asset_id = ANY ($2::text[])`,
-    findClaimedTask: `SELECT ${taskColumns}
+    ownedAssets:
+      "SELECT asset_id " +
+      `FROM ${s}.assets ` +
+      "WHERE user_id = $1 AND asset_id = ANY ($2::text[])",
+    findClaimedTask:
+      `SELECT ${taskColumns}
       FROM ${s}.idempotency i
       JOIN ${s}.tasks t ON t.user_id = i.user_id AND t.task_id = i.task_id
       ${jobsOf}
-      WHERE i.user_id = $1 AND i.key = $2 AND (i.expires_at_ms IS NULL OR i.expires_at_ms > $3::bigint)`,
+      WHERE i.user_id = $1 AND i.key = $2 AND ` +
+      "(i.expires_at_ms IS NULL OR i.expires_at_ms > $3::bigint)",
     getTask: `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} WHERE t.task_id = $1`,
-    getUserTask: `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} WHERE t.user_id = $1 AND t.task_id = $2`,
+    getUserTask:
+      `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} ` +
+      "WHERE t.user_id = $1 AND t.task_id = $2",
     // With the task's user first: on a distributed schema the call runs on the node of that user.
     failJob: `SELECT ${s}.fail_user_job($1, $2, $3::integer, $4::bigint) AS refunded`,
     // Only for a task id that does not carry its user (see taskUserId).
     taskUser: `SELECT user_id FROM ${s}.tasks WHERE task_id = $1`,
-    acceptGeneration: `SELECT outcome, balance, holder FROM ${s}.accept_generation($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9,
+    acceptGeneration:
+      `SELECT outcome, balance, holder FROM ${s}.accept_generation(` +
+      `$1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9,
         $10::integer, $11, $12, $13::bigint[], $14::bigint, $15::text[])`,
-    loadUsers: `SELECT ${s}.load_users($1::text[], $2::bigint[], $3::text[], $4::bigint) AS created`,
+    loadUsers: `SELECT ${s}.load_users(${loadUsersArgs}) AS created`,
     // A hash already stored is kept; a new key whose random id is taken fails the load (a retry
     // makes new ids).
-    loadKeys: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
-      SELECT f.id, f.user_id, f.mode, f.hash, false FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS f (id, user_id, mode, hash)
+    loadKeys:
+      `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
+      SELECT f.id, f.user_id, f.mode, f.hash, false ` +
+      `FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS f (id, user_id, mode, hash)
       ON CONFLICT (hash) DO NOTHING`,
     loadAssets: `INSERT INTO ${s}.assets (user_id, asset_id)
       SELECT f.user_id, f.asset_id FROM unnest($1::text[], $2::text[]) AS f (user_id, asset_id)
       ON CONFLICT DO NOTHING`,
-    keyConflicts: `SELECT (f.ord - 1)::integer AS i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (hash, user_id, ord)
+    keyConflicts:
+      "SELECT (f.ord - 1)::integer AS i " +
+      `FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (hash, user_id, ord)
       JOIN ${s}.api_keys k ON k.hash = f.hash WHERE k.user_id <> f.user_id ORDER BY f.ord`,
-    assetConflicts: `SELECT (f.ord - 1)::integer AS i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (asset_id, user_id, ord)
+    assetConflicts:
+      "SELECT (f.ord - 1)::integer AS i " +
+      `FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (asset_id, user_id, ord)
       JOIN ${s}.assets a ON a.asset_id = f.asset_id WHERE a.user_id <> f.user_id ORDER BY f.ord`,
     ledger: `SELECT u.id, l.kind, l.credits, l.at_ms, l.task_id, l.job_index
       FROM ${s}.users u LEFT JOIN ${s}.ledger l ON l.user_id = u.id
@@ -866,7 +887,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           // a later migration adds is emptied too.
           const { rows } = await q<{ name: string }>(
             {
-              text: "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename <> 'migrations'",
+              text:
+                "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = $1 " +
+                "AND tablename <> 'migrations'",
             },
             [schema],
           );
@@ -891,7 +914,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           throw error;
         }
         throw new Error(
-          `reset empties the tables of schema ${schema}, which only the role that owns them may do; connect as that role to reset`,
+          `reset empties the tables of schema ${schema}, which only the role that owns ` +
+            "them may do; connect as that role to reset",
           { cause: error },
         );
       }
