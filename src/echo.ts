@@ -73,10 +73,10 @@ export function cut(text: string, max: number): string {
  * A client's text made safe to send back or log: each run of {@link HIDDEN_RUN_CHARS} or more
  * key-alphabet characters (letters, digits, `_`, `-`, `%` and characters not shown) becomes
  * {@link HIDDEN}, each character outside printable ASCII (and `"`, `\`) becomes `?`, and the result
- * is cut to `max` characters followed by `...`. The result is printable ASCII without `"` or `\`, so
- * no escape or encoding can carry anything past the mask, and masking comes before cutting, so a cut
- * never leaves a short piece of a secret. Reads only as much of `value` as the result needs (plus
- * the rest of a run it reaches).
+ * is cut to `max` characters followed by `...`. The result is printable ASCII without `"` or `\`,
+ * so no escape or encoding can carry anything past the mask, and masking comes before cutting, so a
+ * cut never leaves a short piece of a secret. Reads only as much of `value` as the result needs
+ * (plus the rest of a run it reaches).
  *
  * @param value - The text as the client sent it.
  * @param max - The most characters kept before `...` (default {@link MAX_ECHO_CHARS}).

@@ -1,10 +1,10 @@
 /**
  * JSON Schemas of a generation request, for tools outside TypeScript: form builders, OpenAPI
  * documents, validators in other languages. Kept out of the core entry (`imagegen-pricing`) so a
- * browser bundle that only prices does not carry them; import it from `imagegen-pricing/json-schema`.
- * The request schema was converted from its valibot schema when the package was built
- * (scripts/jsonSchemas.ts, into data/request.converted.json), so no converter runs, or is installed,
- * at run time.
+ * browser bundle that only prices does not carry them; import it from
+ * `imagegen-pricing/json-schema`. The request schema was converted from its valibot schema when the
+ * package was built (scripts/jsonSchemas.ts, into data/request.converted.json), so no converter
+ * runs, or is installed, at run time.
  *
  * A JSON Schema cannot trim strings or say "count the distinct ids", so these schemas describe the
  * canonical form of a request (already trimmed, ids already distinct). They are a guide for what to
@@ -79,7 +79,9 @@ const REFERENCE_RULES: JsonSchema[] = [
   },
 ];
 
-/** Adds what the conversion cannot see: no unknown fields (N2), lengths in code points (N4, N13). */
+/**
+ * Adds what the conversion cannot see: no unknown fields (N2), lengths in code points (N4, N13).
+ */
 function finish(schema: JsonSchema, title: string, description: string): JsonSchema {
   const properties = schema.properties as Record<string, JsonSchema>;
   if (properties.prompt) {
@@ -112,7 +114,8 @@ function finish(schema: JsonSchema, title: string, description: string): JsonSch
  * @example
  * ```ts
  * import { requestJsonSchema } from "imagegen-pricing/json-schema";
- * requestJsonSchema().properties?.modelId; // { type: "string", enum: ["alpha-img2", ...], default: "alpha-img2-official" }
+ * requestJsonSchema().properties?.modelId; // { type: "string", enum: ["alpha-img2", ...], default:
+ * "alpha-img2-official" }
  * ```
  */
 export function requestJsonSchema(catalog: Catalog = builtIn): JsonSchema {

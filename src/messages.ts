@@ -48,7 +48,10 @@ export type QuoteReason =
   | "invalid_multiplier"
   | "not_priceable";
 
-/** Shows a received value briefly: strings quoted and made safe (see {@link safeEcho}), other values by type. */
+/**
+ * Shows a received value briefly: strings quoted and made safe (see {@link safeEcho}), other values
+ * by type.
+ */
 export function show(value: unknown): string {
   if (typeof value === "string") {
     return JSON.stringify(safeEcho(value));
@@ -89,11 +92,14 @@ export const messages = {
   referencesRequired: () =>
     "inputAssetIds must list at least one reference asset when generationType is image-to-image.",
   referencesNotAllowed: () =>
-    "inputAssetIds must be empty when generationType is text-to-image; set generationType to image-to-image to use reference images.",
+    "inputAssetIds must be empty when generationType is text-to-image; set " +
+    "generationType to image-to-image to use reference images.",
   tooManyReferences: (max: number, got: number, modelId?: string) =>
-    `inputAssetIds may list at most ${max} distinct assets${modelId ? ` for ${modelId}` : ""}; it lists ${got}.`,
+    `inputAssetIds may list at most ${max} distinct ` +
+    `assets${modelId ? ` for ${modelId}` : ""}; it lists ${got}.`,
   tooManyEntries: (maxDistinct: number, maxEntries: number, got: number) =>
-    `inputAssetIds may list at most ${maxDistinct} distinct assets in at most ${maxEntries} entries; it has ${got} entries, which were not read.`,
+    `inputAssetIds may list at most ${maxDistinct} distinct assets in at most ` +
+    `${maxEntries} entries; it has ${got} entries, which were not read.`,
   resolutionRequired: (modelId: string, allowed: readonly string[]) =>
     `resolution is required for ${modelId}; pass ${list(allowed.map((r) => `"${r}"`))} explicitly.`,
   unsupported: (field: string, got: unknown, modelId: string, allowed: readonly string[]) =>
@@ -103,7 +109,9 @@ export const messages = {
   tooManyImages: (max: number, got: number, modelId: string) =>
     `imageCount may be at most ${max} for ${modelId}; received ${got}.`,
   invalidMultiplier: (got: unknown) =>
-    `The price multiplier must be a plain decimal from 0 to 1000 of at most 32 characters (such as "1.15"), or a finite number in that range; received ${show(got)}.`,
+    "The price multiplier must be a plain decimal from 0 to 1000 of at most 32 " +
+    `characters (such as "1.15"), or a finite number in that range; received ` +
+    `${show(got)}.`,
   invalidReferenceCount: (field: string, max: number, got: unknown) =>
     `${field} must be a whole number from 0 to ${max}; received ${show(got)}.`,
   notPriceable: (modelId: string, resolution: string, quality: string) =>
@@ -114,10 +122,14 @@ export const messages = {
       : `${count} more issues were left out to keep the answer short; fix the ones listed first.`,
   invalidSpec: (got: unknown) => `A quote spec must be a JSON object; received ${show(got)}.`,
   unknownSpecField: (field: string) =>
-    `Field ${show(field)} is not part of a quote spec; use kind, modelId, resolution, quality and referenceImageCount.`,
+    `Field ${show(field)} is not part of a quote spec; use kind, modelId, resolution, ` +
+    "quality and referenceImageCount.",
   invalidKind: (got: unknown) => `kind must be "image"; received ${show(got)}.`,
   oldCatalogArgument: (fn: string) =>
-    `${fn} takes its catalog in its options since 0.3.0: ${fn}(input, { catalog }) rather than ${fn}(input, catalog).`,
+    `${fn} takes its catalog in its options since 0.3.0: ${fn}(input, { catalog }) ` +
+    `rather than ${fn}(input, catalog).`,
   oldQuoteArguments: () =>
-    "quote takes (spec, { account, catalog, at }) since 0.3.0: quote(spec, { account: { multiplier } }) rather than quote(spec, { multiplier }) or quote(spec, account, catalog).",
+    "quote takes (spec, { account, catalog, at }) since 0.3.0: " +
+    "quote(spec, { account: { multiplier } }) rather than " +
+    "quote(spec, { multiplier }) or quote(spec, account, catalog).",
 } as const;

@@ -3,10 +3,11 @@ import type { IssueCode } from "./messages.js";
 /**
  * One problem found in a request or spec.
  *
- * `path` names the field (`""` for the body itself, `"inputAssetIds[2]"` for an element), `code` is a
- * stable snake_case identifier to branch on, and `message` is a sentence meant for a person.
+ * `path` names the field (`""` for the body itself, `"inputAssetIds[2]"` for an element), `code` is
+ * a stable snake_case identifier to branch on, and `message` is a sentence meant for a person.
  *
- * @typeParam Code - The codes it may carry: the core's {@link IssueCode} (the default); an answer of
+ * @typeParam Code - The codes it may carry: the core's {@link IssueCode} (the default); an answer
+ * of
  *   the reference server, which checks more than the core does, carries its own codes as well.
  */
 export type Issue<Code extends string = IssueCode> = { path: string; code: Code; message: string };
@@ -56,7 +57,9 @@ export type Quality = "low" | "medium" | "high";
 /** A background mode. */
 export type Background = "auto" | "opaque" | "transparent";
 
-/** The output image format a model always produces, or `null` where the interface does not fix it. */
+/**
+ * The output image format a model always produces, or `null` where the interface does not fix it.
+ */
 export type OutputFormat = "png" | "jpeg" | "webp";
 
 /**

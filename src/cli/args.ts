@@ -1,4 +1,7 @@
-/** Command-line values shared by the commands: their common options, whole numbers and the instant to price at. */
+/**
+ * Command-line values shared by the commands: their common options, whole numbers and the instant
+ * to price at.
+ */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { type Catalog, catalog, catalogAt, catalogHistory, parseMultiplier } from "../index.js";
 import { type CliIo, UsageError } from "./io.js";
@@ -83,13 +86,17 @@ export function parseOptions<T extends ParseArgsConfig>(
       const hint = near.length > 0 ? didYouMean(near) : `the options are ${options.join(", ")}.`;
       throw new UsageError(`Unknown option ${unknown}; ${hint}`);
     }
-    // parseArgs goes on at length about passing a value that starts with "-": its first sentence is the point.
+    // parseArgs goes on at length about passing a value that starts with "-": its first sentence is
+    // the point.
     const first = ((error as Error).message.split(". To specify")[0] ?? "").replace(/\.$/, "");
     throw new UsageError(`${first}.`);
   }
 }
 
-/** `--multiplier` as the account to price for (none without it): a bad command line unless P4 accepts it. */
+/**
+ * `--multiplier` as the account to price for (none without it): a bad command line unless P4
+ * accepts it.
+ */
 export function accountOption(multiplier: string | undefined): { multiplier: string } | undefined {
   if (multiplier === undefined || parseMultiplier(multiplier)) {
     return multiplier === undefined ? undefined : { multiplier };

@@ -75,7 +75,11 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
           ? {
               ...issue,
               path: "--refs",
-              message: `${refs} is more than the ${listed} distinct reference image${listed === 1 ? "" : "s"} the body lists in inputAssetIds: a charge counts only the references the request carries, so --refs may be 0 to ${listed}.`,
+              message:
+                `${refs} is more than the ${listed} distinct reference ` +
+                `image${listed === 1 ? "" : "s"} the body lists in inputAssetIds: a charge ` +
+                "counts only the references the request carries, so --refs may be 0 to " +
+                `${listed}.`,
             }
           : issue,
       );
@@ -92,8 +96,10 @@ export async function runCheck(args: string[], io: CliIo): Promise<number> {
   const surcharge = capabilities(charge.modelId, { catalog })?.referenceSurchargeCredits ?? 0;
   io.out(
     `${[
-      `Valid. ${request.modelId}, ${request.generationType}, ${request.aspectRatio}, ${request.resolution}, quality ${request.quality}, background ${request.background}`,
-      `${credits(charge.perOutputCredits)} per image x ${charge.imageCount} = ${credits(charge.totalCreditCost)}`,
+      `Valid. ${request.modelId}, ${request.generationType}, ${request.aspectRatio}, ` +
+        `${request.resolution}, quality ${request.quality}, background ${request.background}`,
+      `${credits(charge.perOutputCredits)} per image x ${charge.imageCount} = ` +
+        credits(charge.totalCreditCost),
       breakdownLines(charge.breakdown, surcharge),
       `prices of ${charge.catalogVersion}`,
     ].join("\n")}\n`,

@@ -14,7 +14,8 @@ import { wholeNumber } from "./args.js";
 import { type CliIo, EXIT, InputError, UsageError } from "./io.js";
 
 /** `--help` text of `conformance`. */
-export const CONFORMANCE_HELP = `Usage: imagegen-pricing conformance <baseUrl> --key <apiKey> [options]
+export const CONFORMANCE_HELP = `\
+Usage: imagegen-pricing conformance <baseUrl> --key <apiKey> [options]
 
 Checks a server of the image generation service against the rule book: every price cell through
 free quotes, every request rule through requests that must be refused (each checked to charge
@@ -43,7 +44,8 @@ Exit status: 0 no rule failed, 1 at least one rule failed, 2 could not run (bad 
 server unreachable, the key refused by GET /api/ping).
 
 Example:
-  imagegen-pricing conformance http://127.0.0.1:8787 --key "$API_KEY" --budget 2000 --junit conformance.xml
+  imagegen-pricing conformance http://127.0.0.1:8787 --key "$API_KEY" --budget 2000 \
+--junit conformance.xml
 `;
 
 /** Runs `conformance`: prints a table by rule and each failure, writes the files asked for. */

@@ -1,4 +1,7 @@
-/** The `diff` command: what changed between two catalogs, or along a catalog history, for a reviewer. */
+/**
+ * The `diff` command: what changed between two catalogs, or along a catalog history, for a
+ * reviewer.
+ */
 import * as v from "valibot";
 import { type Catalog, type CatalogChange, defineCatalogHistory, diffCatalogs } from "../index.js";
 import { changeLabel, changeValue } from "../models/diff.js";
@@ -74,7 +77,10 @@ function schemaAt(path: readonly unknown[]): SchemaPart | undefined {
   return schema;
 }
 
-/** What a field must hold, in words, from its schema: "a whole number of at least 1", "one of png, jpeg, webp". */
+/**
+ * What a field must hold, in words, from its schema: "a whole number of at least 1", "one of png,
+ * jpeg, webp".
+ */
 function expected(schema: SchemaPart | undefined): string {
   if (!schema) {
     return "no such field";
@@ -99,7 +105,10 @@ function expected(schema: SchemaPart | undefined): string {
       return typeof regex === "string" ? `a string: ${regex.replace(/\.$/, "")}` : "a string";
     }
     case "number":
-      return `${has("safe_integer") ? "a whole number" : "a number"}${bounds.length > 0 ? ` of ${bounds.join(" and ")}` : ""}`;
+      return (
+        (has("safe_integer") ? "a whole number" : "a number") +
+        (bounds.length > 0 ? ` of ${bounds.join(" and ")}` : "")
+      );
     case "picklist":
       return `one of ${(base.options ?? []).join(", ")}`;
     case "array": {
@@ -107,7 +116,11 @@ function expected(schema: SchemaPart | undefined): string {
         base.item?.type === "picklist"
           ? `values from ${(base.item.options ?? []).join(", ")}`
           : expected(base.item);
-      return `a list of ${item}${has("min_length") ? ", at least one" : ""}${has("check") ? ", each once" : ""}`;
+      return (
+        `a list of ${item}` +
+        (has("min_length") ? ", at least one" : "") +
+        (has("check") ? ", each once" : "")
+      );
     }
     case "object":
     case "strict_object":
@@ -125,7 +138,10 @@ function shown(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
-/** One schema problem of a catalog in words: `models.beta.maxImageCount is "x"; expected a whole number of at least 1`. */
+/**
+ * One schema problem of a catalog in words: `models.beta.maxImageCount is "x"; expected a whole
+ * number of at least 1`.
+ */
 function problem(issue: v.BaseIssue<unknown>): string {
   const keys = (issue.path ?? []).map((item) => item.key);
   const path = keys.map(String).join(".");
@@ -133,13 +149,19 @@ function problem(issue: v.BaseIssue<unknown>): string {
     // A field the catalog does not have: say which ones its object does have.
     const parent = schemaAt(keys.slice(0, -1));
     const at = keys.length > 1 ? `${keys.slice(0, -1).map(String).join(".")} ` : "a catalog ";
-    return `${path} is not a field (${at}has ${Object.keys(unwrap(parent)?.entries ?? {}).join(", ")})`;
+    return (
+      `${path} is not a field (${at}has ` +
+      `${Object.keys(unwrap(parent)?.entries ?? {}).join(", ")})`
+    );
   }
   if (issue.kind === "validation" && issue.type === "check") {
     const rule = issue.message.replace(/\.$/, "");
     const models = issue.input as { defaultModelId?: unknown; models?: object } | undefined;
     if (keys.length === 0 && /default model/.test(rule) && models?.models) {
-      return `defaultModelId is ${shown(models.defaultModelId)}; expected the id of one of its models (${Object.keys(models.models).join(", ")})`;
+      return (
+        `defaultModelId is ${shown(models.defaultModelId)}; expected the id of one of its ` +
+        `models (${Object.keys(models.models).join(", ")})`
+      );
     }
     return `${path || "the catalog"}: ${rule}`;
   }
@@ -149,7 +171,10 @@ function problem(issue: v.BaseIssue<unknown>): string {
   return `${what}; expected ${expected(schemaAt(keys))}${hint}`;
 }
 
-/** The problems of one catalog, each named by its path and what it must hold; none for a valid catalog. */
+/**
+ * The problems of one catalog, each named by its path and what it must hold; none for a valid
+ * catalog.
+ */
 function catalogProblems(data: unknown): string[] {
   const result = v.safeParse(CatalogSchema, data);
   return result.success ? [] : result.issues.map(problem);
@@ -184,7 +209,8 @@ async function load(
   const extra = Object.keys(rest).filter((k) => k !== "catalogs");
   if (extra.length > 0) {
     throw new InputError(
-      `${source}: a catalog history has only "catalogs" (and "$schema"); found ${extra.join(", ")}.`,
+      `${source}: a catalog history has only "catalogs" (and "$schema"); found ` +
+        `${extra.join(", ")}.`,
     );
   }
   if (Array.isArray(rest.catalogs)) {
@@ -193,7 +219,8 @@ async function load(
         typeof entry === "object" && entry !== null
           ? (entry as { version?: unknown }).version
           : undefined;
-      const name = `catalogs[${i}]${typeof version === "string" ? ` (version ${shown(version)})` : ""}`;
+      const named = typeof version === "string" ? ` (version ${shown(version)})` : "";
+      const name = `catalogs[${i}]${named}`;
       return catalogProblems(entry).map((p) => `${name}: ${p}`);
     });
     if (problems.length > 0) {
@@ -201,7 +228,8 @@ async function load(
     }
   }
   try {
-    // Every entry is a valid catalog by now: what is left is the list itself and the order of its versions.
+    // Every entry is a valid catalog by now: what is left is the list itself and the order of its
+    // versions.
     return { catalogs: defineCatalogHistory(rest.catalogs as readonly Catalog[]), history: true };
   } catch (error) {
     if (error instanceof TypeError) {
@@ -247,10 +275,13 @@ function render(c: Comparison, names?: readonly [string, string]): string {
     ];
   });
   const count = `${c.changes.length} change${c.changes.length === 1 ? "" : "s"}`;
-  return `${head}: ${count}\n\n${table(["model", "change", "before", "after", "difference"], rows)}`;
+  const changes = table(["model", "change", "before", "after", "difference"], rows);
+  return `${head}: ${count}\n\n${changes}`;
 }
 
-/** Runs `diff`: compares two catalog files, or each entry of one history file with the one before. */
+/**
+ * Runs `diff`: compares two catalog files, or each entry of one history file with the one before.
+ */
 export async function runDiff(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions({
     args,

@@ -1,7 +1,9 @@
 /** Plain-text layout for the command line: tables, credits, price breakdowns and issue lines. */
 import type { Issue, PriceBreakdown } from "../index.js";
 
-/** Splits a comma-separated list into lines of at most `width` characters, breaking after commas. */
+/**
+ * Splits a comma-separated list into lines of at most `width` characters, breaking after commas.
+ */
 function wrapList(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = "";
@@ -58,7 +60,8 @@ export function breakdownLines(b: PriceBreakdown, surchargePerReference: number)
     [
       "reference surcharge",
       String(b.referenceSurchargeCredits),
-      `${b.referenceCount} reference${b.referenceCount === 1 ? "" : "s"} x ${surchargePerReference}`,
+      `${b.referenceCount} reference${b.referenceCount === 1 ? "" : "s"} x ` +
+        `${surchargePerReference}`,
     ],
     ["subtotal", String(b.subtotalCredits), ""],
     [`x multiplier ${b.multiplier}`, String(b.credits), `rounded ${b.rounding} to a whole credit`],

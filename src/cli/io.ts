@@ -15,7 +15,10 @@ export type CliIo = {
   now?: () => number;
 };
 
-/** Exit codes: 0 done, 1 the request or spec is invalid or cannot be priced (or catalogs differ), 2 bad arguments. */
+/**
+ * Exit codes: 0 done, 1 the request or spec is invalid or cannot be priced (or catalogs differ), 2
+ * bad arguments.
+ */
 export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
 
 /** A mistake in the command line itself: printed with a pointer to `--help`, exit code 2. */
@@ -23,16 +26,24 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-/** A file the command cannot use (unreadable, not JSON, not a valid catalog): one line, exit code 2. */
+/**
+ * A file the command cannot use (unreadable, not JSON, not a valid catalog): one line, exit code 2.
+ */
 export class InputError extends Error {
   override readonly name = "InputError";
 }
 
-/** A reason for `serve` to stop before serving: one line, and the exit code (1 could not start, 2 bad options or files). */
+/**
+ * A reason for `serve` to stop before serving: one line, and the exit code (1 could not start, 2
+ * bad options or files).
+ */
 export class StartError extends Error {
   override readonly name = "StartError";
 
-  /** Makes the reason to stop: the line printed on standard error (without its newline), and the exit code. */
+  /**
+   * Makes the reason to stop: the line printed on standard error (without its newline), and the
+   * exit code.
+   */
   constructor(
     message: string,
     readonly code: number = EXIT.usage,
@@ -62,9 +73,11 @@ export async function readJson(
   try {
     return JSON.parse(text);
   } catch (error) {
-    // Not JSON is a bad file (exit 2), like one that cannot be read: there is nothing in it to judge.
+    // Not JSON is a bad file (exit 2), like one that cannot be read: there is nothing in it to
+    // judge.
     throw new InputError(
-      `${source === "-" ? "Standard input" : source} is not valid JSON: ${(error as Error).message}`,
+      `${source === "-" ? "Standard input" : source} is not valid JSON: ` +
+        `${(error as Error).message}`,
     );
   }
 }

@@ -39,7 +39,8 @@ export async function runModels(args: string[], io: CliIo): Promise<number> {
   }
   const options = all.map((c) => [
     c.modelId,
-    `${marked(c.resolutions, c.defaultResolution)}${c.defaultResolution === null ? " (no default)" : ""}`,
+    marked(c.resolutions, c.defaultResolution) +
+      (c.defaultResolution === null ? " (no default)" : ""),
     marked(c.qualities, "low"),
     marked(c.backgrounds, "auto"),
     c.outputFormat ?? "-",

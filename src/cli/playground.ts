@@ -71,7 +71,8 @@ export async function startPlayground(options: {
       return;
     }
     const file = Object.hasOwn(PAGE_FILES, path) ? PAGE_FILES[path] : undefined;
-    // A page file gone from the package is a 404 too: the page then names the file it could not load.
+    // A page file gone from the package is a 404 too: the page then names the file it could not
+    // load.
     const body =
       file === undefined
         ? undefined
@@ -149,7 +150,8 @@ export async function runPlayground(
       (error: { code?: unknown; message?: unknown }) => {
         throw new StartError(
           error.code === "EADDRINUSE"
-            ? `Port ${port} on ${values.host} is in use; choose another with --port (0 picks a free one).`
+            ? `Port ${port} on ${values.host} is in use; choose another with --port (0 ` +
+                "picks a free one)."
             : `Cannot listen on ${values.host}:${port}: ${String(error.message)}`,
           EXIT.invalid,
         );
@@ -162,7 +164,8 @@ export async function runPlayground(
     }
     throw error;
   }
-  // Listening for the signals before the address is printed: a harness may stop it as soon as it reads that.
+  // Listening for the signals before the address is printed: a harness may stop it as soon as it
+  // reads that.
   const stopped = control.stop ?? signal();
   io.out(
     values.json

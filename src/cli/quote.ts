@@ -38,13 +38,19 @@ const FLAGS: Record<string, string> = {
   referenceImageCount: "--refs",
 };
 
+/** The request-wide bound on distinct reference images, as a reason states it. */
+const MOST_REFERENCES = `${LIMITS.maxReferences} is the most distinct reference images`;
+
 /** Why a reference count has its bound, for the reasons that are about one. */
 const BOUNDS: Record<string, string> = {
-  invalid_reference_count: `${LIMITS.maxReferences} is the most distinct reference images a request may list.`,
+  invalid_reference_count: `${MOST_REFERENCES} a request may list.`,
   too_many_references: "That is the most reference images this model takes.",
 };
 
-/** A reason of quote() in the command line's words: the flag for the field it names first, and why its bound is what it is. */
+/**
+ * A reason of quote() in the command line's words: the flag for the field it names first, and why
+ * its bound is what it is.
+ */
 function inFlags(message: string, reason: string): string {
   const flagged = message.replace(
     /^(modelId|resolution|quality|referenceImageCount)\b/,
@@ -85,7 +91,8 @@ export async function runQuote(args: string[], io: CliIo): Promise<number> {
       referenceImageCount: wholeNumber("--refs", values.refs, 0),
     }),
   };
-  // The flags' strings as given: quote judges them, answering credits: null for what it cannot price.
+  // The flags' strings as given: quote judges them, answering credits: null for what it cannot
+  // price.
   const result = quote(spec as QuoteSpec, { account: accountOption(values.multiplier), catalog });
 
   if (result.credits === null) {

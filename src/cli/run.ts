@@ -1,4 +1,6 @@
-/** The command line: picks the command, and turns a user's mistake into a message and exit code 2. */
+/**
+ * The command line: picks the command, and turns a user's mistake into a message and exit code 2.
+ */
 
 import { didYouMean, nearestNames } from "./args.js";
 import { runCheck } from "./check.js";
@@ -60,7 +62,10 @@ function isParseArgsError(error: unknown): error is Error {
   return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
 }
 
-/** Runs the command line on the arguments after the program name, to its exit code; never throws for a user's mistake. */
+/**
+ * Runs the command line on the arguments after the program name, to its exit code; never throws for
+ * a user's mistake.
+ */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
@@ -80,7 +85,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     const near = nearestNames(command.replace(/^-+/, ""), Object.keys(COMMANDS));
     const hint = near.length > 0 ? ` ${didYouMean(near).replace(/^d/, "D")}` : "";
     io.err(
-      `Unknown command "${command}".${hint} Commands: ${Object.keys(COMMANDS).join(", ")}.\nRun "imagegen-pricing --help" for usage.\n`,
+      `Unknown command "${command}".${hint} Commands: ` +
+        `${Object.keys(COMMANDS).join(", ")}.\nRun "imagegen-pricing --help" for usage.\n`,
     );
     return EXIT.usage;
   }

@@ -56,14 +56,16 @@ The first lines say which store it uses: in memory, or PostgreSQL with the URL's
 --admin-token and --database-url win over the environment; an --admin-token given while
 IMAGEGEN_ADMIN_TOKEN is set prints a warning on standard error (never either token).
 
-With neither --fixtures nor an admin token it makes a demo user with a ck_test_ key and three assets.
+With neither --fixtures nor an admin token it makes a demo user with a ck_test_ key and three \
+assets.
 Fixture keys that start with ck_test_ are printed (a test suite hard-codes them anyway); ck_live_
 keys from a file are never printed.
 
 It also stops, the same way, when the process that started it ends (a harness killed or crashed).
 
 Exit status: 0 stopped by SIGINT or SIGTERM, 1 could not start (port in use, database
-unreachable), 2 bad options or a bad fixtures or catalogs file. Every error is one line on standard error.
+unreachable), 2 bad options or a bad fixtures or catalogs file. Every error is one line on \
+standard error.
 
 Examples:
   imagegen-pricing serve --port 0 --fixtures fixtures.json --admin-token "$ADMIN_TOKEN" --log
@@ -81,9 +83,11 @@ export type ServeControl = {
 };
 
 /**
- * Runs `serve`: starts the reference server and answers until SIGINT or SIGTERM (or `control.stop`).
+ * Runs `serve`: starts the reference server and answers until SIGINT or SIGTERM (or
+ * `control.stop`).
  *
- * @returns The exit code: 0 after a clean stop, 1 when it could not start, 2 for bad options or files.
+ * @returns The exit code: 0 after a clean stop, 1 when it could not start, 2 for bad options or
+ * files.
  */
 export async function runServe(
   args: string[],
@@ -94,7 +98,8 @@ export async function runServe(
   let store: Store | undefined;
   let running: RunningServer | undefined;
   try {
-    // Nothing is opened before the options are right, nor before the files are: a bad file is refused whole.
+    // Nothing is opened before the options are right, nor before the files are: a bad file is
+    // refused whole.
     const options = readServeOptions(args, control.env ?? process.env, (line) =>
       io.err(`${line}\n`),
     );
@@ -143,7 +148,8 @@ export async function runServe(
     const demo = options.fixtures === undefined && options.adminToken === undefined;
     const { users, counts } = await usersToShow(server, { demo, fixtureUsers: files.users, found });
     running = await listen(server, options, log);
-    // Listening for the signals before the address is printed: a harness may stop it as soon as it reads that.
+    // Listening for the signals before the address is printed: a harness may stop it as soon as it
+    // reads that.
     const stopping = stopRequested(control.stop);
     io.out(startupSummary({ running, options, catalogs: files.catalogs, users, counts, demo }));
 
@@ -199,7 +205,10 @@ async function openPostgresStore(url: string, schema: string | undefined): Promi
   }
 }
 
-/** Listens over HTTP, the log of --log told of the answers serve() writes itself too; the signals are left to {@link stopRequested}. */
+/**
+ * Listens over HTTP, the log of --log told of the answers serve() writes itself too; the signals
+ * are left to {@link stopRequested}.
+ */
 async function listen(
   server: ReferenceServer,
   { host, port, maxConnectionsPerAddress }: ServeOptions,
@@ -232,7 +241,10 @@ async function listen(
   }
 }
 
-/** Waits until the server should stop (`stop`, a test's, or SIGINT, SIGTERM or an orphaning), and tells what stopped it. */
+/**
+ * Waits until the server should stop (`stop`, a test's, or SIGINT, SIGTERM or an orphaning), and
+ * tells what stopped it.
+ */
 async function stopRequested(stop: Promise<string> | undefined): Promise<string> {
   if (stop) {
     return await stop;
@@ -243,7 +255,10 @@ async function stopRequested(stop: Promise<string> | undefined): Promise<string>
   return stoppedBy;
 }
 
-/** Closes the server: requests in flight finish; a connection still busy after a grace period is cut. */
+/**
+ * Closes the server: requests in flight finish; a connection still busy after a grace period is
+ * cut.
+ */
 async function closeGracefully(running: RunningServer): Promise<void> {
   const grace = setTimeout(() => running.httpServer.closeAllConnections(), 5000);
   grace.unref();
@@ -269,7 +284,9 @@ const PARENT_CHECK_MS = 500;
 /** Shells that npm, npx and harnesses put between themselves and the server (`sh -c "..."`). */
 const SHELLS = new Set(["sh", "dash", "bash", "zsh", "ash", "busybox"]);
 
-/** A file of /proc about a process (Linux only; undefined elsewhere or once the process is gone). */
+/**
+ * A file of /proc about a process (Linux only; undefined elsewhere or once the process is gone).
+ */
 function proc(pid: number, file: "stat" | "comm"): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/${file}`, "utf8");
@@ -305,7 +322,8 @@ function whenOrphaned(): { orphaned: Promise<string>; stop: () => void } {
         return;
       }
       clearInterval(timer);
-      // Whoever read its output may be gone with it: a write to a closed pipe must not crash the stop.
+      // Whoever read its output may be gone with it: a write to a closed pipe must not crash the
+      // stop.
       process.stdout.on("error", () => {});
       process.stderr.on("error", () => {});
       resolve("its parent process ended");

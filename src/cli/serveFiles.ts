@@ -19,7 +19,10 @@ import type { Fixtures } from "../server/index.js";
 import { oneLine, StartError } from "./io.js";
 import { packagePath } from "./packageFiles.js";
 
-/** The largest fixtures file read: far more than any test suite's users, far less than a string's limit. */
+/**
+ * The largest fixtures file read: far more than any test suite's users, far less than a string's
+ * limit.
+ */
 export const MAX_FIXTURES_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -57,7 +60,8 @@ async function readJsonFile(path: string, what: "fixtures" | "catalogs"): Promis
     if (info.size > MAX_FIXTURES_FILE_BYTES) {
       throw tooLarge(String(info.size));
     }
-    // One byte more than the bound (`end` is inclusive): a file that grew since the stat is caught too.
+    // One byte more than the bound (`end` is inclusive): a file that grew since the stat is caught
+    // too.
     bytes = await buffer(
       handle.createReadStream({ start: 0, end: MAX_FIXTURES_FILE_BYTES, autoClose: false }),
     );
@@ -107,14 +111,16 @@ async function readCatalogs(path: string): Promise<readonly Catalog[]> {
     if (!Object.hasOwn(value, "catalogs") || extra.length > 0) {
       const found = extra.length > 0 ? `; found ${extra.slice(0, 5).map(show).join(", ")}.` : ".";
       throw new StartError(
-        `The catalogs file ${path} must hold a JSON array of catalogs, oldest first, or { "catalogs": [...] }${found}`,
+        `The catalogs file ${path} must hold a JSON array of catalogs, oldest first, or ` +
+          `{ "catalogs": [...] }${found}`,
       );
     }
     list = (value as { catalogs: unknown }).catalogs;
   }
   if (!Array.isArray(list)) {
     throw new StartError(
-      `The catalogs file ${path} must hold a JSON array of catalogs, oldest first; it holds ${show(list)}.`,
+      `The catalogs file ${path} must hold a JSON array of catalogs, oldest first; it ` +
+        `holds ${show(list)}.`,
     );
   }
   try {
@@ -129,9 +135,15 @@ async function readCatalogs(path: string): Promise<readonly Catalog[]> {
 
 /** What the files of a start hold, checked. */
 type StartFiles = {
-  /** The fixtures as served, every user with its id (made now for a user given without one); none without `--fixtures`. */
+  /**
+   * The fixtures as served, every user with its id (made now for a user given without one); none
+   * without `--fixtures`.
+   */
   fixtures: Fixtures | undefined;
-  /** The fixture users as checked, in the file's order, with those same ids; empty without `--fixtures`. */
+  /**
+   * The fixture users as checked, in the file's order, with those same ids; empty without
+   * `--fixtures`.
+   */
   users: CheckedFixtures["users"];
   /** The price history of `--catalogs`, oldest first; none without it. */
   catalogs: readonly Catalog[] | undefined;
@@ -156,7 +168,8 @@ export async function readStartFiles(paths: {
     throw fixturesRefused(paths.fixtures, new FixturesError(checked.issues));
   }
   const { users } = checked.output;
-  // Each user with the id the check made for one given without, so that what is printed is what is served.
+  // Each user with the id the check made for one given without, so that what is printed is what is
+  // served.
   const served = (fixtures as Fixtures).users.map((user, i) => ({
     ...user,
     id: users[i]?.id as string,
@@ -164,7 +177,10 @@ export async function readStartFiles(paths: {
   return { fixtures: { ...(fixtures as Fixtures), users: served }, users, catalogs };
 }
 
-/** The reason to stop for fixtures refused, when read here or when the server loads them: the file and its first problems. */
+/**
+ * The reason to stop for fixtures refused, when read here or when the server loads them: the file
+ * and its first problems.
+ */
 export function fixturesRefused(path: string | undefined, error: FixturesError): StartError {
   return new StartError(`The fixtures file ${path}: ${oneLine(error.message)}`);
 }

@@ -8,7 +8,10 @@ import { checkCorsOrigins } from "../server/app.js";
 import { parseOptions, wholeNumber } from "./args.js";
 import { oneLine, StartError } from "./io.js";
 
-/** What `serve` was asked for, every option checked, and where the token and the database URL came from. */
+/**
+ * What `serve` was asked for, every option checked, and where the token and the database URL came
+ * from.
+ */
 export type ServeOptions = {
   port: number;
   host: string;
@@ -78,7 +81,8 @@ export function readServeOptions(
   const envToken = env.IMAGEGEN_ADMIN_TOKEN || undefined;
   if (flagToken !== undefined && envToken !== undefined) {
     warn(
-      "Warning: --admin-token is used; the IMAGEGEN_ADMIN_TOKEN environment variable is set too and is ignored.",
+      "Warning: --admin-token is used; the IMAGEGEN_ADMIN_TOKEN environment variable is " +
+        "set too and is ignored.",
     );
   }
   const adminToken = flagToken ?? envToken;
@@ -90,7 +94,9 @@ export function readServeOptions(
         : undefined;
   if (flagToken === "") {
     throw new StartError(
-      `--admin-token is empty (as "$ADMIN_TOKEN" is when that shell variable is unset): give a token of 16 to 256 characters of A-Z, a-z, 0-9, _ and -, or leave --admin-token out.`,
+      `--admin-token is empty (as "$ADMIN_TOKEN" is when that shell variable is unset): ` +
+        "give a token of 16 to 256 characters of A-Z, a-z, 0-9, _ and -, or leave " +
+        "--admin-token out.",
     );
   }
   if (adminToken !== undefined) {

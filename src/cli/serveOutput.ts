@@ -10,7 +10,10 @@ import type { CheckedFixtures } from "../server/fixtures.js";
 import type { ReferenceServer, ResponseEvent } from "../server/index.js";
 import type { ServeOptions } from "./serveOptions.js";
 
-/** A user as printed: its state and the keys a client may use (ck_live_ keys from a file are not shown). */
+/**
+ * A user as printed: its state and the keys a client may use (ck_live_ keys from a file are not
+ * shown).
+ */
 type ShownUser = {
   userId: string;
   balance: number;
@@ -66,7 +69,9 @@ export async function usersToShow(
   };
 }
 
-/** What the start-up summary tells of one start; `demo` when the one user is the demo user made now. */
+/**
+ * What the start-up summary tells of one start; `demo` when the one user is the demo user made now.
+ */
 type Startup = {
   running: RunningServer;
   options: ServeOptions;
@@ -113,7 +118,8 @@ export function startupSummary({
   const store =
     database === undefined
       ? "in memory (gone when the process ends)"
-      : `PostgreSQL, schema ${options.schema ?? "imagegen"}, at ${database} (from ${options.databaseUrlFrom})`;
+      : `PostgreSQL, schema ${options.schema ?? "imagegen"}, at ${database} (from ` +
+        `${options.databaseUrlFrom})`;
   const lines = [
     `Listening on ${url}${url === running.url ? "" : ` (bound to ${running.host})`}`,
     "",
@@ -122,7 +128,8 @@ export function startupSummary({
   if (options.catalogs !== undefined) {
     const inForce = versions.filter((version) => Date.parse(version) <= Date.now()).at(-1);
     lines.push(
-      `Prices: ${options.catalogs}, ${versions.length} catalog${versions.length === 1 ? "" : "s"} (${versions.join(", ")}); ` +
+      `Prices: ${options.catalogs}, ${versions.length} ` +
+        `catalog${versions.length === 1 ? "" : "s"} (${versions.join(", ")}); ` +
         (inForce === undefined
           ? `none in force before ${versions[0]} 00:00 UTC`
           : `in force now: ${inForce}`),
@@ -130,7 +137,8 @@ export function startupSummary({
   }
   if (options.cors !== undefined) {
     lines.push(
-      `CORS: pages on ${options.cors === "*" ? "any origin" : options.cors.join(", ")} may call this server`,
+      `CORS: pages on ${options.cors === "*" ? "any origin" : options.cors.join(", ")} ` +
+        "may call this server",
     );
   }
   if (options.fixtures !== undefined) {
@@ -144,15 +152,15 @@ export function startupSummary({
   }
   for (const user of users) {
     lines.push(
-      `${demo ? "Demo user " : "  "}${user.userId}: ${user.balance} credits, multiplier ${user.multiplier}` +
+      `${demo ? "Demo user " : "  "}${user.userId}: ${user.balance} credits, multiplier ` +
+        `${user.multiplier}` +
         (user.assets.length > 0
           ? `, assets ${user.assets.slice(0, 5).join(", ")}${user.assets.length > 5 ? ", ..." : ""}`
           : ""),
     );
     for (const key of user.apiKeys) {
-      lines.push(
-        `    ${key.shown ? key.key : `${key.key.slice(0, 8)}... (a live key from the file, not shown)`}`,
-      );
+      const hidden = `${key.key.slice(0, 8)}... (a live key from the file, not shown)`;
+      lines.push(`    ${key.shown ? key.key : hidden}`);
     }
   }
   if (counts.total > users.length) {
@@ -163,7 +171,8 @@ export function startupSummary({
   }
   if (options.adminToken !== undefined) {
     lines.push(
-      `Admin API: ${url}/admin/ with Authorization: Bearer <the ${options.adminTokenFrom}>; described at ${url}/admin/openapi.json`,
+      `Admin API: ${url}/admin/ with Authorization: Bearer <the ` +
+        `${options.adminTokenFrom}>; described at ${url}/admin/openapi.json`,
     );
     if (options.fixtures === undefined && database === undefined) {
       lines.push("  No users yet: POST /admin/users makes one.");

@@ -54,7 +54,10 @@ export type CreditsAnswer = {
 /** A later catalog the service already knows of, and what the quoted spec costs under it (P8). */
 export type NextChange = { version: string; effectiveAt: string; credits: number | null };
 
-/** The 200 body of `POST /api/pricing/quote`: exactly the core's `quote` for the account, and the next price change when known. */
+/**
+ * The 200 body of `POST /api/pricing/quote`: exactly the core's `quote` for the account, and the
+ * next price change when known.
+ */
 export type QuoteAnswer = Quote & { nextChange?: NextChange };
 
 /**
@@ -65,9 +68,14 @@ export type QuoteAnswer = Quote & { nextChange?: NextChange };
  */
 export type Estimate =
   | {
-      /** The whole charge: `imageCount x perOutputCredits`, the sum of the rounded per-image amounts. */
+      /**
+       * The whole charge: `imageCount x perOutputCredits`, the sum of the rounded per-image
+       * amounts.
+       */
       credits: number;
-      /** One output image, priced for this account (multiplier and reference surcharge included). */
+      /**
+       * One output image, priced for this account (multiplier and reference surcharge included).
+       */
       perOutputCredits: number;
       imageCount: number;
       /** The request as the local check normalized it: what the charge is for. */
@@ -77,7 +85,10 @@ export type Estimate =
     }
   | {
       credits: null;
-      /** `invalid_request` when the local check refused the body (see `issues`), else the quote's reason. */
+      /**
+       * `invalid_request` when the local check refused the body (see `issues`), else the quote's
+       * reason.
+       */
       reason: QuoteReason | "invalid_request";
       message: string;
       /** Every issue of a refused body. */

@@ -21,15 +21,21 @@ import { VERSION } from "./version.js";
 
 /** Options of {@link createClient}. */
 export type ClientOptions = {
-  /** The API key, `ck_live_...` or `ck_test_...`. Sent only in the `Authorization` header, never echoed. */
+  /**
+   * The API key, `ck_live_...` or `ck_test_...`. Sent only in the `Authorization` header, never
+   * echoed.
+   */
   apiKey: string;
-  /** The service's base URL (`https://...`, or `http://` for a local test double); a path prefix is kept. */
+  /**
+   * The service's base URL (`https://...`, or `http://` for a local test double); a path prefix is
+   * kept.
+   */
   baseUrl: string;
   /**
    * What sends each request (default: `globalThis.fetch`, as it is at each call). A reference
    * server's `fetch` works, so a test needs no socket. It gets a `Request` without a signal: an
-   * attempt that times out or is aborted ends for the client at once, but what this function started
-   * runs to its end (the global `fetch` is aborted, its connection closed).
+   * attempt that times out or is aborted ends for the client at once, but what this function
+   * started runs to its end (the global `fetch` is aborted, its connection closed).
    */
   fetch?: Fetch;
   /** Retries after the first attempt of a call, 0 to 10 (default 2). */
@@ -49,7 +55,10 @@ export type ClientOptions = {
    * but the client's own, never a body, never a key.
    */
   logger?: Logger;
-  /** How much it logs (default `"warn"`: only what a caller cannot see otherwise, such as an `onRetry` hook that threw). */
+  /**
+   * How much it logs (default `"warn"`: only what a caller cannot see otherwise, such as an
+   * `onRetry` hook that threw).
+   */
   logLevel?: LogLevel;
   /**
    * Lets the client run in a page (`window` and `document` defined). An API key in browser code is
@@ -58,7 +67,10 @@ export type ClientOptions = {
   dangerouslyAllowBrowser?: boolean;
 };
 
-/** Per-call options: the caller's abort signal, this call's own time and retry bounds, and its own headers. */
+/**
+ * Per-call options: the caller's abort signal, this call's own time and retry bounds, and its own
+ * headers.
+ */
 export type RequestOptions = {
   /** Aborts the call: the attempt in flight and any wait; an aborted call is never retried. */
   signal?: AbortSignal;
@@ -84,7 +96,10 @@ export type CreateOptions = RequestOptions & {
   idempotencyKey?: string;
 };
 
-/** A generation request as a caller writes it: `prompt` required, every other field optional (the service's defaults). */
+/**
+ * A generation request as a caller writes it: `prompt` required, every other field optional (the
+ * service's defaults).
+ */
 export type GenerationInput = Readonly<
   Partial<Omit<GenerationRequest, "prompt" | "inputAssetIds">>
 > & {
@@ -118,14 +133,18 @@ export type Client = {
 
 const invalid = (message: string) => new ImagegenError({ code: "invalid_options", message });
 
-/** A whole number within bounds, or the default when absent; anything else names the option and its range. */
+/**
+ * A whole number within bounds, or the default when absent; anything else names the option and its
+ * range.
+ */
 function whole(name: string, value: unknown, min: number, max: number, fallback: number): number {
   if (value === undefined) {
     return fallback;
   }
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw invalid(
-      `${name} must be a whole number from ${min} to ${max}; received ${typeof value === "number" ? value : typeof value}.`,
+      `${name} must be a whole number from ${min} to ${max}; received ` +
+        `${typeof value === "number" ? value : typeof value}.`,
     );
   }
   return value;
@@ -145,7 +164,8 @@ function settingsOf(options: ClientOptions, inPage: boolean): Settings {
   const { apiKey, baseUrl } = options;
   if (typeof apiKey !== "string" || !/^ck_(live|test)_[A-Za-z0-9_-]+$/.test(apiKey)) {
     throw invalid(
-      `apiKey must be an API key: ck_live_ or ck_test_ followed by letters, digits, _ or -; received ${typeof apiKey === "string" ? "a string that is not one" : typeof apiKey}.`,
+      "apiKey must be an API key: ck_live_ or ck_test_ followed by letters, digits, _ or -; " +
+        `received ${typeof apiKey === "string" ? "a string that is not one" : typeof apiKey}.`,
     );
   }
   let url: URL | undefined;
@@ -159,13 +179,16 @@ function settingsOf(options: ClientOptions, inPage: boolean): Settings {
     url.hash !== ""
   ) {
     throw invalid(
-      `baseUrl must be an absolute http or https URL without query or fragment, such as "https://api.example.com"; received ${typeof baseUrl === "string" ? JSON.stringify(baseUrl.slice(0, 100)) : typeof baseUrl}.`,
+      "baseUrl must be an absolute http or https URL without query or fragment, such as " +
+        `"https://api.example.com"; received ` +
+        `${typeof baseUrl === "string" ? JSON.stringify(baseUrl.slice(0, 100)) : typeof baseUrl}.`,
     );
   }
   if (url.username !== "" || url.password !== "") {
     // The credentials are not echoed: the sentence may be logged.
     throw invalid(
-      "baseUrl must not hold credentials (user:password@): the client authenticates with apiKey alone.",
+      "baseUrl must not hold credentials (user:password@): the client authenticates with " +
+        "apiKey alone.",
     );
   }
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
@@ -189,9 +212,10 @@ function settingsOf(options: ClientOptions, inPage: boolean): Settings {
   }
   const logLevel = options.logLevel ?? "warn";
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw invalid(
-      `logLevel must be one of ${LOG_LEVELS.map((l) => JSON.stringify(l)).join(", ")}; received ${typeof logLevel === "string" ? JSON.stringify(logLevel.slice(0, 20)) : typeof logLevel}.`,
-    );
+    const levels = LOG_LEVELS.map((l) => JSON.stringify(l)).join(", ");
+    const received =
+      typeof logLevel === "string" ? JSON.stringify(logLevel.slice(0, 20)) : typeof logLevel;
+    throw invalid(`logLevel must be one of ${levels}; received ${received}.`);
   }
   return {
     apiKey,
@@ -220,7 +244,10 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  */
 export const headerSafe = (value: string): boolean => /^[\t\x20-\x7E]*$/.test(value);
 
-/** A call's own headers, checked: names in lower case, none the client owns, values a header can carry. */
+/**
+ * A call's own headers, checked: names in lower case, none the client owns, values a header can
+ * carry.
+ */
 function callHeaders(headers: unknown): Record<string, string> | undefined {
   if (headers === undefined) {
     return undefined;
@@ -233,18 +260,22 @@ function callHeaders(headers: unknown): Record<string, string> | undefined {
     const lower = name.toLowerCase();
     if (!TOKEN.test(name)) {
       throw invalid(
-        `headers: ${JSON.stringify(name.slice(0, 40))} is not a header name (letters, digits and !#$%&'*+.^_\`|~-).`,
+        `headers: ${JSON.stringify(name.slice(0, 40))} is not a header name (letters, ` +
+          `digits and !#$%&'*+.^_\`|~-).`,
       );
     }
     if (OWN_HEADERS.has(lower)) {
       throw invalid(
-        `headers: ${name} is the client's own (it sets Authorization, Idempotency-Key, Content-Type and X-Retry-Count itself); give the key as apiKey, a create's key as idempotencyKey.`,
+        `headers: ${name} is the client's own (it sets Authorization, Idempotency-Key, ` +
+          "Content-Type and X-Retry-Count itself); give the key as apiKey, a create's key " +
+          "as idempotencyKey.",
       );
     }
     // The value is not shown: a header may hold a secret.
     if (typeof value !== "string" || !headerSafe(value)) {
       throw invalid(
-        `headers: the value of ${name} must be a string of visible ASCII characters, spaces and tabs.`,
+        `headers: the value of ${name} must be a string of visible ASCII characters, ` +
+          "spaces and tabs.",
       );
     }
     checked[lower] = value;
@@ -302,7 +333,8 @@ function createKey(body: GenerationInput, opts: CreateOptions | undefined): stri
       : given !== bodyKey;
   if (given !== undefined && bodyKey !== undefined && differs) {
     const message =
-      "The idempotencyKey option and the body's idempotencyKey differ; give one key, or the same in both.";
+      "The idempotencyKey option and the body's idempotencyKey differ; give one key, or " +
+      "the same in both.";
     throw refused([{ path: "idempotencyKey", code: "idempotency_key_mismatch", message }]);
   }
   const withKey = given === undefined ? body : { ...body, idempotencyKey: given };
@@ -327,9 +359,10 @@ function createKey(body: GenerationInput, opts: CreateOptions | undefined): stri
  *   naming an option and the values that would pass.
  * @example
  * ```ts
- * const client = createClient({ apiKey: process.env.IMAGEGEN_API_KEY!, baseUrl: "https://api.example.com" });
- * const estimate = await client.generations.estimate({ prompt: "a fox", modelId: "beta2", imageCount: 2 });
- * if (estimate.credits !== null) await client.generations.create({ prompt: "a fox", modelId: "beta2", imageCount: 2 });
+ * const client = createClient({ apiKey: process.env.IMAGEGEN_API_KEY!, baseUrl:
+ * "https://api.example.com" }); const estimate = await client.generations.estimate({ prompt: "a
+ * fox", modelId: "beta2", imageCount: 2 }); if (estimate.credits !== null) await
+ * client.generations.create({ prompt: "a fox", modelId: "beta2", imageCount: 2 });
  * ```
  */
 export function createClient(options: ClientOptions): Client {
@@ -339,7 +372,9 @@ export function createClient(options: ClientOptions): Client {
     throw new ImagegenError({
       code: "browser_not_allowed",
       message:
-        "createClient refuses to run in a browser page: an API key in browser code is anyone's key. Call the service from your server; pass dangerouslyAllowBrowser: true only for a page that never leaves your machine.",
+        "createClient refuses to run in a browser page: an API key in browser code is " +
+        "anyone's key. Call the service from your server; pass dangerouslyAllowBrowser: " +
+        "true only for a page that never leaves your machine.",
     });
   }
   const settings = settingsOf(options, inPage);
@@ -366,7 +401,8 @@ export function createClient(options: ClientOptions): Client {
             body: JSON.stringify({ ...body, idempotencyKey }),
             schema: ANSWER_SCHEMAS.accepted,
             idempotencyKey,
-            // A key a header cannot carry unchanged goes in the body alone, which the service reads.
+            // A key a header cannot carry unchanged goes in the body alone, which the service
+            // reads.
             keyInHeader: headerSafe(idempotencyKey),
             ...callOptions(opts),
           };
@@ -393,7 +429,8 @@ export function createClient(options: ClientOptions): Client {
         if (answer.credits === null) {
           return { credits: null, reason: answer.reason, message: answer.message };
         }
-        // P5: every output image costs the same rounded amount, so the sum is a product of whole numbers.
+        // P5: every output image costs the same rounded amount, so the sum is a product of whole
+        // numbers.
         return {
           credits: request.imageCount * answer.credits,
           perOutputCredits: answer.credits,

@@ -20,13 +20,17 @@ export type ClientErrorCode =
   | "aborted"
   | "invalid_response";
 
-/** Every code an {@link ImagegenError} may carry; a newer service may answer with codes of its own. */
+/**
+ * Every code an {@link ImagegenError} may carry; a newer service may answer with codes of its own.
+ */
 export type ImagegenErrorCode =
   | ServiceErrorCode
   | ClientErrorCode
   | (string & Record<never, never>);
 
-/** What an {@link ImagegenError} is made of: its code and sentence, and what is known of the answer. */
+/**
+ * What an {@link ImagegenError} is made of: its code and sentence, and what is known of the answer.
+ */
 export type ImagegenErrorInit = {
   code: ImagegenErrorCode;
   message: string;

@@ -12,7 +12,9 @@ import type { WithResponse } from "./send.js";
  * Awaiting it, or `withResponse()`, or both, sends the call once.
  */
 export class ImagegenPromise<T> extends Promise<T> {
-  /** What `then` of a subclass makes: plain promises, so that a chained one has no `withResponse`. */
+  /**
+   * What `then` of a subclass makes: plain promises, so that a chained one has no `withResponse`.
+   */
   static override get [Symbol.species](): PromiseConstructor {
     return Promise;
   }
@@ -56,7 +58,8 @@ export class ImagegenPromise<T> extends Promise<T> {
    * @param onrejected - Called with the call's `ImagegenError`.
    * @returns A plain promise of what the callback returns.
    */
-  // biome-ignore lint/suspicious/noThenProperty: a promise subclass must override then to be awaited as its data
+  // A promise subclass must override `then` to be awaited as its data.
+  // biome-ignore lint/suspicious/noThenProperty: the override is the point
   override then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,

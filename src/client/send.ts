@@ -9,13 +9,18 @@ import type { AnswerSchema } from "./answers.js";
 import { ImagegenError } from "./errors.js";
 import { type LevelLogger, redacted } from "./log.js";
 
-/** The statuses a retry can fix: a timeout, a rate limit, and a service that failed or was unreachable. */
+/**
+ * The statuses a retry can fix: a timeout, a rate limit, and a service that failed or was
+ * unreachable.
+ */
 const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** The first backoff, doubled on every retry up to the cap, when the service names no wait. */
 const FIRST_DELAY_MS = 500;
 
-/** A fetch function: `globalThis.fetch`, or a fetch handler such as a reference server's `fetch`. */
+/**
+ * A fetch function: `globalThis.fetch`, or a fetch handler such as a reference server's `fetch`.
+ */
 export type Fetch = (request: Request) => Promise<Response>;
 
 /** What the client is told before each retry's wait. */
@@ -32,13 +37,19 @@ export type RetryEvent = {
   idempotencyKey: string | undefined;
 };
 
-/** A call's data with what is known of the answer that carried it: what `withResponse()` resolves to. */
+/**
+ * A call's data with what is known of the answer that carried it: what `withResponse()` resolves
+ * to.
+ */
 export type WithResponse<T> = {
   /** What the call resolves to: the answer's body, checked. */
   data: T;
   /** The service's `Request-Id` of the answer, to quote to its operator. */
   requestId: string | undefined;
-  /** Whether the service answered a create with the task an earlier request of its key made (`Idempotent-Replayed`): nothing was charged this time. */
+  /**
+   * Whether the service answered a create with the task an earlier request of its key made
+   * (`Idempotent-Replayed`): nothing was charged this time.
+   */
   replayed: boolean;
   /** The HTTP status of the answer (202 for a create, 200 for the others). */
   status: number;
@@ -84,7 +95,10 @@ export type Call = {
   maxRetries?: number | undefined;
 };
 
-/** How an attempt ended: its answer read whole, a failure with no answer, its own time limit, or the caller's abort. */
+/**
+ * How an attempt ended: its answer read whole, a failure with no answer, its own time limit, or the
+ * caller's abort.
+ */
 type Ended = "answered" | "failed" | "timed_out" | "aborted";
 
 /** An attempt as it ended: how, and the answer read whole or the failure's cause. */
@@ -96,7 +110,9 @@ type Attempt = {
   cause: unknown;
 };
 
-/** An attempt that failed: its error, whether a retry can fix it, and the wait the answer asked for. */
+/**
+ * An attempt that failed: its error, whether a retry can fix it, and the wait the answer asked for.
+ */
 class Failed {
   /**
    * Wraps the error of an attempt.
@@ -175,7 +191,8 @@ export async function send<T>(settings: Settings, call: Call): Promise<WithRespo
       const message = `No answer to ${call.method} ${call.path} within ${timeoutMs} ms.`;
       failed = new Failed(failure(call, attempt, { code: "timeout", message }), true);
     } else {
-      const message = `The connection for ${call.method} ${call.path} failed or closed without an answer.`;
+      const route = `${call.method} ${call.path}`;
+      const message = `The connection for ${route} failed or closed without an answer.`;
       failed = new Failed(
         failure(call, attempt, { code: "connection_error", message, cause: done.cause }),
         true,
@@ -196,7 +213,8 @@ export async function send<T>(settings: Settings, call: Call): Promise<WithRespo
     }
     const delayMs = retryAfterMs ?? Math.min(backoff(attempt), settings.maxRetryDelayMs);
     log.info?.(
-      `imagegen: retrying ${call.method} ${call.path} in ${Math.round(delayMs)} ms (attempt ${attempt} failed: ${error.code})`,
+      `imagegen: retrying ${call.method} ${call.path} in ${Math.round(delayMs)} ms ` +
+        `(attempt ${attempt} failed: ${error.code})`,
     );
     try {
       settings.onRetry?.({
@@ -210,7 +228,9 @@ export async function send<T>(settings: Settings, call: Call): Promise<WithRespo
     } catch (hookError) {
       // A hook's own failure must not turn a retry into a lost call; only the logger hears of it.
       log.warn?.(
-        `imagegen: onRetry threw (${hookError instanceof Error ? hookError.name : typeof hookError}); the retry goes on.`,
+        "imagegen: onRetry threw " +
+          `(${hookError instanceof Error ? hookError.name : typeof hookError}); ` +
+          "the retry goes on.",
       );
     }
     await sleep(delayMs, call.signal, () => logged(settings, aborted(call, attempt)));
@@ -232,8 +252,10 @@ function logAnswer(
   }
   const requestId = done.headers?.get("request-id") ?? undefined;
   const outcome = judged instanceof Failed ? judged.error.code : "ok";
+  const request = requestId === undefined ? "" : ` (request ${requestId})`;
   info(
-    `imagegen: ${call.method} ${call.path} attempt ${attempt}: ${done.status} ${outcome} in ${Date.now() - started} ms${requestId === undefined ? "" : ` (request ${requestId})`}`,
+    `imagegen: ${call.method} ${call.path} attempt ${attempt}: ${done.status} ${outcome} ` +
+      `in ${Date.now() - started} ms${request}`,
   );
   debug?.(`imagegen: answer to ${call.method} ${call.path}, attempt ${attempt}`, {
     status: done.status,
@@ -251,7 +273,10 @@ function plain(headers: Headers | undefined): Record<string, string> {
   return out;
 }
 
-/** Tells the logger, at `info`, of the error a call rejects with (its code, status, request id: never a key), and returns it. */
+/**
+ * Tells the logger, at `info`, of the error a call rejects with (its code, status, request id:
+ * never a key), and returns it.
+ */
 function logged(settings: Settings, error: ImagegenError): ImagegenError {
   const { info } = settings.log;
   if (info === undefined) {
@@ -283,8 +308,8 @@ function attemptOnce(
   if (call.body !== undefined) {
     init.body = call.body;
   }
-  // The global fetch gets a signal, so that an attempt given up on closes its connection. A fetch of
-  // the caller's gets a plain Request (a reference server's fetch cannot be stopped anyway): the
+  // The global fetch gets a signal, so that an attempt given up on closes its connection. A fetch
+  // of the caller's gets a plain Request (a reference server's fetch cannot be stopped anyway): the
   // attempt ends for the client all the same.
   const controller = settings.fetch === undefined ? new AbortController() : undefined;
   if (controller) {
@@ -354,7 +379,10 @@ function attemptOnce(
   });
 }
 
-/** What an answer means: the checked body of a success, or the service's error and whether a retry can fix it. */
+/**
+ * What an answer means: the checked body of a success, or the service's error and whether a retry
+ * can fix it.
+ */
 function judge<T>(call: Call, attempt: number, answer: Attempt): WithResponse<T> | Failed {
   let body: unknown;
   try {
@@ -380,9 +408,13 @@ function judge<T>(call: Call, attempt: number, answer: Attempt): WithResponse<T>
     const charged =
       call.idempotencyKey === undefined
         ? ""
-        : " The generation may have been accepted: a create again with the same key gets its task, never a second charge.";
-    const message = `The answer to ${call.method} ${call.path} (status ${answer.status}) is not the service's: ${wrong}.${charged}`;
-    // A success that cannot be read is retried: a create's key makes the retry a replay of the same task.
+        : " The generation may have been accepted: a create again with the same key gets " +
+          "its task, never a second charge.";
+    const message =
+      `The answer to ${call.method} ${call.path} (status ${answer.status}) is not the ` +
+      `service's: ${wrong}.${charged}`;
+    // A success that cannot be read is retried: a create's key makes the retry a replay of the same
+    // task.
     return new Failed(
       failure(call, attempt, {
         code: "invalid_response",
@@ -399,7 +431,8 @@ function judge<T>(call: Call, attempt: number, answer: Attempt): WithResponse<T>
   const message =
     typeof fields?.message === "string"
       ? fields.message
-      : `The service answered ${call.method} ${call.path} with status ${answer.status} and no error body.`;
+      : `The service answered ${call.method} ${call.path} with status ${answer.status} and ` +
+        "no error body.";
   const retryAfterMs = retryAfterOf(headers);
   const error = failure(call, attempt, {
     code,
@@ -433,7 +466,10 @@ function shapeError(schema: AnswerSchema, body: unknown): string | undefined {
   return `${path} is not ${issue.expected ?? "of the service's shape"}`;
 }
 
-/** The balance an `insufficient_credits` answer gives: a field of its own, else the one its sentence names. */
+/**
+ * The balance an `insufficient_credits` answer gives: a field of its own, else the one its sentence
+ * names.
+ */
 function balanceOf(
   error: Record<string, unknown> | undefined,
   message: string,
@@ -465,7 +501,10 @@ function retryAfterOf(headers: Headers): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
-/** The wait before retry `attempt` when the answer names none: doubled each time, less up to a quarter at random. */
+/**
+ * The wait before retry `attempt` when the answer names none: doubled each time, less up to a
+ * quarter at random.
+ */
 function backoff(attempt: number): number {
   return FIRST_DELAY_MS * 2 ** (attempt - 1) * (1 - Math.random() * 0.25);
 }
@@ -504,15 +543,21 @@ function failure(
   return new ImagegenError({ ...init, attempts: attempt, idempotencyKey: call.idempotencyKey });
 }
 
-/** The error of a call the caller aborted: final, and for a create a warning that it may have been accepted. */
+/**
+ * The error of a call the caller aborted: final, and for a create a warning that it may have been
+ * accepted.
+ */
 function aborted(call: Call, attempts: number): ImagegenError {
   const sent =
     call.idempotencyKey === undefined || attempts === 0
       ? ""
-      : ` A generation may have been accepted: create again with idempotencyKey "${call.idempotencyKey}" to get its task without paying twice.`;
+      : " A generation may have been accepted: create again with idempotencyKey " +
+        `"${call.idempotencyKey}" to get its task without paying twice.`;
   return failure(call, attempts, {
     code: "aborted",
-    message: `${call.method} ${call.path} was aborted by the caller after ${attempts} attempt${attempts === 1 ? "" : "s"}.${sent}`,
+    message:
+      `${call.method} ${call.path} was aborted by the caller after ${attempts} ` +
+      `attempt${attempts === 1 ? "" : "s"}.${sent}`,
   });
 }
 
@@ -550,7 +595,9 @@ function tooLong(
       : ` Create again with idempotencyKey "${call.idempotencyKey}" then: never charged twice.`;
   return new ImagegenError({
     code: error.code,
-    message: `${error.message} (not retried: the service asked to wait ${Math.ceil(retryAfterMs)} ms, more than maxRetryDelayMs ${maxRetryDelayMs}; see retryAfterMs.${key})`,
+    message:
+      `${error.message} (not retried: the service asked to wait ${Math.ceil(retryAfterMs)} ` +
+      `ms, more than maxRetryDelayMs ${maxRetryDelayMs}; see retryAfterMs.${key})`,
     status: error.status,
     requestId: error.requestId,
     param: error.param,

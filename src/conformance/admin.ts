@@ -36,7 +36,9 @@ export async function checkAdmin(run: Run, state: ChargedState): Promise<void> {
   await ledger(run);
 }
 
-/** S8: the first accepted task is stored with its settings, per-job charges and normalized request. */
+/**
+ * S8: the first accepted task is stored with its settings, per-job charges and normalized request.
+ */
 async function stored(run: Run, state: ChargedState): Promise<void> {
   const task = state.created[0];
   const jobId = task?.jobIds[0];
@@ -115,7 +117,9 @@ async function refunds(run: Run, state: ChargedState): Promise<void> {
       run.pass("S6", 2);
     } else {
       run.fail("S6", {
-        message: `Failing job ${first} refunds its charge (${task.perOutput}) once; failing it again refunds nothing.`,
+        message:
+          `Failing job ${first} refunds its charge (${task.perOutput}) once; failing it ` +
+          "again refunds nothing.",
         expected: { refundedCredits: [task.perOutput, 0], balanceRise: [task.perOutput, 0] },
         actual: {
           status: [fail.status, again.status],
@@ -155,7 +159,9 @@ async function refunds(run: Run, state: ChargedState): Promise<void> {
       run.pass("S7");
     } else {
       run.fail("S7", {
-        message: `After the multiplier changed, failing job ${second} refunds what it was charged (${task.perOutput}).`,
+        message:
+          `After the multiplier changed, failing job ${second} refunds what it was charged ` +
+          `(${task.perOutput}).`,
         expected: task.perOutput,
         actual: { refundedCredits: refunded, balanceRise: rise },
         answer: fail,

@@ -115,7 +115,9 @@ function checkBound(run: Run, answer: Answer): void {
     return;
   }
   run.fail("S4", {
-    message: `The balance says ${spent} credits were spent; the accepted creates charged ${run.confirmed}${run.uncertain > 0 ? `, and lost answers may add ${run.uncertain}` : ""}.`,
+    message:
+      `The balance says ${spent} credits were spent; the accepted creates charged ` +
+      `${run.confirmed}${run.uncertain > 0 ? `, and lost answers may add ${run.uncertain}` : ""}.`,
     expected: { balance: run.startBalance - run.confirmed },
     actual: { balance: run.lastBalance },
     answer,
@@ -243,7 +245,8 @@ function judgeShape(
   }
   if (!Array.isArray(results) || results.length !== request.imageCount) {
     problems.push(
-      `batch.results has ${Array.isArray(results) ? results.length : "no"} entries for ${request.imageCount} images`,
+      `batch.results has ${Array.isArray(results) ? results.length : "no"} entries for ` +
+        `${request.imageCount} images`,
     );
   } else {
     const ids = new Set<string>();
@@ -271,14 +274,16 @@ function judgeShape(
     const b = field(billing, name);
     if (typeof b !== "number" || a !== b) {
       problems.push(
-        `batch.${name} (${JSON.stringify(a)}) and billing.${name} (${JSON.stringify(b)}) differ or are missing`,
+        `batch.${name} (${JSON.stringify(a)}) and billing.${name} (${JSON.stringify(b)}) ` +
+          "differ or are missing",
       );
     }
   }
   const after = field(billing, "balanceAfterCredits");
   if (balanceAfter !== undefined && typeof after === "number" && after !== balanceAfter) {
     problems.push(
-      `billing.balanceAfterCredits is ${after}; the balance before less this total is ${balanceAfter}`,
+      `billing.balanceAfterCredits is ${after}; the balance before less this total is ` +
+        `${balanceAfter}`,
     );
   }
   if (problems.length === 0) {
@@ -327,7 +332,9 @@ function judgeMoney(
   if (total === c.expected) {
     if (typeof quoted === "number" && !quoteRight) {
       run.fail("P7", {
-        message: `The quote of the same spec is ${quoted} per image; the charge is ${total} for ${request.imageCount}, as the oracle prices it.`,
+        message:
+          `The quote of the same spec is ${quoted} per image; the charge is ${total} for ` +
+          `${request.imageCount}, as the oracle prices it.`,
         expected: quoted * request.imageCount,
         actual: total,
         answer: c.answer,
@@ -343,8 +350,16 @@ function judgeMoney(
     // The quote is as wrong as the charge: the free checks have blamed that already.
     return false;
   }
+  const references =
+    request.inputAssetIds.length > 0
+      ? ` with references ${JSON.stringify(request.inputAssetIds)}`
+      : "";
+  const quote = typeof quoted === "number" ? `, the quote ${quoted} per image` : "";
   run.fail(rule, {
-    message: `${request.modelId} ${request.resolution} ${request.quality} x ${request.imageCount}${request.inputAssetIds.length > 0 ? ` with references ${JSON.stringify(request.inputAssetIds)}` : ""}: charged ${total}; the oracle says ${c.expected} (${request.imageCount} x ${c.perOutput} at multiplier ${m})${typeof quoted === "number" ? `, the quote ${quoted} per image` : ""}.`,
+    message:
+      `${request.modelId} ${request.resolution} ${request.quality} x ${request.imageCount}` +
+      `${references}: charged ${total}; the oracle says ${c.expected} ` +
+      `(${request.imageCount} x ${c.perOutput} at multiplier ${m})${quote}.`,
     expected: c.expected,
     actual: total,
     answer: c.answer,
@@ -378,7 +393,8 @@ function blamePrice(
   const counts = [sent.length, new Set(sent).size, distinctReferences(request.inputAssetIds)];
   for (const per of surcharge === 0 ? [10] : [surcharge]) {
     if (counts.some((refs) => refs !== authorized && total === perImage(refs, per))) {
-      return surcharge === 0 ? "P3" : "P6"; // a surcharge on a model without one; or duplicates, or others' assets, charged
+      // A surcharge on a model without one; or duplicates, or others' assets, charged.
+      return surcharge === 0 ? "P3" : "P6";
     }
   }
   if (surcharge > 0) {
@@ -738,8 +754,13 @@ async function references(
   if (answer.status < 200 || answer.status >= 300) {
     run.stop("a refused create charged (P6)");
   }
+  const owed = run.reference
+    ? "refused with 400 asset_not_found at inputAssetIds[1]"
+    : "refused, or left uncharged";
   run.fail("P6", {
-    message: `An asset the caller does not have is ${run.reference ? "refused with 400 asset_not_found at inputAssetIds[1]" : "refused, or left uncharged"}; the server charged ${before - run.lastBalance}.`,
+    message:
+      `An asset the caller does not have is ${owed}; ` +
+      `the server charged ${before - run.lastBalance}.`,
     expected: run.reference
       ? { status: 400, code: "asset_not_found", param: "inputAssetIds[1]" }
       : { refusedOrCharged: price.total },
@@ -786,7 +807,9 @@ async function concurrent(run: Run): Promise<void> {
     run.pass("S5");
   } else {
     run.fail("S5", {
-      message: `${n} creates at once with one key: charged ${drop} (once is ${price.total}), ${tasks.size} distinct task(s) in ${accepted.length} acceptance(s).`,
+      message:
+        `${n} creates at once with one key: charged ${drop} (once is ${price.total}), ` +
+        `${tasks.size} distinct task(s) in ${accepted.length} acceptance(s).`,
       expected: { charged: price.total, tasks: 1 },
       actual: { charged: drop, tasks: tasks.size, statuses: answers.map((a) => a.status) },
       answer: answers[0],
@@ -830,7 +853,9 @@ async function tooFewCredits(run: Run): Promise<void> {
       run.stop("a create above the balance was accepted (S4)");
     }
     run.fail("S4", {
-      message: `A create of ${count * per} credits on a balance of ${balance} is refused with 402 insufficient_credits.`,
+      message:
+        `A create of ${count * per} credits on a balance of ${balance} is refused with 402 ` +
+        "insufficient_credits.",
       expected: { status: 402, code: "insufficient_credits" },
       actual: { status: answer.status, code: errorCode(answer) },
       answer,

@@ -77,7 +77,8 @@ function settle(options: ConformanceOptions): Settings {
     const parsed = parseMultiplier(options.multiplier);
     if (!parsed) {
       throw new ConformanceError(
-        `multiplier must be a plain decimal from 0 to 1000, such as 1.15; received "${String(options.multiplier)}".`,
+        "multiplier must be a plain decimal from 0 to 1000, such as 1.15; received " +
+          `"${String(options.multiplier)}".`,
       );
     }
     multiplier = parsed.text;

@@ -116,7 +116,9 @@ export async function checkQuotes(run: Run): Promise<QuoteBook> {
   for (const q of quoted) {
     if (q.credits === undefined) {
       run.fail("S11", {
-        message: `POST /api/pricing/quote answered ${q.answer.status || q.answer.lost} without a whole number or null in credits.`,
+        message:
+          `POST /api/pricing/quote answered ${q.answer.status || q.answer.lost} without a ` +
+          "whole number or null in credits.",
         expected: "200 { credits: <whole number or null>, ... }",
         actual:
           q.answer.status === 0
@@ -168,7 +170,13 @@ export async function checkQuotes(run: Run): Promise<QuoteBook> {
       run.pass("P3");
     } else if (plainRight) {
       run.fail("P3", {
-        message: `${describe(q.spec)} quotes ${q.credits}; with ${q.spec.referenceImageCount} reference(s) it is ${expected} (${surcharged(q.spec.modelId) ? "10 base credits per reference, per image" : "no surcharge on this model"}).`,
+        message:
+          `${describe(q.spec)} quotes ${q.credits}; with ${q.spec.referenceImageCount} ` +
+          `reference(s) it is ${expected} (${
+            surcharged(q.spec.modelId)
+              ? "10 base credits per reference, per image"
+              : "no surcharge on this model"
+          }).`,
         expected,
         actual: q.credits,
         answer: q.answer,
@@ -225,7 +233,9 @@ function settleMultiplier(run: Run, quoted: readonly Quoted[]): string | undefin
     const fitsOption = observations.every((o) => roundBy(o.subtotal, m, "half-up") === o.credits);
     if (inference?.kind === "consistent" && !fitsOption) {
       run.fail("P4", {
-        message: `Every quote fits multiplier ${inference.multiplier} rounded half-up, not the account's ${m}.`,
+        message:
+          `Every quote fits multiplier ${inference.multiplier} rounded half-up, not the ` +
+          `account's ${m}.`,
         expected: m,
         actual: inference.multiplier,
         request: null,
@@ -241,14 +251,19 @@ function settleMultiplier(run: Run, quoted: readonly Quoted[]): string | undefin
   run.multiplier = inference.multiplier;
   if (inference.kind === "rounding") {
     run.fail("P4", {
-      message: `Every quote fits multiplier ${inference.multiplier} rounded ${inference.rounding}, and none fits a multiplier rounded half-up.`,
+      message:
+        `Every quote fits multiplier ${inference.multiplier} rounded ` +
+        `${inference.rounding}, and none fits a multiplier rounded half-up.`,
       expected: "round(subtotal x multiplier), half-up",
       actual: `rounded ${inference.rounding}`,
       request: null,
     });
   } else if (inference.kind === "inconsistent" && inference.agreeing * 2 <= observations.length) {
     run.fail("P4", {
-      message: `No multiplier rounds every subtotal half-up to its quote; the best, ${inference.multiplier}, fits ${inference.agreeing} of ${observations.length} cells.`,
+      message:
+        "No multiplier rounds every subtotal half-up to its quote; the best, " +
+        `${inference.multiplier}, fits ${inference.agreeing} of ${observations.length} ` +
+        "cells.",
       expected: "one multiplier for every cell, each (c - 0.5)/s <= m < (c + 0.5)/s",
       actual: "an empty intersection",
       request: null,
@@ -273,14 +288,18 @@ function judgeCell(run: Run, q: Quoted, m: string): void {
     typeof q.credits === "number" ? explainRounding(q.credits, subtotal, m) : undefined;
   if (rounding) {
     run.fail("P4", {
-      message: `${describe(q.spec)}: ${subtotal} x ${m} = ${expected} rounded half-up; the quote ${q.credits} is rounded ${rounding}.`,
+      message:
+        `${describe(q.spec)}: ${subtotal} x ${m} = ${expected} rounded half-up; the quote ` +
+        `${q.credits} is rounded ${rounding}.`,
       expected,
       actual: q.credits,
       answer: q.answer,
     });
   } else {
     run.fail("P1", {
-      message: `${describe(q.spec)}: the base price is ${subtotal}, so ${expected} credits at multiplier ${m}; the quote says ${q.credits}.`,
+      message:
+        `${describe(q.spec)}: the base price is ${subtotal}, so ${expected} credits at ` +
+        `multiplier ${m}; the quote says ${q.credits}.`,
       expected,
       actual: q.credits,
       answer: q.answer,

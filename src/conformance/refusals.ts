@@ -133,8 +133,13 @@ async function refuse(run: Run, c: RefusalCase, path?: string): Promise<void> {
       }
     }
   }
+  const verdict = accepted
+    ? "accepted"
+    : shownWrong.rule === "S12"
+      ? "refused without the error answer the rule requires"
+      : "not refused as the rule requires";
   run.fail(shownWrong.rule ?? c.rule, {
-    message: `${c.what} (${c.rule}): ${accepted ? "accepted" : shownWrong.rule === "S12" ? "refused without the error answer the rule requires" : "not refused as the rule requires"}${note}.`,
+    message: `${c.what} (${c.rule}): ${verdict}${note}.`,
     expected: shownWrong.expected,
     actual: shownWrong.actual,
     answer: shown,

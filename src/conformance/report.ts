@@ -20,8 +20,10 @@ export function formatReport(report: ConformanceReport): string {
   }
   lines.push(
     "",
-    `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped; profile ${report.profile}, seed ${report.seed}; ` +
-      `${report.requests} requests; spent ${report.spentCredits} of a budget of ${report.budget} credits; ` +
+    `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped; ` +
+      `profile ${report.profile}, seed ${report.seed}; ` +
+      `${report.requests} requests; spent ${report.spentCredits} of a budget of ` +
+      `${report.budget} credits; ` +
       `multiplier ${report.multiplier ?? "unknown"} (${report.multiplierSource})`,
   );
   for (const check of report.checks) {
@@ -65,7 +67,9 @@ export function toJUnit(report: ConformanceReport): string {
   const failed = report.checks.filter((c) => c.status === "failed").length;
   const skipped = report.checks.filter((c) => c.status === "skipped").length;
   const cases = report.checks.map((check) => {
-    const open = `    <testcase classname="${xml(check.rule)}" name="${xml(`${check.rule}: ${check.title}`)}" assertions="${check.cases}">`;
+    const open =
+      `    <testcase classname="${xml(check.rule)}" ` +
+      `name="${xml(`${check.rule}: ${check.title}`)}" assertions="${check.cases}">`;
     if (check.status === "skipped") {
       return `${open}\n      <skipped message="${xml(check.reason ?? "")}"/>\n    </testcase>`;
     }
@@ -75,15 +79,19 @@ export function toJUnit(report: ConformanceReport): string {
     const failures = check.failures.map(
       (f) =>
         `      <failure message="${xml(f.message)}" type="${xml(check.rule)}">${xml(
-          `expected: ${JSON.stringify(f.expected)}\nactual: ${JSON.stringify(f.actual)}\n${cutLine(f.curl)}`,
+          `expected: ${JSON.stringify(f.expected)}\n` +
+            `actual: ${JSON.stringify(f.actual)}\n${cutLine(f.curl)}`,
         )}</failure>`,
     );
     return `${open}\n${failures.join("\n")}\n    </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="imagegen-pricing conformance" tests="${report.checks.length}" failures="${failed}" skipped="${skipped}">`,
-    `  <testsuite name="conformance ${xml(report.profile)} ${xml(report.baseUrl)}" tests="${report.checks.length}" failures="${failed}" skipped="${skipped}" errors="0">`,
+    `<testsuites name="imagegen-pricing conformance" tests="${report.checks.length}" ` +
+      `failures="${failed}" skipped="${skipped}">`,
+    `  <testsuite name="conformance ${xml(report.profile)} ${xml(report.baseUrl)}" ` +
+      `tests="${report.checks.length}" failures="${failed}" skipped="${skipped}" ` +
+      `errors="0">`,
     ...cases,
     "  </testsuite>",
     "</testsuites>",

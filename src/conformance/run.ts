@@ -211,7 +211,9 @@ export class Run {
     // The money is gone (or came) all the same: the bound of later reads counts it.
     this.confirmed += moved;
     this.fail(rule, {
-      message: `A request that must charge nothing moved the balance by ${-moved} credits (status ${answer.status}).`,
+      message:
+        `A request that must charge nothing moved the balance by ${-moved} credits (status ` +
+        `${answer.status}).`,
       expected: "the balance unchanged",
       actual: { balanceChange: -moved, status: answer.status },
       answer,
@@ -244,7 +246,10 @@ export class Run {
       return "no multiplier: the prices could not be inferred";
     }
     if (price > this.remaining) {
-      return `the budget (${this.settings.budget}) leaves ${Math.max(0, this.remaining)} credits, the case costs ${price}`;
+      return (
+        `the budget (${this.settings.budget}) leaves ${Math.max(0, this.remaining)} ` +
+        `credits, the case costs ${price}`
+      );
     }
     return undefined;
   }

@@ -4,7 +4,9 @@ import type { ModelSpec } from "./modelSpec.js";
 const WITH_AUTO = ["Auto", ...PUBLIC_RATIOS] as const;
 const FIXED_15 = ASPECT_RATIOS.filter((r) => r !== "Auto");
 
-/** Prices shared by the three quality models (seed: "The two 2.5 models have the same base prices"). */
+/**
+ * Prices shared by the three quality models (seed: "The two 2.5 models have the same base prices").
+ */
 const QUALITY_GRID = {
   "1K": { low: 18, medium: 60, high: 250 },
   "2K": { low: 18, medium: 120, high: 450 },

@@ -5,7 +5,9 @@ import { beta, beta2, betaPro } from "./beta.js";
 import { gammaImage15 } from "./gamma.js";
 import type { Catalog, ModelSpec } from "./modelSpec.js";
 
-/** The eight models of the service interface and their prices, in force from 2026-11-20 00:00 UTC. */
+/**
+ * The eight models of the service interface and their prices, in force from 2026-11-20 00:00 UTC.
+ */
 const from20261120 = {
   version: "2026-11-20",
   defaultModelId: "alpha-img2-official",

@@ -23,13 +23,16 @@ export type CatalogOptions = {
 };
 
 /**
- * The catalog that `options` name: the catalog itself, or the history's entry in force at `at`. @internal
+ * The catalog that `options` name: the catalog itself, or the history's entry in force at `at`.
+ * @internal
  *
  * @param options - `catalog` and `at`, both optional.
  * @param fn - The public function asking, named when its 0.2.0 form (a catalog in the place of the
- *   options) is used, so that old code fails loudly instead of silently reading the built-in catalog.
+ *   options) is used, so that old code fails loudly instead of silently reading the built-in
+ * catalog.
  * @returns The catalog to read.
- * @throws TypeError when `options` is a catalog (the 0.2.0 form); `NoCatalogInForceError` (a RangeError) when `at` is before the history's first entry;
+ * @throws TypeError when `options` is a catalog (the 0.2.0 form); `NoCatalogInForceError` (a
+ * RangeError) when `at` is before the history's first entry;
  *   RangeError when `at` is not an instant; `CatalogHistoryError` for a history whose versions are
  *   not increasing dates.
  */

@@ -1,4 +1,7 @@
-/** What changed between two catalogs, cell by cell and field by field, for a reviewer of a price change. */
+/**
+ * What changed between two catalogs, cell by cell and field by field, for a reviewer of a price
+ * change.
+ */
 import type { AspectRatio, OutputFormat, Quality, Resolution } from "../types.js";
 import { QUALITIES, RESOLUTIONS } from "./lists.js";
 import type { Catalog, ModelSpec } from "./modelSpec.js";
@@ -95,7 +98,8 @@ const ACCEPTED: readonly AcceptedValuesField[] = [
 
 /**
  * The change from `before` to `after` in percent, exact: `10000 x (after - before) / before`
- * hundredths of a percent in integer arithmetic, rounded half away from zero, trailing zeros dropped.
+ * hundredths of a percent in integer arithmetic, rounded half away from zero, trailing zeros
+ * dropped.
  *
  * @param before - The old amount, whole credits.
  * @param after - The new amount, whole credits.
@@ -220,9 +224,10 @@ const own = (c: Catalog, id: string): ModelSpec | undefined =>
  * @example
  * ```ts
  * const beta2 = catalog.models.beta2;
- * const next = { ...catalog, version: "2027-01-01", models: { ...catalog.models, beta2: { ...beta2, prices: { ...beta2.prices, "4K": { low: 144 } } } } };
- * diffCatalogs(catalog, next);
- * // [{ kind: "price", modelId: "beta2", field: "prices", resolution: "4K", quality: "low", before: 120, after: 144, percent: "+20%" }]
+ * const next = { ...catalog, version: "2027-01-01", models: { ...catalog.models, beta2: { ...beta2,
+ * prices: { ...beta2.prices, "4K": { low: 144 } } } } }; diffCatalogs(catalog, next);
+ * // [{ kind: "price", modelId: "beta2", field: "prices", resolution: "4K", quality: "low", before:
+ * 120, after: 144, percent: "+20%" }]
  * ```
  */
 export function diffCatalogs(before: Catalog, after: Catalog): CatalogChange[] {
@@ -325,7 +330,8 @@ export function changeValue(change: CatalogChange, side: "before" | "after"): st
 }
 
 /**
- * Describes one change in a sentence-like line: `beta2 price 4K low: 120 credits -> 144 credits (+20%)`.
+ * Describes one change in a sentence-like line: `beta2 price 4K low: 120 credits -> 144 credits
+ * (+20%)`.
  *
  * @param change - One change from {@link diffCatalogs}.
  * @returns One line of text.

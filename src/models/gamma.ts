@@ -1,6 +1,9 @@
 import type { ModelSpec } from "./modelSpec.js";
 
-/** `gamma-image-1.5`: five ratios, up to 10 images, one reference image (the edit route uses only the first). */
+/**
+ * `gamma-image-1.5`: five ratios, up to 10 images, one reference image (the edit route uses only
+ * the first).
+ */
 export const gammaImage15 = {
   id: "gamma-image-1.5",
   aspectRatios: ["1:1", "16:9", "9:16", "3:2", "2:3"],

@@ -1,5 +1,6 @@
 /**
- * Prices over time: a checked list of catalogs, oldest first, and the one in force at an instant (P8).
+ * Prices over time: a checked list of catalogs, oldest first, and the one in force at an instant
+ * (P8).
  *
  * A catalog's `version` is the UTC date (`YYYY-MM-DD`) its prices take effect, at 00:00 UTC. The
  * catalog in force at an instant is the last one whose version date is not after it, so a change
@@ -38,7 +39,9 @@ export class CatalogHistoryError extends TypeError {
   }
 }
 
-/** No catalog of the history is in force yet at the instant asked (it is before the first version). */
+/**
+ * No catalog of the history is in force yet at the instant asked (it is before the first version).
+ */
 export class NoCatalogInForceError extends RangeError {
   override readonly name = "NoCatalogInForceError";
   /** The instant asked, as an ISO 8601 string (UTC). */
@@ -54,7 +57,8 @@ export class NoCatalogInForceError extends RangeError {
    */
   constructor(instant: number, firstVersion: string) {
     super(
-      `No catalog is in force at ${new Date(instant).toISOString()}: the first one takes effect at ${firstVersion}T00:00:00.000Z.`,
+      `No catalog is in force at ${new Date(instant).toISOString()}: the first one takes ` +
+        `effect at ${firstVersion}T00:00:00.000Z.`,
     );
     this.instant = new Date(instant).toISOString();
     this.firstVersion = firstVersion;
@@ -87,9 +91,18 @@ function describeProblem(p: CatalogHistoryProblem): string {
 
 const MAX_DATE_MS = 8.64e15;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-// A date, or a date and time with a UTC offset: local times without one would depend on the machine.
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+// A date, or a date and time with a UTC offset: local times without one would depend on the
+// machine.
+const DATE_TIME = new RegExp(
+  [
+    // The date,
+    String.raw`^(\d{4})-(\d{2})-(\d{2})`,
+    // the time (its seconds and their fraction optional),
+    String.raw`[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?`,
+    // Z or the offset.
+    String.raw`(?:([Zz])|([+-])(\d{2}):(\d{2}))$`,
+  ].join(""),
+);
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) {
@@ -134,7 +147,8 @@ function parseIsoInstant(text: string): number | undefined {
   const start = dateStart(Number(m[1]), Number(m[2]), Number(m[3]));
   // Stryker disable next-line StringLiteral: Number("") is 0 as well
   const [hours, minutes, seconds] = [Number(m[4]), Number(m[5]), Number(m[6] ?? "0")];
-  // Stryker disable next-line ConditionalExpression: without it the sum below is NaN, which toEpochMs refuses too
+  // Stryker disable next-line ConditionalExpression: without it the sum below is NaN, which
+  // toEpochMs refuses too
   if (start === undefined) {
     return undefined;
   }
@@ -178,7 +192,9 @@ export function toEpochMs(when: Instant): number {
     const got =
       Object.prototype.toString.call(when) === "[object Date]" ? "an invalid Date" : show(when);
     throw new RangeError(
-      `An instant must be a valid Date, epoch milliseconds or an ISO 8601 date or date-time with a UTC offset (such as "2027-01-15" or "2027-01-15T09:30:00Z"); received ${got}.`,
+      "An instant must be a valid Date, epoch milliseconds or an ISO 8601 date or " +
+        `date-time with a UTC offset (such as "2027-01-15" or "2027-01-15T09:30:00Z"); ` +
+        `received ${got}.`,
     );
   }
   return ms;
@@ -195,12 +211,14 @@ function readStarts(history: readonly Catalog[]): {
 } {
   if (!Array.isArray(history) || history.length === 0) {
     const message = "a catalog history must be a non-empty array of catalogs, oldest first";
-    // Stryker disable next-line ArrayDeclaration: the starts of a history with a problem are never read
+    // Stryker disable next-line ArrayDeclaration: the starts of a history with a problem are never
+    // read
     return { starts: [], problems: [{ index: null, version: null, message }] };
   }
   const out: number[] = [];
   const problems: CatalogHistoryProblem[] = [];
-  let last: { index: number; start: number; version: unknown } | undefined; // the latest entry with a valid version
+  // The latest entry with a valid version.
+  let last: { index: number; start: number; version: unknown } | undefined;
   history.forEach((entry, index) => {
     const version: unknown =
       typeof entry === "object" && entry !== null ? entry.version : undefined;
@@ -217,7 +235,9 @@ function readStarts(history: readonly Catalog[]): {
         problems.push({
           index,
           version,
-          message: `versions must be strictly increasing, oldest first, and entry ${last.index} has version ${String(last.version)}`,
+          message:
+            `versions must be strictly increasing, oldest first, and entry ${last.index} ` +
+            `has version ${String(last.version)}`,
         });
       }
       last = { index, start, version };
@@ -243,10 +263,12 @@ function starts(history: readonly Catalog[]): number[] {
  *
  * @param history - The catalogs, oldest first.
  * @returns The same list.
- * @throws {@link CatalogHistoryError} listing every problem, each naming its entry by index and version.
+ * @throws {@link CatalogHistoryError} listing every problem, each naming its entry by index and
+ * version.
  * @example
  * ```ts
- * const prices = defineCatalogHistory([catalog, { ...catalog, version: "2027-01-01", models: { ... } }]);
+ * const prices = defineCatalogHistory([catalog, { ...catalog, version: "2027-01-01", models: { ...
+ * } }]);
  * ```
  */
 export function defineCatalogHistory<const H extends readonly Catalog[]>(history: H): H {
@@ -285,7 +307,8 @@ export function defineCatalogHistory<const H extends readonly Catalog[]>(history
 /**
  * Every catalog the package ships, oldest first (P8); the last is `catalog`.
  *
- * The test suite checks it with {@link defineCatalogHistory}; it is not checked again at each import.
+ * The test suite checks it with {@link defineCatalogHistory}; it is not checked again at each
+ * import.
  *
  * @example
  * ```ts
@@ -296,10 +319,13 @@ export const catalogHistory: readonly Catalog[] = /* @__PURE__ */ Object.freeze(
   ...SHIPPED_CATALOGS,
 ]);
 
-/** The index of the entry in force at `ms`, or -1 before the first (binary search over the starts). */
+/**
+ * The index of the entry in force at `ms`, or -1 before the first (binary search over the starts).
+ */
 function indexAt(startsMs: readonly number[], ms: number): number {
   let lo = 0;
-  let hi = startsMs.length; // invariant: entries before lo start at or before ms, entries from hi after it
+  // Invariant: entries before lo start at or before ms, entries from hi after it.
+  let hi = startsMs.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((startsMs[mid] as number) <= ms) {
@@ -319,8 +345,8 @@ function indexAt(startsMs: readonly number[], ms: number): number {
  * the instant: `quote(spec, { account, catalog: catalogHistory, at: when })`,
  * `computeCharge(request, { account, catalog: catalogHistory, at: when })`.
  *
- * Each call checks the versions (dates, strictly increasing) but not the catalogs themselves: check a
- * history of your own once with {@link defineCatalogHistory}.
+ * Each call checks the versions (dates, strictly increasing) but not the catalogs themselves: check
+ * a history of your own once with {@link defineCatalogHistory}.
  *
  * @param history - Catalogs, oldest first, such as {@link catalogHistory}.
  * @param when - A `Date`, epoch milliseconds, or an ISO 8601 date (`"2027-01-15"`, 00:00 UTC) or
@@ -340,7 +366,8 @@ export function catalogAt(history: readonly Catalog[], when: Instant): Catalog {
   const ms = toEpochMs(when);
   const startsMs = starts(history);
   const index = indexAt(startsMs, ms);
-  // starts() refuses an empty history, so the first entry exists, and indexAt returns an entry's index or -1.
+  // starts() refuses an empty history, so the first entry exists, and indexAt returns an entry's
+  // index or -1.
   if (index < 0) {
     throw new NoCatalogInForceError(ms, (history[0] as Catalog).version);
   }

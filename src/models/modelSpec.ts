@@ -116,7 +116,9 @@ export const ModelSpecSchema = v.pipe(
   ),
 );
 
-/** The valibot schema of a whole catalog: valid entries, keyed by their own id, and a known default. */
+/**
+ * The valibot schema of a whole catalog: valid entries, keyed by their own id, and a known default.
+ */
 export const CatalogSchema = v.pipe(
   v.strictObject({
     version: v.pipe(v.string(), v.isoDate()),

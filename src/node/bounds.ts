@@ -31,7 +31,10 @@ export const DEFAULT_BOUNDS: Bounds = {
   maxDrainBytes: 4 * 1024 * 1024,
 };
 
-/** Connections accepted past the cap only to be answered 503; beyond these, Node drops them. @internal */
+/**
+ * Connections accepted past the cap only to be answered 503; beyond these, Node drops them.
+ * @internal
+ */
 export const CAP_OVERFLOW = 64;
 
 /**
@@ -62,7 +65,10 @@ const CONNECTION_ERRORS = {
 
 type ConnectionErrorCode = keyof typeof CONNECTION_ERRORS;
 
-/** What node:http refuses in a header value (its `checkInvalidHeaderChar`); a web `Headers` takes it. */
+/**
+ * What node:http refuses in a header value (its `checkInvalidHeaderChar`); a web `Headers` takes
+ * it.
+ */
 const UNWRITABLE_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 /** Anything with a web-standard fetch handler, such as a reference server. */
@@ -125,7 +131,10 @@ export function newGuard(bounds: Bounds, report?: (event: ResponseEvent) => void
   };
 }
 
-/** The service's JSON error `{ error: { message, code, requestId } }`, sent with `Connection: close`. */
+/**
+ * The service's JSON error `{ error: { message, code, requestId } }`, sent with `Connection:
+ * close`.
+ */
 function errorAnswer(
   code: ConnectionErrorCode,
   message: string,
@@ -159,7 +168,9 @@ export function errorResponse(code: ConnectionErrorCode, message: string): Respo
   return new Response(body, { status, headers });
 }
 
-/** Tells `report` of an answer written here to a request node:http parsed; a throw changes nothing. */
+/**
+ * Tells `report` of an answer written here to a request node:http parsed; a throw changes nothing.
+ */
 function tell(
   guard: Guard,
   req: IncomingMessage,
@@ -221,9 +232,13 @@ export function admitConnection(guard: Guard, socket: Socket): void {
   const address = addressKey(socket.remoteAddress);
   let refusal: string | undefined;
   if (stats.openConnections >= bounds.maxConnections) {
-    refusal = `The server is at its limit of ${bounds.maxConnections} open connections; retry shortly.`;
+    refusal =
+      `The server is at its limit of ${bounds.maxConnections} open connections; retry ` +
+      "shortly.";
   } else if ((guard.openByAddress.get(address) ?? 0) >= bounds.maxConnectionsPerAddress) {
-    refusal = `This client address has ${bounds.maxConnectionsPerAddress} connections open, the most one address may have; reuse one, or retry once one is closed.`;
+    refusal =
+      `This client address has ${bounds.maxConnectionsPerAddress} connections open, the ` +
+      "most one address may have; reuse one, or retry once one is closed.";
   }
   if (refusal === undefined) {
     stats.openConnections++;
@@ -311,7 +326,9 @@ function parserError(code: string | undefined, bounds: Bounds): [ConnectionError
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return [
         "request_timeout",
-        `The request did not arrive in time: headers are due within ${bounds.headersTimeoutMs} ms and the whole request within ${bounds.requestTimeoutMs} ms.`,
+        "The request did not arrive in time: headers are due within " +
+          `${bounds.headersTimeoutMs} ms and the whole request within ` +
+          `${bounds.requestTimeoutMs} ms.`,
       ];
     case "HPE_HEADER_OVERFLOW":
       return [

@@ -58,14 +58,14 @@ export type ServeOptions = {
   headersTimeoutMs?: number;
   /**
    * How long a client has to send the whole request, body included, in milliseconds (default
-   * 30,000; at least `headersTimeoutMs`); past it the answer is a JSON 408 and the connection closes.
-   * The handler's own work is not counted.
+   * 30,000; at least `headersTimeoutMs`); past it the answer is a JSON 408 and the connection
+   * closes. The handler's own work is not counted.
    */
   requestTimeoutMs?: number;
   /**
-   * The most connections open at once (default 1,000). A connection past it is answered at once with
-   * a JSON 503 (`service_unavailable`, `Retry-After: 1`) and closed; 64 more than that are dropped
-   * by Node without an answer.
+   * The most connections open at once (default 1,000). A connection past it is answered at once
+   * with a JSON 503 (`service_unavailable`, `Retry-After: 1`) and closed; 64 more than that are
+   * dropped by Node without an answer.
    */
   maxConnections?: number;
   /**
@@ -76,7 +76,9 @@ export type ServeOptions = {
    * unanswered. Behind a proxy every client has the proxy's address: raise it to `maxConnections`.
    */
   maxConnectionsPerAddress?: number;
-  /** The largest request line and headers, in bytes (default 16 KiB, Node's); past it, a JSON 431. */
+  /**
+   * The largest request line and headers, in bytes (default 16 KiB, Node's); past it, a JSON 431.
+   */
   maxHeaderBytes?: number;
   /**
    * The largest declared body (`Content-Length`, in bytes; default 4 MiB) whose unread rest, after
@@ -184,7 +186,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     return closing;
   };
   function onSignal(signal: NodeJS.Signals) {
-    // Finish in-flight requests (cut off after a grace period), then exit the way the signal would have.
+    // Finish in-flight requests (cut off after a grace period), then exit the way the signal would
+    // have.
     setTimeout(() => httpServer.closeAllConnections(), 5000).unref();
     close().finally(() => process.kill(process.pid, signal));
   }
@@ -204,7 +207,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   };
 }
 
-/** The bounds of a serve() call: each option a positive whole number, the request timeout no shorter than the headers'. */
+/**
+ * The bounds of a serve() call: each option a positive whole number, the request timeout no shorter
+ * than the headers'.
+ */
 function readBounds(options: ServeOptions): Bounds {
   const bounds: Record<keyof Bounds, number> = { ...DEFAULT_BOUNDS };
   for (const name of Object.keys(DEFAULT_BOUNDS) as (keyof Bounds)[]) {
@@ -225,7 +231,8 @@ function readBounds(options: ServeOptions): Bounds {
   }
   if (bounds.headersTimeoutMs > bounds.requestTimeoutMs) {
     throw new RangeError(
-      `serve(): headersTimeoutMs (${bounds.headersTimeoutMs}) must not be longer than requestTimeoutMs (${bounds.requestTimeoutMs}).`,
+      `serve(): headersTimeoutMs (${bounds.headersTimeoutMs}) must not be longer than ` +
+        `requestTimeoutMs (${bounds.requestTimeoutMs}).`,
     );
   }
   return bounds;

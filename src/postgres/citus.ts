@@ -29,11 +29,13 @@ const REFERENCE_TABLES: readonly string[] = ["api_keys"];
  */
 const DISTRIBUTED_FUNCTIONS: readonly (readonly [signature: string, argument: string])[] = [
   [
-    "commit_task(text, text, text, text, bigint, bigint, bigint, json, boolean, integer, text, text, bigint[], bigint)",
+    "commit_task(text, text, text, text, bigint, bigint, bigint, json, boolean, integer, " +
+      "text, text, bigint[], bigint)",
     "p_user",
   ],
   [
-    "accept_generation(text, text, text, text, bigint, bigint, bigint, json, boolean, integer, text, text, bigint[], bigint, text[])",
+    "accept_generation(text, text, text, text, bigint, bigint, bigint, json, boolean, " +
+      "integer, text, text, bigint[], bigint, text[])",
     "p_user",
   ],
   ["fail_user_job(text, text, integer, bigint)", "p_user"],
@@ -43,8 +45,10 @@ const DISTRIBUTED_FUNCTIONS: readonly (readonly [signature: string, argument: st
 
 /** What a store with `distributed: true` says on a database without Citus. */
 const NO_CITUS =
-  "distributed: true needs the Citus extension in this database (CREATE EXTENSION citus on the coordinator, with " +
-  "shared_preload_libraries = 'citus' on every node; docs/postgres.md, Citus), and the store must connect to the coordinator";
+  "distributed: true needs the Citus extension in this database " +
+  "(CREATE EXTENSION citus on the coordinator, " +
+  "with shared_preload_libraries = 'citus' on every node; docs/postgres.md, Citus), " +
+  "and the store must connect to the coordinator";
 
 /**
  * Whether the schema is laid out on Citus (its `users` distributed): a store that connects without
@@ -93,8 +97,9 @@ export async function distributeSchema(pool: Pool, schema: string): Promise<stri
     const done: string[] = [];
     const step = (what: string, pending: () => Promise<boolean>, apply: () => Promise<unknown>) =>
       locked(async () => {
-        // The triggers of jobs and ledger read nothing but their own row (append-only, forward-only),
-        // which is what Citus asks of a trigger on a distributed table: they then run on each shard.
+        // The triggers of jobs and ledger read nothing but their own row (append-only,
+        // forward-only), which is what Citus asks of a trigger on a distributed table: they then
+        // run on each shard.
         await client.query("SET LOCAL citus.enable_unsafe_triggers = on");
         if (await pending()) {
           await apply();
@@ -129,7 +134,8 @@ export async function distributeSchema(pool: Pool, schema: string): Promise<stri
         signature.slice(0, signature.indexOf("(")),
         async () => {
           const { rows: found } = await client.query(
-            `SELECT 1 FROM pg_dist_object WHERE classid = 'pg_proc'::regclass AND objid = $1::regprocedure
+            "SELECT 1 FROM pg_dist_object " +
+              `WHERE classid = 'pg_proc'::regclass AND objid = $1::regprocedure
                AND distribution_argument_index IS NOT NULL`,
             [name],
           );

@@ -9,9 +9,10 @@ import { StoreUnavailableError } from "../store/store.js";
  * socket path that does not exist, the server is stopped).
  */
 const NETWORK_CODES = new Set(
-  "ECONNREFUSED ECONNRESET ECONNABORTED ETIMEDOUT EPIPE ENOTFOUND EAI_AGAIN EHOSTUNREACH EHOSTDOWN ENETUNREACH ENETDOWN ENOENT".split(
-    " ",
-  ),
+  (
+    "ECONNREFUSED ECONNRESET ECONNABORTED ETIMEDOUT EPIPE ENOTFOUND EAI_AGAIN EHOSTUNREACH " +
+    "EHOSTDOWN ENETUNREACH ENETDOWN ENOENT"
+  ).split(" "),
 );
 
 /**
@@ -23,7 +24,8 @@ const UNAVAILABLE_STATES = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now: starting up or shutting down
   "53300", // too_many_connections
-  "57014", // query_canceled: the statement_timeout ran out (a lock held too long, a server too slow)
+  // query_canceled: the statement_timeout ran out (a lock held too long, a server too slow)
+  "57014",
   "25P03", // idle_in_transaction_session_timeout ended the session
   "57P05", // idle_session_timeout ended the session
 ]);
@@ -32,8 +34,17 @@ const UNAVAILABLE_STATES = new Set([
  * What node-postgres and pg-pool say when a connection is lost or cannot be made, or when a
  * statement's answer did not come within its `query_timeout` (a silent network).
  */
-const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|is not queryable|Client has encountered a connection error|Connection closed|Query read timeout/i;
+const UNAVAILABLE_MESSAGES = new RegExp(
+  [
+    "Connection terminated",
+    "timeout exceeded when trying to connect",
+    "is not queryable",
+    "Client has encountered a connection error",
+    "Connection closed",
+    "Query read timeout",
+  ].join("|"),
+  "i",
+);
 
 /** SQLSTATEs of a transaction that lost a race and may simply be run again. */
 const TRANSIENT_STATES = new Set([
@@ -74,7 +85,8 @@ export function isUnavailable(error: unknown): boolean {
 
 /**
  * Whether an error is a lost race that the store runs the whole transaction again for: a
- * serialization failure, a deadlock, a lock timeout, or a unique violation of an idempotency claim. @internal
+ * serialization failure, a deadlock, a lock timeout, or a unique violation of an idempotency claim.
+ * @internal
  */
 export function isTransient(error: unknown): boolean {
   const code = codeOf(error);
@@ -96,7 +108,8 @@ export const MAX_ATTEMPTS = 5;
  * {@link MAX_ATTEMPTS} runs); turns an unreachable database into {@link StoreUnavailableError}.
  *
  * `work` must be one whole transaction: a transient error has rolled it back, so running it again
- * cannot apply anything twice. `what` names what the store was doing, for the error message. @internal
+ * cannot apply anything twice. `what` names what the store was doing, for the error message.
+ * @internal
  */
 export function withRetries<T>(what: string, work: () => Promise<T>): Promise<T> {
   // The first run costs one promise reaction: the loop of `retried` starts only after a failure.

@@ -7,7 +7,8 @@
  * @module imagegen-pricing/postgres
  */
 
-// The class the store rejects with: from here, the very class this entry throws, whatever the module system.
+// The class the store rejects with: from here, the very class this entry throws, whatever the
+// module system.
 export { StoreUnavailableError } from "../store/store.js";
 export { MigrationChecksumError } from "./migrations/runner.js";
 export type { PostgresStoreOptions } from "./store.js";
@@ -24,7 +25,8 @@ export type PostgresStore = {
 };
 
 /**
- * Creates the reference server's store on PostgreSQL, after creating or upgrading its tables in `schema`.
+ * Creates the reference server's store on PostgreSQL, after creating or upgrading its tables in
+ * `schema`.
  *
  * Any number of instances (processes, machines) may use one schema at once: accepting a task and
  * refunding a job are each one transaction, so they never overdraw, never charge an idempotency
@@ -40,8 +42,10 @@ export type PostgresStore = {
  * @returns The store, once its schema is up to date; `close()` ends the pool it made.
  * @throws TypeError for a schema name that is not a lowercase identifier, not exactly one of
  *   `connectionString` and `pool`, or a pool's own timeout given with `pool`; RangeError for a
- *   timeout that is not whole milliseconds; StoreUnavailableError when the database cannot be reached;
- *   MigrationChecksumError when a migration the schema applied is not this package's; Error when the
+ *   timeout that is not whole milliseconds; StoreUnavailableError when the database cannot be
+ * reached;
+ *   MigrationChecksumError when a migration the schema applied is not this package's; Error when
+ * the
  *   schema is at a version newer than this package.
  */
 export function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {

@@ -11,12 +11,15 @@ import type * as Pg from "pg";
 declare const TSUP_FORMAT: string | undefined;
 
 /**
- * What importing the PostgreSQL entry says when `pg` cannot be found: a constant, so that the source
- * line Node prints above an uncaught error does not repeat the message.
+ * What importing the PostgreSQL entry says when `pg` cannot be found: a constant, so that the
+ * source line Node prints above an uncaught error does not repeat the message.
  */
 const PG_MISSING = "imagegen-pricing/postgres needs pg 8: npm install pg";
 
-/** Rethrows an error, made the one line {@link PG_MISSING} when the package `pg` itself (not a module inside it) was not found. */
+/**
+ * Rethrows an error, made the one line {@link PG_MISSING} when the package `pg` itself (not a
+ * module inside it) was not found.
+ */
 function missing(error: unknown): never {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const notFound = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
@@ -24,8 +27,8 @@ function missing(error: unknown): never {
     throw error;
   }
   const short = new Error(PG_MISSING);
-  // Code that loads this entry on demand (the CLI's `serve --database-url`) tells a missing module by
-  // its code; not enumerable, so that Node's report of the error stays the one line.
+  // Code that loads this entry on demand (the CLI's `serve --database-url`) tells a missing module
+  // by its code; not enumerable, so that Node's report of the error stays the one line.
   Object.defineProperty(short, "code", {
     value: (error as { code: string }).code,
     enumerable: false,

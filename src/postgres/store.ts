@@ -32,7 +32,10 @@ import { pg } from "./pg.js";
 export type PostgresStoreOptions = {
   /** `postgres://user:password@host:5432/database`: the store makes (and closes) its own pool. */
   readonly connectionString?: string;
-  /** A `pg` pool (`new pg.Pool(...)`) to use instead; the store never ends it (you do, after `close()`). */
+  /**
+   * A `pg` pool (`new pg.Pool(...)`) to use instead; the store never ends it (you do, after
+   * `close()`).
+   */
   readonly pool?: Pool;
   /** The schema holding the store's tables, created when missing: default `"imagegen"`. */
   readonly schema?: string;
@@ -48,8 +51,8 @@ export type PostgresStoreOptions = {
   readonly statementTimeoutMs?: number;
   /**
    * Milliseconds the store waits for the answer to one statement before it gives the connection up
-   * (destroyed, never reused) and rejects with `StoreUnavailableError`: default 10000. It applies to
-   * a pool of yours too. Keep it above `statementTimeoutMs`, so that a database that answers
+   * (destroyed, never reused) and rejects with `StoreUnavailableError`: default 10000. It applies
+   * to a pool of yours too. Keep it above `statementTimeoutMs`, so that a database that answers
    * is stopped by its own timeout first.
    */
   readonly queryTimeoutMs?: number;
@@ -195,7 +198,10 @@ const REJECTIONS: Record<
   IG005: "multiplier_changed",
 };
 
-/** The row `accept_generation` answers: the outcome, and the task holding the claim when it is taken. */
+/**
+ * The row `accept_generation` answers: the outcome, and the task holding the claim when it is
+ * taken.
+ */
 type AcceptRow = { outcome: string; balance: string | null; holder: unknown };
 
 /**
@@ -205,12 +211,18 @@ type AcceptRow = { outcome: string; balance: string | null; holder: unknown };
 function statements(schema: string) {
   const s = quoteSchema(schema);
   const prefix = `ig_${createHash("sha256").update(schema).digest("hex").slice(0, 12)}_`;
-  const taskColumns = `t.user_id, t.task_id, t.created_at_ms, t.request, t.client_key, t.reference_count, t.multiplier,
+  const taskColumns =
+    "t.user_id, t.task_id, t.created_at_ms, t.request, t.client_key, t.reference_count, " +
+    `t.multiplier,
     t.catalog_version, t.total_credits, t.balance_after, j.job_credits, j.job_status`;
-  const jobsOf = `CROSS JOIN LATERAL (
-      SELECT array_agg(jj.credits ORDER BY jj.idx) AS job_credits, array_agg(jj.status ORDER BY jj.idx) AS job_status
+  const jobsOf =
+    `CROSS JOIN LATERAL (
+      SELECT array_agg(jj.credits ORDER BY jj.idx) AS job_credits, ` +
+    `array_agg(jj.status ORDER BY jj.idx) AS job_status
       FROM ${s}.jobs jj WHERE jj.user_id = t.user_id AND jj.task_id = t.task_id
     ) j`;
+  // The arguments of load_users: the users' ids, credits and multipliers, and the instant.
+  const loadUsersArgs = "$1::text[], $2::bigint[], $3::text[], $4::bigint";
   const named = <K extends string>(entries: Record<K, string>) =>
     Object.fromEntries(
       Object.entries(entries).map(([key, text]) => [key, { name: prefix + key, text }]),
@@ -235,9 +247,10 @@ function statements(schema: string) {
     findCaller: `SELECT k.id, k.user_id, k.mode, k.revoked, u.multiplier
       FROM ${s}.api_keys k JOIN ${s}.users u ON u.id = k.user_id WHERE k.hash = $1`,
     findCallerRouted: `SELECT id, user_id, mode, revoked, multiplier FROM ${s}.find_caller($1)`,
-    // Run inside a transaction with revokeApiKey: the owner's row is locked first (see commit_task).
-    // The owner's row is locked by its id, read first (a key's owner never changes): a lock taken
-    // through a subquery could not be sent to the one node of a distributed schema that holds it.
+    // Run inside a transaction with revokeApiKey: the owner's row is locked first (see
+    // commit_task). The owner's row is locked by its id, read first (a key's owner never changes):
+    // a lock taken through a subquery could not be sent to the one node of a distributed schema
+    // that holds it.
     keyOwner: `SELECT user_id FROM ${s}.api_keys WHERE id = $1`,
     lockUser: `SELECT u.id FROM ${s}.users u WHERE u.id = $1 FOR NO KEY UPDATE`,
     revokeApiKey: `UPDATE ${s}.api_keys SET revoked = true WHERE id = $1`,
@@ -247,31 +260,47 @@ function statements(schema: string) {
       SELECT $2, $1 WHERE EXISTS (SELECT 1 FROM ${s}.users WHERE id = $2)
         AND NOT EXISTS (SELECT 1 FROM ${s}.assets WHERE asset_id = $1)
       ON CONFLICT DO NOTHING`,
-    ownedAssets: `SELECT asset_id FROM ${s}.assets WHERE user_id = $1 AND asset_id = ANY ($2::text[])`,
-    findClaimedTask: `SELECT ${taskColumns}
+    ownedAssets:
+      "SELECT asset_id " +
+      `FROM ${s}.assets ` +
+      "WHERE user_id = $1 AND asset_id = ANY ($2::text[])",
+    findClaimedTask:
+      `SELECT ${taskColumns}
       FROM ${s}.idempotency i
       JOIN ${s}.tasks t ON t.user_id = i.user_id AND t.task_id = i.task_id
       ${jobsOf}
-      WHERE i.user_id = $1 AND i.key = $2 AND (i.expires_at_ms IS NULL OR i.expires_at_ms > $3::bigint)`,
+      WHERE i.user_id = $1 AND i.key = $2 AND ` +
+      "(i.expires_at_ms IS NULL OR i.expires_at_ms > $3::bigint)",
     getTask: `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} WHERE t.task_id = $1`,
-    getUserTask: `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} WHERE t.user_id = $1 AND t.task_id = $2`,
+    getUserTask:
+      `SELECT ${taskColumns} FROM ${s}.tasks t ${jobsOf} ` +
+      "WHERE t.user_id = $1 AND t.task_id = $2",
     // With the task's user first: on a distributed schema the call runs on the node of that user.
     failJob: `SELECT ${s}.fail_user_job($1, $2, $3::integer, $4::bigint) AS refunded`,
     // Only for a task id that does not carry its user (see taskUserId).
     taskUser: `SELECT user_id FROM ${s}.tasks WHERE task_id = $1`,
-    acceptGeneration: `SELECT outcome, balance, holder FROM ${s}.accept_generation($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9,
+    acceptGeneration:
+      `SELECT outcome, balance, holder FROM ${s}.accept_generation(` +
+      `$1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::json, $9,
         $10::integer, $11, $12, $13::bigint[], $14::bigint, $15::text[])`,
-    loadUsers: `SELECT ${s}.load_users($1::text[], $2::bigint[], $3::text[], $4::bigint) AS created`,
-    // A hash already stored is kept; a new key whose random id is taken fails the load (a retry makes new ids).
-    loadKeys: `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
-      SELECT f.id, f.user_id, f.mode, f.hash, false FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS f (id, user_id, mode, hash)
+    loadUsers: `SELECT ${s}.load_users(${loadUsersArgs}) AS created`,
+    // A hash already stored is kept; a new key whose random id is taken fails the load (a retry
+    // makes new ids).
+    loadKeys:
+      `INSERT INTO ${s}.api_keys (id, user_id, mode, hash, revoked)
+      SELECT f.id, f.user_id, f.mode, f.hash, false ` +
+      `FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS f (id, user_id, mode, hash)
       ON CONFLICT (hash) DO NOTHING`,
     loadAssets: `INSERT INTO ${s}.assets (user_id, asset_id)
       SELECT f.user_id, f.asset_id FROM unnest($1::text[], $2::text[]) AS f (user_id, asset_id)
       ON CONFLICT DO NOTHING`,
-    keyConflicts: `SELECT (f.ord - 1)::integer AS i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (hash, user_id, ord)
+    keyConflicts:
+      "SELECT (f.ord - 1)::integer AS i " +
+      `FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (hash, user_id, ord)
       JOIN ${s}.api_keys k ON k.hash = f.hash WHERE k.user_id <> f.user_id ORDER BY f.ord`,
-    assetConflicts: `SELECT (f.ord - 1)::integer AS i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (asset_id, user_id, ord)
+    assetConflicts:
+      "SELECT (f.ord - 1)::integer AS i " +
+      `FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f (asset_id, user_id, ord)
       JOIN ${s}.assets a ON a.asset_id = f.asset_id WHERE a.user_id <> f.user_id ORDER BY f.ord`,
     ledger: `SELECT u.id, l.kind, l.credits, l.at_ms, l.task_id, l.job_index
       FROM ${s}.users u LEFT JOIN ${s}.ledger l ON l.user_id = u.id
@@ -279,7 +308,10 @@ function statements(schema: string) {
   });
 }
 
-/** A bound on waiting, as given: a whole number of milliseconds from 1 to 2^31 - 1 (a timer's range). */
+/**
+ * A bound on waiting, as given: a whole number of milliseconds from 1 to 2^31 - 1 (a timer's
+ * range).
+ */
 function bound(options: PostgresStoreOptions, name: keyof typeof DEFAULTS): number {
   const value = options[name];
   if (value === undefined) {
@@ -348,7 +380,8 @@ function connect(
 
 /**
  * Creates or upgrades the store's tables in a schema, and returns: for a deploy step that migrates
- * before the instances start ({@link createPostgresStore} does the same on start, so it is optional).
+ * before the instances start ({@link createPostgresStore} does the same on start, so it is
+ * optional).
  *
  * With `connectionString` it migrates on one connection of its own without statement or query
  * timeouts (a migration may rightly take long), for example as the role that owns the tables while
@@ -356,9 +389,12 @@ function connect(
  *
  * @param options - `connectionString` or `pool` (exactly one), `schema` (default `"imagegen"`), and
  *   `connectionTimeoutMs` (default 5000).
- * @returns The versions this call applied (empty when the schema was up to date) and the version now.
- * @throws TypeError or RangeError for bad options; StoreUnavailableError when the database cannot be reached;
- *   MigrationChecksumError when a migration the schema applied is not this package's (docs/postgres.md,
+ * @returns The versions this call applied (empty when the schema was up to date) and the version
+ * now.
+ * @throws TypeError or RangeError for bad options; StoreUnavailableError when the database cannot
+ * be reached;
+ *   MigrationChecksumError when a migration the schema applied is not this package's
+ * (docs/postgres.md,
  *   "Migrations"); Error when the schema is at a version newer than this package.
  */
 export async function migratePostgres(
@@ -384,7 +420,9 @@ export async function migratePostgres(
   }
 }
 
-/** Opens the store; `createPostgresStore` of the entry, typed with every method of {@link Store}. */
+/**
+ * Opens the store; `createPostgresStore` of the entry, typed with every method of {@link Store}.
+ */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const { schema, pool, ownPool, queryTimeoutMs } = connect(
     options,
@@ -750,7 +788,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       }
       if (row.outcome === "idempotency_key_taken" && row.holder !== null) {
         // The holder came back in the same answer: a replay costs this one round trip. As JSON, so
-        // that the usual answer has three columns to decode; a pool that keeps json as text works too.
+        // that the usual answer has three columns to decode; a pool that keeps json as text works
+        // too.
         const holder = (
           typeof row.holder === "string" ? JSON.parse(row.holder) : row.holder
         ) as TaskRow;
@@ -848,7 +887,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           // a later migration adds is emptied too.
           const { rows } = await q<{ name: string }>(
             {
-              text: "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename <> 'migrations'",
+              text:
+                "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = $1 " +
+                "AND tablename <> 'migrations'",
             },
             [schema],
           );
@@ -856,8 +897,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           if (tables.length === 0) {
             return { commit: false, value: undefined };
           }
-          // The ledger refuses TRUNCATE to everyone; its trigger is off inside this transaction only,
-          // so no other connection ever sees it off (ALTER TABLE and TRUNCATE lock the table whole).
+          // The ledger refuses TRUNCATE to everyone; its trigger is off inside this transaction
+          // only, so no other connection ever sees it off (ALTER TABLE and TRUNCATE lock the table
+          // whole).
           await q({ text: `ALTER TABLE ${s}.ledger DISABLE TRIGGER ledger_no_truncate` }, []);
           await q({ text: `TRUNCATE ${tables.join(", ")}` }, []);
           await q({ text: `ALTER TABLE ${s}.ledger ENABLE TRIGGER ledger_no_truncate` }, []);
@@ -872,7 +914,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           throw error;
         }
         throw new Error(
-          `reset empties the tables of schema ${schema}, which only the role that owns them may do; connect as that role to reset`,
+          `reset empties the tables of schema ${schema}, which only the role that owns ` +
+            "them may do; connect as that role to reset",
           { cause: error },
         );
       }

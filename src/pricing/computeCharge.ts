@@ -33,7 +33,10 @@ export type Charge = {
   catalogVersion: string;
 };
 
-/** Options of {@link computeCharge}: the account, the authorized references, and which catalog applies. */
+/**
+ * Options of {@link computeCharge}: the account, the authorized references, and which catalog
+ * applies.
+ */
 export type ChargeOptions = CatalogOptions & {
   /** The account's multiplier (default 1). */
   account?: AccountPricing | undefined;
@@ -45,8 +48,8 @@ export type ChargeOptions = CatalogOptions & {
 };
 
 /**
- * Computes the exact charge of a generation request (P4-P6): one line per output image, each rounded
- * on its own, and their sum.
+ * Computes the exact charge of a generation request (P4-P6): one line per output image, each
+ * rounded on its own, and their sum.
  *
  * This is the amount to debit; {@link quote} is for a preview of one image. Pass a request that
  * {@link checkRequest} accepted: this checks its model's limits again and throws rather than price
@@ -83,7 +86,8 @@ export function computeCharge(request: GenerationRequest, options: ChargeOptions
  * @param options - The account, the authorized reference count, and the catalog (and `at`) the
  *   request was checked against.
  * @returns The charge.
- * @throws {@link InvalidRequestError} for an invalid multiplier or reference count, or a cell with no price.
+ * @throws {@link InvalidRequestError} for an invalid multiplier or reference count, or a cell with
+ * no price.
  */
 export function priceValidated(valid: GenerationRequest, options: ChargeOptions = {}): Charge {
   const catalog = resolveCatalog(options, "computeCharge");

@@ -1,7 +1,8 @@
 import type { Issue } from "../types.js";
 
 /**
- * Thrown by {@link computeCharge} for a request that cannot be charged, with every issue in `issues`.
+ * Thrown by {@link computeCharge} for a request that cannot be charged, with every issue in
+ * `issues`.
  *
  * That is a request {@link validateForModel} rejects, an invalid multiplier or an invalid reference
  * count.
@@ -20,7 +21,8 @@ export class InvalidRequestError extends Error {
    */
   constructor(issues: Issue[]) {
     super(
-      `The request cannot be charged: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ")}`,
+      "The request cannot be charged: " +
+        `${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ")}`,
     );
     this.issues = issues;
   }

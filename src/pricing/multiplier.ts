@@ -3,8 +3,8 @@
  * multiplied and rounded. Everything else asks this module.
  *
  * A multiplier is kept as an exact fraction `num / 10^scale` of integers, so a product is exact and
- * the only rounding is the final half-up step. Integers are doubles while they are provably safe and
- * `bigint` beyond. The tests prove every result equal to decimal.js computing with unbounded
+ * the only rounding is the final half-up step. Integers are doubles while they are provably safe
+ * and `bigint` beyond. The tests prove every result equal to decimal.js computing with unbounded
  * precision.
  */
 
@@ -13,7 +13,10 @@ export const ROUNDING = "half-up" as const;
 
 /** A multiplier string as P4 allows it (after trimming): digits, optionally a point and digits. */
 const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
-/** What `String(n)` prints for a finite non-negative number: plain, or with an exponent (`1e-7`, `1.5e+21`). */
+/**
+ * What `String(n)` prints for a finite non-negative number: plain, or with an exponent (`1e-7`,
+ * `1.5e+21`).
+ */
 const NUMBER_TEXT = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
 
 /**
@@ -39,7 +42,9 @@ export class Multiplier {
   readonly num: bigint;
   /** @internal a power of ten */
   readonly den: bigint;
-  /** @internal the same fraction as doubles, when both are small enough for exact integer arithmetic */
+  /**
+   * @internal the same fraction as doubles, when both are small enough for exact integer arithmetic
+   */
   readonly fraction: { readonly num: number; readonly den: number } | undefined;
   /** Brand: `#minted in value` is true only for instances made here, whatever their shape. */
   readonly #minted = true;
@@ -72,7 +77,8 @@ export class Multiplier {
   }
 
   /**
-   * Tells a multiplier made by {@link parseMultiplier} from anything else (a look-alike object is not one).
+   * Tells a multiplier made by {@link parseMultiplier} from anything else (a look-alike object is
+   * not one).
    *
    * @param value - Anything.
    * @returns Whether `value` is a Multiplier.
@@ -121,7 +127,8 @@ const KNOWN_MAX_LENGTH = 32;
  * number read as its shortest decimal form (`2.3` is exactly 2.3), from 0 to 1000, of at most 32
  * characters as written and as a plain decimal.
  *
- * A {@link Multiplier} is returned as it is, so an account's multiplier can be read once and reused.
+ * A {@link Multiplier} is returned as it is, so an account's multiplier can be read once and
+ * reused.
  *
  * @param input - The multiplier; `undefined` means 1.
  * @returns The multiplier (frozen), or `undefined` when it is not valid.
@@ -208,7 +215,8 @@ export function multiplyAndRound(credits: number, multiplier: Multiplier): numbe
   if (f !== undefined) {
     const top = 2 * credits * f.num + f.den;
     // Exact: for integers 0 <= top <= 2^53 and bottom >= 1, a non-integer top / bottom is at least
-    // 1 / bottom below the next integer, more than the division's rounding error, so floor is right.
+    // 1 / bottom below the next integer, more than the division's rounding error, so floor is
+    // right.
     if (top <= Number.MAX_SAFE_INTEGER) {
       return Math.floor(top / (2 * f.den));
     }

@@ -21,7 +21,10 @@ export type AccountPricing = {
   multiplier?: string | number | Multiplier;
 };
 
-/** Options of {@link quote}: the account, and which catalog applies (a catalog, or a history with `at`). */
+/**
+ * Options of {@link quote}: the account, and which catalog applies (a catalog, or a history with
+ * `at`).
+ */
 export type QuoteOptions = CatalogOptions & {
   /** The account's price adjustment (default: multiplier 1). */
   account?: AccountPricing | undefined;
@@ -77,9 +80,10 @@ const unpriced = (reason: QuoteReason, message: string, catalogVersion: string):
  *   itself never makes it throw.
  * @example
  * ```ts
- * quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { account: { multiplier: "1.15" } }).credits; // 138
- * quote({ kind: "image", modelId: "alpha-img2", resolution: "2K" }); // { credits: null, reason: "unsupported_resolution", ... }
- * quote({ kind: "image", modelId: "beta2" }, { catalog: catalogHistory, at: "2027-01-15T09:30:00Z" }); // the prices then
+ * quote({ kind: "image", modelId: "beta2", resolution: "4K" }, { account: { multiplier: "1.15" }
+ * }).credits; // 138 quote({ kind: "image", modelId: "alpha-img2", resolution: "2K" }); // {
+ * credits: null, reason: "unsupported_resolution", ... } quote({ kind: "image", modelId: "beta2" },
+ * { catalog: catalogHistory, at: "2027-01-15T09:30:00Z" }); // the prices then
  * ```
  */
 export function quote(spec: QuoteSpec, options?: QuoteOptions): Quote {

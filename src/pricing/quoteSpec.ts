@@ -17,8 +17,8 @@ import type { Issue, ModelId, Quality, Resolution, Result } from "../types.js";
  * quote endpoint).
  *
  * Its values are typed as the public lists, so an editor offers them and a typo does not compile;
- * `quote` still judges any value at run time (a spec read from JSON), answering `credits: null` with
- * the reason for what it cannot price (P2).
+ * `quote` still judges any value at run time (a spec read from JSON), answering `credits: null`
+ * with the reason for what it cannot price (P2).
  */
 export type QuoteSpec = {
   kind: "image";
@@ -78,7 +78,10 @@ export const QuoteSpecSchema = v.strictObject(
 /** A quote spec's fields as read: strings trimmed, anything else as given. @internal */
 export type SpecFields = { readonly [K in (typeof QUOTE_SPEC_FIELDS)[number]]?: unknown };
 
-/** What one read of a spec gives: its fields, and its issues (none when it is well formed). @internal */
+/**
+ * What one read of a spec gives: its fields, and its issues (none when it is well formed).
+ * @internal
+ */
 type ReadSpec = { fields: SpecFields; issues: Issue[] };
 
 const NONE: Issue[] = [];

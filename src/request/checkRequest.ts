@@ -31,8 +31,9 @@ import { modelIssues, validateForModel } from "./validateForModel.js";
  *   `{ success: false, issues }`.
  * @example
  * ```ts
- * const checked = checkRequest({ prompt: "", modelId: "alpha-img2", resolution: "4K", imageCount: 20 });
- * if (!checked.success) checked.issues.map((i) => i.path); // ["prompt", "resolution", "imageCount"]
+ * const checked = checkRequest({ prompt: "", modelId: "alpha-img2", resolution: "4K", imageCount:
+ * 20 }); if (!checked.success) checked.issues.map((i) => i.path); // ["prompt", "resolution",
+ * "imageCount"]
  * ```
  */
 export function checkRequest(input: unknown, options?: CatalogOptions): Result<GenerationRequest> {

@@ -19,13 +19,14 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  */
 export function charLength(s: string): number {
   // Most strings hold no surrogate, and the regex engine answers that without a loop in script.
-  // Stryker disable next-line ConditionalExpression: the loop counts such a string the same, only slower
+  // Stryker disable next-line ConditionalExpression: the loop counts such a string the same, only
+  // slower
   if (!SURROGATE.test(s)) {
     return s.length;
   }
   let n = s.length;
-  // Past the end, charCodeAt is NaN, which no range test below accepts: the loop needs no other bound.
-  // Stryker disable next-line EqualityOperator: one step past the end reads NaN, see above
+  // Past the end, charCodeAt is NaN, which no range test below accepts: the loop needs no other
+  // bound. Stryker disable next-line EqualityOperator: one step past the end reads NaN, see above
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff) {
@@ -41,14 +42,18 @@ export function charLength(s: string): number {
 
 /** A string is at most `max` code points; the cheap UTF-16 length answers most cases alone. */
 const fitsIn = (max: number) => (s: string) => {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a string has no more code points than UTF-16 units, so charLength alone gives the same answer
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a string has no more code
+  // points than UTF-16 units, so charLength alone gives the same answer
   if (s.length <= max) {
     return true;
   }
   return charLength(s) <= max;
 };
 
-/** A string; a wrong type is `invalid_type` (N14). Each helper below starts its own flat pipe with it. */
+/**
+ * A string; a wrong type is `invalid_type` (N14). Each helper below starts its own flat pipe with
+ * it.
+ */
 const string = (field: string) => v.string((i) => messages.wrongType(field, "a string", i.input));
 
 /**
@@ -91,7 +96,8 @@ export const trimmedString = (field: string, max: number) =>
  *
  * @param field - The field's name, for the message.
  * @param allowed - The accepted values, listed in the message.
- * @param options - `code` (default `invalid_option`), `message` (default: names the field, the value
+ * @param options - `code` (default `invalid_option`), `message` (default: names the field, the
+ * value
  *   and the allowed values), `hint` (added to the default message for some values).
  * @returns The schema.
  */
@@ -158,7 +164,8 @@ export function sizedFirst<S extends v.GenericSchema<unknown[]>>(
 ): S {
   // Run only on a list that is too long, so its requirement always fails.
   const tooLong = v.check(
-    // Stryker disable next-line ArrowFunction: valibot fails a check on any falsy answer, undefined too
+    // Stryker disable next-line ArrowFunction: valibot fails a check on any falsy answer, undefined
+    // too
     () => false,
     coded(code, (i) => message((i.input as unknown[]).length)),
   );

@@ -14,7 +14,8 @@ import { REQUEST_FIELDS, requestSchema } from "./schema.js";
 const KNOWN = new Set<string>(REQUEST_FIELDS);
 
 /**
- * A plain object: not null, not an array, made by `{}` / `JSON.parse` or with a null prototype. @internal
+ * A plain object: not null, not an array, made by `{}` / `JSON.parse` or with a null prototype.
+ * @internal
  *
  * @param value - Anything.
  * @returns Whether `value` is a plain object.
@@ -125,7 +126,8 @@ function withModelValues(issue: Issue, model: ModelSpec, input: Record<string, u
  * @param input - A parsed JSON body, of any type.
  * @param options - `catalog` (a catalog, or a price history) and `at`: whose models and defaults
  *   apply (default: the built-in catalog).
- * @returns `{ success: true, output }` with the normalized request, or `{ success: false, issues }`.
+ * @returns `{ success: true, output }` with the normalized request, or `{ success: false, issues
+ * }`.
  * @example
  * ```ts
  * const result = normalizeRequest({ prompt: "  a red fox ", modelId: "beta2" });

@@ -170,7 +170,8 @@ const schemas = new WeakMap<Catalog, RequestSchema>();
  * It is a Standard Schema, so frameworks that accept one can use it directly. Unknown fields (N2)
  * and a body that is not an object (N1) are checked by {@link normalizeRequest} before it runs.
  *
- * `checkRequest` and `normalizeRequest` take a catalog in their options; this stays internal. @internal
+ * `checkRequest` and `normalizeRequest` take a catalog in their options; this stays internal.
+ * @internal
  *
  * @param catalog - The catalog whose models and defaults apply (default: the built-in one).
  * @returns The schema.

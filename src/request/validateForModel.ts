@@ -9,7 +9,8 @@ import { findModel, type ModelSpec } from "../models/modelSpec.js";
 import type { GenerationRequest, Issue, Result } from "../types.js";
 
 /**
- * Counts distinct references the way the service does: trimmed, duplicates once (N12, P6). @internal
+ * Counts distinct references the way the service does: trimmed, duplicates once (N12, P6).
+ * @internal
  *
  * @param ids - The listed references (entries of any type are counted, never trimmed into a crash).
  * @returns How many distinct references there are.
@@ -51,7 +52,8 @@ export function modelIssues(
       return;
     }
     if (field === "resolution" && value === undefined) {
-      // No resolution named: the model's default applies, and a model without one needs it named (V2).
+      // No resolution named: the model's default applies, and a model without one needs it named
+      // (V2).
       if (model.defaultResolution === null) {
         const message = messages.resolutionRequired(model.id, model.resolutions);
         issues.push({ path: "resolution", code: "resolution_required", message });
@@ -154,7 +156,8 @@ export function validateForModel(
   if (issues.length > 0) {
     return { success: false, issues };
   }
-  // A request built without a resolution takes the model's default (one without a default failed above).
+  // A request built without a resolution takes the model's default (one without a default failed
+  // above).
   const resolution = request.resolution ?? model.defaultResolution;
   return {
     success: true,

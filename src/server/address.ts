@@ -40,7 +40,8 @@ export function addressKey(address: string | undefined): string {
   if (address === undefined || address === "") {
     return "unknown";
   }
-  const plain = address.replace(/%.*$/, "").toLowerCase(); // an IPv6 zone says nothing about the client
+  // An IPv6 zone says nothing about the client.
+  const plain = address.replace(/%.*$/, "").toLowerCase();
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
   if (mapped) {
     return mapped[1] as string;

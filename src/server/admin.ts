@@ -52,7 +52,10 @@ export type TaskView = {
   catalogVersion: string;
   totalCreditCost: number;
   jobs: JobView[];
-  /** The complete normalized request, with the idempotency key (the server's when the client sent none). */
+  /**
+   * The complete normalized request, with the idempotency key (the server's when the client sent
+   * none).
+   */
   request: GenerationRequest;
   /** Whether the idempotency key came from the client. */
   clientIdempotencyKey: boolean;
@@ -67,22 +70,33 @@ export type UserView = {
   multiplier: string;
 };
 
-/** The admin methods of a reference server; each returns a Promise and rejects with an `AdminError`. */
+/**
+ * The admin methods of a reference server; each returns a Promise and rejects with an `AdminError`.
+ */
 export type Admin = {
   /** Adds a user with a grant of `credits` (0 to 2^53 - 1) and a multiplier (default 1). */
   createUser(input: { credits: number; multiplier?: string | number }): Promise<{ userId: string }>;
-  /** Makes an API key for a user (`ck_test_` unless `mode: "live"`); the whole key is returned only here. */
+  /**
+   * Makes an API key for a user (`ck_test_` unless `mode: "live"`); the whole key is returned only
+   * here.
+   */
   createApiKey(
     userId: string,
     options?: { mode?: "live" | "test" },
   ): Promise<{ apiKeyId: string; key: string }>;
-  /** Revokes a key; revoking it again does nothing. A request already in flight with it is not charged. */
+  /**
+   * Revokes a key; revoking it again does nothing. A request already in flight with it is not
+   * charged.
+   */
   revokeApiKey(apiKeyId: string): Promise<void>;
   /** Adds an asset owned by a user. */
   createAsset(userId: string): Promise<{ assetId: string }>;
   /** Sets a user's price multiplier (P4); tasks already accepted keep their charges (S7). */
   setPriceMultiplier(userId: string, multiplier: string | number): Promise<void>;
-  /** Adds credits to a user (a `grant` ledger entry); the balance plus the credits its queued jobs hold stays at most 2^53 - 1. */
+  /**
+   * Adds credits to a user (a `grant` ledger entry); the balance plus the credits its queued jobs
+   * hold stays at most 2^53 - 1.
+   */
   grantCredits(userId: string, credits: number): Promise<void>;
   /** Fails a job and refunds its stored charge, once (S6). */
   failJob(jobId: string): Promise<{ refundedCredits: number }>;
@@ -121,11 +135,17 @@ export type Admin = {
   removeFault(faultId: string): Promise<void>;
   /** Removes every fault. */
   clearFaults(): Promise<{ removed: number }>;
-  /** The last requests to the service's endpoints, newest first (`limit` 1 to 1000, default 100). Needs an admin token. */
+  /**
+   * The last requests to the service's endpoints, newest first (`limit` 1 to 1000, default 100).
+   * Needs an admin token.
+   */
   requests(options?: { limit?: number }): Promise<RequestRecord[]>;
 };
 
-/** Checks credits: a whole number, not negative (`invalid_credits`), at most 2^53 - 1 (`credits_too_large`). */
+/**
+ * Checks credits: a whole number, not negative (`invalid_credits`), at most 2^53 - 1
+ * (`credits_too_large`).
+ */
 function checkCredits(credits: unknown): number {
   if (typeof credits !== "number" || !Number.isInteger(credits) || credits < 0) {
     throw new AdminError("invalid_credits", m.invalidCredits(credits));
@@ -147,7 +167,10 @@ function checkMultiplier(multiplier: unknown): string {
 /** How many times a fresh random id is drawn again when the store says it is taken. */
 const ID_ATTEMPTS = 3;
 
-/** Creates the admin methods over a server's state, with the test-double controls' methods. @internal */
+/**
+ * Creates the admin methods over a server's state, with the test-double controls' methods.
+ * @internal
+ */
 export function createAdmin(
   ctx: ServerContext,
   controls: Pick<Admin, "addFault" | "faults" | "removeFault" | "clearFaults" | "requests">,
@@ -160,7 +183,9 @@ export function createAdmin(
     }
     return user;
   };
-  /** Stores a new record under a fresh random id, drawing again in the (2^-64) case of a collision. */
+  /**
+   * Stores a new record under a fresh random id, drawing again in the (2^-64) case of a collision.
+   */
   const withFreshId = async (
     make: () => string,
     put: (id: string) => Promise<boolean>,
@@ -540,8 +565,8 @@ const objectOnly: MiddlewareHandler<Env> = async (c, next) => {
 
 /**
  * Adds the admin API to a server's app: every route behind the admin token's guard, checked after
- * its route and method (404, 405) like the service's, and the admin document at `/admin/openapi.json`.
- * The admin methods are asked for at request time. @internal
+ * its route and method (404, 405) like the service's, and the admin document at
+ * `/admin/openapi.json`. The admin methods are asked for at request time. @internal
  */
 export function addAdminRoutes(
   app: Hono<Env>,

@@ -36,7 +36,10 @@ export class AdminTokenError extends TypeError {
   }
 }
 
-/** The shortest admin token: even one chosen by hand is not found by trying (wrong ones are throttled besides). @internal */
+/**
+ * The shortest admin token: even one chosen by hand is not found by trying (wrong ones are
+ * throttled besides). @internal
+ */
 export const MIN_ADMIN_TOKEN_CHARS = 16;
 /** The longest admin token: long enough for any generated secret, short enough to hash cheaply. */
 const MAX_TOKEN_CHARS = 256;
@@ -49,7 +52,9 @@ const MAX_TOKEN_CHARS = 256;
  */
 export const ADMIN_TOKEN_THROTTLE = { failures: 10, windowMs: 60_000 } as const;
 
-/** The most addresses whose wrong tokens are counted at once; past it the oldest count is dropped. */
+/**
+ * The most addresses whose wrong tokens are counted at once; past it the oldest count is dropped.
+ */
 const MAX_THROTTLED_ADDRESSES = 10_000;
 const TOKEN_SHAPE = new RegExp(`^[A-Za-z0-9_-]{${MIN_ADMIN_TOKEN_CHARS},${MAX_TOKEN_CHARS}}$`);
 
@@ -58,25 +63,30 @@ const TOKEN_SHAPE = new RegExp(`^[A-Za-z0-9_-]{${MIN_ADMIN_TOKEN_CHARS},${MAX_TO
  * carries as is, and a run that every echo and log line hides by its shape, so a token put in a
  * path never comes back), not starting with `ck_`, so that it can never be taken for an API key.
  *
- * @throws AdminTokenError (a TypeError) naming what is wrong and the allowed lengths, never the token.
+ * @throws AdminTokenError (a TypeError) naming what is wrong and the allowed lengths, never the
+ * token.
  * @internal
  */
 export function checkAdminToken(token: unknown): string {
   const refuse = (message: string) =>
     new AdminTokenError(message, MIN_ADMIN_TOKEN_CHARS, MAX_TOKEN_CHARS);
   if (typeof token !== "string" || !TOKEN_SHAPE.test(token)) {
-    const outside = typeof token === "string" ? [...token.replace(/[A-Za-z0-9_-]/g, "")].length : 0; // how many, never which
+    // How many characters are outside the set, never which.
+    const outside = typeof token === "string" ? [...token.replace(/[A-Za-z0-9_-]/g, "")].length : 0;
     const count =
       typeof token === "string"
         ? `${token.length} character${token.length === 1 ? "" : "s"}`
         : typeof token;
+    const strays = outside > 0 ? `, ${outside} of them outside that set` : "";
     throw refuse(
-      `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} characters of A-Z, a-z, 0-9, _ and -; received ${count}${outside > 0 ? `, ${outside} of them outside that set` : ""}.`,
+      `adminToken must be ${MIN_ADMIN_TOKEN_CHARS} to ${MAX_TOKEN_CHARS} characters of ` +
+        `A-Z, a-z, 0-9, _ and -; received ${count}${strays}.`,
     );
   }
   if (/^ck_/i.test(token)) {
     throw refuse(
-      'adminToken must not start with "ck_": that is how API keys start, and the admin token is not one.',
+      'adminToken must not start with "ck_": that is how API keys start, and the admin ' +
+        "token is not one.",
     );
   }
   return token;
@@ -132,7 +142,8 @@ function createTokenThrottle() {
 
 /**
  * Whether two strings are equal, in time that depends only on their length, not on where they
- * differ: used on SHA-256 digests, which always have the same length, so nothing of the token leaks. @internal
+ * differ: used on SHA-256 digests, which always have the same length, so nothing of the token
+ * leaks. @internal
  */
 export function constantTimeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) {

@@ -1,7 +1,7 @@
 /**
- * `createReferenceServer`: the reference server as a hono app, its options, and the middleware every
- * request crosses (request id, `onResponse`, CORS, the request journal, 404 and 405, the fixtures
- * loaded) with the routes of the service and, with an admin token, of the admin API.
+ * `createReferenceServer`: the reference server as a hono app, its options, and the middleware
+ * every request crosses (request id, `onResponse`, CORS, the request journal, 404 and 405, the
+ * fixtures loaded) with the routes of the service and, with an admin token, of the admin API.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
@@ -38,7 +38,10 @@ import { newId } from "./ids.js";
 import { createMasker } from "./mask.js";
 import { serverMessages as m } from "./messages.js";
 
-/** The origins a server lets a page call it from: `"*"` (any) or a list of `scheme://host[:port]` origins. */
+/**
+ * The origins a server lets a page call it from: `"*"` (any) or a list of `scheme://host[:port]`
+ * origins.
+ */
 export type CorsOrigins = "*" | readonly string[];
 
 /** Options of {@link createReferenceServer}; every one has a default. */
@@ -49,9 +52,9 @@ export type ReferenceServerOptions = {
    */
   maxBodyBytes?: number;
   /**
-   * An idempotency window in milliseconds: a key then stops pointing at its task this long after the
-   * task was accepted, and a retry after that is a new task: 1 to 3,155,760,000,000 (100 years).
-   * Default: no window, a key points at its task for as long as the task exists (S5).
+   * An idempotency window in milliseconds: a key then stops pointing at its task this long after
+   * the task was accepted, and a retry after that is a new task: 1 to 3,155,760,000,000 (100
+   * years). Default: no window, a key points at its task for as long as the task exists (S5).
    */
   idempotencyTtlMs?: number;
   /**
@@ -60,7 +63,10 @@ export type ReferenceServerOptions = {
    * it forward (`admin.setClock`, S17).
    */
   now?: () => number;
-  /** The models and prices, in force whatever the clock (default: the built-in catalog). Not with `catalogs`. */
+  /**
+   * The models and prices, in force whatever the clock (default: the built-in catalog). Not with
+   * `catalogs`.
+   */
   catalog?: Catalog;
   /**
    * A price history instead of `catalog`: catalogs oldest first, each in force from its `version`
@@ -98,12 +104,13 @@ export type ReferenceServerOptions = {
    */
   fixtures?: Fixtures;
   /**
-   * Turns on the admin HTTP API under `/admin/`, authorized by `Authorization: Bearer <adminToken>`:
-   * 16 to 256 characters of A-Z a-z 0-9 _ -, not starting with `ck_` (it is not an API key); any other is
-   * an `AdminTokenError` naming the allowed lengths. Wrong tokens are counted per client address:
-   * past 10 within a minute, that address is answered 429 until its minute ends. Off when absent.
-   * It also turns on the test-double controls (S17): faults (`admin.addFault`, `/admin/faults`) and
-   * the request journal (`admin.requests`, `/admin/requests`).
+   * Turns on the admin HTTP API under `/admin/`, authorized by `Authorization: Bearer
+   * <adminToken>`: 16 to 256 characters of A-Z a-z 0-9 _ -, not starting with `ck_` (it is not an
+   * API key); any other is an `AdminTokenError` naming the allowed lengths. Wrong tokens are
+   * counted per client address: past 10 within a minute, that address is answered 429 until its
+   * minute ends. Off when absent. It also turns on the test-double controls (S17): faults
+   * (`admin.addFault`, `/admin/faults`) and the request journal (`admin.requests`,
+   * `/admin/requests`).
    */
   adminToken?: string;
   /**
@@ -125,12 +132,16 @@ export type ReferenceServer = {
    * Deno's handler info or Bun's server), under which wrong admin tokens are counted.
    */
   fetch: (request: Request, info?: ClientInfo) => Promise<Response>;
-  /** The operator's methods (over HTTP too, under `/admin/`, when an `adminToken` is given); each returns a Promise. */
+  /**
+   * The operator's methods (over HTTP too, under `/admin/`, when an `adminToken` is given); each
+   * returns a Promise.
+   */
   admin: Admin;
   /**
    * Resolves once the fixtures are loaded (at once without fixtures). Requests and admin calls wait
    * for it on their own; a program awaits it to report a load that failed (a store that cannot be
-   * reached, a key another user holds) before it serves. After a failure, the next call tries again.
+   * reached, a key another user holds) before it serves. After a failure, the next call tries
+   * again.
    */
   ready: () => Promise<void>;
 };
@@ -151,7 +162,8 @@ function idempotencyTtl(value: number | undefined): number | undefined {
   }
   if (!Number.isSafeInteger(value) || value < 1 || value > MAX_IDEMPOTENCY_TTL_MS) {
     throw new RangeError(
-      `idempotencyTtlMs must be whole milliseconds from 1 to ${MAX_IDEMPOTENCY_TTL_MS} (100 years); received ${String(value)}.`,
+      `idempotencyTtlMs must be whole milliseconds from 1 to ${MAX_IDEMPOTENCY_TTL_MS} ` +
+        `(100 years); received ${String(value)}.`,
     );
   }
   return value;
@@ -167,7 +179,9 @@ function positive<T>(name: string, value: number | undefined, fallback: T): numb
   return value;
 }
 
-/** The store option as the server uses it: one of this package's stores, or the error that says so. */
+/**
+ * The store option as the server uses it: one of this package's stores, or the error that says so.
+ */
 function storeOf(store: ReferenceStore | undefined): Store {
   if (store === undefined) {
     return createMemoryStore();
@@ -175,13 +189,17 @@ function storeOf(store: ReferenceStore | undefined): Store {
   const methods = store as Partial<Record<keyof Store, unknown>>;
   if (typeof methods.findCaller !== "function" || typeof methods.commitTask !== "function") {
     throw new TypeError(
-      "store must be a store of this package, such as what createPostgresStore() of imagegen-pricing/postgres returns.",
+      "store must be a store of this package, such as what createPostgresStore() of " +
+        "imagegen-pricing/postgres returns.",
     );
   }
   return store as Store;
 }
 
-/** The longest `Retry-After` the server asks for: a store's hint past an hour is not taken literally. */
+/**
+ * The longest `Retry-After` the server asks for: a store's hint past an hour is not taken
+ * literally.
+ */
 const MAX_RETRY_AFTER_SECONDS = 3600;
 
 /**
@@ -209,7 +227,8 @@ const EXPOSE_HEADERS = "Request-Id, Retry-After, Idempotent-Replayed, WWW-Authen
 
 /**
  * The `cors` option checked: `"*"`, or origins such as `http://127.0.0.1:5173` (no path) as a
- * browser sends them (lower-case, default port left out); a RangeError names the first that is not one. @internal
+ * browser sends them (lower-case, default port left out); a RangeError names the first that is not
+ * one. @internal
  */
 export function checkCorsOrigins(origins: CorsOrigins): "*" | string[] {
   if (origins === "*") {
@@ -236,7 +255,8 @@ export function checkCorsOrigins(origins: CorsOrigins): "*" | string[] {
       !/^[a-z]+:\/\/[^/]+\/?$/i.test(origin)
     ) {
       throw new RangeError(
-        `cors: ${JSON.stringify(String(origin)).slice(0, 80)} is not an origin; give scheme://host[:port] (such as "http://127.0.0.1:5173", no path), or "*".`,
+        `cors: ${JSON.stringify(String(origin)).slice(0, 80)} is not an origin; give ` +
+          `scheme://host[:port] (such as "http://127.0.0.1:5173", no path), or "*".`,
       );
     }
     return url.origin;
@@ -271,7 +291,8 @@ function corsFor(origins: "*" | string[]): MiddlewareHandler<Env> {
       return answer(c, next);
     }
     await next();
-    // With a list, the answer depends on the Origin header: a cache must keep one answer per origin.
+    // With a list, the answer depends on the Origin header: a cache must keep one answer per
+    // origin.
     if (origins !== "*") {
       c.res.headers.append("vary", "Origin");
     }
@@ -286,7 +307,8 @@ function corsFor(origins: "*" | string[]): MiddlewareHandler<Env> {
  *   and CORS; all optional.
  * @returns `{ fetch, admin, ready }`.
  * @throws RangeError when both `catalog` and `catalogs` are given, a limit is not a positive whole
- *   number, or `idempotencyTtlMs` is past 100 years; `CatalogHistoryError` naming each bad entry of `catalogs`; `FixturesError` naming every
+ *   number, or `idempotencyTtlMs` is past 100 years; `CatalogHistoryError` naming each bad entry of
+ * `catalogs`; `FixturesError` naming every
  *   problem of `fixtures`; `AdminTokenError` for an `adminToken` it refuses.
  * @example
  * ```ts
@@ -327,7 +349,8 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
 
   // A reset is one step for every request (S17): it waits for the requests in flight, and the
   // requests that arrive meanwhile wait for it, so each sees the state before it or after it. The
-  // first load of the fixtures is such a step too; one that failed is tried again by the next caller.
+  // first load of the fixtures is such a step too; one that failed is tried again by the next
+  // caller.
   let inFlight = 0;
   let drained: (() => void) | undefined;
   /** The step that runs or waits to run: requests wait for it (and share its failure). */
@@ -335,7 +358,10 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
   let loaded = !checked;
   /** The fixtures as the store loads them, hashed once. */
   let users: Promise<FixtureUserLoad[]> | undefined;
-  /** Runs `step` alone: after the requests in flight, before those that arrive meanwhile; steps in turn. */
+  /**
+   * Runs `step` alone: after the requests in flight, before those that arrive meanwhile; steps in
+   * turn.
+   */
   const alone = (step: () => Promise<void>): Promise<void> => {
     const previous = turn;
     const mine: Promise<void> = (async () => {
@@ -366,10 +392,14 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
     }
     loaded = true;
   };
-  /** Waits for the fixtures and for every step; `enter` also counts the caller in flight, in the same turn. */
+  /**
+   * Waits for the fixtures and for every step; `enter` also counts the caller in flight, in the
+   * same turn.
+   */
   const ready = async (enter = false): Promise<void> => {
     while (turn !== undefined || !loaded) {
-      // A failed load is every waiter's failure; a failed reset changed nothing, and is its caller's.
+      // A failed load is every waiter's failure; a failed reset changed nothing, and is its
+      // caller's.
       await (turn?.catch((error: unknown) => {
         if (!loaded) {
           throw error;
@@ -504,7 +534,8 @@ export function createReferenceServer(options: ReferenceServerOptions = {}): Ref
       });
     }
     if (error instanceof NoCatalogInForceError) {
-      // A history whose first catalog is still ahead: no price is known, so nothing is priced (P2, P8).
+      // A history whose first catalog is still ahead: no price is known, so nothing is priced (P2,
+      // P8).
       report(id, "no catalog is in force yet", error);
       const seconds = (firstCatalogStart(error) - Date.parse(error.instant)) / 1000;
       const wait = Math.min(Math.max(1, Math.ceil(seconds)), MAX_RETRY_AFTER_SECONDS);

@@ -24,7 +24,10 @@ const KEY_RANDOM_BYTES = 24;
  */
 const KEY_SHAPE = /^ck_(?:live|test)_[A-Za-z0-9_-]{16,256}$/;
 
-/** Makes a new secret API key, shown once and never stored: the mode's prefix and 192 random bits in base64url. @internal */
+/**
+ * Makes a new secret API key, shown once and never stored: the mode's prefix and 192 random bits in
+ * base64url. @internal
+ */
 export function generateApiKey(mode: ApiKeyMode): string {
   return API_KEY_PREFIXES[mode] + randomBase64Url(KEY_RANDOM_BYTES);
 }
@@ -74,7 +77,8 @@ export async function webCryptoHash(key: string): Promise<string> {
 
 /**
  * The token of `Authorization: Bearer <token>`, or `undefined` for no header or another scheme; the
- * scheme is case-insensitive (RFC 9110), the token is not. Nothing read here is ever echoed or logged.
+ * scheme is case-insensitive (RFC 9110), the token is not. Nothing read here is ever echoed or
+ * logged.
  *
  * @internal
  */

@@ -18,7 +18,10 @@ import type { Env } from "./context.js";
 import { fail, invalidRequest } from "./errors.js";
 import { serverMessages as m } from "./messages.js";
 
-/** The most bytes one code point takes in a JSON string: an astral one escaped as a surrogate pair (`\uD83E\uDD8A`). */
+/**
+ * The most bytes one code point takes in a JSON string: an astral one escaped as a surrogate pair
+ * (`\uD83E\uDD8A`).
+ */
 const MAX_JSON_BYTES_PER_CODE_POINT = 12;
 /** The most bytes one ASCII character takes in a JSON string: escaped as `\u00XX`. */
 const MAX_JSON_BYTES_PER_ASCII = 6;
@@ -34,7 +37,8 @@ const MAX_NUMBER_CHARS = 24;
  * every character escaped in its longest form, `inputAssetIds` with its 14 distinct references at
  * the longest asset id and the rest of the 1,000 entries read repeating ids the server makes.
  * Whitespace is never needed (strings are trimmed, N3), nor are repeats of longer ids (the list is
- * de-duplicated, N12): the margin of {@link DEFAULT_MAX_BODY_BYTES} leaves room for some of both. @internal
+ * de-duplicated, N12): the margin of {@link DEFAULT_MAX_BODY_BYTES} leaves room for some of both.
+ * @internal
  */
 export function largestValidRequestBytes(): number {
   const field = (name: string, valueBytes: number) => JSON.stringify(name).length + 1 + valueBytes;

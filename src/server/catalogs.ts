@@ -18,7 +18,8 @@ import { createOpenApiDocument } from "./openapi/document.js";
  * Makes the catalogs of a server from its options: `catalogs` (a history, checked here once) or
  * `catalog` (always in force, whatever the clock), or the built-in catalog.
  *
- * @throws RangeError when both are given; `CatalogHistoryError` naming each bad entry of `catalogs`.
+ * @throws RangeError when both are given; `CatalogHistoryError` naming each bad entry of
+ * `catalogs`.
  * @internal
  */
 export function serverCatalogs(
@@ -27,7 +28,9 @@ export function serverCatalogs(
 ): ServerCatalogs {
   if (catalog !== undefined && catalogs !== undefined) {
     throw new RangeError(
-      "createReferenceServer: pass either `catalog` (one catalog, always in force) or `catalogs` (a history, oldest first, each catalog in force from its version date), not both.",
+      "createReferenceServer: pass either `catalog` (one catalog, always in force) or " +
+        "`catalogs` (a history, oldest first, each catalog in force from its version " +
+        "date), not both.",
     );
   }
   const texts = new Map<Catalog, string>();
@@ -52,7 +55,10 @@ export function serverCatalogs(
   // defineCatalogHistory has checked every version is a calendar date, strictly increasing.
   const starts = history.map((c) => versionStart(c.version) as number);
   const first = history[0] as Catalog;
-  /** The index of the last entry whose start is not after `now`; -1 before the first (and for a clock that is not a number). */
+  /**
+   * The index of the last entry whose start is not after `now`; -1 before the first (and for a
+   * clock that is not a number).
+   */
   const indexAt = (now: number) => {
     let i = starts.length - 1;
     while (i >= 0 && !((starts[i] as number) <= now)) {
@@ -92,7 +98,10 @@ export function serverCatalogs(
   };
 }
 
-/** When the first catalog of a history takes effect (00:00 UTC of its version), from the error of an instant before it. @internal */
+/**
+ * When the first catalog of a history takes effect (00:00 UTC of its version), from the error of an
+ * instant before it. @internal
+ */
 export function firstCatalogStart(error: NoCatalogInForceError): number {
   return versionStart(error.firstVersion) ?? 0;
 }

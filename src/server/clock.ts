@@ -8,7 +8,9 @@ import { show } from "../messages.js";
 import { toEpochMs } from "../models/history.js";
 import { serverMessages as m } from "./messages.js";
 
-/** How the test clock is moved: to an instant, forward by some milliseconds, or frozen or running. */
+/**
+ * How the test clock is moved: to an instant, forward by some milliseconds, or frozen or running.
+ */
 export type ClockChange =
   | { readonly now: string }
   | { readonly advanceMs: number }
@@ -22,9 +24,14 @@ export type ClockView = {
   readonly frozen: boolean;
 };
 
-/** The server's one clock, which the test-double controls freeze and move forward, never back (S17). @internal */
+/**
+ * The server's one clock, which the test-double controls freeze and move forward, never back (S17).
+ * @internal
+ */
 export type ServerClock = {
-  /** Now, in epoch milliseconds: frozen, or real time plus what it was advanced; never past 9999. */
+  /**
+   * Now, in epoch milliseconds: frozen, or real time plus what it was advanced; never past 9999.
+   */
   readonly now: () => number;
   /**
    * Real time (the `now` option), never frozen: for what must end by itself whatever the test
@@ -41,15 +48,16 @@ export type ServerClock = {
 };
 
 /**
- * The last instant the clock shows, 9999-12-31T23:59:59.999Z: the last with a four-digit year, which
- * every client's date type reads (Python's `datetime` stops there). A running clock is set at most
- * a year inside it (9999-01-01), and would stop at it rather than pass it.
+ * The last instant the clock shows, 9999-12-31T23:59:59.999Z: the last with a four-digit year,
+ * which every client's date type reads (Python's `datetime` stops there). A running clock is set at
+ * most a year inside it (9999-01-01), and would stop at it rather than pass it.
  */
 const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const LATEST_RUNNING_MS = Date.UTC(9999, 0, 1);
 const CLOCK_FIELDS = ["now", "advanceMs", "frozen"] as const;
 const ONE_OF =
-  'one of now (an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"), advanceMs (whole milliseconds, 0 or more) or frozen (true or false)';
+  'one of now (an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"), ' +
+  "advanceMs (whole milliseconds, 0 or more) or frozen (true or false)";
 
 /**
  * An instant as ISO 8601 (UTC) that never throws: one past the clock's last instant (only an older
@@ -63,10 +71,10 @@ const LATEST = iso(LATEST_MS);
 const LATEST_RUNNING = iso(LATEST_RUNNING_MS);
 
 /**
- * Makes the clock of one server over real time (the server's `now` option). Frozen, it stands at one
- * instant; running, it is real time plus an offset, which `advanceMs` on a running clock adds to.
- * Every change keeps it at or after its current now; only {@link ServerClock.reset} puts it back on
- * real time. @internal
+ * Makes the clock of one server over real time (the server's `now` option). Frozen, it stands at
+ * one instant; running, it is real time plus an offset, which `advanceMs` on a running clock adds
+ * to. Every change keeps it at or after its current now; only {@link ServerClock.reset} puts it
+ * back on real time. @internal
  */
 export function createServerClock(real: () => number): ServerClock {
   let frozenAt: number | undefined;
@@ -128,7 +136,8 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse(
             "now",
             "invalid_instant",
-            `now must be an ISO 8601 instant with Z or an offset, such as "2027-01-01T00:00:00Z"; received ${show(value)}.`,
+            "now must be an ISO 8601 instant with Z or an offset, such as " +
+              `"2027-01-01T00:00:00Z"; received ${show(value)}.`,
           );
         }
         if (at < current) {
@@ -138,7 +147,8 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse(
             "now",
             "invalid_instant",
-            `now must be at or before ${LATEST}, the clock's last instant; received ${show(value)}.`,
+            `now must be at or before ${LATEST}, the clock's last instant; received ` +
+              `${show(value)}.`,
           );
         }
         frozenAt = at;
@@ -161,7 +171,8 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse(
             "advanceMs",
             "invalid_advance",
-            `advanceMs must be whole milliseconds from 0 to ${room} (the clock only moves forward, to ${until} at most); received ${show(value)}.`,
+            `advanceMs must be whole milliseconds from 0 to ${room} (the clock only ` +
+              `moves forward, to ${until} at most); received ${show(value)}.`,
           );
         }
         if (frozenAt === undefined) {
@@ -183,7 +194,9 @@ export function createServerClock(real: () => number): ServerClock {
           return refuse(
             "frozen",
             "invalid_frozen",
-            `frozen: false needs the clock at or before ${LATEST_RUNNING}, the latest a running clock may show; it stands at ${iso(current)} and stays frozen (a reset puts it on real time).`,
+            `frozen: false needs the clock at or before ${LATEST_RUNNING}, the latest a ` +
+              `running clock may show; it stands at ${iso(current)} and stays frozen (a ` +
+              "reset puts it on real time).",
           );
         } else {
           // Running again at real speed: on real time, unless that is behind the clock's now.

@@ -67,9 +67,15 @@ export type ServerCatalogs = {
    *   is known then, and the server answers 503 rather than price with another catalog (P2).
    */
   at(now: number): CatalogInForce;
-  /** The server's catalog with this version (the one a stored task was charged under), or `undefined`. */
+  /**
+   * The server's catalog with this version (the one a stored task was charged under), or
+   * `undefined`.
+   */
   byVersion(version: string): Catalog | undefined;
-  /** The serialized OpenAPI document of the catalog in force at `now` (of the first one, before it), made once per catalog. */
+  /**
+   * The serialized OpenAPI document of the catalog in force at `now` (of the first one, before it),
+   * made once per catalog.
+   */
   openApiText(now: number): string;
 };
 
@@ -85,12 +91,15 @@ export type ServerContext = {
   /** The test clock: what every reader of the time calls. */
   readonly clock: ServerClock;
   /**
-   * Empties the state and loads the start-up fixtures again, with the clock on real time (S17), once
-   * the requests in flight are answered; requests that arrive meanwhile wait for it.
+   * Empties the state and loads the start-up fixtures again, with the clock on real time (S17),
+   * once the requests in flight are answered; requests that arrive meanwhile wait for it.
    */
   readonly reset: () => Promise<void>;
   readonly maxBodyBytes: number;
-  /** How long a client's idempotency key points at its task; `undefined`: as long as the task exists. */
+  /**
+   * How long a client's idempotency key points at its task; `undefined`: as long as the task
+   * exists.
+   */
   readonly idempotencyTtlMs: number | undefined;
   readonly serviceName: string;
   readonly log: (entry: LogEntry) => void;

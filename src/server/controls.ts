@@ -27,7 +27,10 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "lose_answer",
 ];
 
-/** The service paths a fault may name: the endpoints that take an API key (faults fire after it is checked). @internal */
+/**
+ * The service paths a fault may name: the endpoints that take an API key (faults fire after it is
+ * checked). @internal
+ */
 export const FAULT_PATHS = [
   "/api/generations",
   "/api/pricing/quote",
@@ -49,7 +52,9 @@ export const FAULT_LIMITS = {
   maxFaults: 100,
 } as const;
 
-/** A fault as asked for: what it matches (every field left out matches anything) and what it does. */
+/**
+ * A fault as asked for: what it matches (every field left out matches anything) and what it does.
+ */
 export type FaultInput = {
   /** `GET` or `POST`; a `HEAD` counts as its `GET`. */
   method?: "GET" | "POST";
@@ -70,7 +75,10 @@ export type FaultInput = {
   retryAfterMs?: number;
 };
 
-/** A fault waiting to fire, as listed: its id, what it matches, what it does and how many times it still fires. */
+/**
+ * A fault waiting to fire, as listed: its id, what it matches, what it does and how many times it
+ * still fires.
+ */
 export type FaultView = {
   faultId: string;
   kind: FaultKind;
@@ -101,7 +109,8 @@ export class AnswerLostError extends Error {
    */
   constructor(requestId: string) {
     super(
-      `The answer to request ${requestId} was lost on purpose: a lose_answer fault fired after the request was carried out in full.`,
+      `The answer to request ${requestId} was lost on purpose: a lose_answer fault fired ` +
+        "after the request was carried out in full.",
     );
     this.requestId = requestId;
   }
@@ -160,10 +169,14 @@ function checkFault(
     apiKeyId !== undefined &&
     (typeof apiKeyId !== "string" || !/^apk_[A-Za-z0-9_-]{1,64}$/.test(apiKeyId))
   ) {
+    // A key given by mistake is named, never echoed.
+    const received =
+      typeof apiKeyId === "string" && /^ck_/i.test(apiKeyId) ? "an API key" : apiKeyId;
     issue(
       "apiKeyId",
       "invalid_api_key_id",
-      `apiKeyId must be an API key's id (apk_ and its letters and digits), never the key; received ${show(typeof apiKeyId === "string" && /^ck_/i.test(apiKeyId) ? "an API key" : apiKeyId)}.`,
+      "apiKeyId must be an API key's id (apk_ and its letters and digits), never the key; " +
+        `received ${show(received)}.`,
     );
   }
   const whole = (name: string, value: unknown, min: number, max: number) => {
@@ -171,9 +184,11 @@ function checkFault(
       value !== undefined &&
       !(typeof value === "number" && Number.isInteger(value) && value >= min && value <= max)
     ) {
+      // The code is in snake_case, as every code.
+      const code = `invalid_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
       issue(
         name,
-        `invalid_${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`, // snake_case, as every code
+        code,
         `${name} must be a whole number from ${min} to ${max}; received ${show(value)}.`,
       );
     }
@@ -269,7 +284,8 @@ function createFaultList() {
         return undefined;
       }
       const asked = method === "HEAD" ? "GET" : method;
-      // Found and counted in one synchronous step: concurrent requests cannot fire a fault more times than asked.
+      // Found and counted in one synchronous step: concurrent requests cannot fire a fault more
+      // times than asked.
       const fault = faults.find(
         (f) =>
           (f.method === undefined || f.method === asked) &&
@@ -321,7 +337,10 @@ export type RequestRecord = {
   issueCodes?: string[];
 };
 
-/** A UUID, the usual idempotency key: never an API key (ck_...) and shown as sent unless it is the admin token. */
+/**
+ * A UUID, the usual idempotency key: never an API key (ck_...) and shown as sent unless it is the
+ * admin token.
+ */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -381,7 +400,10 @@ function createJournal(adminToken: string, now: () => number) {
       entries.shift();
     }
   };
-  /** Records every request to the service (not under `/admin`) once answered; a lost answer with status 0. */
+  /**
+   * Records every request to the service (not under `/admin`) once answered; a lost answer with
+   * status 0.
+   */
   const middleware: MiddlewareHandler<Env> = async (c, next) => {
     const path = c.req.path;
     if (path === "/admin" || path.startsWith("/admin/")) {
@@ -431,7 +453,8 @@ function limitIssue(limit: unknown): Issue<string> | undefined {
 }
 
 const tooManyFaults = () =>
-  `At most ${FAULT_LIMITS.maxFaults} faults wait at once; remove some first (DELETE /admin/faults, admin.clearFaults()).`;
+  `At most ${FAULT_LIMITS.maxFaults} faults wait at once; remove some first ` +
+  "(DELETE /admin/faults, admin.clearFaults()).";
 
 /**
  * Makes the controls of a server with an admin token, an empty fault list and journal: the
@@ -440,7 +463,9 @@ const tooManyFaults = () =>
 export function createControls(adminToken: string, now: () => number, maxBodyBytes: number) {
   const faults = createFaultList();
   const journal = createJournal(adminToken, now);
-  /** The ends of the answers `delay` faults hold: each at its time, or all at once by `endFaults`. */
+  /**
+   * The ends of the answers `delay` faults hold: each at its time, or all at once by `endFaults`.
+   */
   const holds = new Set<() => void>();
   let ended = 0;
   const hold = (ms: number) =>
@@ -454,7 +479,10 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
       holds.add(end);
     });
 
-  /** The step after the key is checked: the first matching fault fires, or the request runs as usual. */
+  /**
+   * The step after the key is checked: the first matching fault fires, or the request runs as
+   * usual.
+   */
   const afterAuth: MiddlewareHandler<Env> = async (c, next) => {
     const fault = faults.take(c.req.method, c.req.path, c.get("caller").apiKeyId);
     if (!fault) {
@@ -462,8 +490,8 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     }
     if (fault.kind === "delay" || fault.kind === "lose_answer") {
       const firedIn = ended;
-      // Carried out first, then answered late (as on a slow network: a client that gives up meanwhile
-      // finds the task done when it retries with the same key), or not at all.
+      // Carried out first, then answered late (as on a slow network: a client that gives up
+      // meanwhile finds the task done when it retries with the same key), or not at all.
       await next();
       if (fault.kind === "lose_answer") {
         throw new AnswerLostError(requestIdOf(c));
@@ -474,7 +502,8 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
       }
       return;
     }
-    // Answered without running it; its body is read all the same, for the journal's idempotency key.
+    // Answered without running it; its body is read all the same, for the journal's idempotency
+    // key.
     if (c.req.method === "POST") {
       const read = await readJson(c, maxBodyBytes);
       if (read.ok) {
@@ -490,7 +519,9 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     const seconds = Math.ceil((fault.retryAfterMs ?? 1000) / 1000);
     return fail(c, {
       code: "service_unavailable",
-      message: `The service is unavailable ${INJECTED}; nothing was charged. Retry after ${seconds} s.`,
+      message:
+        `The service is unavailable ${INJECTED}; nothing was charged. Retry after ` +
+        `${seconds} s.`,
       headers: { "retry-after": String(seconds) },
     });
   };
@@ -526,7 +557,10 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     },
   };
 
-  /** `POST`, `GET` and `DELETE /admin/faults`, `DELETE /admin/faults/{faultId}` and `GET /admin/requests?limit=N`. */
+  /**
+   * `POST`, `GET` and `DELETE /admin/faults`, `DELETE /admin/faults/{faultId}` and `GET
+   * /admin/requests?limit=N`.
+   */
   const routes: AdminRoute[] = [
     [
       "POST",
@@ -595,7 +629,10 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
     journal: journal.middleware,
     methods,
     routes,
-    /** Removes every fault and lets every held answer go at once: a reset's first step, so that it waits for no fault. */
+    /**
+     * Removes every fault and lets every held answer go at once: a reset's first step, so that it
+     * waits for no fault.
+     */
     endFaults() {
       ended++;
       faults.clear();
@@ -603,17 +640,24 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
         end();
       }
     },
-    /** Empties the journal: a reset's last step, once the requests of the state before it are answered. */
+    /**
+     * Empties the journal: a reset's last step, once the requests of the state before it are
+     * answered.
+     */
     clearJournal: () => journal.clear(),
   };
 }
 
-/** The control methods of a server without an admin token: each rejects with `controls_off`. @internal */
+/**
+ * The control methods of a server without an admin token: each rejects with `controls_off`.
+ * @internal
+ */
 export function controlsOff(): ReturnType<typeof createControls>["methods"] {
   const off = async (): Promise<never> => {
     throw new AdminError(
       "controls_off",
-      "Faults and the request journal need an admin token: createReferenceServer({ adminToken }) or serve --admin-token.",
+      "Faults and the request journal need an admin token: " +
+        "createReferenceServer({ adminToken }) or serve --admin-token.",
     );
   };
   return { addFault: off, faults: off, removeFault: off, clearFaults: off, requests: off };

@@ -78,7 +78,10 @@ const STATUS: Record<Failure["code"], number> = { ...SERVER_ERRORS, ...ADMIN_ERR
 export const MAX_ERROR_BODY_BYTES = 32 * 1024;
 /** The most issues an error answer lists; the rest are counted in one more issue. @internal */
 export const MAX_LISTED_ISSUES = 50;
-/** What the listed issues may take together, in UTF-8 bytes of their JSON: the rest of the answer is small. */
+/**
+ * What the listed issues may take together, in UTF-8 bytes of their JSON: the rest of the answer is
+ * small.
+ */
 const ISSUES_BUDGET_BYTES = 16 * 1024;
 /** The longest issue path, message and code kept; a longer one is cut and ends with `...`. */
 const MAX_PATH_CHARS = 100;
@@ -126,7 +129,10 @@ function boundIssues(issues: readonly Issue<string>[]): Issue<string>[] {
   return listed;
 }
 
-/** The request's id (`Request-Id`), the server's own, made when first needed (its answer, a log line). @internal */
+/**
+ * The request's id (`Request-Id`), the server's own, made when first needed (its answer, a log
+ * line). @internal
+ */
 export function requestIdOf(c: Context<Env>): string {
   let id = c.get("requestId");
   if (id === undefined) {
@@ -167,7 +173,8 @@ export function json(
 
 /**
  * An error answer, `{ error: { message, code, param?, issues?, requestId } }` with the status of
- * its code, never larger than {@link MAX_ERROR_BODY_BYTES} (S15), for the service and the admin API.
+ * its code, never larger than {@link MAX_ERROR_BODY_BYTES} (S15), for the service and the admin
+ * API.
  *
  * @internal
  */
@@ -182,7 +189,10 @@ export function fail(c: Context<Env>, f: Failure): Response {
   return json(c, STATUS[f.code], JSON.stringify({ error }), f.headers);
 }
 
-/** The 400 of a request that breaks request rules: every issue, `param` naming the first (S12). @internal */
+/**
+ * The 400 of a request that breaks request rules: every issue, `param` naming the first (S12).
+ * @internal
+ */
 export function invalidRequest(c: Context<Env>, issues: readonly Issue<string>[]): Response {
   return fail(c, {
     code: "invalid_request",

@@ -27,7 +27,10 @@ export type FixtureUser = {
 /** The starting state of a reference server. */
 export type Fixtures = { readonly users: readonly FixtureUser[] };
 
-/** A fixtures object checked by {@link checkFixtures}: ids filled in, keys split by mode, multipliers exact. */
+/**
+ * A fixtures object checked by {@link checkFixtures}: ids filled in, keys split by mode,
+ * multipliers exact.
+ */
 export type CheckedFixtures = {
   readonly users: readonly {
     readonly id: string;
@@ -81,7 +84,9 @@ const MAX_ISSUES = 100;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A received value for a message: short, and never a key (a key-shaped value is named, not shown). */
+/**
+ * A received value for a message: short, and never a key (a key-shaped value is named, not shown).
+ */
 function shown(value: unknown): string {
   if (typeof value !== "string") {
     return value === undefined
@@ -203,7 +208,9 @@ export function checkFixtures(
       problem(
         `${at}.multiplier`,
         "invalid_multiplier",
-        `multiplier must be a plain decimal from 0 to 1000 of at most ${MAX_MULTIPLIER_CHARS} characters ("1.15" or 1.15); got ${shown(user.multiplier)}.`,
+        "multiplier must be a plain decimal from 0 to 1000 of at most " +
+          `${MAX_MULTIPLIER_CHARS} characters ("1.15" or 1.15); got ` +
+          `${shown(user.multiplier)}.`,
       );
     }
 
@@ -239,7 +246,9 @@ export function checkFixtures(
         problem(
           path,
           "invalid_asset_id",
-          `An asset id is 1 to 128 characters of well-formed Unicode with no control character (U+0000 to U+001F, U+007F to U+009F) and no leading or trailing space; got ${shown(asset)}.`,
+          "An asset id is 1 to 128 characters of well-formed Unicode with no control " +
+            "character (U+0000 to U+001F, U+007F to U+009F) and no leading or trailing " +
+            `space; got ${shown(asset)}.`,
         );
       } else if (assets.has(asset)) {
         problem(
@@ -317,7 +326,9 @@ export function duplicateKeyIssues(text: string): Issue<string>[] {
           issues.push({
             path: join(top.path, key),
             code: "duplicate_key",
-            message: `Key ${shown(key)} is given twice in this object: give it once, as JSON keeps only the last.`,
+            message:
+              `Key ${shown(key)} is given twice in this object: give it once, as JSON ` +
+              "keeps only the last.",
           });
         }
         top.keys.add(key);
@@ -371,7 +382,9 @@ function listOf(
   }
 }
 
-/** What a fixture key's id is derived from besides its hash: no other hash in the package starts so. */
+/**
+ * What a fixture key's id is derived from besides its hash: no other hash in the package starts so.
+ */
 const KEY_ID_DOMAIN = "imagegen-pricing fixture API key id\n";
 
 /**

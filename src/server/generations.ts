@@ -66,7 +66,8 @@ export function createGeneration(ctx: ServerContext): Handler<Env> {
         // Validated above with this catalog: priced without a second pass over the limits.
         charge = priceValidated(request, {
           account: { multiplier },
-          referenceCount: ids.length, // the commit refuses the task unless every reference is the caller's (P6)
+          // The commit refuses the task unless every reference is the caller's (P6).
+          referenceCount: ids.length,
           catalog,
         });
       } catch (error) {
@@ -117,7 +118,9 @@ export function createGeneration(ctx: ServerContext): Handler<Env> {
             code: "insufficient_credits",
             message: m.insufficientCredits(task.totalCredits, result.balance),
           });
-        default: // the key was revoked (or its user removed) while the request was in flight: nothing charged (S15)
+        // The key was revoked (or its user removed) while the request was in flight: nothing
+        // charged (S15).
+        default:
           return fail(c, INVALID_API_KEY);
       }
     }

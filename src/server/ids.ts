@@ -8,7 +8,8 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
 /**
  * Random bytes for ids are taken from a pool filled 4 KiB at a time: one `getRandomValues` call
  * costs about as much as a small request's own work, and every request needs an id. Each byte is
- * handed out once; no id takes more than the pool holds. API keys do not use the pool (see {@link randomBase64Url}).
+ * handed out once; no id takes more than the pool holds. API keys do not use the pool (see {@link
+ * randomBase64Url}).
  */
 const POOL_BYTES = 4096;
 const pool = new Uint8Array(POOL_BYTES);
@@ -64,7 +65,8 @@ function utf8Hex(text: string): string {
     return cached;
   }
   const hex = Array.from(encoder.encode(text), (byte) => HEX[byte]).join("");
-  // The users who accept tasks are few beside their tasks: their spellings are kept, within a bound.
+  // The users who accept tasks are few beside their tasks: their spellings are kept, within a
+  // bound.
   if (userHex.size >= USER_HEX_CACHE) {
     userHex.clear();
   }
@@ -77,14 +79,17 @@ const encoder = new TextEncoder();
 const userHex = new Map<string, string>();
 const USER_HEX_CACHE = 1024;
 
-/** Identifier makers; 64 random bits each, so collisions are not a practical concern in memory. @internal */
+/**
+ * Identifier makers; 64 random bits each, so collisions are not a practical concern in memory.
+ * @internal
+ */
 export const newId = {
   user: () => `usr_${randomHex(8)}`,
   apiKey: () => `apk_${randomHex(8)}`,
   asset: () => `ast_${randomHex(8)}`,
   /**
-   * A task id that carries its user: `task_<16 random hex digits><the user id's UTF-8 as hex>`, so a
-   * store distributed by user id finds a task (and its jobs) on one node from the id alone
+   * A task id that carries its user: `task_<16 random hex digits><the user id's UTF-8 as hex>`, so
+   * a store distributed by user id finds a task (and its jobs) on one node from the id alone
    * (`taskUserId` of the store reads it back).
    */
   task: (userId: string) => hexWith("task_", 8, utf8Hex(userId)),
@@ -95,7 +100,8 @@ export const newId = {
 
 /**
  * The id of a task's job: `job_<task suffix>_<index>`. Deriving it from the task keeps a task's
- * memory small (no per-job map entry) and still makes the lookup O(1) (see {@link parseJobId}). @internal
+ * memory small (no per-job map entry) and still makes the lookup O(1) (see {@link parseJobId}).
+ * @internal
  */
 export function jobId(taskId: string, index: number): string {
   return `job_${taskId.slice(5)}_${index}`;
@@ -103,7 +109,8 @@ export function jobId(taskId: string, index: number): string {
 
 /**
  * Splits a job id back into its task id and index; `undefined` for anything but the spelling
- * {@link jobId} makes (an index with leading zeros names no job, so a job has exactly one id). @internal
+ * {@link jobId} makes (an index with leading zeros names no job, so a job has exactly one id).
+ * @internal
  */
 export function parseJobId(id: unknown): { taskId: string; index: number } | undefined {
   const match = typeof id === "string" ? /^job_([0-9a-f]+)_(0|[1-9][0-9]{0,3})$/.exec(id) : null;

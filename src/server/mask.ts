@@ -5,12 +5,20 @@
  */
 import { cut, HIDDEN, safeEcho } from "../echo.js";
 
+/** Any run of characters other than letters and digits: what may sit inside a key's prefix. */
+const GAP = "[^a-z0-9]*";
+
+/** A pattern of `word` with a {@link GAP} between each two of its letters. */
+const spaced = (word: string) => [...word].join(GAP);
+
 /**
  * An API key's prefix (`ck_live_`, `ck_test_`) in any case, starting a word, with any characters
  * other than letters and digits inside it: `CK_Test`, `ck.test`, `c-k-live`.
  */
-const KEY_PREFIX =
-  /(?<![a-z0-9])c[^a-z0-9]*k[^a-z0-9]*(?:l[^a-z0-9]*i[^a-z0-9]*v[^a-z0-9]*e|t[^a-z0-9]*e[^a-z0-9]*s[^a-z0-9]*t)/i;
+const KEY_PREFIX = new RegExp(
+  `(?<![a-z0-9])${spaced("ck")}${GAP}(?:${spaced("live")}|${spaced("test")})`,
+  "i",
+);
 
 /** What may follow a key's prefix before its secret: separators (a mask begins with `<`). */
 const SEPARATORS = /^[^a-z0-9<]*/i;

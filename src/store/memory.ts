@@ -20,7 +20,9 @@ import {
   type TaskRecord,
 } from "./store.js";
 
-/** An idempotency claim that expires (epoch ms); one that never does is kept as its task id alone. */
+/**
+ * An idempotency claim that expires (epoch ms); one that never does is kept as its task id alone.
+ */
 type Claim = { readonly taskId: string; readonly expiresAt: number };
 
 type MutableUser = {
@@ -38,7 +40,10 @@ type MutableUser = {
   readonly claims: Map<string, Claim | string>;
 };
 
-/** A task as kept: a failed job replaces its statuses (never changed in place, so they may be shared). */
+/**
+ * A task as kept: a failed job replaces its statuses (never changed in place, so they may be
+ * shared).
+ */
 type StoredTask = Omit<TaskRecord, "jobStatus"> & { jobStatus: readonly JobStatus[] };
 
 /**
@@ -328,7 +333,8 @@ export function createMemoryStore(): Store {
     },
 
     async loadFixtures(load, at): Promise<FixtureLoadResult> {
-      // No await in here: every check is made before the first write, so a load happens whole or not at all.
+      // No await in here: every check is made before the first write, so a load happens whole or
+      // not at all.
       const conflicts = conflictsOf(load, false);
       return conflicts.length > 0
         ? { ok: false, conflicts }

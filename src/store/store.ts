@@ -19,7 +19,10 @@ export type ApiKeyMode = "live" | "test";
  */
 export const MAX_CREDITS = Number.MAX_SAFE_INTEGER;
 
-/** A user: balance (whole credits, 0 to {@link MAX_CREDITS}) and multiplier (an exact plain decimal, checked). */
+/**
+ * A user: balance (whole credits, 0 to {@link MAX_CREDITS}) and multiplier (an exact plain decimal,
+ * checked).
+ */
 export type UserRecord = {
   readonly id: string;
   readonly balance: number;
@@ -83,7 +86,10 @@ export type LedgerRecord = {
 /** What {@link Store.commitTask} is asked to do. */
 export type CommitInput = {
   readonly task: TaskDraft;
-  /** The key the request authenticated with: re-checked in the commit, so a key revoked in flight charges nothing. */
+  /**
+   * The key the request authenticated with: re-checked in the commit, so a key revoked in flight
+   * charges nothing.
+   */
   readonly apiKeyId: string;
   /**
    * The client's idempotency key to claim for the task, per user. `expiresAt` (epoch ms) only when
@@ -107,7 +113,9 @@ export type CommitResult =
   | { readonly ok: false; readonly reason: "unknown_user" }
   /** `assetIds[index]` is not the user's (unknown or another user's: the same answer). */
   | { readonly ok: false; readonly reason: "asset_not_found"; readonly index: number }
-  /** The user's multiplier is no longer `task.multiplier`: price again with `multiplier` and retry. */
+  /**
+   * The user's multiplier is no longer `task.multiplier`: price again with `multiplier` and retry.
+   */
   | { readonly ok: false; readonly reason: "multiplier_changed"; readonly multiplier: string };
 
 /** What {@link Store.findCaller} finds: a key and what pricing needs of its user. */
@@ -118,9 +126,9 @@ export type CallerRecord = {
 };
 
 /**
- * The outcome of {@link Store.grant}. Nothing changed unless `ok`. `balance_too_large`: the balance,
- * plus the credits the user's queued jobs hold (refunds could still add them), plus the grant would
- * pass {@link MAX_CREDITS}.
+ * The outcome of {@link Store.grant}. Nothing changed unless `ok`. `balance_too_large`: the
+ * balance, plus the credits the user's queued jobs hold (refunds could still add them), plus the
+ * grant would pass {@link MAX_CREDITS}.
  */
 export type GrantResult =
   | { readonly ok: true; readonly balance: number }
@@ -132,7 +140,9 @@ export type GrantResult =
       readonly held: number;
     };
 
-/** One user of {@link Store.loadFixtures}: its keys as hashes, each with the id it gets if added. */
+/**
+ * One user of {@link Store.loadFixtures}: its keys as hashes, each with the id it gets if added.
+ */
 export type FixtureUserLoad = {
   readonly id: string;
   /** The opening balance, granted only when the user is created now. */
@@ -147,8 +157,8 @@ export type FixtureUserLoad = {
 };
 
 /**
- * The outcome of {@link Store.loadFixtures}. Nothing changed unless `ok`; `conflicts` names each key
- * hash or asset id that another user holds, by its position in the load.
+ * The outcome of {@link Store.loadFixtures}. Nothing changed unless `ok`; `conflicts` names each
+ * key hash or asset id that another user holds, by its position in the load.
  */
 export type FixtureLoadResult =
   | { readonly ok: true; readonly created: readonly string[] }
@@ -189,7 +199,10 @@ export type ReferenceStore = {
  * backing service rejects with a {@link StoreUnavailableError}, and then nothing has changed.
  */
 export interface Store {
-  /** Adds a user with an opening grant of `credits` (a ledger entry when positive); `false` when the id is taken. */
+  /**
+   * Adds a user with an opening grant of `credits` (a ledger entry when positive); `false` when the
+   * id is taken.
+   */
   createUser(
     user: { readonly id: string; readonly credits: number; readonly multiplier: string },
     at: number,
@@ -197,7 +210,8 @@ export interface Store {
   getUser(userId: string): Promise<UserRecord | undefined>;
   /**
    * Adds credits to a user's balance and writes a `grant` entry (when positive); refused when the
-   * balance plus the credits held by the user's queued jobs plus `credits` would pass {@link MAX_CREDITS}.
+   * balance plus the credits held by the user's queued jobs plus `credits` would pass {@link
+   * MAX_CREDITS}.
    */
   grant(userId: string, credits: number, at: number): Promise<GrantResult>;
   /** `false` for an unknown user. */
@@ -220,10 +234,10 @@ export interface Store {
   /**
    * Atomically, in the order of S12: reports the task holding a live claim on the idempotency key
    * (or claims it), checks that every `assetIds` entry is the user's, that the user's multiplier is
-   * still `task.multiplier` and that the API key is not revoked, debits `task.totalCredits` when the
-   * balance covers it, stores the task with every job `queued`, and writes the debit entry (when
-   * positive). A revoked key is reported before a foreign reference, a changed multiplier or a
-   * short balance.
+   * still `task.multiplier` and that the API key is not revoked, debits `task.totalCredits` when
+   * the balance covers it, stores the task with every job `queued`, and writes the debit entry
+   * (when positive). A revoked key is reported before a foreign reference, a changed multiplier or
+   * a short balance.
    */
   commitTask(input: CommitInput, now: number): Promise<CommitResult>;
   getTask(taskId: string): Promise<TaskRecord | undefined>;
@@ -253,8 +267,8 @@ export interface Store {
 
   /**
    * Empties the store and loads `fixtures` into it, as one step (on PostgreSQL one transaction):
-   * users, keys, assets, tasks, jobs, idempotency claims and the ledger (a test double's reset, S17;
-   * every other method keeps the ledger append-only). No other call sees the store empty, nor
+   * users, keys, assets, tasks, jobs, idempotency claims and the ledger (a test double's reset,
+   * S17; every other method keeps the ledger append-only). No other call sees the store empty, nor
    * half loaded, and a reset that fails changes nothing. On PostgreSQL it empties the tables of the
    * store's own schema only, and keeps the record of its migrations.
    *
@@ -273,7 +287,10 @@ export interface Store {
  */
 export class StoreUnavailableError extends Error {
   override readonly name = "StoreUnavailableError";
-  /** Milliseconds a client should wait before retrying; the server asks in whole seconds, rounded up. */
+  /**
+   * Milliseconds a client should wait before retrying; the server asks in whole seconds, rounded
+   * up.
+   */
   readonly retryAfterMs: number;
 
   /**

@@ -5,8 +5,8 @@
  * fast-check is an optional peer dependency: the core never needs it, and this entry needs it at
  * once. ES modules resolve static imports before any code runs, so the ES build loads it with a
  * top-level `await import()` it can catch, and the CommonJS build (where top-level `await` does not
- * exist) with a `require` it can catch; tsup defines `TSUP_FORMAT` for each build, and the source run
- * by Vitest or tsx takes the ES branch.
+ * exist) with a `require` it can catch; tsup defines `TSUP_FORMAT` for each build, and the source
+ * run by Vitest or tsx takes the ES branch.
  *
  * @module
  */

@@ -1,9 +1,9 @@
 /**
- * fast-check arbitraries for your own property tests: valid generation requests, requests that break
- * exactly one named rule, quote specs and price multipliers, all read from the package's catalog
- * (or your own). Import from `imagegen-pricing/testing`; `fast-check` (v4) is an optional peer
- * dependency, never pulled into the core entry, and importing this entry without it installed throws
- * one line saying so.
+ * fast-check arbitraries for your own property tests: valid generation requests, requests that
+ * break exactly one named rule, quote specs and price multipliers, all read from the package's
+ * catalog (or your own). Import from `imagegen-pricing/testing`; `fast-check` (v4) is an optional
+ * peer dependency, never pulled into the core entry, and importing this entry without it installed
+ * throws one line saying so.
  *
  * @example
  * ```ts

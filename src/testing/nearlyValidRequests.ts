@@ -24,7 +24,8 @@ import { blank, distinctIds, notIn, pad, textOfLength } from "./strings.js";
 import { modelsOf, type TestingOptions, type Valid, validAny } from "./validRequests.js";
 
 /**
- * The rules a request body can break on its own (rule ids of docs/rules.md), for {@link nearlyValidRequestBody}.
+ * The rules a request body can break on its own (rule ids of docs/rules.md), for {@link
+ * nearlyValidRequestBody}.
  *
  * @example
  * ```ts
@@ -344,7 +345,9 @@ const BREAKERS: Record<BreakableRule, Breaker> = {
   },
 };
 
-/** Sets an own, enumerable property, even one named `__proto__` (N2 breaks a body with such a key). */
+/**
+ * Sets an own, enumerable property, even one named `__proto__` (N2 breaks a body with such a key).
+ */
 const setOwn = (target: Record<string, unknown>, key: string, value: unknown) =>
   Object.defineProperty(target, key, {
     value,
@@ -371,8 +374,8 @@ function applyBreak(body: Record<string, unknown>, b: Break): unknown {
 }
 
 /**
- * Request bodies that break exactly one rule (docs/rules.md), each with the `path` and `codes` of the
- * issues the package reports for it.
+ * Request bodies that break exactly one rule (docs/rules.md), each with the `path` and `codes` of
+ * the issues the package reports for it.
  *
  * Each is a valid body of some model with one change; every issue is at that path, with one of
  * those codes. For a V rule, only models on which the rule can be broken are
@@ -386,7 +389,8 @@ function applyBreak(body: Record<string, unknown>, b: Break): unknown {
  * ```ts
  * await fc.assert(
  *   fc.asyncProperty(nearlyValidRequestBody("V5"), async ({ body, path }) => {
- *     const res = await fetch(`${baseUrl}/api/generations`, { method: "POST", headers, body: JSON.stringify(body) });
+ *     const res = await fetch(`${baseUrl}/api/generations`, { method: "POST", headers, body:
+ * JSON.stringify(body) });
  *     return res.status === 400 && (await res.json()).error.param === path;
  *   }),
  * );
@@ -405,7 +409,8 @@ export function nearlyValidRequestBody(
   const catalog = options?.catalog ?? builtIn;
   if (modelsOf(options, breaker.usable).length === 0) {
     throw new RangeError(
-      `No model of the catalog${options?.modelId ? ` (${options.modelId})` : ""} can break ${rule}.`,
+      `No model of the catalog${options?.modelId ? ` (${options.modelId})` : ""} can ` +
+        `break ${rule}.`,
     );
   }
   return validAny(options, breaker.usable).chain((v) =>

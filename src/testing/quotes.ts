@@ -18,9 +18,9 @@ import { modelsOf, type TestingOptions } from "./validRequests.js";
  *
  * With `priceable: true`, only specs the catalog prices (an accepted
  * resolution and quality, a reference count within the model's limit); with `priceable: false`,
- * only specs it cannot price (`credits: null`); by default, both. An unpriceable spec may hold a value
- * outside its type on purpose (a resolution of `"8K"`, a count of `1.5`), as a client of the quote
- * endpoint may send one, so that a test can check `quote`'s answer to it.
+ * only specs it cannot price (`credits: null`); by default, both. An unpriceable spec may hold a
+ * value outside its type on purpose (a resolution of `"8K"`, a count of `1.5`), as a client of the
+ * quote endpoint may send one, so that a test can check `quote`'s answer to it.
  *
  * @param options - The catalog, optionally one model id, and `priceable`.
  * @returns An arbitrary of {@link QuoteSpec}s.
@@ -120,8 +120,8 @@ export function quoteSpec(
 }
 
 /**
- * Valid account multipliers (P4 of docs/rules.md): plain decimal strings from 0 to 1000 of at most 32
- * characters (sometimes padded with whitespace), and finite numbers in that range whose shortest
+ * Valid account multipliers (P4 of docs/rules.md): plain decimal strings from 0 to 1000 of at most
+ * 32 characters (sometimes padded with whitespace), and finite numbers in that range whose shortest
  * decimal form has at most 32 characters.
  *
  * @returns An arbitrary of multipliers for `AccountPricing.multiplier`.

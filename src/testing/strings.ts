@@ -7,7 +7,10 @@
 import type { Arbitrary } from "fast-check";
 import { fc } from "./fastCheck.js";
 
-/** Whitespace that `String.prototype.trim` removes, ASCII and Unicode (the rules trim every string, N3). */
+/**
+ * Whitespace that `String.prototype.trim` removes, ASCII and Unicode (the rules trim every string,
+ * N3).
+ */
 const WHITESPACE = [" ", "\t", "\n", "\r", "\u00a0", "\u2003", "\u3000", "\ufeff"];
 
 /** One printable code point: mostly ASCII, sometimes Latin, combining marks, CJK or emoji. */

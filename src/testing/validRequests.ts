@@ -14,7 +14,8 @@ import { fc } from "./fastCheck.js";
 import { distinctIds, pad, text, withCopies } from "./strings.js";
 
 /**
- * Which catalog to read and, optionally, the one model to generate for (default: any model of the catalog).
+ * Which catalog to read and, optionally, the one model to generate for (default: any model of the
+ * catalog).
  *
  * @example
  * ```ts
@@ -52,7 +53,9 @@ export function modelsOf(
 /** A valid request body and the model it was made for. */
 export type Valid = { model: ModelSpec; body: Record<string, unknown> };
 
-/** Valid request bodies of one model: optional fields omitted or set, strings padded now and then. */
+/**
+ * Valid request bodies of one model: optional fields omitted or set, strings padded now and then.
+ */
 function validFor(model: ModelSpec, catalog: Catalog): Arbitrary<Valid> {
   const opt = <T>(arb: Arbitrary<T>, omittable: boolean) =>
     omittable ? fc.option(arb, { nil: undefined, freq: 3 }) : arb;
@@ -128,9 +131,9 @@ export function validAny(
 }
 
 /**
- * Request bodies that `normalizeRequest` and then `validateForModel` accept: built from the catalog's
- * own limits and defaults, with whitespace around strings, Unicode prompts and repeated references
- * now and then (all of which the rules allow).
+ * Request bodies that `normalizeRequest` and then `validateForModel` accept: built from the
+ * catalog's own limits and defaults, with whitespace around strings, Unicode prompts and repeated
+ * references now and then (all of which the rules allow).
  *
  * @param options - The catalog (default: the built-in one) and, optionally, one model id.
  * @returns An arbitrary of JSON-ready request bodies.
@@ -146,8 +149,8 @@ export function generationRequestBody(
 }
 
 /**
- * Normalized generation requests (what `normalizeRequest` returns for {@link generationRequestBody}),
- * ready for `validateForModel`, `computeCharge` or your own code.
+ * Normalized generation requests (what `normalizeRequest` returns for {@link
+ * generationRequestBody}), ready for `validateForModel`, `computeCharge` or your own code.
  *
  * @param options - The catalog (default: the built-in one) and, optionally, one model id.
  * @returns An arbitrary of valid {@link GenerationRequest}s.

@@ -3,9 +3,10 @@
  * `migrations` table of every database that applied it, and a store refuses to start where they
  * differ: a change is a new migration.
  *
- * `commit_task` runs with its owner's rights since migration 3, so it can no longer trust its caller
- * to send a debit that matches the jobs: a task debiting 0 with jobs worth 100 would let `fail_job`
- * refund 100 credits never charged (S6, S13). It now refuses such a task before writing anything.
+ * `commit_task` runs with its owner's rights since migration 3, so it can no longer trust its
+ * caller to send a debit that matches the jobs: a task debiting 0 with jobs worth 100 would let
+ * `fail_job` refund 100 credits never charged (S6, S13). It now refuses such a task before writing
+ * anything.
  */
 
 /** What the migration does, in a few words (recorded in the `migrations` table). */

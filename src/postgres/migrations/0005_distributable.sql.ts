@@ -1,7 +1,7 @@
 /**
- * Migration 5. Once released, never edit this file: its SQL's SHA-256 goes into `checksums.json` and
- * into the `migrations` table of every database that applies it, and a store refuses to start where
- * they differ.
+ * Migration 5. Once released, never edit this file: its SQL's SHA-256 goes into `checksums.json`
+ * and into the `migrations` table of every database that applies it, and a store refuses to start
+ * where they differ.
  *
  * Makes the schema distributable by user id (Citus, docs/postgres.md): a distributed table's unique
  * constraints must include its distribution column, and a function is sent to the node of one user

@@ -19,7 +19,8 @@ export function quoteSchema(schema: unknown): string {
   if (typeof schema !== "string" || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     const shown = typeof schema === "string" ? JSON.stringify(schema.slice(0, 80)) : typeof schema;
     throw new TypeError(
-      `schema must be a lowercase SQL identifier (a-z, 0-9 and _, not starting with a digit, 1 to 63 characters); got ${shown}`,
+      "schema must be a lowercase SQL identifier (a-z, 0-9 and _, not starting with a " +
+        `digit, 1 to 63 characters); got ${shown}`,
     );
   }
   return `"${schema}"`;
@@ -65,10 +66,12 @@ export class MigrationChecksumError extends Error {
     expected: string;
   }) {
     super(
-      `schema ${mismatch.schema}: migration ${mismatch.version} (src/postgres/migrations/${mismatch.file}) was applied with ` +
+      `schema ${mismatch.schema}: migration ${mismatch.version} ` +
+        `(src/postgres/migrations/${mismatch.file}) was applied with ` +
         `checksum ${mismatch.recorded}, but this package's has checksum ${mismatch.expected}. ` +
-        "A released migration was edited, or the database's record was changed: run a package whose migrations " +
-        "are the ones this database applied; a change to the schema belongs in a new migration, never in an edited one",
+        "A released migration was edited, or the database's record was changed: " +
+        "run a package whose migrations are the ones this database applied; " +
+        "a change to the schema belongs in a new migration, never in an edited one",
     );
     Object.assign(this, mismatch);
   }
@@ -99,7 +102,8 @@ export async function runMigrations(
     );
     if (encoding[0]?.name !== "UTF8") {
       throw new Error(
-        `the database's encoding is ${encoding[0]?.name}; the store needs UTF8 (CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)`,
+        `the database's encoding is ${encoding[0]?.name}; the store needs UTF8 (CREATE ` +
+          "DATABASE ... ENCODING 'UTF8' TEMPLATE template0)",
       );
     }
     await locked(async () => {
@@ -108,7 +112,8 @@ export async function runMigrations(
       const { rows } = await client.query<{ schema: boolean; table: boolean; checksum: boolean }>(
         `SELECT to_regnamespace($1) IS NOT NULL AS schema, to_regclass($2) IS NOT NULL AS table,
            EXISTS (SELECT 1 FROM pg_attribute a
-                   WHERE a.attrelid = to_regclass($2) AND a.attname = 'checksum' AND NOT a.attisdropped) AS checksum`,
+                   WHERE a.attrelid = to_regclass($2) AND a.attname = 'checksum' ` +
+          "AND NOT a.attisdropped) AS checksum",
         [s, `${s}.migrations`],
       );
       if (!rows[0]?.schema) {
@@ -128,7 +133,8 @@ export async function runMigrations(
         // which records versions without one, keeps working beside this one.
         await ownerOnly(schema, () =>
           client.query(
-            `ALTER TABLE ${s}.migrations ADD COLUMN checksum text CHECK (checksum ~ '^[0-9a-f]{64}$')`,
+            `ALTER TABLE ${s}.migrations ADD COLUMN checksum text CHECK (checksum ~ ` +
+              "'^[0-9a-f]{64}$')",
           ),
         );
       }
@@ -153,9 +159,9 @@ export async function runMigrations(
 }
 
 /**
- * Runs `work` on a connection of its own, destroyed rather than reused when anything fails; `locked`
- * runs one step of it as a transaction that first takes the schema's migration lock, so instances
- * that start together do each step once. @internal
+ * Runs `work` on a connection of its own, destroyed rather than reused when anything fails;
+ * `locked` runs one step of it as a transaction that first takes the schema's migration lock, so
+ * instances that start together do each step once. @internal
  */
 export async function withMigrationLock<T>(
   pool: Pool,
@@ -205,7 +211,8 @@ async function checkApplied(
   const current = rows.reduce((max, row) => Math.max(max, row.version), 0);
   if (current > latest) {
     throw new Error(
-      `schema ${schema} is at version ${current}, newer than this package's ${latest}: upgrade imagegen-pricing`,
+      `schema ${schema} is at version ${current}, newer than this package's ${latest}: ` +
+        "upgrade imagegen-pricing",
     );
   }
   const unrecorded: Migration[] = [];
@@ -251,8 +258,10 @@ async function ownerOnly<T>(schema: string, change: () => Promise<T>): Promise<T
       throw error; // insufficient_privilege
     }
     throw new Error(
-      `schema ${schema}'s migrations table has no checksums yet, and this role may not record them: ` +
-        "run migratePostgres as the role that owns the tables first (docs/postgres.md, Least privilege)",
+      `schema ${schema}'s migrations table has no checksums yet, ` +
+        "and this role may not record them: " +
+        "run migratePostgres as the role that owns the tables first " +
+        "(docs/postgres.md, Least privilege)",
       { cause: error },
     );
   }

@@ -24,5 +24,8 @@ export type CreditsAnswer = {
 /** The next price change a server already knows of, and the spec's price then (P8). @internal */
 export type NextChange = { version: string; effectiveAt: string; credits: number | null };
 
-/** The 200 body of `POST /api/pricing/quote`: the core's quote, and the next change when known. @internal */
+/**
+ * The 200 body of `POST /api/pricing/quote`: the core's quote, and the next change when known.
+ * @internal
+ */
 export type QuoteAnswer = Quote & { nextChange?: NextChange };

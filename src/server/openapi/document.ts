@@ -1,8 +1,8 @@
 /**
  * The OpenAPI 3.1 document of the service that a reference server serves: for the built-in catalog,
  * data/openapi.json as `npm run openapi:json` built it (scripts/openapi/); for another catalog, the
- * same document with the parts a catalog decides made for it: its version, its model ids and default
- * model, and the examples it prices.
+ * same document with the parts a catalog decides made for it: its version, its model ids and
+ * default model, and the examples it prices.
  */
 import serviceDocument from "../../../data/openapi.json" with { type: "json" };
 import { catalog as builtIn } from "../../models/catalog.js";
@@ -18,7 +18,9 @@ import { serverMessages as m } from "../messages.js";
 /** An OpenAPI 3.1 document, as plain JSON. @internal */
 export type OpenApiDocument = { openapi: "3.1.0"; [key: string]: unknown };
 
-/** Ids as the server makes them, fixed so that the documents do not change between builds. @internal */
+/**
+ * Ids as the server makes them, fixed so that the documents do not change between builds. @internal
+ */
 export const EXAMPLE_IDS = {
   userId: "usr_5a0830785b7c5777",
   apiKeyId: "apk_1cf73ac11fd29458",
@@ -28,7 +30,10 @@ export const EXAMPLE_IDS = {
   faultId: "flt_3f9a0c1e5b7d2a64",
 } as const;
 
-/** The multiplier of the example account: one that rounds, so the breakdown shows how (P4). @internal */
+/**
+ * The multiplier of the example account: one that rounds, so the breakdown shows how (P4).
+ * @internal
+ */
 export const EXAMPLE_MULTIPLIER = "1.15";
 /** The example account's opening balance. @internal */
 export const OPENING_BALANCE = 1000;
