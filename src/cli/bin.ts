@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `imagegen-pricing` command: quote, check, models, schema, diff, serve. See `imagegen-pricing
- * --help`.
+ * The `imagegen-pricing` command: quote, check, models, schema, diff, serve. See
+ * `imagegen-pricing --help`.
  *
  * @packageDocumentation
  */

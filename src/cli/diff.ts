@@ -139,8 +139,8 @@ function shown(value: unknown): string {
 }
 
 /**
- * One schema problem of a catalog in words: `models.beta.maxImageCount is "x"; expected a whole
- * number of at least 1`.
+ * One schema problem of a catalog in words:
+ * `models.beta.maxImageCount is "x"; expected a whole number of at least 1`.
  */
 function problem(issue: v.BaseIssue<unknown>): string {
   const keys = (issue.path ?? []).map((item) => item.key);

@@ -82,8 +82,8 @@ type Startup = {
 };
 
 /**
- * The start-up summary, ending with a newline: its first line is the base URL (`Listening on
- * http://...`); with `--json`, one `listening` object instead.
+ * The start-up summary, ending with a newline: its first line is the base URL
+ * (`Listening on http://...`); with `--json`, one `listening` object instead.
  */
 export function startupSummary({
   running,

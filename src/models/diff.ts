@@ -330,8 +330,8 @@ export function changeValue(change: CatalogChange, side: "before" | "after"): st
 }
 
 /**
- * Describes one change in a sentence-like line: `beta2 price 4K low: 120 credits -> 144 credits
- * (+20%)`.
+ * Describes one change in a sentence-like line:
+ * `beta2 price 4K low: 120 credits -> 144 credits (+20%)`.
  *
  * @param change - One change from {@link diffCatalogs}.
  * @returns One line of text.

@@ -132,8 +132,8 @@ export function newGuard(bounds: Bounds, report?: (event: ResponseEvent) => void
 }
 
 /**
- * The service's JSON error `{ error: { message, code, requestId } }`, sent with `Connection:
- * close`.
+ * The service's JSON error `{ error: { message, code, requestId } }`, sent with
+ * `Connection: close`.
  */
 function errorAnswer(
   code: ConnectionErrorCode,

@@ -126,8 +126,8 @@ function withModelValues(issue: Issue, model: ModelSpec, input: Record<string, u
  * @param input - A parsed JSON body, of any type.
  * @param options - `catalog` (a catalog, or a price history) and `at`: whose models and defaults
  *   apply (default: the built-in catalog).
- * @returns `{ success: true, output }` with the normalized request, or `{ success: false, issues
- * }`.
+ * @returns `{ success: true, output }` with the normalized request, or
+ * `{ success: false, issues }`.
  * @example
  * ```ts
  * const result = normalizeRequest({ prompt: "  a red fox ", modelId: "beta2" });

@@ -1,7 +1,7 @@
 /**
- * The caller's account and prices: `GET /api/ping` (S9, who authenticated), `GET
- * /api/query/credits` (S10, the balance) and `POST /api/pricing/quote` (S11, P8: the price for this
- * account now, and the next change already known).
+ * The caller's account and prices: `GET /api/ping` (S9, who authenticated),
+ * `GET /api/query/credits` (S10, the balance) and `POST /api/pricing/quote` (S11, P8: the price for
+ * this account now, and the next change already known).
  */
 import type { Handler } from "hono";
 import { quote } from "../pricing/quote.js";

@@ -104,12 +104,12 @@ export type ReferenceServerOptions = {
    */
   fixtures?: Fixtures;
   /**
-   * Turns on the admin HTTP API under `/admin/`, authorized by `Authorization: Bearer
-   * <adminToken>`: 16 to 256 characters of A-Z a-z 0-9 _ -, not starting with `ck_` (it is not an
-   * API key); any other is an `AdminTokenError` naming the allowed lengths. Wrong tokens are
-   * counted per client address: past 10 within a minute, that address is answered 429 until its
-   * minute ends. Off when absent. It also turns on the test-double controls (S17): faults
-   * (`admin.addFault`, `/admin/faults`) and the request journal (`admin.requests`,
+   * Turns on the admin HTTP API under `/admin/`, authorized by
+   * `Authorization: Bearer <adminToken>`: 16 to 256 characters of A-Z a-z 0-9 _ -, not starting
+   * with `ck_` (it is not an API key); any other is an `AdminTokenError` naming the allowed
+   * lengths. Wrong tokens are counted per client address: past 10 within a minute, that address is
+   * answered 429 until its minute ends. Off when absent. It also turns on the test-double controls
+   * (S17): faults (`admin.addFault`, `/admin/faults`) and the request journal (`admin.requests`,
    * `/admin/requests`).
    */
   adminToken?: string;

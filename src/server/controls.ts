@@ -558,8 +558,8 @@ export function createControls(adminToken: string, now: () => number, maxBodyByt
   };
 
   /**
-   * `POST`, `GET` and `DELETE /admin/faults`, `DELETE /admin/faults/{faultId}` and `GET
-   * /admin/requests?limit=N`.
+   * `POST`, `GET` and `DELETE /admin/faults`, `DELETE /admin/faults/{faultId}` and
+   * `GET /admin/requests?limit=N`.
    */
   const routes: AdminRoute[] = [
     [

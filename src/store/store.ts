@@ -309,10 +309,11 @@ export class StoreUnavailableError extends Error {
 const TASK_WITH_USER = /^task_[0-9a-f]{16}((?:[0-9a-f]{2})+)$/;
 
 /**
- * The user id a task id made by the server carries (`task_<16 hex digits><the user id's UTF-8 as
- * hex>`, see `newId.task`), so that a store distributed by user id finds the task on one node;
- * `undefined` for any other id (an older version's `task_<16 hex digits>`) or hex that is not
- * UTF-8: then only a lookup by the task id alone finds the task. @internal
+ * The user id a task id made by the server carries
+ * (`task_<16 hex digits><the user id's UTF-8 as hex>`, see `newId.task`), so that a store
+ * distributed by user id finds the task on one node; `undefined` for any other id (an older
+ * version's `task_<16 hex digits>`) or hex that is not UTF-8: then only a lookup by the task id
+ * alone finds the task. @internal
  */
 export function taskUserId(taskId: string): string | undefined {
   const hex = TASK_WITH_USER.exec(taskId)?.[1];
