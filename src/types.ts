@@ -98,3 +98,20 @@ export type ServiceErrorCode =
   | "unsupported_media_type"
   | "internal_error"
   | "service_unavailable";
+
+/** The 200 body of `GET /api/ping`: who the key belongs to (S9). */
+export type PingAnswer = {
+  ok: true;
+  service: string;
+  authProvider: "api_key";
+  userId: string;
+  apiKeyId: string;
+};
+
+/** The 200 body of `GET /api/query/credits`: the balance (S10). */
+export type CreditsAnswer = {
+  creditBalance: number;
+  currency: "credits";
+  userId: string;
+  apiKeyId: string;
+};

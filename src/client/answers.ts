@@ -34,22 +34,7 @@ export type GenerationAccepted = {
   billing: Billing;
 };
 
-/** The 200 body of `GET /api/ping`: who the key belongs to (S9). */
-export type PingAnswer = {
-  ok: true;
-  service: string;
-  authProvider: "api_key";
-  userId: string;
-  apiKeyId: string;
-};
-
-/** The 200 body of `GET /api/query/credits`: the balance (S10). */
-export type CreditsAnswer = {
-  creditBalance: number;
-  currency: "credits";
-  userId: string;
-  apiKeyId: string;
-};
+export type { CreditsAnswer, PingAnswer } from "../types.js";
 
 /** A later catalog the service already knows of, and what the quoted spec costs under it (P8). */
 export type NextChange = { version: string; effectiveAt: string; credits: number | null };
